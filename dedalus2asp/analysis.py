@@ -1,0 +1,344 @@
+"""Static analysis: well-formedness (tplp2016 Def. 4.1) and the `check` report.
+
+A Dedalus program is well formed when every rule is safe (every variable of
+the head, of a negative literal, of a comparison, and the addressee occurs in
+a positive body atom, tplp2016 §4.1.1), every relation has one arity, and the
+deductive rules are syntactically stratifiable (tplp2016 §3.2.2). Inductive
+and asynchronous rules are otherwise unrestricted.
+
+`check` collects every problem before it raises, and returns the warnings
+(singleton variables, relations that are never derived and not given as
+input, input relations the program does not use).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field, replace
+
+from .ast import Atom, Fact, Instance, Program, Rule, RuleKind, Variable
+from .diagnostics import Diagnostic, Severity, raise_if_errors
+
+
+def _diag(program: Program, code: str, message: str, span, severity=Severity.ERROR, notes=()) -> Diagnostic:
+    return Diagnostic(code, message, span, program.filename, program.text, severity, tuple(notes))
+
+
+def _rule_name(rule: Rule) -> str:
+    return f"rule {rule.number}" + (f" ({rule.origin})" if rule.origin else "")
+
+
+def safety(program: Program) -> list[Diagnostic]:
+    """Every variable outside the positive body atoms must occur in one of them."""
+    out = []
+    for rule in program.rules:
+        bound = {v.name for a in rule.positive for v in a.variables() if not v.anonymous}
+        places = [("head", v) for v in rule.head.variables()]
+        if rule.addressee is not None:
+            places.append(("addressee", rule.addressee))
+        places += [("negative literal", v) for a in rule.negative for v in a.variables()]
+        places += [("comparison", v) for c in rule.comparisons for v in c.variables()]
+        reported = set()
+        for where, var in places:
+            if var.anonymous:
+                out.append(
+                    _diag(
+                        program,
+                        "anonymous-variable",
+                        f"'_' in the {where} of {_rule_name(rule)}: an anonymous variable may only "
+                        "stand in a positive body atom (name it, and bind it in a positive atom)",
+                        var.span,
+                    )
+                )
+            elif var.name not in bound and (where, var.name) not in reported:
+                reported.add((where, var.name))
+                what = "the addressee" if where == "addressee" else f"variable '{var.name}' of the {where}"
+                out.append(
+                    _diag(
+                        program,
+                        "unsafe-variable",
+                        f"{what} '{var.name}' of {_rule_name(rule)} does not occur in a positive body atom"
+                        if where == "addressee"
+                        else f"unsafe {what} in {_rule_name(rule)}: it occurs in no positive body atom "
+                        f"(add a positive atom that binds '{var.name}')",
+                        var.span,
+                    )
+                )
+    return out
+
+
+def arities(program: Program, instance: Instance | None = None) -> list[Diagnostic]:
+    """One arity per relation, in the program and between program and input."""
+    out, first = [], {}
+    for rule in program.rules:
+        for atom in (rule.head, *rule.positive, *rule.negative):
+            seen = first.setdefault(atom.predicate, atom)
+            if seen.arity != atom.arity:
+                out.append(
+                    _diag(
+                        program,
+                        "arity",
+                        f"relation '{atom.predicate}' is used with {atom.arity} argument(s) here "
+                        f"but with {seen.arity} before",
+                        atom.span,
+                        notes=[_diag(program, "arity", f"'{atom.predicate}' first used here", seen.span, Severity.NOTE)],
+                    )
+                )
+    if instance is not None:
+        reported = set()
+        for facts in instance.facts.values():
+            for fact in facts:
+                atom = first.get(fact.predicate)
+                if atom is not None and atom.arity != len(fact.args) and fact.predicate not in reported:
+                    reported.add(fact.predicate)
+                    out.append(
+                        Diagnostic(
+                            "input-arity",
+                            f"input fact '{fact}' has {len(fact.args)} argument(s) but the program "
+                            f"uses '{fact.predicate}' with {atom.arity}",
+                            fact.span,
+                            instance.filename,
+                            instance.text,
+                            notes=(_diag(program, "arity", f"'{fact.predicate}' used here", atom.span, Severity.NOTE),),
+                        )
+                    )
+    return out
+
+
+def _dependencies(program: Program) -> dict[str, set[tuple[str, bool, Rule, Atom]]]:
+    """Edges head <- body of the deductive rules, between relations that deductive rules derive."""
+    deductive = program.rules_of(RuleKind.DEDUCTIVE)
+    heads = {r.head.predicate for r in deductive}
+    deps: dict[str, set] = defaultdict(set)
+    for rule in deductive:
+        for lit in (*((a, False) for a in rule.positive), *((a, True) for a in rule.negative)):
+            atom, neg = lit
+            if atom.predicate in heads:
+                deps[rule.head.predicate].add((atom.predicate, neg, rule, atom))
+    return deps
+
+
+def _components(nodes: list[str], succ: dict[str, list[str]]) -> list[list[str]]:
+    """Strongly connected components (Tarjan), in reverse topological order."""
+    index, low, stack, on, comps = {}, {}, [], set(), []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in succ.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            comps.append(comp)
+
+    for v in nodes:
+        if v not in index:
+            visit(v)
+    return comps
+
+
+def _path(succ: dict[str, list[str]], start: str, goal: str, allowed: set[str]) -> list[str]:
+    """A shortest path start -> goal inside `allowed` (breadth first)."""
+    previous, frontier = {start: None}, [start]
+    while frontier and goal not in previous:
+        nxt = []
+        for v in frontier:
+            for w in succ.get(v, ()):
+                if w in allowed and w not in previous:
+                    previous[w] = v
+                    nxt.append(w)
+        frontier = nxt
+    path, v = [], goal
+    while v is not None:
+        path.append(v)
+        v = previous[v]
+    return path[::-1]
+
+
+def stratification(program: Program) -> tuple[dict[str, int], list[Diagnostic]]:
+    """A syntactic stratification σ of the deductive rules (tplp2016 §3.2.2), or the cycles through negation."""
+    deps = _dependencies(program)
+    heads = list(dict.fromkeys(r.head.predicate for r in program.rules_of(RuleKind.DEDUCTIVE)))
+    succ = {h: sorted({b for b, *_ in deps[h]}) for h in heads}  # head depends on body
+    comps = _components(heads, succ)
+    comp_of = {v: i for i, comp in enumerate(comps) for v in comp}
+    out = []
+    for comp in comps:
+        members = set(comp)
+        for head in comp:
+            for body, neg, rule, atom in sorted(deps[head], key=lambda d: (d[2].number, d[0])):
+                if neg and body in members:
+                    # head depends on body through the negation, body on head through the path
+                    cycle = [head] + _path(succ, body, head, members)
+                    out.append(
+                        _diag(
+                            program,
+                            "not-stratifiable",
+                            f"negation of '{body}' in {_rule_name(rule)} closes the cycle "
+                            f"{' → '.join(cycle)}; deductive rules must be stratifiable "
+                            "(make one of the rules on the cycle @next)",
+                            atom.span,
+                        )
+                    )
+    stratum: dict[str, int] = {}
+    for comp in comps:  # reverse topological: dependencies first
+        level = 1
+        for head in comp:
+            for body, neg, *_ in deps[head]:
+                if comp_of[body] != comp_of[head]:
+                    level = max(level, stratum[body] + (1 if neg else 0))
+        for head in comp:
+            stratum[head] = level
+    return stratum, out
+
+
+def strata(program: Program) -> tuple[tuple[Rule, ...], ...]:
+    """The deductive rules grouped by the stratum of their head, lowest first."""
+    stratum, _ = stratification(program)
+    groups: dict[int, list[Rule]] = defaultdict(list)
+    for rule in program.rules_of(RuleKind.DEDUCTIVE):
+        groups[stratum[rule.head.predicate]].append(rule)
+    return tuple(tuple(groups[k]) for k in sorted(groups))
+
+
+def outputs(program: Program) -> list[Diagnostic]:
+    derived = program.idb()
+    return [
+        _diag(
+            program,
+            "output-not-derived",
+            f"output relation '{o.predicate}' is derived by no rule"
+            + ("" if o.predicate in program.schema() else " and used nowhere")
+            + " (check its spelling, or add a rule that derives it)",
+            o.span,
+        )
+        for o in program.outputs
+        if o.predicate not in derived
+    ]
+
+
+def warnings(program: Program, instance: Instance | None = None) -> list[Diagnostic]:
+    """Singleton variables; with an input: relations neither derived nor given, input relations not used."""
+    out = []
+    for rule in program.rules:
+        counts = Counter(v.name for v in rule.variables())
+        for var in (v for a in rule.positive for v in a.variables()):
+            if counts[var.name] == 1 and not var.name.startswith("_"):
+                out.append(
+                    _diag(
+                        program,
+                        "singleton-variable",
+                        f"variable '{var.name}' occurs only once in {_rule_name(rule)} "
+                        "(write '_' if that is intended)",
+                        var.span,
+                        Severity.WARNING,
+                    )
+                )
+    if instance is not None:
+        given = instance.schema()
+        derived = program.idb()
+        reported = set()
+        for rule in program.rules:
+            for atom in (*rule.positive, *rule.negative):
+                p = atom.predicate
+                if p not in derived and p not in given and p not in reported:
+                    reported.add(p)
+                    out.append(
+                        _diag(
+                            program,
+                            "empty-relation",
+                            f"relation '{p}' is neither derived by a rule nor given in the input "
+                            f"{instance.filename}: it is always empty",
+                            atom.span,
+                            Severity.WARNING,
+                        )
+                    )
+        schema = program.schema()
+        for p in given:
+            if p not in schema:
+                out.append(
+                    Diagnostic(
+                        "unused-input",
+                        f"input relation '{p}' is not used by the program; its facts are ignored",
+                        _first_fact(instance, p).span,
+                        instance.filename,
+                        instance.text,
+                        Severity.WARNING,
+                    )
+                )
+    return out
+
+
+def _first_fact(instance: Instance, predicate: str) -> Fact:
+    return next(f for facts in instance.facts.values() for f in facts if f.predicate == predicate)
+
+
+def check(program: Program, instance: Instance | None = None) -> list[Diagnostic]:
+    """All well-formedness checks; raises `DiagnosticError` on errors, returns the warnings."""
+    diagnostics = safety(program) + arities(program, instance) + stratification(program)[1] + outputs(program)
+    return raise_if_errors(diagnostics + warnings(program, instance))
+
+
+def restrict(instance: Instance, program: Program) -> Instance:
+    """H restricted to sch(P): input facts of relations the program does not use are dropped."""
+    schema = program.schema()
+    return replace(
+        instance,
+        facts={n: tuple(f for f in fs if f.predicate in schema) for n, fs in instance.facts.items()},
+    )
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a reader wants to know before solving (the `check` command)."""
+
+    rules: tuple[tuple[int, str, str], ...]  # (number, kind, text)
+    idb: dict[str, int]
+    edb: dict[str, int]
+    strata: tuple[tuple[str, ...], ...]
+    async_relations: dict[str, int]
+    positive: bool
+    outputs: tuple[str, ...]
+    warnings: tuple[Diagnostic, ...] = field(default=())
+
+    def as_dict(self) -> dict:
+        return {
+            "rules": [{"number": n, "kind": k, "rule": t} for n, k, t in self.rules],
+            "idb": [f"{p}/{k}" for p, k in self.idb.items()],
+            "edb": [f"{p}/{k}" for p, k in self.edb.items()],
+            "strata": [list(s) for s in self.strata],
+            "async_relations": [f"{p}/{k}" for p, k in self.async_relations.items()],
+            "positive": self.positive,
+            "outputs": list(self.outputs),
+            "warnings": [d.message for d in self.warnings],
+        }
+
+
+def report(program: Program) -> Report:
+    """Check `program` and describe it: rule kinds, idb/edb, strata, async relations, positivity."""
+    found = check(program)
+    stratum, _ = stratification(program)
+    levels = defaultdict(list)
+    for p, k in stratum.items():
+        levels[k].append(p)
+    return Report(
+        rules=tuple((r.number, r.kind.value, str(r)) for r in program.rules),
+        idb=program.idb(),
+        edb=program.edb(),
+        strata=tuple(tuple(levels[k]) for k in sorted(levels)),
+        async_relations=program.async_relations(),
+        positive=program.positive,
+        outputs=program.output_relations,
+        warnings=tuple(found),
+    )

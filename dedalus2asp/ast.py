@@ -1,0 +1,269 @@
+"""The abstract syntax of Dedalus programs and their inputs.
+
+A Dedalus program (tplp2016 §4.1.1) is a set of deductive, inductive and
+asynchronous rules over a schema; an input is a distributed database instance
+H (tplp2016 §3.3) mapping every node of the network N to a set of facts.
+
+Every class here is a small frozen dataclass named after the grammar rule it
+comes from, and carries the source `Span` it was parsed from (not part of
+equality). Rewrites build new nodes with `dataclasses.replace`.
+
+Data values are `clingo.Symbol`s: the operational semantics, the solver and
+the inspector then order and print them identically (clingo's total order on
+terms is the `<` of comparisons).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Iterator, Mapping, Union
+
+import clingo
+
+
+@dataclass(frozen=True)
+class Span:
+    """A source region: 1-based line and column of its start and end."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+
+NOWHERE = Span(0, 0, 0, 0)
+
+
+def _span() -> Span:
+    return field(default=NOWHERE, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Variable:
+    """A variable: starts with an upper-case letter or `_`; a lone `_` is anonymous."""
+
+    name: str
+    span: Span = _span()
+
+    @property
+    def anonymous(self) -> bool:
+        return self.name == "_"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Constant:
+    """A constant: a lower-case identifier, an integer or a string, as a clingo symbol."""
+
+    value: clingo.Symbol
+    span: Span = _span()
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+Term = Union[Variable, Constant]
+
+
+@dataclass(frozen=True)
+class Atom:
+    """`R(u1, ..., uk)`; a nullary atom may be written without parentheses."""
+
+    predicate: str
+    args: tuple[Term, ...]
+    span: Span = _span()
+
+    @property
+    def arity(self) -> int:
+        return len(self.args)
+
+    def variables(self) -> Iterator[Variable]:
+        return (a for a in self.args if isinstance(a, Variable))
+
+    def __str__(self) -> str:
+        return f"{self.predicate}({', '.join(map(str, self.args))})"
+
+
+@dataclass(frozen=True)
+class Literal:
+    """A body atom, positive or negated (`not`, `!`, `¬`)."""
+
+    atom: Atom
+    negated: bool = False
+    span: Span = _span()
+
+    def __str__(self) -> str:
+        return ("not " if self.negated else "") + str(self.atom)
+
+
+COMPARISONS = ("!=", "<=", ">=", "<", ">", "=")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """`u op v` with op in `COMPARISONS`, over clingo's order on terms."""
+
+    op: str
+    left: Term
+    right: Term
+    span: Span = _span()
+
+    def variables(self) -> Iterator[Variable]:
+        return (a for a in (self.left, self.right) if isinstance(a, Variable))
+
+    def __str__(self) -> str:
+        return f"{self.left} {self.op} {self.right}"
+
+
+BodyItem = Union[Literal, Comparison]
+
+
+class RuleKind(str, Enum):
+    """The three kinds of Dedalus rules (tplp2016 §4.1.1)."""
+
+    DEDUCTIVE = "deductive"
+    INDUCTIVE = "inductive"
+    ASYNC = "asynchronous"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A Dedalus rule.
+
+    `number` is its 1-based position in the program (after `persist` macros
+    are expanded); `origin` names the macro a rule came from, if any.
+    """
+
+    head: Atom
+    kind: RuleKind
+    body: tuple[BodyItem, ...]
+    addressee: Variable | None = None
+    number: int = 0
+    origin: str | None = None
+    span: Span = _span()
+
+    @property
+    def positive(self) -> tuple[Atom, ...]:
+        """pos_φ: the positive body atoms."""
+        return tuple(b.atom for b in self.body if isinstance(b, Literal) and not b.negated)
+
+    @property
+    def negative(self) -> tuple[Atom, ...]:
+        """neg_φ: the negated body atoms."""
+        return tuple(b.atom for b in self.body if isinstance(b, Literal) and b.negated)
+
+    @property
+    def comparisons(self) -> tuple[Comparison, ...]:
+        return tuple(b for b in self.body if isinstance(b, Comparison))
+
+    def variables(self) -> Iterator[Variable]:
+        """Every variable occurrence of the rule, head first."""
+        yield from self.head.variables()
+        if self.addressee is not None:
+            yield self.addressee
+        for item in self.body:
+            yield from (item.atom.variables() if isinstance(item, Literal) else item.variables())
+
+    def __str__(self) -> str:
+        annotation = {RuleKind.DEDUCTIVE: "", RuleKind.INDUCTIVE: "@next"}.get(
+            self.kind, f"@async({self.addressee})"
+        )
+        body = ", ".join(map(str, self.body))
+        return f"{self.head}{annotation} :- {body}." if body else f"{self.head}{annotation}."
+
+
+@dataclass(frozen=True)
+class Output:
+    """`.output R.`: R is an output relation (jcss2014 §2.5.5)."""
+
+    predicate: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Program:
+    """A Dedalus program: its rules and output relations, and where it came from."""
+
+    rules: tuple[Rule, ...]
+    outputs: tuple[Output, ...] = ()
+    filename: str = "<program>"
+    text: str = ""
+
+    def schema(self) -> dict[str, int]:
+        """sch(P): every relation name with its arity (first occurrence wins)."""
+        arities: dict[str, int] = {}
+        for rule in self.rules:
+            for atom in (rule.head, *rule.positive, *rule.negative):
+                arities.setdefault(atom.predicate, atom.arity)
+        return arities
+
+    def idb(self) -> dict[str, int]:
+        """idb(P): the relations in rule heads."""
+        return {r.head.predicate: r.head.arity for r in self.rules}
+
+    def edb(self) -> dict[str, int]:
+        """edb(P) = sch(P) \\ idb(P)."""
+        idb = self.idb()
+        return {p: k for p, k in self.schema().items() if p not in idb}
+
+    def rules_of(self, kind: RuleKind) -> tuple[Rule, ...]:
+        return tuple(r for r in self.rules if r.kind is kind)
+
+    def async_relations(self) -> dict[str, int]:
+        """The relations R that asynchronous rules send (one cand_R/chosen_R/other_R each)."""
+        return {r.head.predicate: r.head.arity for r in self.rules_of(RuleKind.ASYNC)}
+
+    @property
+    def positive(self) -> bool:
+        """No negation anywhere (jcss2014 Theorem 4.1 applies to such programs)."""
+        return not any(r.negative for r in self.rules)
+
+    @property
+    def output_relations(self) -> tuple[str, ...]:
+        return tuple(o.predicate for o in self.outputs)
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A ground fact R(a1, ..., ak) with clingo symbols as values."""
+
+    predicate: str
+    args: tuple[clingo.Symbol, ...]
+    span: Span = _span()
+
+    def __str__(self) -> str:
+        return f"{self.predicate}({', '.join(map(str, self.args))})"
+
+
+TraceFact = tuple[clingo.Symbol, int, str, tuple[clingo.Symbol, ...]]
+"""`R(x, s, a1..ak)` of sch(P)^LT as (node x, step s, relation R, (a1..ak)) (tplp2016 §4.2)."""
+
+Trace = frozenset[TraceFact]
+"""A trace: the facts each node holds at each step (tplp2016 §5.1.5)."""
+
+
+@dataclass(frozen=True)
+class Instance:
+    """A distributed database instance H over the network N (tplp2016 §3.3).
+
+    `facts[x]` is H(x); the network is the key set, in the order the nodes
+    were first named.
+    """
+
+    facts: Mapping[clingo.Symbol, tuple[Fact, ...]]
+    filename: str = "<input>"
+    text: str = ""
+
+    @property
+    def network(self) -> tuple[clingo.Symbol, ...]:
+        return tuple(self.facts)
+
+    def schema(self) -> dict[str, int]:
+        arities: dict[str, int] = {}
+        for facts in self.facts.values():
+            for f in facts:
+                arities.setdefault(f.predicate, len(f.args))
+        return arities

@@ -1,0 +1,79 @@
+"""One diagnostic formatter for every phase.
+
+A problem is a `Diagnostic` value (file, span, code, message, severity);
+phases collect them and raise `DiagnosticError` with all of them at once, so
+a user fixes five problems in one go. `format_diagnostic` renders
+
+    file:line:col: error: message
+        <the source line>
+        ^^^^
+
+and the command line prints that and exits with status 2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from .ast import NOWHERE, Span
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """A located message. `code` is a short stable identifier (e.g. `unsafe-variable`)."""
+
+    code: str
+    message: str
+    span: Span = NOWHERE
+    filename: str = "<program>"
+    text: str = field(default="", repr=False, compare=False)
+    severity: Severity = Severity.ERROR
+    notes: tuple["Diagnostic", ...] = ()
+
+    @property
+    def line(self) -> int:
+        return self.span.line
+
+    @property
+    def col(self) -> int:
+        return self.span.col
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+
+def format_diagnostic(diag: Diagnostic) -> str:
+    """Render a diagnostic with its source line and a caret under its span."""
+    where = diag.filename if diag.span == NOWHERE else f"{diag.filename}:{diag.line}:{diag.col}"
+    out = [f"{where}: {diag.severity.value}: {diag.message}"]
+    lines = diag.text.splitlines()
+    if diag.span != NOWHERE and 0 < diag.line <= len(lines):
+        source = lines[diag.line - 1].expandtabs(1)
+        width = (diag.span.end_col - diag.col) if diag.span.end_line == diag.line else len(source) - diag.col + 1
+        out.append(f"    {source}")
+        out.append("    " + " " * (diag.col - 1) + "^" * max(1, width))
+    out.extend("  " + format_diagnostic(n).replace("\n", "\n  ") for n in diag.notes)
+    return "\n".join(out)
+
+
+class DiagnosticError(Exception):
+    """Raised by a phase that found errors; carries every diagnostic it collected."""
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        self.diagnostics = sorted(diagnostics, key=lambda d: (d.filename, d.line, d.col))
+        super().__init__("\n".join(map(format_diagnostic, self.diagnostics)))
+
+
+def raise_if_errors(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Raise `DiagnosticError` if any diagnostic is an error; return the warnings otherwise."""
+    if any(d.is_error for d in diagnostics):
+        raise DiagnosticError(diagnostics)
+    return diagnostics
