@@ -1,0 +1,49 @@
+"""The pipeline, in one place:
+
+    parse → check → transform(semantics, encoding, horizon) → ground/solve → decode
+
+`prepare` runs the first three phases on files; `solve.enumerate_models`
+and `solve.count` ground and solve, and `inspect.decode` reads each answer
+set back as a trace and its messages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import analysis, inspect, parser, solve, transform
+from .ast import Instance, Program
+from .diagnostics import Diagnostic
+
+PIPELINE = (parser.parse_program, analysis.check, transform.transform, solve.enumerate_models, inspect.decode)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    program: Program
+    instance: Instance | None
+    compiled: transform.Compiled
+    warnings: tuple[Diagnostic, ...]
+
+
+def load(program_path: str | Path, input_path: str | Path | None = None) -> tuple[Program, Instance | None, list[Diagnostic]]:
+    """Parse and check a program and (optionally) its input; errors raise `DiagnosticError`."""
+    program = parser.load_program(program_path)
+    instance = parser.load_instance(input_path) if input_path is not None else None
+    warnings = analysis.check(program, instance)
+    return program, instance, warnings
+
+
+def prepare(
+    program_path: str | Path,
+    input_path: str | Path | None,
+    horizon: int,
+    semantics: transform.Semantics = transform.Semantics.CAUSAL_FINITE,
+    encoding: transform.Encoding = transform.Encoding.PAPER,
+    max_delay: int | None = None,
+) -> Prepared:
+    """parse → check → transform."""
+    program, instance, warnings = load(program_path, input_path)
+    compiled = transform.transform(program, instance, horizon, semantics, encoding, max_delay)
+    return Prepared(program, instance, compiled, tuple(warnings))

@@ -1,0 +1,146 @@
+"""Grounding and solving the generated programs with clingo.
+
+`count` gives the number of stable models and the number of distinct traces;
+the latter by clingo's projective enumeration onto sch(P)^LT (a trace is a
+model restricted to the user's relations with location and step, tplp2016
+§5.1.5). `solve` enumerates models and decodes each into an
+`inspect.Model`. Long enumerations report progress on stderr after a second
+and stop at a timeout, saying so.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import clingo
+
+from .inspect import Model, decode
+from .transform import Compiled
+
+
+class SolveError(Exception):
+    """clingo rejected the generated program (a bug in dedalus2asp, reported as such)."""
+
+
+@dataclass
+class Enumeration:
+    """What an enumeration found, and whether it finished."""
+
+    models: list[Model] = field(default_factory=list)
+    count: int = 0
+    complete: bool = True
+    seconds: float = 0.0
+    statistics: dict = field(default_factory=dict)
+
+
+def _progress(what: str) -> Callable[[int, float], None]:
+    def report(count: int, elapsed: float) -> None:
+        print(f"\r  {what}: {count} so far ({elapsed:.1f} s)", end="", file=sys.stderr, flush=True)
+
+    return report
+
+
+def control(compiled: Compiled, arguments: list[str] = (), project: bool = False) -> clingo.Control:
+    """A clingo control with the program loaded and grounded."""
+    messages: list[str] = []
+
+    def logger(code: clingo.MessageCode, message: str) -> None:
+        if code not in (clingo.MessageCode.AtomUndefined, clingo.MessageCode.GlobalVariable):
+            messages.append(message)
+
+    ctl = clingo.Control([*arguments, *(["--project=project"] if project else [])], logger=logger)
+    text = compiled.text
+    if project:
+        text += "".join(
+            f"\n#project {name}/{compiled.arities[rel] + 2}." for name, rel in compiled.relations.items()
+        )
+    try:
+        ctl.add("base", [], text)
+        ctl.ground([("base", [])])
+    except RuntimeError as exc:
+        raise SolveError(f"clingo could not ground the generated program: {exc}; {' '.join(messages)}") from None
+    return ctl
+
+
+def enumerate_models(
+    compiled: Compiled,
+    limit: int = 0,
+    project: bool = False,
+    timeout: float | None = None,
+    keep: bool = True,
+    progress: bool = True,
+    what: str = "models",
+) -> Enumeration:
+    """Enumerate up to `limit` models (0: all), optionally projected onto the trace.
+
+    `keep` decodes and keeps each model; `progress` prints a running count on
+    stderr once the enumeration has taken more than a second.
+    """
+    ctl = control(compiled, [str(limit)], project=project)
+    result = Enumeration()
+    report = _progress(what) if progress else None
+    start = time.perf_counter()
+
+    def on_model(model: clingo.Model) -> None:
+        result.count += 1
+        if keep:
+            result.models.append(decode(model.symbols(atoms=True), compiled, result.count))
+
+    with ctl.solve(on_model=on_model, async_=True) as handle:
+        shown = False
+        while not handle.wait(0.1):
+            elapsed = time.perf_counter() - start
+            if timeout is not None and elapsed > timeout:
+                handle.cancel()
+                result.complete = False
+                break
+            if report is not None and elapsed > 1.0:
+                report(result.count, elapsed)
+                shown = True
+        handle.get()
+        if shown:
+            print(file=sys.stderr)
+    result.seconds = time.perf_counter() - start
+    result.statistics = _statistics(ctl)
+    return result
+
+
+def _statistics(ctl: clingo.Control) -> dict:
+    stats = ctl.statistics
+    lp = stats.get("problem", {}).get("lp", {})
+    return {
+        "rules": int(lp.get("rules", 0)),
+        "atoms": int(lp.get("atoms", 0)),
+        "ground_seconds": stats.get("summary", {}).get("times", {}).get("total", 0.0)
+        - stats.get("summary", {}).get("times", {}).get("solve", 0.0),
+    }
+
+
+def count(compiled: Compiled, timeout: float | None = None, progress: bool = True) -> dict:
+    """The number of stable models and of distinct traces (projective enumeration)."""
+    start = time.perf_counter()
+    models = enumerate_models(compiled, 0, timeout=timeout, keep=False, progress=progress, what="models")
+    remaining = None if timeout is None else max(0.0, timeout - models.seconds)
+    traces = enumerate_models(
+        compiled, 0, project=True, timeout=remaining, keep=False, progress=progress, what="traces"
+    )
+    return {
+        "models": models.count,
+        "traces": traces.count,
+        "complete": models.complete and traces.complete,
+        "semantics": compiled.semantics.value,
+        "encoding": compiled.encoding.value,
+        "horizon": compiled.horizon,
+        "max_delay": compiled.max_delay,
+        "ground_rules": models.statistics["rules"],
+        "ground_atoms": models.statistics["atoms"],
+        "seconds": round(time.perf_counter() - start, 4),
+    }
+
+
+def traces(compiled: Compiled, timeout: float | None = None, progress: bool = False) -> Enumeration:
+    """Every distinct trace, one decoded model each (projective enumeration)."""
+    return enumerate_models(compiled, 0, project=True, timeout=timeout, progress=progress, what="traces")

@@ -1,0 +1,319 @@
+"""The transformations of tplp2016 §4.3–4.5, bounded to a horizon (SPEC §2).
+
+`transform(program, instance, horizon, semantics)` writes the clingo program
+
+* `choice` = pure_ch(P) (§4.3.1): rules (1)–(6);
+* `causal` = pure_ca(P) (§4.4.1): rules (1), (2), (4)–(10);
+* `causal-finite` = pure(P) (§4.5.1): pure_ca(P) and rules (11)–(14);
+
+on decl(H) restricted to steps 0..T (§4.3.2). Per Dedalus rule:
+
+* deductive `R(u) :- B.` becomes `R(X,S,u) :- B^{X,S}.` (1);
+* inductive `R(u)@next :- B.` becomes `R(X,T,u) :- B^{X,S}, tsucc(S,T).` (2);
+* asynchronous `R(u)@async(Y) :- B.` becomes
+  `cand_R(X,S,Y,T,u) :- B^{X,S}, all(Y), arrival(T).` (3), with
+  `not before(Y,T,X,S)` added under causality (9).
+
+Program-independent rules come from `encodings/*.lp`, program-dependent ones
+from `templates/*.j2`; each generated rule is preceded by its rule number.
+
+Names: the paper's auxiliary relations (Table 1: all, time, tsucc, before,
+cand_R, chosen_R, other_R, hasSender, isSmaller, hasMax, rcvInf, and our
+`arrival`) keep their names; a user relation keeps its own name unless it
+could collide with them or is not a clingo identifier, in which case it is
+written `u_<name>` (an injective map: names starting with `u_` are always
+prefixed). The paper's new variables x, s, t are chosen fresh for each rule,
+so they never capture a user variable.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+from functools import lru_cache
+from importlib import resources
+
+import jinja2
+
+from .analysis import restrict
+from .ast import Atom, Comparison, Constant, Instance, Literal, Program, Rule, RuleKind, Term, Variable
+
+
+class Semantics(str, Enum):
+    """The three transformations of tplp2016 §4 (SPEC §2)."""
+
+    CHOICE = "choice"
+    CAUSAL = "causal"
+    CAUSAL_FINITE = "causal-finite"
+
+    @property
+    def causal(self) -> bool:
+        return self is not Semantics.CHOICE
+
+    @property
+    def finite(self) -> bool:
+        return self is Semantics.CAUSAL_FINITE
+
+    @property
+    def paper_name(self) -> str:
+        return {"choice": "pure_ch(P)", "causal": "pure_ca(P)", "causal-finite": "pure(P)"}[self.value]
+
+
+class Encoding(str, Enum):
+    PAPER = "paper"
+
+
+# The auxiliary relations of tplp2016 Table 1 (and `arrival`, SPEC §2).
+AUXILIARY = frozenset(
+    {"all", "time", "tsucc", "before", "arrival", "hasSender", "isSmaller", "hasMax", "rcvInf"}
+)
+MESSAGE_PREFIXES = ("cand_", "chosen_", "other_")
+USER_PREFIX = "u_"
+PENDING = "pending"
+
+_CLINGO_NAME = re.compile(r"[a-z][A-Za-z0-9_]*\Z")
+_CLINGO_VARIABLE = re.compile(r"_*[A-Z][A-Za-z0-9_]*\Z")
+
+
+def relation_name(name: str) -> str:
+    """The clingo name of user relation `name` (injective, never an auxiliary name)."""
+    if (
+        _CLINGO_NAME.match(name)
+        and name not in AUXILIARY
+        and not name.startswith(MESSAGE_PREFIXES + (USER_PREFIX,))
+    ):
+        return name
+    return USER_PREFIX + name
+
+
+def message_relation(kind: str, name: str) -> str:
+    """cand_R, chosen_R or other_R for user relation R (R written as in the source)."""
+    return f"{kind}_{name}"
+
+
+def _fresh(base: str, taken: set[str]) -> str:
+    if base not in taken:
+        taken.add(base)
+        return base
+    i = 0
+    while f"{base}{i}" in taken:
+        i += 1
+    taken.add(f"{base}{i}")
+    return f"{base}{i}"
+
+
+@dataclass(frozen=True)
+class RuleView:
+    """One Dedalus rule prepared for `rules.lp.j2`."""
+
+    rule: Rule
+    variables: dict[str, str]  # user variable -> clingo variable
+    x: str
+    s: str
+    t: str
+
+    @property
+    def number(self) -> int:
+        return self.rule.number
+
+    @property
+    def origin(self) -> str | None:
+        return self.rule.origin
+
+    @property
+    def source(self) -> str:
+        return str(self.rule)
+
+    @property
+    def kind(self) -> str:
+        return {RuleKind.DEDUCTIVE: "deductive", RuleKind.INDUCTIVE: "inductive", RuleKind.ASYNC: "async"}[
+            self.rule.kind
+        ]
+
+    @property
+    def head(self) -> Atom:
+        return self.rule.head
+
+    @property
+    def positive(self) -> bool:
+        return bool(self.rule.positive)
+
+    @property
+    def y(self) -> str:
+        return self.variables[self.rule.addressee.name]
+
+
+def rule_view(rule: Rule) -> RuleView:
+    """Map the rule's variables to clingo variables and pick fresh x, s, t."""
+    mapping: dict[str, str] = {}
+    taken: set[str] = set()
+    for var in rule.variables():
+        if var.anonymous or var.name in mapping:
+            continue
+        clingo_name = var.name if _CLINGO_VARIABLE.match(var.name) else "V" + var.name
+        mapping[var.name] = _fresh(clingo_name, taken)
+    return RuleView(rule, mapping, _fresh("X", taken), _fresh("S", taken), _fresh("T", taken))
+
+
+@dataclass(frozen=True)
+class MessageView:
+    """Relation R sent by asynchronous rules, for `messages.lp.j2` (fixed variables X, S, Y, T, W1..Wk)."""
+
+    relation: str
+    arity: int
+
+    @property
+    def _w(self) -> str:
+        return "".join(f",W{i}" for i in range(1, self.arity + 1))
+
+    def _message(self, kind: str, t: str) -> str:
+        return f"{message_relation(kind, self.relation)}(X,S,Y,{t}{self._w})"
+
+    def cand(self, t: str) -> str:
+        return self._message("cand", t)
+
+    def chosen(self, t: str) -> str:
+        return self._message("chosen", t)
+
+    def other(self, t: str) -> str:
+        return self._message("other", t)
+
+    @property
+    def arrive(self) -> str:
+        return f"{relation_name(self.relation)}(Y,T{self._w})"
+
+
+def _term(term: Term, view: RuleView) -> str:
+    if isinstance(term, Variable):
+        return "_" if term.anonymous else view.variables[term.name]
+    return str(term.value)
+
+
+def _lt(atom: Atom, view: RuleView, x: str, s: str) -> str:
+    """atom^{x,s}: the atom with location specifier x and timestamp s prepended (tplp2016 §4.2)."""
+    args = [x, s] + [_term(a, view) for a in atom.args]
+    return f"{relation_name(atom.predicate)}({','.join(args)})"
+
+
+def _body(view: RuleView) -> str:
+    """B^{x,s}: the body with location and timestamp added to every atom; comparisons unchanged."""
+    parts = []
+    for item in view.rule.body:
+        if isinstance(item, Literal):
+            parts.append(("not " if item.negated else "") + _lt(item.atom, view, view.x, view.s))
+        else:
+            parts.append(f"{_term(item.left, view)} {item.op} {_term(item.right, view)}")
+    return ", ".join(parts)
+
+
+def _cand(view: RuleView) -> str:
+    args = [view.x, view.s, view.y, view.t] + [_term(a, view) for a in view.head.args]
+    return f"{message_relation('cand', view.head.predicate)}({','.join(args)})"
+
+
+@lru_cache(maxsize=None)
+def _environment() -> jinja2.Environment:
+    def load(name: str) -> str:
+        return resources.files("dedalus2asp.templates").joinpath(name).read_text(encoding="utf-8")
+
+    env = jinja2.Environment(
+        loader=jinja2.FunctionLoader(load),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.globals.update(body=_body, cand=_cand, lt=lambda view, atom, x, s: _lt(atom, view, x, s))
+    return env
+
+
+def encoding(name: str) -> str:
+    """A program-independent part from `encodings/`."""
+    return resources.files("dedalus2asp.encodings").joinpath(name).read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A generated clingo program and the names needed to read its models back."""
+
+    text: str
+    relations: dict[str, str]  # clingo name -> user relation name, for sch(P)
+    arities: dict[str, int]  # user relation name -> arity
+    messages: dict[str, str]  # chosen_R clingo name -> user relation R
+    horizon: int
+    semantics: Semantics
+    encoding: Encoding
+    max_delay: int | None
+
+
+def decl(instance: Instance, horizon: int) -> str:
+    """decl(H) restricted to steps 0..T (tplp2016 §4.3.2)."""
+    inputs = [
+        (node, [f"{relation_name(f.predicate)}({','.join([str(node), 'S', *map(str, f.args)])})" for f in facts])
+        for node, facts in instance.facts.items()
+    ]
+    return _environment().get_template("decl.lp.j2").render(
+        horizon=horizon, network=[str(n) for n in instance.network], inputs=inputs
+    )
+
+
+def transform(
+    program: Program,
+    instance: Instance | None,
+    horizon: int,
+    semantics: Semantics = Semantics.CAUSAL_FINITE,
+    encoding_: Encoding = Encoding.PAPER,
+    max_delay: int | None = None,
+) -> Compiled:
+    """Write the clingo program for P on H (or, without H, P alone with `time(0..T)`)."""
+    if horizon < 0:
+        raise ValueError("the horizon must be 0 or more")
+    if max_delay is not None and max_delay < 0:
+        raise ValueError("the delay bound must be 0 or more")
+    env = _environment()
+    views = [rule_view(r) for r in program.rules]
+
+    delay = "" if max_delay is None else f", delay bound D = {max_delay}"
+    header = [
+        f"% {semantics.paper_name} of {program.filename}: the {semantics.value} semantics of tplp2016 §4,",
+        f"% written rule by rule ({encoding_.value} encoding), over horizon T = {horizon}{delay}.",
+        f"% Every node performs local steps 0..{horizon}; a message arrives at a step or stays pending.",
+        "% Generated by dedalus2asp; run it with: python -m clingo FILE 0",
+    ]
+    parts = ["\n".join(header) + "\n"]
+    if instance is not None:
+        parts.append(decl(restrict(instance, program), horizon))
+    else:
+        parts.append(
+            f"% decl(H) is not included: add all/1 and the input facts R(x,S,a..) for S in 0..{horizon}.\n"
+            f"time(0..{horizon}).\n"
+        )
+    parts.append(encoding("time.lp"))
+    parts.append(env.get_template("rules.lp.j2").render(rules=views, causal=semantics.causal))
+    messages = [MessageView(r, k) for r, k in program.async_relations().items()]
+    parts.append(
+        env.get_template("messages.lp.j2").render(
+            messages=messages,
+            causal=semantics.causal,
+            finite=semantics.finite,
+            max_delay=max_delay,
+            horizon=horizon,
+        )
+    )
+    if semantics.causal:
+        parts.append(encoding("causal.lp"))
+    if semantics.finite:
+        parts.append(encoding("finite.lp"))
+    schema = program.schema()
+    return Compiled(
+        text="\n".join(p.rstrip("\n") + "\n" for p in parts),
+        relations={relation_name(r): r for r in schema},
+        arities=dict(schema),
+        messages={message_relation("chosen", m.relation): m.relation for m in messages},
+        horizon=horizon,
+        semantics=semantics,
+        encoding=encoding_,
+        max_delay=max_delay,
+    )
