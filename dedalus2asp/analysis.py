@@ -13,11 +13,13 @@ input, input relations the program does not use).
 
 from __future__ import annotations
 
+import difflib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
+from typing import Iterator
 
-from .ast import Atom, Fact, Instance, Program, Rule, RuleKind, Variable
-from .diagnostics import Diagnostic, Severity, raise_if_errors
+from .ast import Atom, Fact, Instance, Literal, Program, Rule, RuleKind
+from .diagnostics import Diagnostic, Severity, in_order, raise_if_errors
 
 
 def _diag(program: Program, code: str, message: str, span, severity=Severity.ERROR, notes=()) -> Diagnostic:
@@ -28,42 +30,60 @@ def _rule_name(rule: Rule) -> str:
     return f"rule {rule.number}" + (f" ({rule.origin})" if rule.origin else "")
 
 
+def _arguments(k: int) -> str:
+    return f"{k} argument" + ("" if k == 1 else "s")
+
+
+def _atoms(rule: Rule) -> Iterator[Atom]:
+    """The atoms of a rule in source order: the head, then the body literals."""
+    yield rule.head
+    yield from (b.atom for b in rule.body if isinstance(b, Literal))
+
+
+def _similar(name: str, candidates) -> str:
+    """' (did you mean 'x'?)' for a candidate that differs from `name` in case or by a typo, else ''."""
+    candidates = [c for c in candidates if c != name]
+    same_case = [c for c in candidates if c.lower() == name.lower()]
+    close = same_case or difflib.get_close_matches(name, candidates, n=1, cutoff=0.75)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
 def safety(program: Program) -> list[Diagnostic]:
     """Every variable outside the positive body atoms must occur in one of them."""
     out = []
     for rule in program.rules:
         bound = {v.name for a in rule.positive for v in a.variables() if not v.anonymous}
-        places = [("head", v) for v in rule.head.variables()]
+        places = [("head", f"'{rule.head}'", v) for v in rule.head.variables()]
         if rule.addressee is not None:
-            places.append(("addressee", rule.addressee))
-        places += [("negative literal", v) for a in rule.negative for v in a.variables()]
-        places += [("comparison", v) for c in rule.comparisons for v in c.variables()]
+            places.append(("addressee", "", rule.addressee))
+        places += [("negative literal", f"'not {a}'", v) for a in rule.negative for v in a.variables()]
+        places += [("comparison", f"'{c}'", v) for c in rule.comparisons for v in c.variables()]
         reported = set()
-        for where, var in places:
+        for where, what, var in places:
             if var.anonymous:
                 out.append(
                     _diag(
                         program,
                         "anonymous-variable",
-                        f"'_' in the {where} of {_rule_name(rule)}: an anonymous variable may only "
-                        "stand in a positive body atom (name it, and bind it in a positive atom)",
+                        f"'_' in the {where} {what + ' ' if what else ''}of {_rule_name(rule)}: an anonymous "
+                        "variable may only stand in a positive body atom (name it, and bind it in a positive atom)",
                         var.span,
                     )
                 )
-            elif var.name not in bound and (where, var.name) not in reported:
-                reported.add((where, var.name))
-                what = "the addressee" if where == "addressee" else f"variable '{var.name}' of the {where}"
-                out.append(
-                    _diag(
-                        program,
-                        "unsafe-variable",
-                        f"{what} '{var.name}' of {_rule_name(rule)} does not occur in a positive body atom"
-                        if where == "addressee"
-                        else f"unsafe {what} in {_rule_name(rule)}: it occurs in no positive body atom "
-                        f"(add a positive atom that binds '{var.name}')",
-                        var.span,
+            elif var.name not in bound and (where, what, var.name) not in reported:
+                reported.add((where, what, var.name))
+                if where == "addressee":
+                    message = (
+                        f"the addressee '{var.name}' of {_rule_name(rule)} occurs in no positive body atom: "
+                        f"a message needs a known destination (bind '{var.name}' in a positive body atom, "
+                        f"e.g. node({var.name}))"
                     )
-                )
+                else:
+                    message = (
+                        f"unsafe variable '{var.name}' in the {where} {what} of {_rule_name(rule)}: "
+                        f"it occurs in no positive body atom (add a positive atom that binds '{var.name}')"
+                    )
+                out.append(_diag(program, "unsafe-variable", message, var.span))
     return out
 
 
@@ -71,17 +91,26 @@ def arities(program: Program, instance: Instance | None = None) -> list[Diagnost
     """One arity per relation, in the program and between program and input."""
     out, first = [], {}
     for rule in program.rules:
-        for atom in (rule.head, *rule.positive, *rule.negative):
+        for atom in _atoms(rule):
             seen = first.setdefault(atom.predicate, atom)
             if seen.arity != atom.arity:
                 out.append(
                     _diag(
                         program,
                         "arity",
-                        f"relation '{atom.predicate}' is used with {atom.arity} argument(s) here "
-                        f"but with {seen.arity} before",
+                        f"relation '{atom.predicate}' has {_arguments(atom.arity)} here but "
+                        f"{_arguments(seen.arity)} where it is first used; a relation has one arity "
+                        "(rename one of them, or fix the arguments)",
                         atom.span,
-                        notes=[_diag(program, "arity", f"'{atom.predicate}' first used here", seen.span, Severity.NOTE)],
+                        notes=[
+                            _diag(
+                                program,
+                                "arity",
+                                f"'{atom.predicate}' is first used here, with {_arguments(seen.arity)}",
+                                seen.span,
+                                Severity.NOTE,
+                            )
+                        ],
                     )
                 )
     if instance is not None:
@@ -94,12 +123,21 @@ def arities(program: Program, instance: Instance | None = None) -> list[Diagnost
                     out.append(
                         Diagnostic(
                             "input-arity",
-                            f"input fact '{fact}' has {len(fact.args)} argument(s) but the program "
-                            f"uses '{fact.predicate}' with {atom.arity}",
+                            f"input fact '{fact}' has {_arguments(len(fact.args))} but the program "
+                            f"uses '{fact.predicate}' with {_arguments(atom.arity)} (the input and the "
+                            "program must agree on the arity)",
                             fact.span,
                             instance.filename,
                             instance.text,
-                            notes=(_diag(program, "arity", f"'{fact.predicate}' used here", atom.span, Severity.NOTE),),
+                            notes=(
+                                _diag(
+                                    program,
+                                    "arity",
+                                    f"'{fact.predicate}' is used here, with {_arguments(atom.arity)}",
+                                    atom.span,
+                                    Severity.NOTE,
+                                ),
+                            ),
                         )
                     )
     return out
@@ -213,6 +251,7 @@ def strata(program: Program) -> tuple[tuple[Rule, ...], ...]:
 
 
 def outputs(program: Program) -> list[Diagnostic]:
+    """Every `.output` relation must be derived by some rule."""
     derived = program.idb()
     return [
         _diag(
@@ -220,7 +259,7 @@ def outputs(program: Program) -> list[Diagnostic]:
             "output-not-derived",
             f"output relation '{o.predicate}' is derived by no rule"
             + ("" if o.predicate in program.schema() else " and used nowhere")
-            + " (check its spelling, or add a rule that derives it)",
+            + (_similar(o.predicate, derived) or " (check its spelling, or add a rule that derives it)"),
             o.span,
         )
         for o in program.outputs
@@ -248,9 +287,10 @@ def warnings(program: Program, instance: Instance | None = None) -> list[Diagnos
     if instance is not None:
         given = instance.schema()
         derived = program.idb()
+        schema = program.schema()
         reported = set()
         for rule in program.rules:
-            for atom in (*rule.positive, *rule.negative):
+            for atom in list(_atoms(rule))[1:]:
                 p = atom.predicate
                 if p not in derived and p not in given and p not in reported:
                     reported.add(p)
@@ -259,18 +299,19 @@ def warnings(program: Program, instance: Instance | None = None) -> list[Diagnos
                             program,
                             "empty-relation",
                             f"relation '{p}' is neither derived by a rule nor given in the input "
-                            f"{instance.filename}: it is always empty",
+                            f"{instance.filename}: it is always empty"
+                            + (_similar(p, [q for q in given if q not in schema]) or " (give it facts in the input)"),
                             atom.span,
                             Severity.WARNING,
                         )
                     )
-        schema = program.schema()
         for p in given:
             if p not in schema:
                 out.append(
                     Diagnostic(
                         "unused-input",
-                        f"input relation '{p}' is not used by the program; its facts are ignored",
+                        f"input relation '{p}' is not used by the program; its facts are ignored"
+                        + _similar(p, schema),
                         _first_fact(instance, p).span,
                         instance.filename,
                         instance.text,
@@ -287,7 +328,7 @@ def _first_fact(instance: Instance, predicate: str) -> Fact:
 def check(program: Program, instance: Instance | None = None) -> list[Diagnostic]:
     """All well-formedness checks; raises `DiagnosticError` on errors, returns the warnings."""
     diagnostics = safety(program) + arities(program, instance) + stratification(program)[1] + outputs(program)
-    return raise_if_errors(diagnostics + warnings(program, instance))
+    return in_order(raise_if_errors(diagnostics + warnings(program, instance)))
 
 
 def restrict(instance: Instance, program: Program) -> Instance:
@@ -321,7 +362,7 @@ class Report:
             "async_relations": [f"{p}/{k}" for p, k in self.async_relations.items()],
             "positive": self.positive,
             "outputs": list(self.outputs),
-            "warnings": [d.message for d in self.warnings],
+            "warnings": [d.as_dict() for d in self.warnings],
         }
 
 

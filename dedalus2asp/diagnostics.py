@@ -49,12 +49,26 @@ class Diagnostic:
     def is_error(self) -> bool:
         return self.severity is Severity.ERROR
 
+    def as_dict(self) -> dict:
+        """The diagnostic as JSON: file, line, col (0 when it has no place), severity, code, message, notes."""
+        out = {
+            "file": self.filename,
+            "line": self.line,
+            "col": self.col,
+            "severity": self.severity.value,
+            "code": self.code,
+            "message": self.message,
+        }
+        if self.notes:
+            out["notes"] = [n.as_dict() for n in self.notes]
+        return out
+
 
 def format_diagnostic(diag: Diagnostic) -> str:
     """Render a diagnostic with its source line and a caret under its span."""
     where = diag.filename if diag.span == NOWHERE else f"{diag.filename}:{diag.line}:{diag.col}"
     out = [f"{where}: {diag.severity.value}: {diag.message}"]
-    lines = diag.text.splitlines()
+    lines = diag.text.split("\n")  # not splitlines(): it also breaks at \f, \v, \u2028, which lark does not
     if diag.span != NOWHERE and 0 < diag.line <= len(lines):
         source = lines[diag.line - 1].expandtabs(1)
         width = (diag.span.end_col - diag.col) if diag.span.end_line == diag.line else len(source) - diag.col + 1
@@ -64,11 +78,17 @@ def format_diagnostic(diag: Diagnostic) -> str:
     return "\n".join(out)
 
 
+def in_order(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Grouped by file (the files in the order they first come up), then by line and column."""
+    files = {d.filename: i for i, d in reversed(list(enumerate(diagnostics)))}
+    return sorted(diagnostics, key=lambda d: (files[d.filename], d.line, d.col))
+
+
 class DiagnosticError(Exception):
-    """Raised by a phase that found errors; carries every diagnostic it collected."""
+    """Raised by a phase that found errors; carries every diagnostic it collected, `in_order`."""
 
     def __init__(self, diagnostics: list[Diagnostic]):
-        self.diagnostics = sorted(diagnostics, key=lambda d: (d.filename, d.line, d.col))
+        self.diagnostics = in_order(diagnostics)
         super().__init__("\n".join(map(format_diagnostic, self.diagnostics)))
 
 

@@ -3,7 +3,9 @@
 Programs follow `dedalus.lark` (SPEC §1.1), inputs `facts.lark` or the JSON
 form (SPEC §1.2). The token stream of a program is split at top-level periods
 and each statement is parsed on its own, so that one run reports every syntax
-error of a file. The macro `persist[p, k]` is expanded here into the
+error of a file (an input is split at periods and braces, likewise); the
+"expected ..." of a message lists exactly the tokens the parser would have
+accepted there. The macro `persist[p, k]` is expanded here into the
 inductive rule `p(A1..Ak)@next :- p(A1..Ak).` (tr2009 §3.3), and
 `persist[p, del_p, k]` into `p(..)@next :- p(..), not del_p(..).`.
 """
@@ -20,9 +22,10 @@ from pathlib import Path
 
 import clingo
 from lark import Lark, Token, Transformer, Tree, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import UnexpectedCharacters, UnexpectedToken, VisitError
 
 from .ast import (
+    NOWHERE,
     Atom,
     Comparison,
     Constant,
@@ -36,7 +39,7 @@ from .ast import (
     Span,
     Variable,
 )
-from .diagnostics import Diagnostic, DiagnosticError, raise_if_errors
+from .diagnostics import Diagnostic, DiagnosticError, Severity, raise_if_errors
 
 # What the user should read instead of a terminal's name in "expected ..." lists.
 TERMINAL_NAMES = {
@@ -82,6 +85,14 @@ def _span(meta_or_token) -> Span:
     return Span(m.line, m.column, m.end_line, m.end_column)
 
 
+class BadString(ValueError):
+    """A string literal with an unknown escape; `span` is where the literal is."""
+
+    def __init__(self, message: str, span: Span):
+        super().__init__(message)
+        self.span = span
+
+
 def unescape(token: Token) -> str:
     """The value of a string literal: `\\"` is a quote, `\\\\` a backslash, `\\n` a newline."""
     out, body, i = [], token[1:-1], 0
@@ -89,7 +100,12 @@ def unescape(token: Token) -> str:
         if body[i] == "\\":
             nxt = body[i + 1]
             if nxt not in '"\\n':
-                raise ValueError(f"unknown escape '\\{nxt}' in string (use \\\" \\\\ or \\n)")
+                span = _span(token) if isinstance(token, Token) else NOWHERE
+                raise BadString(
+                    f"unknown escape '\\{nxt}' in the string {token}: write \\\" for a quote, "
+                    "\\\\ for a backslash, \\n for a newline",
+                    span,
+                )
             out.append({"n": "\n"}.get(nxt, nxt))
             i += 2
         else:
@@ -200,51 +216,108 @@ def persist_rule(name: Token, arity: int, delete: Token | None, span: Span) -> R
     return Rule(atom, RuleKind.INDUCTIVE, body, None, origin=origin, span=span)
 
 
-def _expected(exc: UnexpectedInput) -> str:
-    names = sorted({TERMINAL_NAMES.get(t, t) for t in getattr(exc, "expected", ()) or ()})
-    return f"; expected {', '.join(names)}" if names else ""
+def _one_of(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+def _expected(terminals) -> str:
+    names = sorted({TERMINAL_NAMES.get(t, t) for t in terminals or ()})
+    return f"; expected {_one_of(names)}" if names else ""
 
 
 def _describe(tok: Token) -> str:
     return "end of input" if tok.type == "$END" else f"'{tok}'"
 
 
-def _statements(tokens: list[Token]) -> list[list[Token]]:
-    chunks, current = [], []
+def _accepted(lark: Lark, tokens: list[Token]) -> set[str]:
+    """The terminals that may follow `tokens` (exactly: LALR's merged lookaheads over-approximate)."""
+    interactive = lark.parse_interactive(None)
     for tok in tokens:
-        current.append(tok)
-        if tok.type == "DOT":
-            chunks.append(current)
-            current = []
-    if current:
-        chunks.append(current)
-    return chunks
+        interactive.feed_token(tok)
+    return interactive.accepts()
 
 
-def _lex(text: str, filename: str, diagnostics: list[Diagnostic]) -> list[Token]:
-    """Tokens of `text`; an unknown character is reported and skipped."""
-    lark = _lark("dedalus.lark", "statement")
-    tokens, pos = [], 0
+def _parse_tokens(lark: Lark, tokens: list[Token], error) -> Tree | None:
+    """Parse one statement's tokens (a missing final token is reported as end of input)."""
+    interactive = lark.parse_interactive(None)
+    for i, tok in enumerate(tokens):
+        try:
+            interactive.feed_token(tok)
+        except UnexpectedToken:
+            message = f"unexpected {_describe(tok)}"
+            expected = _accepted(lark, tokens[:i])
+            message += _expected(expected)
+            types = {t.type for t in tokens[:i]}
+            if i and "DOT" in expected and tok.line > tokens[i - 1].end_line:
+                message += f" (is the '.' at the end of line {tokens[i - 1].end_line} missing?)"
+            elif expected == {"VARIABLE"} and types & {"ASYNC", "PIPE"}:
+                message += " (the addressee of @async is a variable bound in the body, e.g. @async(Y))"
+            elif tok.type == "NOT" and "NOT" not in expected:
+                message += " ('not' is a keyword: it cannot name a relation or a constant)"
+            elif "PERSIST" in types and tok.type == "RSQB":
+                message += " (write persist[p, k] or persist[p, del_p, k], with k the arity of p)"
+            error(message, _span(tok))
+            return None
+    try:
+        return interactive.feed_eof(tokens[-1])
+    except UnexpectedToken:
+        last = tokens[-1]
+        error(
+            f"unexpected end of input{_expected(_accepted(lark, tokens))}",
+            Span(last.end_line, last.end_column, last.end_line, last.end_column + 1),
+        )
+        return None
+
+
+# Hints for characters that are not Dedalus but look like something that is.
+CHARACTER_HINTS = {
+    ";": "separate body literals with ','",
+    "&": "separate body literals with ','",
+    "'": "strings are written in double quotes",
+    "~": "negation is written 'not', '!' or '¬'",
+    "\\": "a backslash may only appear inside a string",
+}
+FACT_CHARACTER_HINTS = {
+    ";": "separate values with ','",
+    "'": "strings are written in double quotes",
+    "\\": "a backslash may only appear inside a string",
+}
+
+
+def _lex(grammar: str, text: str, filename: str, diagnostics: list[Diagnostic]) -> tuple[list[Token], list[int]]:
+    """Tokens of `text`, and the offsets of the lexical errors; each error is reported and skipped.
+
+    An unterminated string skips the rest of its line and ends the statement
+    there (an empty `DOT` token, so the next line is parsed anew); an
+    unterminated `/*` comment skips the rest of the text.
+    """
+    lark = _lark(grammar, "start" if grammar == "facts.lark" else "statement")
+    tokens, bad, pos = [], [], 0
     while True:
         try:
             for tok in lark.lex(text[pos:]):
-                tok = _shift(tok, text, pos)
-                tokens.append(tok)
-            return tokens
+                tokens.append(_shift(tok, text, pos))
+            return tokens, bad
         except UnexpectedCharacters as exc:
             offset = pos + exc.pos_in_stream
+            bad.append(offset)
             line = text.count("\n", 0, offset) + 1
             col = offset - (text.rfind("\n", 0, offset) + 1) + 1
-            diagnostics.append(
-                Diagnostic(
-                    "syntax",
-                    f"unexpected character {text[offset]!r}",
-                    Span(line, col, line, col + 1),
-                    filename,
-                    text,
-                )
-            )
-            pos = offset + 1
+            char = text[offset]
+            end = text.find("\n", offset)
+            end = len(text) if end < 0 else end
+            if char == '"':
+                message = 'unterminated string: a string ends with \'"\' on the line where it starts'
+                span, pos = Span(line, col, line, col + end - offset), end
+                tokens.append(Token("DOT", "", end, line, col + end - offset, line, col + end - offset, end))
+            elif text.startswith("/*", offset):
+                message = "unterminated comment: '/*' is never closed by '*/'"
+                span, pos = Span(line, col, line, col + 2), len(text)
+            else:
+                hint = (FACT_CHARACTER_HINTS if grammar == "facts.lark" else CHARACTER_HINTS).get(char)
+                message = f"unexpected character {char!r}" + (f" ({hint})" if hint else "")
+                span, pos = Span(line, col, line, col + 1), offset + 1
+            diagnostics.append(Diagnostic("syntax", message, span, filename, text))
 
 
 def _shift(tok: Token, text: str, pos: int) -> Token:
@@ -260,10 +333,43 @@ def _shift(tok: Token, text: str, pos: int) -> Token:
     return Token(tok.type, tok.value, start, line, col, end_line, end_col, end)
 
 
+def _chunks(tokens: list[Token], ends: set[str], bad: list[int], length: int):
+    """Split `tokens` after every token whose type is in `ends`.
+
+    Yields (tokens of the chunk, whether a lexical error lies inside the
+    chunk): such a chunk is not parsed, as its syntax error would only echo
+    the lexical one.
+    """
+    chunk, start = [], 0
+    for tok in tokens:
+        chunk.append(tok)
+        if tok.type in ends:
+            yield chunk, any(start <= b < tok.end_pos for b in bad)
+            chunk, start = [], tok.end_pos
+    if chunk:
+        yield chunk, any(start <= b < length for b in bad)
+
+
+def _transform(transformer: Transformer, tree: Tree, error):
+    try:
+        return transformer.transform(tree)
+    except VisitError as exc:
+        cause = exc.orig_exc
+        if isinstance(cause, BadString):
+            error(str(cause), cause.span)
+            return None
+        raise
+
+
 def parse_program(text: str, filename: str = "<program>") -> Program:
-    """Parse a Dedalus program; raise `DiagnosticError` with every syntax error found."""
+    """Parse a Dedalus program; raise `DiagnosticError` with every syntax error found.
+
+    Each statement (the tokens up to a top-level '.') is parsed on its own, so
+    a syntax error is reported once per statement and parsing goes on with
+    the next one.
+    """
     diagnostics: list[Diagnostic] = []
-    tokens = _lex(text, filename, diagnostics)
+    tokens, bad = _lex("dedalus.lark", text, filename, diagnostics)
     lark = _lark("dedalus.lark", "statement")
     rules: list[Rule] = []
     outputs: list[Output] = []
@@ -271,28 +377,14 @@ def parse_program(text: str, filename: str = "<program>") -> Program:
     def error(message: str, span: Span, code: str = "syntax") -> None:
         diagnostics.append(Diagnostic(code, message, span, filename, text))
 
-    for chunk in _statements(tokens):
-        interactive = lark.parse_interactive(None)
-        try:
-            for tok in chunk:
-                interactive.feed_token(tok)
-            if chunk[-1].type != "DOT":
-                last = chunk[-1]
-                raise UnexpectedToken(Token("$END", "", last.end_pos, last.end_line, last.end_column), {"DOT"})
-            tree = interactive.feed_eof(chunk[-1])
-        except UnexpectedToken as exc:
-            tok = exc.token
-            span = _span(tok) if tok.type != "$END" else Span(tok.line, tok.column, tok.line, tok.column + 1)
-            error(f"unexpected {_describe(tok)}{_expected(exc)}", span)
+    for chunk, lex_error in _chunks(tokens, {"DOT"}, bad, len(text)):
+        if lex_error:
             continue
-        except UnexpectedEOF as exc:  # pragma: no cover - lark raises UnexpectedToken for $END
-            error(f"unexpected end of statement{_expected(exc)}", _span(chunk[-1]))
+        tree = _parse_tokens(lark, chunk, error)
+        if tree is None:
             continue
-        try:
-            result = _ToAst().transform(tree)
-        except Exception as exc:  # a VisitError wrapping a ValueError from unescape
-            cause = getattr(exc, "orig_exc", exc)
-            error(str(cause), _span(chunk[0]))
+        result = _transform(_ToAst(), tree, error)
+        if result is None:
             continue
         if isinstance(result, Rule):
             rules.append(result)
@@ -300,7 +392,11 @@ def parse_program(text: str, filename: str = "<program>") -> Program:
             _, names, arity_tok, span = result
             arity = int(arity_tok)
             if arity < 0:
-                error(f"persist arity must be 0 or more, not {arity}", _span(arity_tok))
+                error(
+                    f"the arity in persist[{', '.join(names)}, {arity}] is negative: "
+                    f"it is the number of arguments of '{names[0]}', 0 or more",
+                    _span(arity_tok),
+                )
                 continue
             rules.append(persist_rule(names[0], arity, names[1] if len(names) > 1 else None, span))
         else:
@@ -328,8 +424,10 @@ class _ToFacts(_Terms):
                 self.diagnostics.append(
                     Diagnostic(
                         "variable-in-fact",
-                        f"input fact '{name}' has variable '{a.name}'; input facts are ground "
-                        f"(write a constant in lower case, e.g. '{a.name.lower()}')",
+                        f"input fact '{name}({', '.join(map(str, args))})' has the variable '{a.name}'; "
+                        "input facts are ground "
+                        f"(write a constant: a lower-case name such as '{a.name.lower()}', "
+                        "an integer or a string)",
                         a.span,
                         self.filename,
                         self.text,
@@ -337,45 +435,87 @@ class _ToFacts(_Terms):
                 )
         return Fact(str(name), tuple(a.value for a in args if isinstance(a, Constant)), _span(meta))
 
-    def block(self, items):
-        node, *facts = items
-        return (node, facts)
-
-    def start(self, items):
-        return items
-
 
 def parse_facts(text: str, filename: str = "<input>") -> Instance:
-    """Parse the `.facts` form of an input (SPEC §1.2)."""
-    try:
-        tree = _lark("facts.lark", "start").parse(text)
-    except UnexpectedInput as exc:
-        tok = getattr(exc, "token", None)
-        if tok is not None:
-            what, span = f"unexpected {_describe(tok)}", _span(tok) if tok.type != "$END" else Span(exc.line, exc.column, exc.line, exc.column + 1)
-        else:
-            what, span = f"unexpected character {text[exc.pos_in_stream]!r}", Span(exc.line, exc.column, exc.line, exc.column + 1)
-        raise DiagnosticError([Diagnostic("syntax", what + _expected(exc), span, filename, text)]) from None
+    """Parse the `.facts` form of an input (SPEC §1.2): top-level facts and `node { facts }` blocks.
+
+    Like programs, the text is parsed one fact at a time, so every error is
+    reported; the braces of blocks are matched here.
+    """
+    diagnostics: list[Diagnostic] = []
+    tokens, bad = _lex("facts.lark", text, filename, diagnostics)
+    lark = _lark("facts.lark", "fact")
     builder = _ToFacts(filename, text)
-    items = builder.transform(tree)
-    everywhere = [i for i in items if isinstance(i, Fact)]
+
+    def error(message: str, span: Span) -> None:
+        diagnostics.append(Diagnostic("syntax", message, span, filename, text))
+
+    everywhere: list[Fact] = []
     facts: dict[clingo.Symbol, list[Fact]] = {}
-    for item in items:
-        if isinstance(item, tuple):
-            node, local = item
-            facts.setdefault(node.value, []).extend(local)
-    diagnostics = builder.diagnostics
-    if not facts:
+    # The open block: its node (None after a malformed opening) and its '{'.
+    block: tuple[Constant | None, Token] | None = None
+
+    def open_block(items: list[Token], brace: Token) -> None:
+        nonlocal block
+        if block is not None and block[0] is not None:
+            error(
+                f"blocks do not nest: the block of node '{block[0]}' opened at line {block[1].line} "
+                "is not closed (add '}' before this one)",
+                _span(items[0] if items else brace),
+            )
+        node = _node(items[0]) if len(items) == 1 and items[0].type in ("LNAME", "INT") else None
+        if node is not None:
+            facts.setdefault(node.value, [])
+        block = (node, brace)
+
+    for chunk, lex_error in _chunks(tokens, {"DOT", "LBRACE", "RBRACE"}, bad, len(text)):
+        *items, last = chunk
+        if last.type == "LBRACE":
+            if not lex_error and not items:
+                error("unexpected '{'; expected a node name before it, e.g. 'a { id(a). }'", _span(last))
+            elif not lex_error and not (len(items) == 1 and items[0].type in ("LNAME", "INT")):
+                _parse_tokens(lark, chunk, error)  # reports what is wrong before the '{'
+            open_block(items, last)
+        elif last.type == "RBRACE":
+            if not lex_error and items:
+                _parse_tokens(lark, chunk, error)  # a fact without its '.'
+            elif not lex_error and block is None:
+                error("unexpected '}': no block is open", _span(last))
+            block = None
+        elif lex_error:
+            continue
+        elif last.type == "DOT":
+            tree = _parse_tokens(lark, chunk, error)
+            fact = None if tree is None else _transform(builder, tree, error)
+            if fact is None:
+                continue
+            if block is None:
+                everywhere.append(fact)
+            elif block[0] is not None:
+                facts[block[0].value].append(fact)
+        else:  # the text ends inside a fact
+            _parse_tokens(lark, chunk, error)
+    if block is not None:
+        node, brace = block
+        error(f"the block of node '{node}' is not closed: add '}}' at its end" if node is not None
+              else "this block is not closed: add '}' at its end", _span(brace))
+    diagnostics += builder.diagnostics
+    if not facts and not diagnostics:
         diagnostics.append(
             Diagnostic(
                 "empty-network",
-                "the input names no node: the network is the set of nodes that have a block, e.g. 'a { }'",
+                "the input names no node: the network is the set of nodes that have a block, "
+                "e.g. 'a { }' (top-level facts go to every node, but there must be one)",
                 filename=filename,
                 text=text,
             )
         )
     raise_if_errors(diagnostics)
     return _instance({n: everywhere + fs for n, fs in facts.items()}, filename, text)
+
+
+def _node(tok: Token) -> Constant:
+    return Constant(clingo.Number(int(tok)) if tok.type == "INT" else clingo.Function(str(tok)), _span(tok))
 
 
 _IDENTIFIER = re.compile(r"[a-z][A-Za-z0-9_]*\Z")
@@ -391,56 +531,92 @@ def json_value(value) -> clingo.Symbol:
 
 
 def parse_json(text: str, filename: str = "<input>") -> Instance:
-    """Parse the JSON form `{"nodes": {"a": {"r": [["v1", "v2"]]}}}` of an input."""
+    """Parse the JSON form `{"nodes": {"a": {"r": [["v1", "v2"]]}}}` of an input.
 
-    def fail(message: str, line: int = 0, col: int = 0):
-        span = Span(line, col, line, col + 1) if line else Span(0, 0, 0, 0)
-        raise DiagnosticError([Diagnostic("json", message, span, filename, text)])
+    A value is a constant: an integer is a number, a lower-case identifier a
+    name, any other string a string. Every problem of the structure is
+    reported (JSON has no positions past the decoder, so they name the node
+    and the relation instead).
+    """
+    diagnostics: list[Diagnostic] = []
 
+    def error(message: str, line: int = 0, col: int = 0) -> None:
+        span = Span(line, col, line, col + 1) if line else NOWHERE
+        diagnostics.append(Diagnostic("json", message, span, filename, text))
+
+    shape = '{"nodes": {"<node>": {"<relation>": [[<value>, ...], ...]}}}'
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        fail(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno)
-    if not isinstance(data, dict) or not isinstance(data.get("nodes"), dict) or not data["nodes"]:
-        fail('expected an object {"nodes": {"<node>": {"<relation>": [[values...], ...]}}} with at least one node')
+        error(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno)
+        raise DiagnosticError(diagnostics) from None
+    if not isinstance(data, dict) or not isinstance(data.get("nodes"), dict):
+        error(f"expected an object {shape}")
+    elif not data["nodes"]:
+        error(f'the input names no node: "nodes" is empty; write {shape}')
+    raise_if_errors(diagnostics)
     facts: dict[clingo.Symbol, list[Fact]] = {}
     for node, relations in data["nodes"].items():
         try:
             key = json_value(int(node) if re.fullmatch(r"-?\d+", node) else node)
         except ValueError as exc:
-            fail(f"node {node!r}: {exc}")
+            error(f"node {node!r}: {exc}")
+            continue
         if not isinstance(relations, dict):
-            fail(f"node {node!r}: expected an object mapping relation names to lists of tuples")
+            error(f"node {node!r}: expected an object mapping relation names to lists of tuples, not {_short(relations)}")
+            continue
         local = facts.setdefault(key, [])
         for rel, tuples in relations.items():
             if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", rel):
-                fail(f"node {node!r}: {rel!r} is not a relation name")
+                error(f"node {node!r}: {rel!r} is not a relation name (letters, digits and '_')")
+                continue
             if not isinstance(tuples, list) or not all(isinstance(t, list) for t in tuples):
-                fail(f"node {node!r}, relation {rel!r}: expected a list of tuples (lists), e.g. [[\"a\", 1]]")
+                error(
+                    f"node {node!r}, relation {rel!r}: expected a list of tuples, each a list of values, "
+                    f'e.g. [["v1", "v2"], ["v2", 3]], not {_short(tuples)}'
+                )
+                continue
             for t in tuples:
                 try:
                     local.append(Fact(rel, tuple(json_value(v) for v in t)))
                 except ValueError as exc:
-                    fail(f"node {node!r}, relation {rel!r}: {exc}")
+                    error(f"node {node!r}, relation {rel!r}: {exc}")
+    raise_if_errors(diagnostics)
     return _instance(facts, filename, text)
+
+
+def _short(value) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _instance(facts: dict[clingo.Symbol, list[Fact]], filename: str, text: str) -> Instance:
     """Build an instance, checking that each relation has one arity."""
     seen: dict[str, Fact] = {}
-    diagnostics = []
+    diagnostics, reported = [], set()
     for local in facts.values():
         for f in local:
             first = seen.setdefault(f.predicate, f)
-            if len(first.args) != len(f.args):
+            if len(first.args) != len(f.args) and (f.predicate, len(f.args), f.span) not in reported:
+                # a top-level fact is in every node: report it once
+                reported.add((f.predicate, len(f.args), f.span))
                 diagnostics.append(
                     Diagnostic(
                         "arity",
-                        f"input relation '{f.predicate}' has {len(f.args)} arguments here but "
-                        f"{len(first.args)} in '{first}'",
+                        f"input relation '{f.predicate}' has {_arguments(len(f.args))} in '{f}' but "
+                        f"{_arguments(len(first.args))} in '{first}'; a relation has one arity",
                         f.span,
                         filename,
                         text,
+                        notes=()
+                        if first.span == NOWHERE
+                        else (
+                            Diagnostic(
+                                "arity",
+                                f"'{f.predicate}' has {_arguments(len(first.args))} here",
+                                first.span, filename, text, Severity.NOTE,
+                            ),
+                        ),
                     )
                 )
     raise_if_errors(diagnostics)
@@ -448,12 +624,35 @@ def _instance(facts: dict[clingo.Symbol, list[Fact]], filename: str, text: str) 
     return Instance(unique, filename, text)
 
 
+def _arguments(k: int) -> str:
+    return f"{k} argument" + ("" if k == 1 else "s")
+
+
 def read_text(path: str | Path, what: str) -> str:
+    """The text of a UTF-8 file (a byte-order mark is dropped); a problem is a diagnostic."""
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
         raise DiagnosticError([Diagnostic("io", f"cannot read {what}: {reason}", filename=str(path))]) from None
+    try:
+        return data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        start = data.rfind(b"\n", 0, exc.start) + 1
+        col = len(data[start : exc.start].decode("utf-8", errors="replace")) + 1
+        text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "io",
+                    f"cannot read {what}: byte 0x{data[exc.start]:02x} is not UTF-8 (save the file as UTF-8)",
+                    Span(line, col, line, col + 1),
+                    str(path),
+                    text,
+                )
+            ]
+        ) from None
 
 
 def load_program(path: str | Path) -> Program:

@@ -1,0 +1,36 @@
+"""Shared fixtures: the examples of the papers, each with a small input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+# (program, small input): small enough to explore every run at horizons 1-3.
+SMALL = [
+    ("tplp2016/ex1_reachability.ded", "tplp2016/ex1_reachability.facts"),
+    ("tplp2016/ex2_ordering.ded", "tplp2016/ex2_ordering.facts"),
+    ("tplp2016/ex3_2pc.ded", "tplp2016/ex3_2pc_small.facts"),
+    ("tplp2016/fig4_noncausal.ded", "tplp2016/fig4.facts"),
+    ("tplp2016/fig5_grouping.ded", "tplp2016/fig5.facts"),
+    ("jcss2014/alg1.ded", "jcss2014/alg1.facts"),
+    ("jcss2014/alg2.ded", "jcss2014/alg2_nonempty.facts"),
+    ("jcss2014/alg3.ded", "jcss2014/alg3.facts"),
+    ("jcss2014/alg4.ded", "jcss2014/alg4.facts"),
+    ("tr2009/mutable_state.ded", "tr2009/mutable_state.facts"),
+    ("tr2009/priority_queue.ded", "tr2009/priority_queue.facts"),
+    ("tr2009/broadcast.ded", "tr2009/broadcast.facts"),
+]
+
+
+def example_id(pair: tuple[str, str]) -> str:
+    return Path(pair[0]).stem
+
+
+@pytest.fixture(params=SMALL, ids=[example_id(p) for p in SMALL])
+def example(request) -> tuple[Path, Path]:
+    program, facts = request.param
+    return EXAMPLES / program, EXAMPLES / facts
