@@ -1,0 +1,456 @@
+"""Tests of the operational semantics (tplp2016 §5.1) in dedalus2asp.operational."""
+
+from __future__ import annotations
+
+import clingo
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dedalus2asp.analysis import strata
+from dedalus2asp.ast import RuleKind
+from dedalus2asp.operational import (
+    Message,
+    StateLimitExceeded,
+    async_,
+    deduc,
+    explore,
+    induc,
+    replay,
+    run_trace,
+)
+from dedalus2asp.parser import parse_facts, parse_program
+
+
+def sym(value):
+    return clingo.Number(value) if isinstance(value, int) else clingo.Function(value)
+
+
+def fact(predicate, *args):
+    """A ground fact as operational.py represents it: (predicate, (symbols...))."""
+    return (predicate, tuple(sym(a) for a in args))
+
+
+def tf(node, step, predicate, *args):
+    """A trace fact R(x, s, ā)."""
+    return (sym(node), step, predicate, tuple(sym(a) for a in args))
+
+
+def deductive(text):
+    return strata(parse_program(text))
+
+
+def rules(text, kind):
+    return parse_program(text).rules_of(kind)
+
+
+# ---------------------------------------------------------------------------
+# deduc_P, induc_P, async_P (tplp2016 §5.1.2)
+
+EXAMPLE_1 = """
+marked(U)@async(Y) :- start(U), Node(Y).
+marked(U)@next :- marked(U).
+marked(V) :- marked(U), R(U, V).
+vert(U) :- R(U, V).
+vert(U) :- R(V, U).
+missing() :- vert(U), not marked(U).
+covered() :- not missing().
+"""
+
+
+def test_deduc_example_1_stratified():
+    graph = [fact("R", "v1", "v2"), fact("R", "v2", "v3"), fact("R", "v4", "v3")]
+    out = deduc(deductive(EXAMPLE_1), graph + [fact("marked", "v1")])
+    assert {f for f in out if f[0] == "marked"} == {fact("marked", v) for v in ("v1", "v2", "v3")}
+    assert {f for f in out if f[0] == "vert"} == {fact("vert", v) for v in ("v1", "v2", "v3", "v4")}
+    assert fact("missing") in out and fact("covered") not in out
+    assert set(graph) <= out  # I ⊆ deduc_P(I)
+
+    out = deduc(deductive(EXAMPLE_1), graph + [fact("marked", "v1"), fact("marked", "v4")])
+    assert fact("missing") not in out and fact("covered") in out
+
+
+def test_deduc_negation_waits_for_lower_stratum():
+    # p's rule is written first: evaluating rules in program order would derive p(2).
+    program = deductive("p(X) :- q(X), not r(X).\nr(X) :- s(X).\nr(X) :- r2(X).\nr2(X) :- t(X).")
+    out = deduc(program, [fact("q", 1), fact("q", 2), fact("q", 3), fact("s", 2), fact("t", 3)])
+    assert {f for f in out if f[0] == "p"} == {fact("p", 1)}
+
+
+def test_deduc_recursive_closure_semi_naive():
+    # tc(X, Z) :- tc(X, Y), tc(Y, Z) needs facts of two different rounds in one join.
+    n = 9
+    edges = [fact("e", i, i + 1) for i in range(n)]
+    out = deduc(deductive("tc(X, Y) :- e(X, Y).\ntc(X, Z) :- tc(X, Y), tc(Y, Z)."), edges)
+    assert {f for f in out if f[0] == "tc"} == {fact("tc", i, j) for i in range(n + 1) for j in range(i + 1, n + 1)}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sets(st.tuples(st.integers(0, 5), st.integers(0, 5)), max_size=12))
+def test_deduc_reachability_with_negation_matches_python(edges):
+    program = deductive(
+        "reach(Y) :- src(X), e(X, Y).\nreach(Y) :- reach(X), e(X, Y).\n"
+        "node(X) :- e(X, _).\nnode(Y) :- e(_, Y).\nunreached(X) :- node(X), not reach(X)."
+    )
+    out = deduc(program, [fact("e", a, b) for a, b in edges] + [fact("src", 0)])
+    reach, frontier = set(), {0}
+    while frontier:
+        frontier = {b for a, b in edges if a in frontier} - reach
+        reach |= frontier
+    nodes = {a for e in edges for a in e}
+    assert {f for f in out if f[0] == "reach"} == {fact("reach", v) for v in reach}
+    assert {f for f in out if f[0] == "unreached"} == {fact("unreached", v) for v in nodes - reach}
+
+
+def test_deduc_constants_repeated_variables_anonymous_comparisons():
+    program = deductive(
+        """
+        eq(U, U) :- s(U).
+        loop(X) :- e(X, X).
+        source(X) :- e(X, _).
+        pair(X, Y) :- e(X, _), e(_, Y).
+        to_b(X) :- e(X, b).
+        lt(X, Y) :- e(X, Y), X < Y.
+        le(X, Y) :- e(X, Y), X <= Y.
+        gt(X, Y) :- e(X, Y), X > Y.
+        ge(X, Y) :- e(X, Y), X >= Y.
+        ne(X, Y) :- e(X, Y), X != Y.
+        same(X, Y) :- e(X, Y), X = Y.
+        small(X) :- s(X), X < 5.
+        """
+    )
+    x = clingo.String("x")
+    edges = [("e", (sym("a"), sym("b"))), ("e", (sym("b"), sym("b"))), ("e", (x, sym(3))), ("e", (sym(3), sym("a")))]
+    out = deduc(program, edges + [fact("s", 1), fact("s", "a")])
+
+    def rel(name):
+        return {args for p, args in out if p == name}
+
+    a, b, three = sym("a"), sym("b"), sym(3)
+    assert rel("eq") == {(sym(1), sym(1)), (a, a)}
+    assert rel("loop") == {(b,)}
+    assert rel("source") == {(a,), (b,), (x,), (three,)}
+    assert len(rel("pair")) == 4 * 3  # sources × targets {b, 3, a}
+    assert rel("to_b") == {(a,), (b,)}
+    # clingo's order: numbers < names < strings
+    assert rel("lt") == {(a, b), (three, a)}
+    assert rel("le") == {(a, b), (b, b), (three, a)}
+    assert rel("gt") == {(x, three)}
+    assert rel("ge") == {(x, three), (b, b)}
+    assert rel("ne") == {(a, b), (x, three), (three, a)}
+    assert rel("same") == {(b, b)}
+    assert rel("small") == {(sym(1),)}
+
+
+def test_rules_without_positive_atom_fire_once():
+    program = deductive("covered() :- not missing().")
+    assert deduc(program, []) == {fact("covered")}
+    assert deduc(program, [fact("missing")]) == {fact("missing")}
+    assert deduc(deductive("p(a)."), []) == {fact("p", "a")}
+    ticks = rules("tick()@next :- not stop().", RuleKind.INDUCTIVE)
+    assert induc(ticks, [fact("q", 1), fact("q", 2)]) == {fact("tick")}
+    assert induc(ticks, [fact("stop")]) == frozenset()
+
+
+def test_induc_is_one_step():
+    inductive = rules("p(X)@next :- q(X).\nr(X)@next :- p(X).\nq(X)@next :- q(X), not p(X).", RuleKind.INDUCTIVE)
+    # one derivation step: the new p(1) does not yield r(1), and q(1) is kept since p(1) is not in I
+    assert induc(inductive, [fact("q", 1)]) == {fact("p", 1), fact("q", 1)}
+    assert induc(inductive, [fact("q", 1), fact("p", 1)]) == {fact("p", 1), fact("r", 1)}
+
+
+def test_async_addressee_is_the_variable_value():
+    asynchronous = rules("m(X)@async(Y) :- v(X), to(Y).\nn()@async(Y) :- m(_), to(Y).", RuleKind.ASYNC)
+    out = async_(asynchronous, [fact("v", 1), fact("v", 2), fact("to", "a"), fact("to", "zz")])
+    assert out == {(sym(y), fact("m", v)) for y in ("a", "zz") for v in (1, 2)}
+    assert async_(asynchronous, [fact("m", 5), fact("to", "a")]) == {(sym("a"), fact("n"))}
+
+
+# ---------------------------------------------------------------------------
+# Transitions and runs (tplp2016 §5.1.3, §5.1.5)
+
+FIGURE_4 = """
+A()@async(X) :- Id(X).
+B()@async(X) :- A(), Id(X).
+T() :- A(), not B().
+T()@next :- T().
+B()@next :- B().
+"""
+Z = parse_facts("z { Id(z). }")
+
+
+def fig4():
+    return parse_program(FIGURE_4)
+
+
+def msg(sender, step, addressee, predicate, *args):
+    return Message(sym(sender), step, sym(addressee), fact(predicate, *args))
+
+
+def test_run_trace_by_hand():
+    # step 0: nothing can have arrived; A() is sent. step 1: A() arrives, T() is derived, A() and B() are sent.
+    # step 2: B() arrives; T() is remembered, so T() holds although B() is there.
+    transitions = [
+        (sym("z"), []),
+        (sym("z"), [(sym("z"), 0, fact("A"))]),
+        (sym("z"), [(sym("z"), 1, fact("B"))]),
+    ]
+    run = replay(fig4(), Z, transitions)
+    assert run.trace == {
+        tf("z", 0, "Id", "z"),
+        tf("z", 1, "Id", "z"), tf("z", 1, "A"), tf("z", 1, "T"),
+        tf("z", 2, "Id", "z"), tf("z", 2, "B"), tf("z", 2, "T"),
+    }
+    assert run.pending == {msg("z", 1, "z", "A"), msg("z", 2, "z", "A")}
+    assert run.steps == {sym("z"): 3}
+    assert run_trace(fig4(), Z, transitions) == run.trace
+
+
+def test_replay_rejects_illegal_deliveries():
+    z = sym("z")
+    with pytest.raises(ValueError, match="not in the buffer"):  # causality: not sent yet
+        replay(fig4(), Z, [(z, [(z, 0, fact("A"))])])
+    with pytest.raises(ValueError, match="not in the buffer"):  # delivered twice
+        replay(fig4(), Z, [(z, []), (z, [(z, 0, fact("A"))]), (z, [(z, 0, fact("A"))])])
+    with pytest.raises(ValueError, match="not in the buffer"):  # B() was never sent at step 0
+        replay(fig4(), Z, [(z, []), (z, [(z, 0, fact("B"))])])
+    with pytest.raises(ValueError, match="not a node"):
+        replay(fig4(), Z, [(sym("y"), [])])
+
+
+def test_fig4_horizon_1_exact():
+    result = explore(fig4(), Z, 1)
+    base = {tf("z", 0, "Id", "z"), tf("z", 1, "Id", "z")}
+    late = frozenset(base)  # A() not delivered at step 1
+    early = frozenset(base | {tf("z", 1, "A"), tf("z", 1, "T")})  # A() delivered at step 1
+    assert result.traces == {late, early}
+    assert result.pending == {
+        late: {frozenset({msg("z", 0, "z", "A"), msg("z", 1, "z", "A")})},
+        early: {frozenset({msg("z", 1, "z", "A"), msg("z", 1, "z", "B")})},
+    }
+    assert result.runs == 2
+
+
+def test_fig4_horizon_2_pending_sets():
+    result = explore(fig4(), Z, 2)
+    id_ = {tf("z", s, "Id", "z") for s in range(3)}
+    only_step_2 = frozenset(id_ | {tf("z", 2, "A"), tf("z", 2, "T")})
+    # A() sent at 0 and 1 are both in the buffer at step 2: any non-empty subset of them arrives
+    assert result.pending[only_step_2] == {
+        frozenset({msg("z", 1, "z", "A"), msg("z", 2, "z", "A"), msg("z", 2, "z", "B")}),
+        frozenset({msg("z", 0, "z", "A"), msg("z", 2, "z", "A"), msg("z", 2, "z", "B")}),
+        frozenset({msg("z", 2, "z", "A"), msg("z", 2, "z", "B")}),
+    }
+    assert result.pending[frozenset(id_)] == {
+        frozenset({msg("z", 0, "z", "A"), msg("z", 1, "z", "A"), msg("z", 2, "z", "A")})
+    }
+
+
+def fig4_traces_by_formula(horizon):
+    """Figure 4 on {z}: a trace is fixed by the steps a_t where some A() arrives (any t ≥ 1: the A() sent
+    at t-1 is always still buffered) and the step f where B() first arrives (never, or after a step with A()).
+    Then B() holds from f on and T() from the first step with A() and without B()."""
+    count = 0
+    for bits in range(2**horizon):
+        a = [False] + [bool(bits >> (t - 1) & 1) for t in range(1, horizon + 1)]
+        firsts = [None] + [f for f in range(1, horizon + 1) if any(a[:f])]
+        count += len(firsts)
+    return count
+
+
+@pytest.mark.parametrize("horizon, expected", [(0, 1), (1, 2), (2, 6), (3, 18), (4, 50)])
+def test_fig4_trace_counts(horizon, expected):
+    assert fig4_traces_by_formula(horizon) == expected
+    result = explore(fig4(), Z, horizon)
+    assert len(result.traces) == expected
+    for trace in result.traces:
+        steps = range(horizon + 1)
+        has = {(s, r) for (_, s, r, _) in trace}
+        for s in steps:  # T() iff an earlier (or this) step had A() and not B()
+            assert ((s, "T") in has) == any((u, "A") in has and (u, "B") not in has for u in range(s + 1))
+            assert (s, "Id") in has
+
+
+@pytest.mark.parametrize("horizon", [1, 2, 3, 4])
+def test_fig4_delay_bound_1_is_deterministic(horizon):
+    result = explore(fig4(), Z, horizon, max_delay=1)
+    (trace,) = result.traces
+    expected = {tf("z", s, "Id", "z") for s in range(horizon + 1)}
+    expected |= {tf("z", s, "A") for s in range(1, horizon + 1)}
+    expected |= {tf("z", s, "T") for s in range(1, horizon + 1)}
+    expected |= {tf("z", s, "B") for s in range(2, horizon + 1)}
+    assert trace == expected
+    # every message sent at s ≤ horizon - 1 arrived by s + 1; only those of the last step remain
+    (pending,) = result.pending[trace]
+    assert pending == {msg("z", horizon, "z", "A"), msg("z", horizon, "z", "B")}
+
+
+def test_delay_bound_limits_pending_and_arrival():
+    horizon, bound = 3, 2
+    bounded = explore(fig4(), Z, horizon, max_delay=bound)
+    free = explore(fig4(), Z, horizon)
+    assert bounded.traces < free.traces
+    for trace, sets in bounded.pending.items():
+        for pending in sets:
+            assert all(m.step + bound > horizon for m in pending)
+        assert sets <= free.pending[trace]
+    for trace, witness in bounded.witnesses.items():
+        for t, (_, delivered) in enumerate(witness):  # one node: transition t is step t
+            assert all(t <= step + bound for _, step, _ in delivered)
+    # A() sent at 0 must arrive at step 1 or 2
+    assert all(tf("z", 1, "A") in tr or tf("z", 2, "A") in tr for tr in bounded.traces)
+
+
+def test_delay_bound_0_forbids_messages_to_oneself():
+    # a message to oneself arrives at a later step (causality), never at its own step
+    assert explore(fig4(), Z, 2, max_delay=0).traces == frozenset()
+
+
+PING = """
+ping(X)@async(Y) :- id(X), peer(Y).
+got(X) :- ping(X).
+got(X)@next :- got(X).
+"""
+AB_AND_C = parse_facts("peer(a). peer(b). peer(c). a { id(a). } b { id(b). }")
+
+
+def test_two_nodes_message_outside_network_dropped():
+    program = parse_program(PING)
+    # horizon 0: ping(b) reaches a0 (b0 went first), or ping(a) reaches b0, or neither; not both (causality)
+    assert len(explore(program, AB_AND_C, 0).traces) == 3
+    # horizon 1: a trace shows which ping arrives at which step. ping(a) at a1 and ping(b) at b1 are free (×4);
+    # (ping(b) at a0, ping(a) at b0) is one of 00, 10, 01, and in each case ping(b) at a1 and ping(a)
+    # at b1 can each happen or not, all four together (e.g. with 00: a0 b0 a1 b1): 3 × 4 × 4 = 48.
+    result = explore(program, AB_AND_C, 1)
+    assert len(result.traces) == 48
+    c = sym("c")
+    assert all(m.addressee != c for sets in result.pending.values() for p in sets for m in p)
+    assert all(x != c for trace in result.traces for (x, *_) in trace)
+    # each of a, b sends ping to a and b (not c) at steps 0 and 1: 8 messages, delivered or pending
+    sent = {msg(x, s, y, "ping", x) for x in "ab" for s in (0, 1) for y in "ab"}
+    assert all(p <= sent for sets in result.pending.values() for p in sets)
+    assert frozenset().union(*(p for sets in result.pending.values() for p in sets)) == sent
+
+
+def test_message_to_unknown_addressee_reaches_no_one():
+    program = parse_program("to(Y)@async(Y) :- peer(Y).")
+    result = explore(program, AB_AND_C, 1)
+    assert {args for trace in result.traces for (_, _, r, args) in trace if r == "to"} == {(sym("a"),), (sym("b"),)}
+    assert {(m.addressee, m.fact) for sets in result.pending.values() for p in sets for m in p} == {
+        (sym(y), fact("to", y)) for y in "ab"
+    }
+
+
+def test_two_nodes_delay_bound_1():
+    # ping(a) at a1 and ping(b) at b1 are forced; with neither ping at step 0, both pings sent at step 0 to
+    # the other node arrive at step 1; with one at step 0 the other node's step-1 ping may arrive or not: 1+2+2
+    result = explore(parse_program(PING), AB_AND_C, 1, max_delay=1)
+    assert len(result.traces) == 5
+
+
+def test_node_without_facts():
+    program = parse_program("hello(X)@async(Y) :- id(X), peer(Y).\nseen(X) :- hello(X).")
+    result = explore(program, parse_facts("a { id(a). peer(b). } b { }"), 1)
+    a_part = {tf("a", s, r, *args) for s in (0, 1) for r, args in (("id", ["a"]), ("peer", ["b"]))}
+    hello = {tf("b", s, "hello", "a") for s in (0, 1)}
+    seen = {tf("b", s, "seen", "a") for s in (0, 1)}
+    # b holds nothing at a step where no hello(a) arrives; one can arrive at b0 (a0 first) and one at b1
+    expected = set()
+    for s0 in (False, True):
+        for s1 in (False, True):
+            got = {s for s, on in ((0, s0), (1, s1)) if on}
+            expected.add(frozenset(a_part | {f for f in hello | seen if f[1] in got}))
+    assert result.traces == expected
+
+
+def test_relation_both_input_and_derived():
+    program = parse_program("r(X) :- s(X).\ns(Y)@next :- r(X), succ(X, Y).")
+    instance = parse_facts("a { r(1). succ(1, 2). succ(2, 3). }")
+    assert deduc(strata(program), [fact("r", 1), fact("s", 2)]) == {fact("r", 1), fact("s", 2), fact("r", 2)}
+    (trace,) = explore(program, instance, 2).traces
+    inputs = {tf("a", s, p, *args) for s in range(3) for p, args in (("r", [1]), ("succ", [1, 2]), ("succ", [2, 3]))}
+    assert trace == inputs | {
+        tf("a", 1, "s", 2), tf("a", 1, "r", 2),
+        tf("a", 2, "s", 2), tf("a", 2, "s", 3), tf("a", 2, "r", 2), tf("a", 2, "r", 3),
+    }
+
+
+def test_comparisons_inside_explore_follow_clingo_order():
+    program = parse_program("small(X) :- v(X), X < b.\nbig(X) :- v(X), X >= b.\nv(Y)@next :- v(X), w(X, Y), X != Y.")
+    instance = parse_facts('a { v(a). v(b). v(1). v("s"). w(a, c). w(b, b). }')
+    (trace,) = explore(program, instance, 1).traces
+    assert {(s, r, args) for (_, s, r, args) in trace if r in ("small", "big")} == {
+        (0, "small", (sym(1),)), (0, "small", (sym("a"),)),
+        (0, "big", (sym("b"),)), (0, "big", (clingo.String("s"),)),
+        (1, "small", (sym(1),)), (1, "small", (sym("a"),)),
+        (1, "big", (sym("b"),)), (1, "big", (clingo.String("s"),)), (1, "big", (sym("c"),)),
+    }
+
+
+def test_unused_input_relations_not_in_trace():
+    (trace,) = explore(parse_program("p(X) :- q(X)."), parse_facts("a { q(1). other(2). }"), 0).traces
+    assert trace == {tf("a", 0, "q", 1), tf("a", 0, "p", 1)}
+
+
+def brute_force(program, instance, horizon, max_delay=None):
+    """Every schedule, without merging anything: {(trace, pending)} of all complete prefixes."""
+    nodes = instance.network
+    out = set()
+
+    def go(schedule):
+        run = replay(program, instance, schedule)
+        if all(run.steps[x] == horizon + 1 for x in nodes):
+            if max_delay is None or all(m.step + max_delay > horizon for m in run.pending):
+                out.add((run.trace, run.pending))
+            return
+        for x in nodes:
+            t = run.steps[x]
+            if t > horizon:
+                continue
+            buffer = sorted(m for m in run.pending if m.addressee == x)
+            for bits in range(2 ** len(buffer)):
+                chosen = [m for k, m in enumerate(buffer) if bits >> k & 1]
+                if max_delay is not None and any(t > m.step + max_delay for m in chosen):
+                    continue
+                go(schedule + [(x, [(m.sender, m.step, m.fact) for m in chosen])])
+
+    go([])
+    return out
+
+
+@pytest.mark.parametrize(
+    "text, instance, horizon, bound",
+    [
+        (FIGURE_4, Z, 3, None),
+        (FIGURE_4, Z, 3, 1),
+        (FIGURE_4, Z, 3, 2),
+        (PING, AB_AND_C, 1, None),
+        (PING, AB_AND_C, 1, 1),
+        (PING, AB_AND_C, 1, 0),
+    ],
+    ids=["fig4-h3", "fig4-h3-d1", "fig4-h3-d2", "ping-h1", "ping-h1-d1", "ping-h1-d0"],
+)
+def test_explore_agrees_with_brute_force(text, instance, horizon, bound):
+    program = parse_program(text)
+    result = explore(program, instance, horizon, max_delay=bound)
+    ends = {(trace, pending) for trace, sets in result.pending.items() for pending in sets}
+    assert ends == brute_force(program, instance, horizon, bound)
+    assert result.runs == len(ends)
+    assert result.traces == {trace for trace, _ in ends}
+
+
+def test_witnesses_replay_to_their_trace():
+    for program, instance, horizon in ((fig4(), Z, 3), (parse_program(PING), AB_AND_C, 1)):
+        result = explore(program, instance, horizon)
+        assert result.witnesses.keys() == result.traces
+        for trace, witness in result.witnesses.items():
+            run = replay(program, instance, witness)
+            assert run.trace == trace and run.pending in result.pending[trace]
+
+
+def test_state_limit_and_progress():
+    with pytest.raises(StateLimitExceeded, match="--max-states"):
+        explore(fig4(), Z, 4, max_states=10)
+    seen = []
+    result = explore(parse_program(PING), AB_AND_C, 2, progress=seen.append)
+    assert result.states > 10_000 and seen and seen[0] == 10_000
