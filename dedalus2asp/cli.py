@@ -26,8 +26,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-stdout = Console(highlight=False)
-stderr = Console(stderr=True, highlight=False)
+# User text (names, strings) is never markup, and lines are never wrapped: diagnostics keep their carets.
+stdout = Console(highlight=False, markup=False, emoji=False, soft_wrap=True)
+stderr = Console(stderr=True, highlight=False, markup=False, emoji=False, soft_wrap=True)
 
 EXIT_NO, EXIT_USAGE, EXIT_INCOMPLETE = 1, 2, 3
 

@@ -18,7 +18,7 @@ from .ast import Trace, TraceFact
 from .transform import PENDING, Compiled
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Message:
     """A message R(args) sent at step `sent` of `sender`, arriving at step `arrives` of `addressee` (None: pending)."""
 
@@ -28,6 +28,10 @@ class Message:
     arrives: int | None
     relation: str
     args: tuple[clingo.Symbol, ...]
+
+    def key(self) -> tuple:
+        """Send order first; pending messages after those that arrive."""
+        return (self.sender, self.sent, self.addressee, self.arrives is None, self.arrives or 0, self.relation, self.args)
 
     @property
     def fact(self) -> str:
@@ -96,7 +100,7 @@ def decode(symbols: Iterable[clingo.Symbol], compiled: Compiled, number: int = 1
     return Model(
         number=number,
         trace=frozenset(trace),
-        messages=tuple(sorted(messages)),
+        messages=tuple(sorted(messages, key=Message.key)),
         network=tuple(sorted(network)),
         horizon=compiled.horizon,
         semantics=compiled.semantics.value,
