@@ -195,32 +195,54 @@ def explore(
     horizon: int = HorizonOpt,
     max_delay: Optional[int] = DelayOpt,
     max_states: int = typer.Option(1_000_000, "--max-states", min=1, help="Stop past this many configurations"),
+    runs: bool = typer.Option(
+        False, "--runs", help="Count distinct run prefixes (end configurations) too; slower: senders are kept apart"
+    ),
     json_: bool = JsonOpt,
 ) -> None:
-    """Enumerate every operational run prefix (tplp2016 §5.1) in which each node takes T+1 steps."""
+    """Enumerate the operational run prefixes (tplp2016 §5.1) in which each node takes T+1 steps."""
     try:
         prog, instance, warnings = pipeline.load(program, input_)
     except DiagnosticError as error:
         _fail(error)
     _warn(warnings)
+    tty = sys.stderr.isatty()
 
     def progress(states: int) -> None:
-        print(f"\r  explored {states} configurations", end="", file=sys.stderr, flush=True)
+        if tty:
+            print(f"\r  explored {states} configurations", end="", file=sys.stderr, flush=True)
 
     try:
         result = operational.explore(
-            prog, analysis.restrict(instance, prog), horizon, max_delay=max_delay, max_states=max_states, progress=progress
+            prog,
+            analysis.restrict(instance, prog),
+            horizon,
+            max_delay=max_delay,
+            max_states=max_states,
+            progress=progress,
+            mode="exact" if runs else "traces",
         )
     except operational.StateLimitExceeded as exc:
         stderr.print(f"\nstate limit: {exc}")
         raise typer.Exit(EXIT_INCOMPLETE)
-    summary = {"traces": len(result.traces), "states": result.states, "runs": result.runs, "horizon": horizon, "max_delay": max_delay}
+    if tty:
+        print(file=sys.stderr)
+    summary = {
+        "traces": len(result.traces),
+        "states": result.states,
+        "mode": result.mode,
+        "horizon": horizon,
+        "max_delay": max_delay,
+    }
+    if runs:
+        summary["runs"] = result.runs
     if json_:
         print(json.dumps(summary, indent=2))
     else:
+        prefixes = f" over {result.runs} distinct run prefix(es)" if runs else ""
         stdout.print(
-            f"{summary['traces']} distinct trace(s) over {summary['runs']} run prefix(es); "
-            f"{summary['states']} configurations explored (horizon {horizon})"
+            f"{summary['traces']} distinct trace(s){prefixes}; {summary['states']} configurations explored "
+            f"(horizon {horizon}" + ("" if max_delay is None else f", delay ≤ {max_delay}") + ")"
         )
 
 

@@ -37,8 +37,17 @@ class Enumeration:
 
 
 def _progress(what: str) -> Callable[[int, float], None]:
+    """A running count on stderr: rewritten in place on a terminal, a line every 5 s otherwise."""
+    tty = sys.stderr.isatty()
+    last = [0.0]
+
     def report(count: int, elapsed: float) -> None:
-        print(f"\r  {what}: {count} so far ({elapsed:.1f} s)", end="", file=sys.stderr, flush=True)
+        if tty and elapsed - last[0] >= 0.25:
+            print(f"\r  {what}: {count} so far ({elapsed:.1f} s)", end="", file=sys.stderr, flush=True)
+            last[0] = elapsed
+        elif not tty and elapsed - last[0] >= 5.0:
+            print(f"  {what}: {count} so far ({elapsed:.0f} s)", file=sys.stderr, flush=True)
+            last[0] = elapsed
 
     return report
 
@@ -101,7 +110,7 @@ def enumerate_models(
                 report(result.count, elapsed)
                 shown = True
         handle.get()
-        if shown:
+        if shown and sys.stderr.isatty():
             print(file=sys.stderr)
     result.seconds = time.perf_counter() - start
     result.statistics = _statistics(ctl)

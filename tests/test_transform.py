@@ -29,7 +29,8 @@ def compiled(program: str, facts: str, horizon: int, semantics=Semantics.CAUSAL_
 
 
 def solved_traces(program: str, facts: str, horizon: int, semantics=Semantics.CAUSAL_FINITE, max_delay=None):
-    found = solve.enumerate_models(compiled(program, facts, horizon, semantics, max_delay), 0, progress=False)
+    """The distinct traces (projective enumeration: one model per trace)."""
+    found = solve.traces(compiled(program, facts, horizon, semantics, max_delay))
     return [m.trace for m in found.models]
 
 
@@ -55,11 +56,16 @@ def clingo_front_end_models(path: Path) -> int:
     return int(re.search(r"^Models\s*:\s*(\d+)\s*$", done.stdout, re.M).group(1))
 
 
-@pytest.mark.parametrize("semantics", list(Semantics), ids=lambda s: s.value)
-@pytest.mark.parametrize("pair", SMALL, ids=[example_id(p) for p in SMALL])
+# Every example under every semantics at horizon 1, but jcss2014 Alg. 1 under `choice`: its
+# broadcast of the transitive closure has tens of millions of choice models already at T = 1
+# (every copy of every T(u, v) message picks any arrival), too many to count in a test.
+FRONT_END = [(pair, s) for pair in SMALL for s in Semantics if not (pair[0] == "jcss2014/alg1.ded" and s is Semantics.CHOICE)]
+
+
+@pytest.mark.parametrize("pair, semantics", FRONT_END, ids=[f"{example_id(p)}-{s.value}" for p, s in FRONT_END])
 def test_compiled_program_runs_under_clingo_front_end(pair, semantics, tmp_path):
     program, facts = (ROOT / "examples" / p for p in pair)
-    prepared = prepare(program, facts, 2, semantics)
+    prepared = prepare(program, facts, 1, semantics)
     out = tmp_path / "out.lp"
     out.write_text(prepared.compiled.text)
     assert clingo_front_end_models(out) == solve.count(prepared.compiled, progress=False)["models"]
@@ -83,10 +89,11 @@ def test_introduced_variables_never_capture_user_variables():
     """Users may call their variables X, S, T, Y, T2, W0: the transformation picks fresh ones."""
     facts = "n(a). n(b).\na { e(a, b). e(b, c). }\nb { e(b, a). }\n"
     for semantics in Semantics:
-        left = solved_traces(CAPTURE, facts, 2, semantics)
-        right = solved_traces(RENAMED, facts, 2, semantics)
-        assert len(left) == len(right) > 1
-        assert set(left) == set(right)
+        left, right = (compiled(p, facts, 1, semantics) for p in (CAPTURE, RENAMED))
+        assert solve.count(left, progress=False)["models"] == solve.count(right, progress=False)["models"]
+        left_traces = {m.trace for m in solve.traces(left).models}
+        assert len(left_traces) > 1
+        assert left_traces == {m.trace for m in solve.traces(right).models}
 
 
 def test_fresh_variables_are_distinct_from_user_variables():
