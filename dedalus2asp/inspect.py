@@ -65,14 +65,48 @@ class Model:
             f"{r}({', '.join(map(str, a))})" for (x, s, r, a) in self.trace if x == node and s == step
         )
 
+    def noncausal(self) -> tuple[Message, ...]:
+        """Messages sent into the past: their arrival step happens before their send step.
+
+        Happens-before (tplp2016 §5.2.1) is built from the local edges (x,s)->(x,s+1) and the
+        message edges, taking messages in order of their send step: a message whose arrival
+        already reaches its send is flagged and its edge left out, so one message into the past
+        does not make every message on its cycle suspect. A causal model has none (tplp2016
+        §4.4.1 rule (9)); a choice model may (§4.3.3).
+        """
+        succ: dict[tuple, set[tuple]] = defaultdict(set)
+        for node in self.network:
+            for step in range(self.horizon):
+                succ[(node, step)].add((node, step + 1))
+
+        def reaches(start: tuple, goal: tuple) -> bool:
+            seen, todo = {start}, [start]
+            while todo:
+                v = todo.pop()
+                if v == goal:
+                    return True
+                todo.extend(w for w in succ.get(v, ()) if w not in seen and not seen.add(w))
+            return False
+
+        flagged = []
+        for m in sorted(self.messages, key=lambda m: (m.sent, m.key())):
+            if m.arrives is None:
+                continue
+            if reaches((m.addressee, m.arrives), (m.sender, m.sent)):
+                flagged.append(m)
+            else:
+                succ[(m.sender, m.sent)].add((m.addressee, m.arrives))
+        return tuple(flagged)
+
     def as_dict(self) -> dict:
+        into_past = set(self.noncausal())
         return {
             "number": self.number,
             "trace": [
                 {"node": str(x), "step": s, "relation": r, "args": [str(v) for v in a]}
                 for (x, s, r, a) in sorted(self.trace)
             ],
-            "messages": [m.as_dict() for m in self.messages],
+            "messages": [{**m.as_dict(), "noncausal": m in into_past} for m in self.messages],
         }
 
 
@@ -128,9 +162,11 @@ def render_text(model: Model, console) -> None:
         table.add_row(str(node), *("\n".join(facts) for facts in steps.values()))
     console.print(table)
     if model.messages:
-        console.print("messages:")
+        console.print("messages (sender@step → addressee@arrival step):")
+        into_past = set(model.noncausal())
         for m in model.messages:
-            arrival = "pending" if m.arrives is None else f"{m.addressee}@{m.arrives}"
-            console.print(f"  {m.fact}: {m.sender}@{m.sent} → {arrival}", highlight=False)
+            arrival = f"{m.addressee} pending" if m.arrives is None else f"{m.addressee}@{m.arrives}"
+            warning = "   ← sent into the past (non-causal)" if m in into_past else ""
+            console.print(f"  {m.fact}: {m.sender}@{m.sent} → {arrival}{warning}", highlight=False)
     else:
         console.print("messages: none")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from . import analysis, inspect, parser, solve, transform
 from .ast import Instance, Program
-from .diagnostics import Diagnostic
+from .diagnostics import Diagnostic, DiagnosticError
 
 PIPELINE = (parser.parse_program, analysis.check, transform.transform, solve.enumerate_models, inspect.decode)
 
@@ -28,10 +28,29 @@ class Prepared:
 
 
 def load(program_path: str | Path, input_path: str | Path | None = None) -> tuple[Program, Instance | None, list[Diagnostic]]:
-    """Parse and check a program and (optionally) its input; errors raise `DiagnosticError`."""
-    program = parser.load_program(program_path)
-    instance = parser.load_instance(input_path) if input_path is not None else None
-    warnings = analysis.check(program, instance)
+    """Parse and check a program and (optionally) its input.
+
+    Errors raise one `DiagnosticError` with the problems of both files: a bad
+    input does not hide the program's own errors, nor the other way round.
+    """
+    found: list[Diagnostic] = []
+    program = instance = None
+    try:
+        program = parser.load_program(program_path)
+    except DiagnosticError as error:
+        found += error.diagnostics
+    if input_path is not None:
+        try:
+            instance = parser.load_instance(input_path)
+        except DiagnosticError as error:
+            found += error.diagnostics
+    if program is not None:
+        try:
+            warnings = analysis.check(program, instance)
+        except DiagnosticError as error:
+            found += error.diagnostics
+    if found:
+        raise DiagnosticError(found)
     return program, instance, warnings
 
 
