@@ -85,8 +85,8 @@ def _span(meta_or_token) -> Span:
     return Span(m.line, m.column, m.end_line, m.end_column)
 
 
-class BadString(ValueError):
-    """A string literal with an unknown escape; `span` is where the literal is."""
+class BadLiteral(ValueError):
+    """A literal clingo cannot hold (a string with an unknown escape, an integer out of range); `span` is where."""
 
     def __init__(self, message: str, span: Span):
         super().__init__(message)
@@ -101,7 +101,7 @@ def unescape(token: Token) -> str:
             nxt = body[i + 1]
             if nxt not in '"\\n':
                 span = _span(token) if isinstance(token, Token) else NOWHERE
-                raise BadString(
+                raise BadLiteral(
                     f"unknown escape '\\{nxt}' in the string {token}: write \\\" for a quote, "
                     "\\\\ for a backslash, \\n for a newline",
                     span,
@@ -112,6 +112,21 @@ def unescape(token: Token) -> str:
             out.append(body[i])
             i += 1
     return "".join(out)
+
+
+INT_RANGE = (-(2**31), 2**31 - 1)
+
+
+def number(token: Token) -> clingo.Symbol:
+    """An integer literal; clingo's integers have 32 bits."""
+    value = int(token)
+    if not INT_RANGE[0] <= value <= INT_RANGE[1]:
+        raise BadLiteral(
+            f"integer {token} is out of range: clingo's integers lie in {INT_RANGE[0]}..{INT_RANGE[1]} "
+            f'(write it as a string, "{token}", if it is a name)',
+            _span(token),
+        )
+    return clingo.Number(value)
 
 
 class _Terms(Transformer):
@@ -127,7 +142,7 @@ class _Terms(Transformer):
 
     def integer(self, items):
         (tok,) = items
-        return Constant(clingo.Number(int(tok)), _span(tok))
+        return Constant(number(tok), _span(tok))
 
     def string(self, items):
         (tok,) = items
@@ -355,7 +370,7 @@ def _transform(transformer: Transformer, tree: Tree, error):
         return transformer.transform(tree)
     except VisitError as exc:
         cause = exc.orig_exc
-        if isinstance(cause, BadString):
+        if isinstance(cause, BadLiteral):
             error(str(cause), cause.span)
             return None
         raise
@@ -463,7 +478,12 @@ def parse_facts(text: str, filename: str = "<input>") -> Instance:
                 "is not closed (add '}' before this one)",
                 _span(items[0] if items else brace),
             )
-        node = _node(items[0]) if len(items) == 1 and items[0].type in ("LNAME", "INT") else None
+        node = None
+        if len(items) == 1 and items[0].type in ("LNAME", "INT"):
+            try:
+                node = _node(items[0])
+            except BadLiteral as exc:
+                error(str(exc), exc.span)
         if node is not None:
             facts.setdefault(node.value, [])
         block = (node, brace)
@@ -515,7 +535,7 @@ def parse_facts(text: str, filename: str = "<input>") -> Instance:
 
 
 def _node(tok: Token) -> Constant:
-    return Constant(clingo.Number(int(tok)) if tok.type == "INT" else clingo.Function(str(tok)), _span(tok))
+    return Constant(number(tok) if tok.type == "INT" else clingo.Function(str(tok)), _span(tok))
 
 
 _IDENTIFIER = re.compile(r"[a-z][A-Za-z0-9_]*\Z")
@@ -526,6 +546,8 @@ def json_value(value) -> clingo.Symbol:
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise ValueError(f"a value must be a string or an integer, not {json.dumps(value)}")
     if isinstance(value, int):
+        if not INT_RANGE[0] <= value <= INT_RANGE[1]:
+            raise ValueError(f"integer {value} is out of range: clingo's integers lie in {INT_RANGE[0]}..{INT_RANGE[1]}")
         return clingo.Number(value)
     return clingo.Function(value) if _IDENTIFIER.match(value) else clingo.String(value)
 

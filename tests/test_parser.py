@@ -575,3 +575,18 @@ def test_round_trip(drawn):
     expected = tuple(Rule(r.head, r.kind, r.body, r.addressee, number=i) for i, r in enumerate(drawn, 1))
     text = "\n".join(map(str, expected))
     assert parse_program(text).rules == expected
+
+
+@pytest.mark.parametrize(
+    "parse, text",
+    [
+        (lambda t: parse_program(t, "big.ded"), "p(X) :- q(X, 99999999999).\n"),
+        (lambda t: parse_facts(t, "big.facts"), "a { q(1, 99999999999). }\n"),
+        (lambda t: parse_facts(t, "big.facts"), "99999999999 { q(1). }\n"),
+        (lambda t: parse_json(t, "big.json"), '{"nodes": {"a": {"q": [[1, 99999999999]]}}}'),
+    ],
+)
+def test_integers_beyond_32_bits_are_reported(parse, text):
+    with pytest.raises(DiagnosticError) as caught:
+        parse(text)
+    assert "integer 99999999999 is out of range" in str(caught.value)
