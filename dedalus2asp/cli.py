@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 
 from . import analysis, inspect, operational, pipeline, solve
-from .diagnostics import DiagnosticError, format_diagnostic
+from .diagnostics import Diagnostic, DiagnosticError, format_diagnostic
 from .transform import Encoding, Semantics
 
 app = typer.Typer(
@@ -36,7 +36,7 @@ Prog = typer.Argument(..., help="Dedalus program (.ded)", show_default=False)
 InputOpt = typer.Option(..., "--input", "-i", help="Input instance H (.facts or .json)", show_default=False)
 HorizonOpt = typer.Option(..., "--horizon", "-T", min=0, help="Every node performs local steps 0..T", show_default=False)
 SemanticsOpt = typer.Option(Semantics.CAUSAL_FINITE, "--semantics", "-s", help="choice = pure_ch, causal = pure_ca, causal-finite = pure")
-EncodingOpt = typer.Option(Encoding.PAPER, "--encoding", "-e", help="How the program is written")
+EncodingOpt = typer.Option(Encoding.FAST, "--encoding", "-e", help="fast: choice rules and #edge; paper: rule by rule as in tplp2016 (same models)")
 DelayOpt = typer.Option(None, "--max-delay", "-D", min=0, help="A message sent at step s arrives by step s+D (default: no bound)")
 TimeoutOpt = typer.Option(None, "--timeout", min=0.0, help="Stop solving after this many seconds")
 JsonOpt = typer.Option(False, "--json", help="Print JSON instead of text")
@@ -114,7 +114,10 @@ def compile_(
     if output is None:
         sys.stdout.write(prepared.compiled.text)
     else:
-        output.write_text(prepared.compiled.text, encoding="utf-8")
+        try:
+            output.write_text(prepared.compiled.text, encoding="utf-8")
+        except OSError as exc:  # a bad -o path is a user error, not a traceback
+            _fail(DiagnosticError([Diagnostic("io", f"cannot write output: {exc.strerror or exc}", filename=str(output))]))
         stderr.print(f"wrote {output}")
 
 

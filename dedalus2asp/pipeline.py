@@ -59,7 +59,7 @@ def prepare(
     input_path: str | Path | None,
     horizon: int,
     semantics: transform.Semantics = transform.Semantics.CAUSAL_FINITE,
-    encoding: transform.Encoding = transform.Encoding.PAPER,
+    encoding: transform.Encoding = transform.Encoding.FAST,
     max_delay: int | None = None,
 ) -> Prepared:
     """parse → check → transform."""

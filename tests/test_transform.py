@@ -1,6 +1,6 @@
 """The transformations: golden files, the real clingo front end, names, variable capture, sharp corners.
 
-Golden files live in tests/golden/paper/<example>.<semantics>.lp; run with
+Golden files live in tests/golden/<encoding>/<example>.<semantics>.lp; run with
 UPDATE_GOLDEN=1 to rewrite them after a deliberate change, and read the diff.
 """
 
@@ -17,15 +17,15 @@ import pytest
 from dedalus2asp import solve
 from dedalus2asp.parser import parse_facts, parse_program
 from dedalus2asp.pipeline import prepare
-from dedalus2asp.transform import Semantics, relation_name, transform
+from dedalus2asp.transform import Encoding, Semantics, relation_name, transform
 
 from conftest import ROOT, SMALL, example_id
 
-GOLDEN = ROOT / "tests" / "golden" / "paper"
+GOLDEN = ROOT / "tests" / "golden"
 
 
-def compiled(program: str, facts: str, horizon: int, semantics=Semantics.CAUSAL_FINITE, max_delay=None):
-    return transform(parse_program(program, "test.ded"), parse_facts(facts, "test.facts"), horizon, semantics, max_delay=max_delay)
+def compiled(program: str, facts: str, horizon: int, semantics=Semantics.CAUSAL_FINITE, max_delay=None, encoding=Encoding.FAST):
+    return transform(parse_program(program, "test.ded"), parse_facts(facts, "test.facts"), horizon, semantics, encoding, max_delay)
 
 
 def solved_traces(program: str, facts: str, horizon: int, semantics=Semantics.CAUSAL_FINITE, max_delay=None):
@@ -34,14 +34,16 @@ def solved_traces(program: str, facts: str, horizon: int, semantics=Semantics.CA
     return [m.trace for m in found.models]
 
 
+@pytest.mark.parametrize("encoding", list(Encoding), ids=lambda e: e.value)
 @pytest.mark.parametrize("semantics", list(Semantics), ids=lambda s: s.value)
 @pytest.mark.parametrize("pair", SMALL, ids=[example_id(p) for p in SMALL])
-def test_golden_paper_encoding(pair, semantics, monkeypatch):
+def test_golden_files(pair, semantics, encoding, monkeypatch):
     monkeypatch.chdir(ROOT)
     program, facts = (f"examples/{p}" for p in pair)
-    text = prepare(program, facts, 2, semantics).compiled.text
-    golden = GOLDEN / f"{Path(program).stem}.{semantics.value}.lp"
+    text = prepare(program, facts, 2, semantics, encoding).compiled.text
+    golden = GOLDEN / encoding.value / f"{Path(program).stem}.{semantics.value}.lp"
     if os.environ.get("UPDATE_GOLDEN"):
+        golden.parent.mkdir(exist_ok=True)
         golden.write_text(text, encoding="utf-8")
     assert golden.exists(), f"no golden file {golden}: run with UPDATE_GOLDEN=1"
     assert text == golden.read_text(encoding="utf-8")
@@ -59,13 +61,21 @@ def clingo_front_end_models(path: Path) -> int:
 # Every example under every semantics at horizon 1, but jcss2014 Alg. 1 under `choice`: its
 # broadcast of the transitive closure has tens of millions of choice models already at T = 1
 # (every copy of every T(u, v) message picks any arrival), too many to count in a test.
-FRONT_END = [(pair, s) for pair in SMALL for s in Semantics if not (pair[0] == "jcss2014/alg1.ded" and s is Semantics.CHOICE)]
+FRONT_END = [
+    (pair, s, e)
+    for pair in SMALL
+    for s in Semantics
+    for e in Encoding
+    if not (pair[0] == "jcss2014/alg1.ded" and s is Semantics.CHOICE)
+]
 
 
-@pytest.mark.parametrize("pair, semantics", FRONT_END, ids=[f"{example_id(p)}-{s.value}" for p, s in FRONT_END])
-def test_compiled_program_runs_under_clingo_front_end(pair, semantics, tmp_path):
+@pytest.mark.parametrize(
+    "pair, semantics, encoding", FRONT_END, ids=[f"{example_id(p)}-{s.value}-{e.value}" for p, s, e in FRONT_END]
+)
+def test_compiled_program_runs_under_clingo_front_end(pair, semantics, encoding, tmp_path):
     program, facts = (ROOT / "examples" / p for p in pair)
-    prepared = prepare(program, facts, 1, semantics)
+    prepared = prepare(program, facts, 1, semantics, encoding)
     out = tmp_path / "out.lp"
     out.write_text(prepared.compiled.text)
     assert clingo_front_end_models(out) == solve.count(prepared.compiled, progress=False)["models"]
@@ -97,7 +107,7 @@ def test_introduced_variables_never_capture_user_variables():
 
 
 def test_fresh_variables_are_distinct_from_user_variables():
-    text = compiled(CAPTURE, "a { }", 1).text
+    text = compiled(CAPTURE, "a { }", 1, encoding=Encoding.PAPER).text
     # rule 1 uses X, S, Y: the location and step must be X0, S0, the candidate arrival T.
     assert "cand_p(X0,S0,Y,T,X,S) :- e(X0,S0,X,S), n(X0,S0,Y), not q(X0,S0,X), all(Y), arrival(T), not before(Y,T,X0,S0)." in text
     # rule 2 uses T, T2, W0: location X, step S, fresh next step T0 unused in deductive rules.
@@ -136,8 +146,10 @@ def test_user_relations_never_collide_with_auxiliary_relations():
 def test_strings_cannot_inject_directives():
     program = 'p(X) :- q(X), X != "#end.".\nr() :- p("x\\". #script (python)\\n#end. s(\\"").\n'
     facts = 'a { q("x\\". #script (python)\\n#end. s(\\""). }\n'
-    text = compiled(program, facts, 0).text
-    assert not any(line.lstrip().startswith("#") for line in text.splitlines())
+    for encoding in Encoding:
+        text = compiled(program, facts, 0, encoding=encoding).text
+        # the only directives are the fast encoding's own acyclicity edges
+        assert not any(line.lstrip().startswith("#") and not line.startswith("#edge ((X,S),") for line in text.splitlines())
     (model,) = solve.enumerate_models(compiled(program, facts, 0), 0, progress=False).models
     held = {(r, tuple(str(a) for a in args)) for (_, _, r, args) in model.trace}
     assert ("r", ()) in held
