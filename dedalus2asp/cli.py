@@ -251,3 +251,7 @@ def explore(
 
 def main() -> None:
     app()
+
+
+if __name__ == "__main__":
+    main()
