@@ -490,12 +490,20 @@ def _successors(
             yield (i, delivered), target
 
 
-def _too_many(horizon: int, max_delay: int | None, max_states: int) -> StateLimitExceeded:
-    return StateLimitExceeded(
-        f"more than {max_states} configurations explored at horizon {horizon}"
-        + (f" with delay bound {max_delay}" if max_delay is not None else "")
-        + ": lower the horizon (or set a delay bound) or raise --max-states"
-    )
+def _first_visit(visited: set, key, horizon: int, max_delay: int | None, max_states: int, progress) -> bool:
+    """Record `key` as visited; False if it was already. Enforces the state limit and reports progress."""
+    if key in visited:
+        return False
+    visited.add(key)
+    if len(visited) > max_states:
+        raise StateLimitExceeded(
+            f"more than {max_states} configurations explored at horizon {horizon}"
+            + (f" with delay bound {max_delay}" if max_delay is not None else "")
+            + ": lower the horizon (or set a delay bound) or raise --max-states"
+        )
+    if progress is not None and len(visited) % 10_000 == 0:
+        progress(len(visited))
+    return True
 
 
 def _search(
@@ -515,13 +523,8 @@ def _search(
                 path.pop()
             continue
         move, config = following
-        if config in visited:
+        if not _first_visit(visited, config, horizon, max_delay, max_states, progress):
             continue
-        visited.add(config)
-        if len(visited) > max_states:
-            raise _too_many(horizon, max_delay, max_states)
-        if progress is not None and len(visited) % 10_000 == 0:
-            progress(len(visited))
         if all(len(local.history) == horizon + 1 for local in config):
             ends[config] = (*path, move)
             continue
@@ -758,14 +761,8 @@ def _search_traces(
         if config is None:
             stack.pop()
             continue
-        key = reduced.key(config)
-        if key in visited:
+        if not _first_visit(visited, reduced.key(config), horizon, max_delay, max_states, progress):
             continue
-        visited.add(key)
-        if len(visited) > max_states:
-            raise _too_many(horizon, max_delay, max_states)
-        if progress is not None and len(visited) % 10_000 == 0:
-            progress(len(visited))
         if all(len(local.history) == horizon + 1 for local in config):
             ends[tuple(local.history for local in config)] = config
             continue
