@@ -118,14 +118,9 @@ def enumerate_models(
 
 
 def _statistics(ctl: clingo.Control) -> dict:
-    stats = ctl.statistics
-    lp = stats.get("problem", {}).get("lp", {})
-    return {
-        "rules": int(lp.get("rules", 0)),
-        "atoms": int(lp.get("atoms", 0)),
-        "ground_seconds": stats.get("summary", {}).get("times", {}).get("total", 0.0)
-        - stats.get("summary", {}).get("times", {}).get("solve", 0.0),
-    }
+    """The size of the ground program (clingo's lp statistics)."""
+    lp = ctl.statistics.get("problem", {}).get("lp", {})
+    return {"rules": int(lp.get("rules", 0)), "atoms": int(lp.get("atoms", 0))}
 
 
 def count(compiled: Compiled, timeout: float | None = None, progress: bool = True) -> dict:
