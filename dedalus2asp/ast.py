@@ -228,14 +228,21 @@ class Program:
 
 @dataclass(frozen=True)
 class Fact:
-    """A ground fact R(a1, ..., ak) with clingo symbols as values."""
+    """A ground fact R(a1, ..., ak) with clingo symbols as values.
+
+    An input fact holds at every step of its node (tplp2016 §4.3.2); with a
+    `step` k it is a timestamped event `R(a1..ak)@k` (tr2009 Example 3) and
+    holds at step k of its node only.
+    """
 
     predicate: str
     args: tuple[clingo.Symbol, ...]
     span: Span = _span()
+    step: int | None = None
 
     def __str__(self) -> str:
-        return f"{self.predicate}({', '.join(map(str, self.args))})"
+        at = "" if self.step is None else f"@{self.step}"
+        return f"{self.predicate}({', '.join(map(str, self.args))}){at}"
 
 
 TraceFact = tuple[clingo.Symbol, int, str, tuple[clingo.Symbol, ...]]

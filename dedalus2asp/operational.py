@@ -49,6 +49,7 @@ import clingo
 
 from .analysis import check, restrict, strata
 from .ast import Atom, Constant, Instance, Literal, Program, Rule, RuleKind, Term, Trace
+from .located import check_events
 
 GroundFact = tuple[str, tuple[clingo.Symbol, ...]]
 """A fact R(a1..ak) as (R, (a1..ak))."""
@@ -288,7 +289,15 @@ class _Network:
         self.strata = tuple(tuple(_renumber(r, self.code) for r in stratum) for stratum in strata(program))
         self.inductive = tuple(_renumber(r, self.code) for r in program.rules_of(RuleKind.INDUCTIVE))
         self.asynchronous = tuple(_renumber(r, self.code) for r in program.rules_of(RuleKind.ASYNC))
-        self.inputs = tuple(frozenset(self.number(f.predicate, f.args) for f in instance.facts[x]) for x in self.names)
+        self.inputs = tuple(
+            frozenset(self.number(f.predicate, f.args) for f in instance.facts[x] if f.step is None) for x in self.names
+        )
+        events: list[dict[int, set[GroundFact]]] = [defaultdict(set) for _ in self.names]
+        for i, x in enumerate(self.names):
+            for f in instance.facts[x]:
+                if f.step is not None:
+                    events[i][f.step].add(self.number(f.predicate, f.args))
+        self.events = tuple({s: frozenset(fs) for s, fs in e.items()} for e in events)
         self._steps: dict[tuple[int, frozenset[GroundFact]], _Step] = {}
         self._slices: dict[tuple, Trace] = {}
         self._buffers: dict[frozenset[_Packet], frozenset[Message]] = {}
@@ -312,11 +321,14 @@ class _Network:
         """start(P, H): st(x) = H(x), bf(x) = ∅ (tplp2016 §5.1.1)."""
         return tuple(_Local((), facts, frozenset()) for facts in self.inputs)
 
-    def step(self, i: int, facts: frozenset[GroundFact]) -> _Step:
-        """D, H(x) ∪ induc_P(D) and async_P(D) for node number i and I = `facts`; memoized.
+    def step(self, i: int, facts: frozenset[GroundFact], t: int) -> _Step:
+        """D, H(x) ∪ induc_P(D) and async_P(D) for node number i at its step t and I = `facts`; memoized.
 
-        Messages to an addressee outside N are dropped (tplp2016 §5.1.3).
+        The input events R(ā)@t of the node (tr2009 Example 3) join I at step t:
+        they are part of the node's input at that step only. Messages to an
+        addressee outside N are dropped (tplp2016 §5.1.3).
         """
+        facts = facts.union(self.events[i].get(t, ()))
         result = self._steps.get((i, facts))
         if result is None:
             deduced = deduc(self.strata, facts)
@@ -336,7 +348,7 @@ class _Network:
         """The target of the transition of node number i receiving `delivered` ⊆ bf(x), and what it computed."""
         local = config[i]
         t = len(local.history)
-        step = self.step(i, local.state.union([fact for *_, fact in delivered]))
+        step = self.step(i, local.state.union([fact for *_, fact in delivered]), t)
         target = list(config)
         target[i] = _Local(local.history + (step.deduced,), step.state, local.buffer - delivered)
         for j, facts in step.sent:
@@ -631,7 +643,7 @@ class _Reduced:
             facts = [f for f, _ in held]
             sent_deadline = self.deadline(t)
             for choice in product(*(self.options(deadlines, t) for _, deadlines in held)):
-                step = self.network.step(i, local.state.union([f for f, (on, _) in zip(facts, choice) if on]))
+                step = self.network.step(i, local.state.union([f for f, (on, _) in zip(facts, choice) if on]), t)
                 buffers = {i: {f: rest for f, (_, rest) in zip(facts, choice) if rest}}
                 for j, sent in step.sent:
                     if max_delay is not None and (t + 1 if j == i else len(config[j].history)) > t + max_delay:
@@ -815,6 +827,7 @@ def explore(
         raise ValueError(f"the delay bound must be 0 or more, not {max_delay}")
     if mode not in ("exact", "traces"):
         raise ValueError(f"the mode must be 'exact' or 'traces', not {mode!r}")
+    check_events(instance, horizon)
     network = _Network(program, instance)
     enabled = gc.isenabled()
     gc.disable()  # the search builds millions of acyclic tuples and frozensets: cycle collection only costs time

@@ -15,10 +15,11 @@ from __future__ import annotations
 import json
 import re
 import string
-from dataclasses import replace
+from dataclasses import fields, is_dataclass, replace
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import Iterator, Mapping
 
 import clingo
 from lark import Lark, Token, Transformer, Tree, v_args
@@ -40,6 +41,7 @@ from .ast import (
     Variable,
 )
 from .diagnostics import Diagnostic, DiagnosticError, Severity, raise_if_errors
+from .located import DIALECTS, LocatedProgram, Marked, Timestamped, locate, split_fact
 
 # What the user should read instead of a terminal's name in "expected ..." lists.
 TERMINAL_NAMES = {
@@ -66,13 +68,24 @@ TERMINAL_NAMES = {
     "STRING": "a string",
     "OUTPUT_KW": "'.output'",
     "PERSIST": "'persist'",
+    "HASH": "'#'",
+    "NOTIN": "'notin'",
+    "INCLUDE": "'include'",
+    "EVENT": "a timestamp '@k'",
     "$END": "end of input",
 }
+# Optional suffixes that "expected ..." lists leave out: `@k` after an input fact is rarely what is missing.
+UNLISTED = {"EVENT"}
+
+
+def _grammar(name: str) -> str:
+    return resources.files("dedalus2asp").joinpath(name).read_text(encoding="utf-8")
 
 
 @lru_cache(maxsize=None)
 def _lark(grammar: str, start: str) -> Lark:
-    text = resources.files("dedalus2asp").joinpath(grammar).read_text(encoding="utf-8")
+    """The parser of `grammar`; `located.lark` is a set of changes to `dedalus.lark`, appended to it."""
+    text = _grammar("dedalus.lark") + _grammar(grammar) if grammar == "located.lark" else _grammar(grammar)
     return Lark(text, parser="lalr", start=start, propagate_positions=True, maybe_placeholders=False)
 
 
@@ -191,12 +204,23 @@ class _ToAst(_Terms):
 
     def async_(self, meta, items):
         var = items[-1]
+        if var.type == "ASYNC":  # located: the head's location column is the addressee
+            return (RuleKind.ASYNC, None)
         return (RuleKind.ASYNC, Variable(str(var), _span(var)))
+
+    def event(self, meta, items):
+        return ("event", int(items[0][1:]))
+
+    def marked(self, meta, items):
+        return Marked(items[1], _span(meta))
+
+    def include(self, meta, items):
+        return ("include", unescape(items[1]), _span(meta))
 
     def head(self, meta, items):
         atom = items[0]
         kind, addressee = items[1] if len(items) > 1 else (RuleKind.DEDUCTIVE, None)
-        return atom, kind, addressee
+        return atom, kind, addressee  # ("event", k) for a timestamped fact
 
     def body(self, meta, items):
         return tuple(items[1:])
@@ -204,6 +228,8 @@ class _ToAst(_Terms):
     def rule(self, meta, items):
         (atom, kind, addressee), *rest = items
         body = rest[0] if len(rest) == 2 else ()
+        if kind == "event":
+            return Timestamped(Rule(atom, RuleKind.DEDUCTIVE, body, span=_span(meta)), addressee)
         return Rule(atom, kind, body, addressee, span=_span(meta))
 
     def name(self, meta, items):
@@ -236,7 +262,7 @@ def _one_of(names: list[str]) -> str:
 
 
 def _expected(terminals) -> str:
-    names = sorted({TERMINAL_NAMES.get(t, t) for t in terminals or ()})
+    names = sorted({TERMINAL_NAMES.get(t, t) for t in terminals or () if t not in UNLISTED})
     return f"; expected {_one_of(names)}" if names else ""
 
 
@@ -376,17 +402,12 @@ def _transform(transformer: Transformer, tree: Tree, error):
         raise
 
 
-def parse_program(text: str, filename: str = "<program>") -> Program:
-    """Parse a Dedalus program; raise `DiagnosticError` with every syntax error found.
-
-    Each statement (the tokens up to a top-level '.') is parsed on its own, so
-    a syntax error is reported once per statement and parsing goes on with
-    the next one.
-    """
-    diagnostics: list[Diagnostic] = []
-    tokens, bad = _lex("dedalus.lark", text, filename, diagnostics)
-    lark = _lark("dedalus.lark", "statement")
-    rules: list[Rule] = []
+def _statements(text: str, filename: str, grammar: str, diagnostics: list[Diagnostic]) -> tuple[list, list[Output]]:
+    """The statements of a program in order (rules, with `persist` expanded; for the located grammar also
+    `Timestamped` facts and ("include", file, span)), and its outputs; syntax errors go to `diagnostics`."""
+    tokens, bad = _lex(grammar, text, filename, diagnostics)
+    lark = _lark(grammar, "statement")
+    items: list = []
     outputs: list[Output] = []
 
     def error(message: str, span: Span, code: str = "syntax") -> None:
@@ -401,8 +422,8 @@ def parse_program(text: str, filename: str = "<program>") -> Program:
         result = _transform(_ToAst(), tree, error)
         if result is None:
             continue
-        if isinstance(result, Rule):
-            rules.append(result)
+        if isinstance(result, (Rule, Timestamped)) or result[0] == "include":
+            items.append(result)
         elif isinstance(result, tuple) and result and result[0] == "persist":
             _, names, arity_tok, span = result
             arity = int(arity_tok)
@@ -413,12 +434,117 @@ def parse_program(text: str, filename: str = "<program>") -> Program:
                     _span(arity_tok),
                 )
                 continue
-            rules.append(persist_rule(names[0], arity, names[1] if len(names) > 1 else None, span))
+            items.append(persist_rule(names[0], arity, names[1] if len(names) > 1 else None, span))
         else:
             outputs.extend(result)
+    return items, outputs
+
+
+def _numbered(items: list) -> list:
+    out, number = [], 0
+    for item in items:
+        number += 1
+        if isinstance(item, Timestamped):
+            out.append(replace(item, rule=replace(item.rule, number=number)))
+        else:
+            out.append(replace(item, number=number))
+    return out
+
+
+def parse_program(text: str, filename: str = "<program>") -> Program:
+    """Parse a location-transparent Dedalus program (tplp2016 §4.1); raise `DiagnosticError` with every
+    syntax error found.
+
+    Each statement (the tokens up to a top-level '.') is parsed on its own, so
+    a syntax error is reported once per statement and parsing goes on with
+    the next one.
+    """
+    diagnostics: list[Diagnostic] = []
+    rules, outputs = _statements(text, filename, "dedalus.lark", diagnostics)
     raise_if_errors(diagnostics)
-    numbered = tuple(replace(r, number=i) for i, r in enumerate(rules, start=1))
-    return Program(numbered, tuple(outputs), filename, text)
+    return Program(tuple(_numbered(rules)), tuple(outputs), filename, text)
+
+
+def detect_dialect(text: str) -> str:
+    """The dialect of a program text, when its tokens say so unambiguously.
+
+    `located` (tr2009 §6.2) if an argument is marked `#`; else `molly` if it
+    uses `notin`, `include "file";`, a timestamped fact `p(..)@k` or an
+    `@async` without an addressee, none of which a location-transparent
+    program can; else `transparent`. A Molly program that uses none of these
+    reads as location-transparent: pass `--dialect molly`.
+    """
+    tokens, _ = _lex("located.lark", text, "<detect>", [])
+    types = [t.type for t in tokens]
+    if "HASH" in types:
+        return "located"
+    bare_async = any(t == "ASYNC" and (i + 1 == len(types) or types[i + 1] != "LPAR") for i, t in enumerate(types))
+    if bare_async or {"NOTIN", "INCLUDE", "EVENT"} & set(types):
+        return "molly"
+    return "transparent"
+
+
+def _moved(node, span: Span):
+    """`node` with every span replaced by `span` (statements of an included file are reported at the include)."""
+    if isinstance(node, tuple):
+        return tuple(_moved(n, span) for n in node)
+    if is_dataclass(node) and not isinstance(node, type):
+        return replace(node, **{f.name: span if f.name == "span" else _moved(getattr(node, f.name), span) for f in fields(node)})
+    return node
+
+
+def _located_statements(
+    text: str, filename: str, diagnostics: list[Diagnostic], including: tuple[Path, ...]
+) -> tuple[list, list[Output]]:
+    """The statements of a located program with its `include "file";` statements replaced by the files' own."""
+    items, outputs = _statements(text, filename, "located.lark", diagnostics)
+    out: list = []
+    for item in items:
+        if not (isinstance(item, tuple) and item[0] == "include"):
+            out.append(item)
+            continue
+        _, name, span = item
+        path = (Path(filename).parent / name).resolve()
+        if path in including:
+            diagnostics.append(
+                Diagnostic("include", f"'{name}' includes itself (through {' -> '.join(p.name for p in including)})",
+                           span, filename, text)
+            )
+            continue
+        try:
+            included_text = read_text(path, f"included file '{name}'")
+        except DiagnosticError as exc:
+            diagnostics.extend(replace(d, span=span, filename=filename, text=text) for d in exc.diagnostics)
+            continue
+        inner, inner_outputs = _located_statements(included_text, str(path), diagnostics, including + (path,))
+        origin = f"from {name}"
+        out += [
+            replace(_moved(s, span), rule=replace(_moved(s.rule, span), origin=origin))
+            if isinstance(s, Timestamped)
+            else replace(_moved(s, span), origin=s.origin or origin)
+            for s in inner
+        ]
+        outputs += [replace(o, span=span) for o in inner_outputs]
+    return out, outputs
+
+
+def parse_source(text: str, filename: str = "<program>", dialect: str = "auto") -> Program | LocatedProgram:
+    """Parse a program in `dialect` (one of `located.DIALECTS`; `auto` detects it, see `detect_dialect`).
+
+    A location-transparent program gives a `Program`; a located (tr2009) or
+    Molly program a `LocatedProgram`, whose `.program` is its
+    location-transparent IR (see `located`).
+    """
+    if dialect not in DIALECTS:
+        raise ValueError(f"unknown dialect {dialect!r}: one of {', '.join(DIALECTS)}")
+    if dialect == "auto":
+        dialect = detect_dialect(text)
+    if dialect == "transparent":
+        return parse_program(text, filename)
+    diagnostics: list[Diagnostic] = []
+    items, outputs = _located_statements(text, filename, diagnostics, (Path(filename).resolve(),))
+    raise_if_errors(diagnostics)
+    return locate(_numbered(items), tuple(outputs), dialect, filename, text)
 
 
 # ---------------------------------------------------------------------------
@@ -434,6 +560,9 @@ class _ToFacts(_Terms):
     @v_args(meta=True)
     def fact(self, meta, items):
         name, *args = items
+        step = None
+        if args and isinstance(args[-1], Token) and args[-1].type == "EVENT":
+            step = int(args.pop()[1:])
         for a in args:
             if isinstance(a, Variable):
                 self.diagnostics.append(
@@ -448,14 +577,19 @@ class _ToFacts(_Terms):
                         self.text,
                     )
                 )
-        return Fact(str(name), tuple(a.value for a in args if isinstance(a, Constant)), _span(meta))
+        return Fact(str(name), tuple(a.value for a in args if isinstance(a, Constant)), _span(meta), step)
 
 
-def parse_facts(text: str, filename: str = "<input>") -> Instance:
+def parse_facts(text: str, filename: str = "<input>", columns: Mapping[str, int] | None = None) -> Instance:
     """Parse the `.facts` form of an input (SPEC §1.2): top-level facts and `node { facts }` blocks.
 
-    Like programs, the text is parsed one fact at a time, so every error is
-    reported; the braces of blocks are matched here.
+    `fact@k.` is an event at step k of its node (tr2009 Example 3). With
+    `columns` (relation → location column, default the first) the input is
+    located (tr2009 §6.2, see `located`): every fact goes to the node named in
+    its location column, which is dropped; a fact in a block must be at the
+    block's node; the network is the set of nodes named, with the empty
+    blocks `c { }`. Like programs, the text is parsed one fact at a time, so
+    every error is reported; the braces of blocks are matched here.
     """
     diagnostics: list[Diagnostic] = []
     tokens, bad = _lex("facts.lark", text, filename, diagnostics)
@@ -479,7 +613,7 @@ def parse_facts(text: str, filename: str = "<input>") -> Instance:
                 _span(items[0] if items else brace),
             )
         node = None
-        if len(items) == 1 and items[0].type in ("LNAME", "INT"):
+        if len(items) == 1 and items[0].type in ("LNAME", "INT", "STRING"):
             try:
                 node = _node(items[0])
             except BadLiteral as exc:
@@ -493,7 +627,7 @@ def parse_facts(text: str, filename: str = "<input>") -> Instance:
         if last.type == "LBRACE":
             if not lex_error and not items:
                 error("unexpected '{'; expected a node name before it, e.g. 'a { id(a). }'", _span(last))
-            elif not lex_error and not (len(items) == 1 and items[0].type in ("LNAME", "INT")):
+            elif not lex_error and not (len(items) == 1 and items[0].type in ("LNAME", "INT", "STRING")):
                 _parse_tokens(lark, chunk, error)  # reports what is wrong before the '{'
             open_block(items, last)
         elif last.type == "RBRACE":
@@ -509,7 +643,11 @@ def parse_facts(text: str, filename: str = "<input>") -> Instance:
             fact = None if tree is None else _transform(builder, tree, error)
             if fact is None:
                 continue
-            if block is None:
+            if columns is not None:
+                placed = _place(fact, columns, block, error)
+                if placed is not None:
+                    facts.setdefault(placed[0], []).append(placed[1])
+            elif block is None:
                 everywhere.append(fact)
             elif block[0] is not None:
                 facts[block[0].value].append(fact)
@@ -524,7 +662,10 @@ def parse_facts(text: str, filename: str = "<input>") -> Instance:
         diagnostics.append(
             Diagnostic(
                 "empty-network",
-                "the input names no node: the network is the set of nodes that have a block, "
+                "the input names no node: the network is the set of nodes named in the location column of a fact "
+                "or by an empty block, e.g. 'c { }'"
+                if columns is not None
+                else "the input names no node: the network is the set of nodes that have a block, "
                 "e.g. 'a { }' (top-level facts go to every node, but there must be one)",
                 filename=filename,
                 text=text,
@@ -535,7 +676,32 @@ def parse_facts(text: str, filename: str = "<input>") -> Instance:
 
 
 def _node(tok: Token) -> Constant:
+    if tok.type == "STRING":
+        return Constant(clingo.String(unescape(tok)), _span(tok))
     return Constant(number(tok) if tok.type == "INT" else clingo.Function(str(tok)), _span(tok))
+
+
+def _place(fact: Fact, columns: Mapping[str, int], block, error) -> tuple[clingo.Symbol, Fact] | None:
+    """A located input fact as (its node, the fact without its location column), or an error."""
+    column = columns.get(fact.predicate, 0)
+    placed = split_fact(fact, column)
+    if placed is None:
+        example = ", ".join(["a", *map(str, fact.args)])
+        error(
+            f"'{fact}' has no location column: the program is located, so the "
+            + ("first argument" if column == 0 else f"argument {column + 1}")
+            + f" of every input fact names the node that holds it (e.g. {fact.predicate}({example}))",
+            fact.span,
+        )
+        return None
+    if block is not None and block[0] is not None and placed[0] != block[0].value:
+        error(
+            f"'{fact}' is located at '{placed[0]}' but written in the block of node '{block[0]}': in a located "
+            "input a fact goes to the node in its location column (write it at the top level)",
+            fact.span,
+        )
+        return None
+    return placed
 
 
 _IDENTIFIER = re.compile(r"[a-z][A-Za-z0-9_]*\Z")
@@ -552,13 +718,17 @@ def json_value(value) -> clingo.Symbol:
     return clingo.Function(value) if _IDENTIFIER.match(value) else clingo.String(value)
 
 
-def parse_json(text: str, filename: str = "<input>") -> Instance:
+def parse_json(text: str, filename: str = "<input>", columns: Mapping[str, int] | None = None) -> Instance:
     """Parse the JSON form `{"nodes": {"a": {"r": [["v1", "v2"]]}}}` of an input.
 
     A value is a constant: an integer is a number, a lower-case identifier a
-    name, any other string a string. Every problem of the structure is
-    reported (JSON has no positions past the decoder, so they name the node
-    and the relation instead).
+    name, any other string a string. A relation key `"r@k"` holds events at
+    step k (tr2009 Example 3). With `columns` the input is located (see
+    `parse_facts`) and is written `{"facts": {"r": [["a", "v1"]]}}`: each
+    tuple goes to the node in its location column; `"nodes": {"c": {}}` may
+    name nodes with no facts. Every problem of the structure is reported
+    (JSON has no positions past the decoder, so they name the node and the
+    relation instead).
     """
     diagnostics: list[Diagnostic] = []
 
@@ -567,42 +737,75 @@ def parse_json(text: str, filename: str = "<input>") -> Instance:
         diagnostics.append(Diagnostic("json", message, span, filename, text))
 
     shape = '{"nodes": {"<node>": {"<relation>": [[<value>, ...], ...]}}}'
+    if columns is not None:
+        shape = '{"facts": {"<relation>": [[<node>, <value>, ...], ...]}, "nodes": {"<node without facts>": {}}}'
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         error(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno)
         raise DiagnosticError(diagnostics) from None
-    if not isinstance(data, dict) or not isinstance(data.get("nodes"), dict):
+    if not isinstance(data, dict):
         error(f"expected an object {shape}")
-    elif not data["nodes"]:
+    elif columns is None and "facts" in data:
+        error('"facts" holds the facts of a located input, but the program is location-transparent: '
+              f"write {shape} (or write the program in a located dialect)")
+    elif columns is None and not isinstance(data.get("nodes"), dict):
+        error(f"expected an object {shape}")
+    elif columns is None and not data["nodes"]:
         error(f'the input names no node: "nodes" is empty; write {shape}')
+    elif columns is not None and not (isinstance(data.get("facts", {}), dict) and isinstance(data.get("nodes", {}), dict)):
+        error(f"expected an object {shape}")
+    elif columns is not None and not data.get("facts") and not data.get("nodes"):
+        error(f"the input names no node: it has no fact and no node; write {shape}")
     raise_if_errors(diagnostics)
     facts: dict[clingo.Symbol, list[Fact]] = {}
-    for node, relations in data["nodes"].items():
-        try:
-            key = json_value(int(node) if re.fullmatch(r"-?\d+", node) else node)
-        except ValueError as exc:
-            error(f"node {node!r}: {exc}")
-            continue
+
+    def tuples_of(where: str, relations) -> Iterator[tuple[str, str, int | None, tuple]]:
+        """(where, relation, step, values) of every well-formed tuple of an object {relation[@k]: tuples}."""
         if not isinstance(relations, dict):
-            error(f"node {node!r}: expected an object mapping relation names to lists of tuples, not {_short(relations)}")
-            continue
-        local = facts.setdefault(key, [])
-        for rel, tuples in relations.items():
-            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", rel):
-                error(f"node {node!r}: {rel!r} is not a relation name (letters, digits and '_')")
+            error(f"{where}: expected an object mapping relation names to lists of tuples, not {_short(relations)}")
+            return
+        for key, tuples in relations.items():
+            match = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)(?:@(\d+))?", key)
+            if match is None:
+                error(f"{where}: {key!r} is not a relation name (letters, digits and '_')")
                 continue
+            rel, step = match[1], None if match[2] is None else int(match[2])
             if not isinstance(tuples, list) or not all(isinstance(t, list) for t in tuples):
                 error(
-                    f"node {node!r}, relation {rel!r}: expected a list of tuples, each a list of values, "
+                    f"{where}, relation {key!r}: expected a list of tuples, each a list of values, "
                     f'e.g. [["v1", "v2"], ["v2", 3]], not {_short(tuples)}'
                 )
                 continue
             for t in tuples:
                 try:
-                    local.append(Fact(rel, tuple(json_value(v) for v in t)))
+                    yield where, rel, step, tuple(json_value(v) for v in t)
                 except ValueError as exc:
-                    error(f"node {node!r}, relation {rel!r}: {exc}")
+                    error(f"{where}, relation {key!r}: {exc}")
+
+    for node, relations in data.get("nodes", {}).items():
+        try:
+            key = json_value(int(node) if re.fullmatch(r"-?\d+", node) else node)
+        except ValueError as exc:
+            error(f"node {node!r}: {exc}")
+            continue
+        local = facts.setdefault(key, [])
+        for where, rel, step, values in tuples_of(f"node {node!r}", relations):
+            if columns is None:
+                local.append(Fact(rel, values, step=step))
+                continue
+            placed = split_fact(Fact(rel, values, step=step), columns.get(rel, 0))
+            if placed is None or placed[0] != key:
+                error(f"{where}, relation {rel!r}: {list(values)} is not located at {node!r}: in a located input "
+                      'a fact goes to the node in its location column (write it under "facts")')
+            else:
+                local.append(placed[1])
+    for where, rel, step, values in tuples_of('"facts"', data.get("facts", {}) if columns is not None else {}):
+        placed = split_fact(Fact(rel, values, step=step), columns.get(rel, 0))
+        if placed is None:
+            error(f"{where}, relation {rel!r}: {list(values)} has no location column: its first value names the node")
+        else:
+            facts.setdefault(placed[0], []).append(placed[1])
     raise_if_errors(diagnostics)
     return _instance(facts, filename, text)
 
@@ -677,13 +880,33 @@ def read_text(path: str | Path, what: str) -> str:
         ) from None
 
 
-def load_program(path: str | Path) -> Program:
-    return parse_program(read_text(path, "program"), str(path))
+def load_source(path: str | Path, dialect: str = "auto") -> Program | LocatedProgram:
+    """Read a program in `dialect` (see `parse_source`)."""
+    return parse_source(read_text(path, "program"), str(path), dialect)
 
 
-def load_instance(path: str | Path) -> Instance:
-    """Read an input: JSON if the file ends in .json or starts with '{', the .facts form otherwise."""
+def dialect_of(path: str | Path, dialect: str = "auto") -> str:
+    """The dialect `load_source` reads `path` in (`transparent` if the file cannot be read)."""
+    if dialect != "auto":
+        return dialect
+    try:
+        return detect_dialect(read_text(path, "program"))
+    except DiagnosticError:
+        return "transparent"
+
+
+def load_program(path: str | Path, dialect: str = "auto") -> Program:
+    """Read a program in `dialect`; a located or Molly program gives its location-transparent IR."""
+    source = load_source(path, dialect)
+    return source.program if isinstance(source, LocatedProgram) else source
+
+
+def load_instance(path: str | Path, columns: Mapping[str, int] | None = None) -> Instance:
+    """Read an input: JSON if the file ends in .json or starts with '{', the .facts form otherwise.
+
+    With `columns` (those of a located program) the input is located.
+    """
     text = read_text(path, "input")
     if str(path).endswith(".json") or text.lstrip().startswith("{"):
-        return parse_json(text, str(path))
-    return parse_facts(text, str(path))
+        return parse_json(text, str(path), columns)
+    return parse_facts(text, str(path), columns)

@@ -15,6 +15,7 @@ from pathlib import Path
 from . import analysis, inspect, parser, solve, transform
 from .ast import Instance, Program
 from .diagnostics import Diagnostic, DiagnosticError
+from .located import LocatedProgram
 
 PIPELINE = (parser.parse_program, analysis.check, transform.transform, solve.enumerate_models, inspect.decode)
 
@@ -27,26 +28,44 @@ class Prepared:
     warnings: tuple[Diagnostic, ...]
 
 
-def load(program_path: str | Path, input_path: str | Path | None = None) -> tuple[Program, Instance | None, list[Diagnostic]]:
+def load(
+    program_path: str | Path, input_path: str | Path | None = None, dialect: str = "auto"
+) -> tuple[Program, Instance | None, list[Diagnostic]]:
     """Parse and check a program and (optionally) its input.
 
-    Errors raise one `DiagnosticError` with the problems of both files: a bad
-    input does not hide the program's own errors, nor the other way round.
+    `dialect` is `auto`, `transparent`, `located` or `molly` (`parser.parse_source`):
+    a located or Molly program is read into its location-transparent IR, its
+    input is located, and the facts written in the program join the input
+    (`located.LocatedProgram.instance`). Errors raise one `DiagnosticError`
+    with the problems of both files: a bad input does not hide the program's
+    own errors, nor the other way round.
     """
     found: list[Diagnostic] = []
-    program = instance = None
+    program = instance = source = None
+    warnings: list[Diagnostic] = []
     try:
-        program = parser.load_program(program_path)
+        source = parser.load_source(program_path, dialect)
     except DiagnosticError as error:
         found += error.diagnostics
+    located = source if isinstance(source, LocatedProgram) else None
+    program = located.program if located is not None else source
     if input_path is not None:
         try:
-            instance = parser.load_instance(input_path)
+            columns = located.columns if located is not None else None
+            if source is None and parser.dialect_of(program_path, dialect) != "transparent":
+                columns = {}  # the program has errors: read its input as located, first columns
+            instance = parser.load_instance(input_path, columns)
+        except DiagnosticError as error:
+            found += error.diagnostics
+    if located is not None and not found:
+        warnings += located.warnings
+        try:
+            instance = located.instance(instance)
         except DiagnosticError as error:
             found += error.diagnostics
     if program is not None:
         try:
-            warnings = analysis.check(program, instance)
+            warnings += analysis.check(program, instance)
         except DiagnosticError as error:
             found += error.diagnostics
     if found:
@@ -61,8 +80,9 @@ def prepare(
     semantics: transform.Semantics = transform.Semantics.CAUSAL_FINITE,
     encoding: transform.Encoding = transform.Encoding.FAST,
     max_delay: int | None = None,
+    dialect: str = "auto",
 ) -> Prepared:
     """parse → check → transform."""
-    program, instance, warnings = load(program_path, input_path)
+    program, instance, warnings = load(program_path, input_path, dialect)
     compiled = transform.transform(program, instance, horizon, semantics, encoding, max_delay)
     return Prepared(program, instance, compiled, tuple(warnings))

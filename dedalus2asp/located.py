@@ -1,0 +1,470 @@
+"""Located Dedalus (tr2009 §6.2–6.4) and the Molly dialect, read into the location-transparent IR.
+
+tplp2016 writes Dedalus location-transparently: every node runs the same
+rules and a fact's node is implicit. tr2009 §6.2 ("horizontal partitioning")
+writes it located: one column of every relation is its *location specifier*,
+marked `#`, and names the node that holds the fact. Molly writes the same
+thing with the location in the first column and no mark. `locate` turns such
+a program into the IR of `ast.Program`:
+
+* every relation has one location column: the one marked `#` in some
+  occurrence, else the first; it is dropped from every atom;
+* every body atom of a rule has the same location term ℓ (tr2009 §6.2: "the
+  body contains tuples from exactly one partition"): the rule runs at node ℓ;
+* a deductive or `@next` head keeps location ℓ (a "local" rule); an `@async`
+  head at location m is a message to node m (tr2009 §6.4: communication rules
+  are asynchronous), so `p(#M, X)@async :- q(#L, X), peer(#L, M).` becomes
+  `p(X)@async(M) :- q(X), peer(M).`;
+* **the node's identity.** A tplp2016 node has no built-in way to know its own
+  name (the examples give it as an input, `Id(z)`). When ℓ is also used as a
+  value — in the head, as the addressee of a message to oneself, in a
+  comparison, in a body argument — or is a constant (`q(#a, X)`: the rule runs
+  at node a only), the rule gets the positive body atom `id(ℓ)`, and every
+  node x gets the input fact `id(x)`. So `ack(#S, Me)@async :- msg(#Me, S).`
+  becomes `ack(Me)@async(S) :- msg(S), id(Me).` The relation is called `id`
+  unless the program uses that name (then `node_id`, `node_id1`, ...);
+* a body-less ground rule `p(#a, 1).` is an input fact of node a, and
+  `p(#a, 1)@3.` an input event of node a at step 3 (tr2009 Example 3).
+
+A located input is read the same way (`parser.parse_facts(..., columns=...)`):
+a fact goes to the node named in its location column, and the network is the
+set of nodes named there, plus those of empty blocks `c { }`. An input is
+located exactly when its program is.
+
+Timestamped events `R(ā)@k` (either notation) hold at step k of their node
+only; `check_events` rejects an event beyond the horizon.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Mapping
+
+import clingo
+
+from .ast import Atom, Constant, Fact, Instance, Literal, Output, Program, Rule, RuleKind, Span, Term, Variable
+from .diagnostics import Diagnostic, DiagnosticError, Severity, raise_if_errors
+
+DIALECTS = ("auto", "transparent", "located", "molly")
+IDENTITY_NAMES = ("id", "node_id")
+
+# Molly's built-in relations, which mean nothing in tplp2016's semantics.
+MOLLY_RELATIONS = {
+    "clock": "Molly's model of message delivery (clock(From, To, SendTime, ReceiveTime)); here the stable-model "
+    "semantics chooses every arrival itself (tplp2016 §4.3), so",
+    "crash": "Molly's failure injection (crash(Node, Crashed, Time)); dedalus2asp models no crashes (every node "
+    "performs every step 0..T), so",
+}
+
+
+@dataclass(frozen=True)
+class Marked:
+    """An argument marked as the location specifier: `#L` (tr2009 §6.2)."""
+
+    term: Term
+    span: Span = field(default=Span(0, 0, 0, 0), compare=False, repr=False)
+
+    def __str__(self) -> str:
+        return f"#{self.term}"
+
+
+@dataclass(frozen=True)
+class Timestamped:
+    """`p(ā)@k` written in a program: a fact that is an input event at step k."""
+
+    rule: Rule
+    step: int
+
+
+@dataclass(frozen=True)
+class LocatedProgram:
+    """A located program and its location-transparent IR.
+
+    program: the IR (what every later phase reads);
+    source: the rules as written, location columns in place;
+    columns: relation → index of its location column;
+    identity: the input relation that tells a node its name, if a rule needs it;
+    facts: the facts (and events) written in the program, per node;
+    warnings: what the reader should know (Molly's built-in relations).
+    """
+
+    program: Program
+    source: tuple[Rule, ...]
+    columns: Mapping[str, int]
+    identity: str | None
+    facts: Mapping[clingo.Symbol, tuple[Fact, ...]]
+    dialect: str
+    warnings: tuple[Diagnostic, ...] = ()
+
+    def instance(self, given: Instance | None) -> Instance | None:
+        """H: the facts of the program and of the located input `given`, and `id(x)` at every node x."""
+        if given is None and not self.facts:
+            return None
+        facts: dict[clingo.Symbol, list[Fact]] = {n: list(fs) for n, fs in self.facts.items()}
+        for node, local in (given.facts if given is not None else {}).items():
+            facts.setdefault(node, []).extend(local)
+        if self.identity is not None:
+            clash = [f for fs in facts.values() for f in fs if f.predicate == self.identity]
+            if clash:
+                raise DiagnosticError(
+                    [
+                        Diagnostic(
+                            "identity-input",
+                            f"the input gives '{clash[0]}', but '{self.identity}' is the relation that tells each "
+                            "node its own name in this located program (it is added for every node): "
+                            f"rename the input relation",
+                            clash[0].span,
+                            given.filename if given is not None else self.program.filename,
+                            given.text if given is not None else self.program.text,
+                        )
+                    ]
+                )
+            for node, local in facts.items():
+                local.insert(0, Fact(self.identity, (node,)))
+        return Instance(
+            {n: tuple(dict.fromkeys(fs)) for n, fs in facts.items()},
+            given.filename if given is not None else self.program.filename,
+            given.text if given is not None else self.program.text,
+        )
+
+
+def check_events(instance: Instance, horizon: int) -> None:
+    """Raise `DiagnosticError` for an input event R(ā)@k with k > T: it happens at no step 0..T."""
+    raise_if_errors(
+        [
+            Diagnostic(
+                "event-beyond-horizon",
+                f"the event '{f}' of node '{n}' is at step {f.step}, beyond the horizon {horizon}: every node "
+                f"performs steps 0..{horizon} only, so it would never happen (raise --horizon to {f.step} or more, "
+                "or move the event)",
+                f.span,
+                instance.filename,
+                instance.text,
+            )
+            for n, facts in instance.facts.items()
+            for f in facts
+            if f.step is not None and f.step > horizon
+        ]
+    )
+
+
+# ---------------------------------------------------------------------------
+# Located programs → the IR
+
+
+def _atoms(rule: Rule) -> Iterable[Atom]:
+    yield rule.head
+    yield from (b.atom for b in rule.body if isinstance(b, Literal))
+
+
+def _plain(term) -> Term:
+    return term.term if isinstance(term, Marked) else term
+
+
+def _unmark(atom: Atom) -> Atom:
+    return replace(atom, args=tuple(_plain(a) for a in atom.args))
+
+
+def location_columns(statements: Iterable[Rule], error) -> dict[str, int]:
+    """relation → its location column: the argument marked `#` (consistently), else the first."""
+    columns: dict[str, tuple[int, Atom]] = {}
+    for rule in statements:
+        for atom in _atoms(rule):
+            marked = [i for i, a in enumerate(atom.args) if isinstance(a, Marked)]
+            if len(marked) > 1:
+                error(
+                    "location",
+                    f"'{atom}' marks {len(marked)} arguments with '#': a relation has one location specifier",
+                    atom.args[marked[1]].span,
+                )
+            elif marked:
+                seen = columns.setdefault(atom.predicate, (marked[0], atom))
+                if seen[0] != marked[0]:
+                    error(
+                        "location",
+                        f"'{atom.predicate}' has its location specifier in argument {marked[0] + 1} here but in "
+                        f"argument {seen[0] + 1} in '{seen[1]}' (line {seen[1].span.line}): a relation has one "
+                        "location column",
+                        atom.args[marked[0]].span,
+                    )
+    return {p: i for p, (i, _) in columns.items()}
+
+
+def _identity_name(schema: Iterable[str]) -> str:
+    taken = set(schema)
+    for name in IDENTITY_NAMES:
+        if name not in taken:
+            return name
+    i = 1
+    while f"node_id{i}" in taken:
+        i += 1
+    return f"node_id{i}"
+
+
+def _drop(atom: Atom, column: int) -> Atom:
+    return replace(atom, args=atom.args[:column] + atom.args[column + 1 :])
+
+
+def _variables(rule: Rule) -> set[str]:
+    return {v.name for v in rule.variables() if not v.anonymous}
+
+
+def locate(
+    statements: list[Rule | Timestamped],
+    outputs: tuple[Output, ...],
+    dialect: str,
+    filename: str,
+    text: str,
+) -> LocatedProgram:
+    """The IR of a located program (see the module docstring); every problem is reported at once."""
+    diagnostics: list[Diagnostic] = []
+
+    def error(code: str, message: str, span: Span, severity=Severity.ERROR) -> None:
+        diagnostics.append(Diagnostic(code, message, span, filename, text, severity))
+
+    rules = [s.rule if isinstance(s, Timestamped) else s for s in statements]
+    columns = location_columns(rules, error)
+    column = lambda predicate: columns.get(predicate, 0)  # noqa: E731
+
+    def location(atom: Atom) -> Term | None:
+        k = column(atom.predicate)
+        if atom.arity > k:
+            return _plain(atom.args[k])
+        example = ", ".join(["#L", *map(str, atom.args)]) if k == 0 else None
+        error(
+            "missing-location",
+            f"'{atom}' has no location column: in a located program (tr2009 §6.2) "
+            + (
+                f"every atom's first argument names the node that holds it (write {atom.predicate}({example}))"
+                if example is not None
+                else f"'{atom.predicate}' has its location specifier in argument {k + 1}"
+            ),
+            atom.span,
+        )
+        return None
+
+    schema = {a.predicate for r in rules for a in _atoms(r)}
+    identity = _identity_name(schema)
+    used_identity = False
+    transparent: list[Rule] = []
+    source: list[Rule] = []
+    facts: dict[clingo.Symbol, list[Fact]] = {}
+    for statement in statements:
+        step = statement.step if isinstance(statement, Timestamped) else None
+        rule = statement.rule if isinstance(statement, Timestamped) else statement
+        plain = replace(
+            rule,
+            head=_unmark(rule.head),
+            body=tuple(replace(b, atom=_unmark(b.atom)) if isinstance(b, Literal) else b for b in rule.body),
+        )
+        source.append(plain)
+        head_at = location(plain.head)
+        body = [b for b in plain.body if isinstance(b, Literal)]
+        if head_at is None and not plain.body:
+            continue
+        if not plain.body and rule.kind is RuleKind.DEDUCTIVE and head_at is not None:
+            fact = _fact(plain.head, column(plain.head.predicate), step, error)
+            if fact is not None:
+                facts.setdefault(fact[0], []).append(fact[1])
+            continue
+        if step is not None:
+            error(
+                "event-rule",
+                f"'@{step}' may only follow a fact: '{plain.head}@{step}' is an input event at step {step} "
+                "(a rule's head is written @next or @async)",
+                rule.head.span,
+            )
+            continue
+        if not body:
+            error(
+                "location",
+                f"rule {rule.number} has no body atom, so it runs at no node: in a located program a rule runs at "
+                "the location of its body atoms (tr2009 §6.2)",
+                rule.span,
+            )
+            continue
+        places = [(b.atom, location(b.atom)) for b in rule.body if isinstance(b, Literal)]  # as written, with '#'
+        if any(at is None for _, at in places) or head_at is None:
+            continue
+        first_atom, at = places[0]
+        mixed = [(a, t) for a, t in places if t != at]
+        if mixed:
+            other, elsewhere = mixed[0]
+            error(
+                "mixed-location",
+                f"rule {rule.number} reads '{first_atom}' at '{at}' but '{other}' at '{elsewhere}': every body atom "
+                "of a located rule must be at the same node (tr2009 §6.2); send one of them to the other node "
+                "with an @async rule first",
+                other.span,
+            )
+            continue
+        addressee = rule.addressee
+        if rule.kind is RuleKind.ASYNC:
+            if addressee is not None and addressee != head_at:
+                error(
+                    "location",
+                    f"the head '{plain.head}' of rule {rule.number} is at '{head_at}' but @async names '{addressee}': "
+                    f"in a located program the head's location is the addressee (write @async alone)",
+                    addressee.span,
+                )
+                continue
+            if not isinstance(head_at, Variable):
+                error(
+                    "location",
+                    f"the addressee '{head_at}' of rule {rule.number} is a constant: tplp2016 sends to a node "
+                    f"bound in the body (e.g. peer(#L, Y) and {plain.head.predicate}(#Y, ...)@async)",
+                    plain.head.span,
+                )
+                continue
+            addressee = head_at
+        elif head_at != at:
+            kind = "@next" if rule.kind is RuleKind.INDUCTIVE else "deductive"
+            error(
+                "mixed-location",
+                f"the head '{rule.head}' of {kind} rule {rule.number} is at '{head_at}' but its body at '{at}': "
+                "a deductive or @next rule keeps its location (tr2009 §6.2); to send the fact to "
+                f"'{head_at}' write {rule.head}@async",
+                plain.head.span,
+            )
+            continue
+        ir = replace(
+            plain,
+            head=_drop(plain.head, column(plain.head.predicate)),
+            body=tuple(
+                replace(b, atom=_drop(b.atom, column(b.atom.predicate))) if isinstance(b, Literal) else b
+                for b in plain.body
+            ),
+            addressee=addressee,
+        )
+        if isinstance(at, Constant) or at.name in _variables(ir):
+            # the rule needs to know which node it runs at: tie ℓ to the node's identity
+            used_identity = True
+            guard = Literal(Atom(identity, (at,), at.span), False, at.span)
+            ir = replace(ir, body=ir.body + (guard,))
+        elif rule.origin and rule.origin.startswith("persist["):
+            ir = _persist(ir)
+        transparent.append(ir)
+    if dialect == "molly":
+        _molly_warnings(rules, error)
+    warnings = raise_if_errors(diagnostics)
+    program = Program(tuple(transparent), outputs, filename, text)
+    return LocatedProgram(
+        program,
+        tuple(source),
+        {p: column(p) for p in schema},
+        identity if used_identity else None,
+        {n: tuple(fs) for n, fs in facts.items()},
+        dialect,
+        tuple(warnings),
+    )
+
+
+def _persist(rule: Rule) -> Rule:
+    """The IR of a located `persist[p, (del_p,) k]` is `persist[p, (del_p,) k-1]`, with the same variables A, B, ..."""
+    names = {a.name: Variable(chr(ord("A") + i) if rule.head.arity <= 26 else f"A{i + 1}", a.span)
+             for i, a in enumerate(rule.head.args)}
+    atom = lambda x: replace(x, args=tuple(names[a.name] for a in x.args))  # noqa: E731
+    body = tuple(replace(b, atom=atom(b.atom)) for b in rule.body)
+    *macro, arity = rule.origin[len("persist["):-1].split(", ")
+    return replace(rule, head=atom(rule.head), body=body, origin=f"persist[{', '.join([*macro, str(int(arity) - 1)])}]")
+
+
+def _fact(head: Atom, column: int, step: int | None, error) -> tuple[clingo.Symbol, Fact] | None:
+    """A body-less located rule as (node, input fact or event)."""
+    if any(isinstance(a, Variable) for a in head.args):
+        error(
+            "unsafe-variable",
+            f"the fact '{head}' has a variable: a fact written in a located program is an input fact of the node "
+            "in its location column, and must be ground",
+            head.span,
+        )
+        return None
+    node = head.args[column].value
+    args = tuple(a.value for a in head.args[:column] + head.args[column + 1 :])
+    return node, Fact(head.predicate, args, head.span, step)
+
+
+def _molly_warnings(rules: list[Rule], error) -> None:
+    seen = set()
+    for rule in rules:
+        for atom in _atoms(rule):
+            why = MOLLY_RELATIONS.get(atom.predicate)
+            if why is not None and atom.predicate not in seen:
+                seen.add(atom.predicate)
+                error(
+                    "molly-relation",
+                    f"'{atom.predicate}' is {why} '{atom.predicate}' is an ordinary relation here: empty unless the "
+                    "input gives it",
+                    atom.span,
+                    Severity.WARNING,
+                )
+
+
+# ---------------------------------------------------------------------------
+# Printing: `dedalus2asp convert`
+
+
+def transparent_text(located: LocatedProgram) -> str:
+    """The location-transparent program (tplp2016 §4.1) equivalent to a located one."""
+    lines = [
+        f"% {located.program.filename} in the location-transparent notation of tplp2016 (dedalus2asp convert).",
+        "% The location column of every relation is dropped: "
+        + ", ".join(f"{p} (argument {k + 1})" for p, k in sorted(located.columns.items())),
+    ]
+    if located.identity is not None:
+        lines.append(
+            f"% {located.identity}(X) tells a node its own name: dedalus2asp adds the input fact "
+            f"{located.identity}(x) to every node x."
+        )
+    lines += _outputs(located.program.outputs)
+    lines += [_rule_text(r) for r in located.program.rules]
+    if located.facts:
+        lines.append("% The facts of the program, as an input (one block per node):")
+        for node, facts in located.facts.items():
+            lines.append(f"%   {node} {{ {' '.join(f'{f}.' for f in facts)} }}")
+    return "\n".join(lines) + "\n"
+
+
+def _outputs(outputs: tuple[Output, ...]) -> list[str]:
+    return [f".output {', '.join(o.predicate for o in outputs)}."] if outputs else []
+
+
+def _rule_text(rule: Rule) -> str:
+    return str(rule) + (f"   % {rule.origin}" if rule.origin else "")
+
+
+def located_text(program: Program) -> str:
+    """The located program (tr2009 §6.2, location specifier first and marked `#`) equivalent to `program`.
+
+    Every body atom and every deductive or @next head gets the location
+    variable L of the rule's node (a fresh name), an @async head the
+    addressee. A rule without body atoms runs at every node with no way to
+    name it: it has no located equivalent, and a `ValueError` names it.
+    """
+    lines = [f"% {program.filename} in the located notation of tr2009 §6.2 (dedalus2asp convert)."]
+    lines += _outputs(program.outputs)
+    for rule in program.rules:
+        if not any(isinstance(b, Literal) for b in rule.body):
+            raise ValueError(
+                f"rule {rule.number} '{rule}' has no body atom: it has no located equivalent "
+                "(give it a positive atom, e.g. an input relation every node holds)"
+            )
+        taken = _variables(rule)
+        name = next(n for n in ("L", *(f"L{i}" for i in range(1, len(taken) + 2))) if n not in taken)
+        here = Marked(Variable(name))
+        at = lambda atom, where: replace(atom, args=(where, *atom.args))  # noqa: E731
+        body = tuple(replace(b, atom=at(b.atom, here)) if isinstance(b, Literal) else b for b in rule.body)
+        if rule.kind is RuleKind.ASYNC:
+            head, annotation = at(rule.head, Marked(rule.addressee)), "@async"
+        else:
+            head, annotation = at(rule.head, here), "@next" if rule.kind is RuleKind.INDUCTIVE else ""
+        items = ", ".join(("not " if b.negated else "") + str(b.atom) if isinstance(b, Literal) else str(b) for b in body)
+        lines.append(f"{head}{annotation} :- {items}." + (f"   % {rule.origin}" if rule.origin else ""))
+    return "\n".join(lines) + "\n"
+
+
+def split_fact(fact: Fact, column: int) -> tuple[clingo.Symbol, Fact] | None:
+    """A located input fact as (its node, the fact without its location column); None if it has no such column."""
+    if len(fact.args) <= column:
+        return None
+    return fact.args[column], replace(fact, args=fact.args[:column] + fact.args[column + 1 :])
