@@ -64,7 +64,7 @@ so they never capture a user variable.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
 from importlib import resources
@@ -73,6 +73,7 @@ import jinja2
 
 from .analysis import restrict
 from .ast import Atom, Comparison, Constant, Instance, Literal, Program, Rule, RuleKind, Term, Variable
+from .located import check_events
 
 
 class Semantics(str, Enum):
@@ -287,16 +288,29 @@ class Compiled:
     semantics: Semantics
     encoding: Encoding
     max_delay: int | None
+    # P itself, for the inspector: which asynchronous rule sent a message, outputs, explanations
+    program: Program | None = field(default=None, compare=False, repr=False)
+
+
+def _input_fact(node, fact) -> str:
+    """`R(x,S,ā) :- time(S).` for an input fact of x; `R(x,k,ā).` for an event R(ā)@k (tr2009 Example 3)."""
+    step = "S" if fact.step is None else str(fact.step)
+    atom = f"{relation_name(fact.predicate)}({','.join([str(node), step, *map(str, fact.args)])})"
+    return f"{atom} :- time(S)." if fact.step is None else f"{atom}."
 
 
 def decl(instance: Instance, horizon: int) -> str:
-    """decl(H) restricted to steps 0..T (tplp2016 §4.3.2)."""
-    inputs = [
-        (node, [f"{relation_name(f.predicate)}({','.join([str(node), 'S', *map(str, f.args)])})" for f in facts])
-        for node, facts in instance.facts.items()
-    ]
+    """decl(H) restricted to steps 0..T (tplp2016 §4.3.2), extended with timestamped events.
+
+    An input fact R(ā) of node x gives R(x,s,ā) for every s ≤ T; an event
+    R(ā)@k gives R(x,k,ā) only (tr2009 Example 3: the EDB of Dedalus is
+    timestamped, and persistence rules make a fact last).
+    """
+    check_events(instance, horizon)
+    inputs = [(node, [_input_fact(node, f) for f in facts]) for node, facts in instance.facts.items()]
+    events = any(f.step is not None for facts in instance.facts.values() for f in facts)
     return _environment().get_template("decl.lp.j2").render(
-        horizon=horizon, network=[str(n) for n in instance.network], inputs=inputs
+        horizon=horizon, network=[str(n) for n in instance.network], inputs=inputs, events=events
     )
 
 
@@ -362,4 +376,5 @@ def transform(
         semantics=semantics,
         encoding=encoding_,
         max_delay=max_delay,
+        program=program,
     )
