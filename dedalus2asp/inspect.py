@@ -1,21 +1,50 @@
 """Decoding answer sets back into what they stand for (tplp2016 §5.2–5.3).
 
-An answer set of the generated program becomes a `Model`: its trace (the
-facts of sch(P) each node holds at each step, §5.1.5) and its messages (from
-the chosen_R atoms: relation and arguments, sender and send step, addressee
-and arrival step or pending, §4.3.1). Auxiliary atoms are filtered out.
+An answer set of the generated program becomes a `Model`:
+
+* its trace: the facts of sch(P) each node holds at each step (§5.1.5);
+* its messages, from the chosen_R atoms: relation and arguments, sender and
+  send step, addressee and arrival step or pending (§4.3.1, SPEC §2), and the
+  asynchronous rule(s) of P that sent each one (`Model.sending_rules`);
+* its happens-before relation ≺ (§5.2.1, §5.3.1): the transitive closure of
+  the local edges (x,s) → (x,s+1) and the message edges (x,s) → (y,t). It is
+  read from the `before` atoms when the encoding has them (the paper encoding
+  of a causal semantics, rules (7), (8), (10)) and recomputed from the edges
+  otherwise; both give the same relation (the tests check it);
+* its non-causal messages: those whose arrival (y,t) happens before their
+  send (x,s), exactly what rule (9) of pure_ca forbids (§4.4.1);
+* its outputs at the horizon (SPEC §3, jcss2014 §2.5.5);
+* the operational run it stands for (§5.3.2, `Model.run`): a linear
+  extension of ≺, its transitions and the configurations between them.
+
+Auxiliary atoms are filtered out. `Models` is a collection of models that
+displays itself in a notebook; the pictures are drawn by `render`.
 """
 
 from __future__ import annotations
 
+import heapq
 from collections import defaultdict
-from dataclasses import dataclass
-from typing import Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Iterable, Iterator, Mapping
 
 import clingo
 
-from .ast import Trace, TraceFact
-from .transform import PENDING, Compiled
+from . import operational
+from .ast import Instance, Program, Rule, RuleKind, Trace, TraceFact
+from .transform import PENDING, Compiled, Encoding
+
+Point = tuple[clingo.Symbol, int]
+"""A local step (x, s) of node x: a point of N × {0..T}."""
+
+GroundFact = tuple[str, tuple[clingo.Symbol, ...]]
+"""A fact R(a1..ak) as (R, (a1..ak)), as in `operational`."""
+
+
+def show_fact(relation: str, args: Iterable[clingo.Symbol]) -> str:
+    """R(a1, ..., ak) as the user writes it."""
+    return f"{relation}({', '.join(map(str, args))})"
 
 
 @dataclass(frozen=True)
@@ -35,7 +64,23 @@ class Message:
 
     @property
     def fact(self) -> str:
-        return f"{self.relation}({', '.join(map(str, self.args))})"
+        return show_fact(self.relation, self.args)
+
+    @property
+    def send(self) -> Point:
+        return (self.sender, self.sent)
+
+    @property
+    def arrival(self) -> Point | None:
+        return None if self.arrives is None else (self.addressee, self.arrives)
+
+    def delivery(self) -> operational.Delivery:
+        """The message as `operational.replay` delivers it: (sender, send step, fact)."""
+        return (self.sender, self.sent, (self.relation, self.args))
+
+    def buffered(self) -> operational.Message:
+        """The message as it sits in a buffer of the operational semantics."""
+        return operational.Message(self.sender, self.sent, self.addressee, (self.relation, self.args))
 
     def as_dict(self) -> dict:
         return {
@@ -48,9 +93,33 @@ class Message:
         }
 
 
+def closure(edges: Iterable[tuple[Point, Point]]) -> frozenset[tuple[Point, Point]]:
+    """The transitive closure of a set of edges (the third condition of tplp2016 §5.2.1)."""
+    succ: dict[Point, set[Point]] = defaultdict(set)
+    for a, b in edges:
+        succ[a].add(b)
+    pairs = set()
+    for start in list(succ):
+        seen: set[Point] = set()
+        todo = list(succ[start])
+        while todo:
+            v = todo.pop()
+            if v not in seen:
+                seen.add(v)
+                todo.extend(succ.get(v, ()))
+        pairs.update((start, v) for v in seen)
+    return frozenset(pairs)
+
+
 @dataclass(frozen=True)
 class Model:
-    """One stable model, seen as a trace and its messages."""
+    """One stable model, seen as a trace, its messages and its happens-before relation.
+
+    `before` holds the pairs of the model's `before` atoms when the encoding
+    has them (paper encoding, causal semantics), else None. `program` is P,
+    when the compiled program carries it: it names the sending rules and the
+    outputs, and lets `run` and `explain` work.
+    """
 
     number: int
     trace: Trace
@@ -58,56 +127,350 @@ class Model:
     network: tuple[clingo.Symbol, ...]
     horizon: int
     semantics: str
+    encoding: str = Encoding.FAST.value
+    max_delay: int | None = None
+    before: frozenset[tuple[Point, Point]] | None = field(default=None, compare=False, repr=False)
+    program: Program | None = field(default=None, compare=False, repr=False)
+
+    # -- the trace -----------------------------------------------------------
 
     def facts_at(self, node: clingo.Symbol, step: int) -> list[str]:
         """The facts `node` holds at `step`, sorted."""
-        return sorted(
-            f"{r}({', '.join(map(str, a))})" for (x, s, r, a) in self.trace if x == node and s == step
-        )
+        return sorted(show_fact(r, a) for (x, s, r, a) in self.trace if x == node and s == step)
+
+    @cached_property
+    def _slices(self) -> Mapping[Point, frozenset[GroundFact]]:
+        slices: dict[Point, set[GroundFact]] = defaultdict(set)
+        for x, s, r, a in self.trace:
+            slices[(x, s)].add((r, a))
+        return {point: frozenset(facts) for point, facts in slices.items()}
+
+    def slice(self, node: clingo.Symbol, step: int) -> frozenset[GroundFact]:
+        """D^{x,s}: what node x holds at step s, as (relation, args) (tplp2016 §5.1.5)."""
+        return self._slices.get((node, step), frozenset())
+
+    def outputs(self) -> tuple[str, ...]:
+        """output(M) = {R(ā) | R ∈ out(P), R(x,T,ā) ∈ M for some x}: at the last step, united over nodes (SPEC §3)."""
+        wanted = set(self.program.output_relations) if self.program is not None else set()
+        return tuple(sorted({show_fact(r, a) for (_, s, r, a) in self.trace if s == self.horizon and r in wanted}))
+
+    # -- messages ------------------------------------------------------------
+
+    @property
+    def pending(self) -> tuple[Message, ...]:
+        """The messages still in flight at the horizon (SPEC §2)."""
+        return tuple(m for m in self.messages if m.arrives is None)
+
+    @cached_property
+    def sending_rules(self) -> Mapping[Message, tuple[Rule, ...]]:
+        """For each message, the asynchronous rules of P whose body holds at the send step and derive it.
+
+        A message R(ā) to y sent at (x,s) is a chosen_R(x,s,y,t,ā) atom, and
+        chosen_R comes from cand_R, whose body is the rule's body at (x,s)
+        (tplp2016 rules (3)/(9)). Several rules may send R; each of them is
+        evaluated (as async_P, §5.1.2) on D^{x,s}, and those deriving the
+        message are returned. Empty when the model does not carry P.
+        """
+        if self.program is None:
+            return {m: () for m in self.messages}
+        rules = self.program.rules_of(RuleKind.ASYNC)
+        sends: dict[tuple[Point, Rule], frozenset] = {}
+        found = {}
+        for m in self.messages:
+            matching = []
+            for rule in rules:
+                if rule.head.predicate != m.relation:
+                    continue
+                key = (m.send, rule)
+                if key not in sends:
+                    sends[key] = operational.async_((rule,), self.slice(*m.send))
+                if (m.addressee, (m.relation, m.args)) in sends[key]:
+                    matching.append(rule)
+            found[m] = tuple(matching)
+        return found
+
+    # -- happens-before (tplp2016 §5.2.1, §5.3.1) -----------------------------
+
+    def points(self) -> list[Point]:
+        """N × {0..T}, node by node."""
+        return [(x, s) for x in self.network for s in range(self.horizon + 1)]
+
+    def edges(self) -> list[tuple[Point, Point, str]]:
+        """The local edges (x,s) → (x,s+1) and the message edges (x,s) → (y,t), with their kind."""
+        local = [((x, s), (x, s + 1), "local") for x in self.network for s in range(self.horizon)]
+        return local + [(m.send, m.arrival, "message") for m in self.messages if m.arrival is not None]
+
+    def recomputed_happens_before(self) -> frozenset[tuple[Point, Point]]:
+        """≺ as the smallest transitive relation containing the local and message edges (§5.2.1)."""
+        return closure((a, b) for a, b, _ in self.edges())
+
+    @cached_property
+    def happens_before(self) -> frozenset[tuple[Point, Point]]:
+        """≺_M: from the `before` atoms where the model has them (§5.3.1), recomputed from the edges otherwise."""
+        return self.before if self.before is not None else self.recomputed_happens_before()
 
     def noncausal(self) -> tuple[Message, ...]:
-        """Messages sent into the past: their arrival step happens before their send step.
+        """Messages sent into the past: the arrival (y,t) happens before the send (x,s).
 
-        Happens-before (tplp2016 §5.2.1) is built from the local edges (x,s)->(x,s+1) and the
-        message edges, taking messages in order of their send step: a message whose arrival
-        already reaches its send is flagged and its edge left out, so one message into the past
-        does not make every message on its cycle suspect. A causal model has none (tplp2016
-        §4.4.1 rule (9)); a choice model may (§4.3.3).
+        This is the condition ¬before(y,t,x,s) of rule (9) (tplp2016 §4.4.1),
+        so a causal model has none (§5.3.1 Claim 5). In a choice model a
+        message into the past closes a cycle of ≺, on which every arrival
+        happens before its send; to name the message that closes it, ≺ is
+        built from the local edges and the message edges taken in order of
+        their send step: a message whose arrival already happens before its
+        send is flagged and its edge left out. In tplp2016 Fig. 4, A() sent at
+        z:0 arriving at z:1 is causal and B() sent at z:1 arriving at z:0 is not.
         """
-        succ: dict[tuple, set[tuple]] = defaultdict(set)
-        for node in self.network:
-            for step in range(self.horizon):
-                succ[(node, step)].add((node, step + 1))
+        succ: dict[Point, set[Point]] = defaultdict(set)
+        for a, b, kind in self.edges():
+            if kind == "local":
+                succ[a].add(b)
 
-        def reaches(start: tuple, goal: tuple) -> bool:
+        def reaches(start: Point, goal: Point) -> bool:
             seen, todo = {start}, [start]
             while todo:
                 v = todo.pop()
                 if v == goal:
                     return True
-                todo.extend(w for w in succ.get(v, ()) if w not in seen and not seen.add(w))
+                todo.extend(w for w in succ[v] if w not in seen and not seen.add(w))
             return False
 
         flagged = []
         for m in sorted(self.messages, key=lambda m: (m.sent, m.key())):
-            if m.arrives is None:
+            if m.arrival is None:
                 continue
-            if reaches((m.addressee, m.arrives), (m.sender, m.sent)):
+            if reaches(m.arrival, m.send):
                 flagged.append(m)
             else:
-                succ[(m.sender, m.sent)].add((m.addressee, m.arrives))
+                succ[m.send].add(m.arrival)
         return tuple(flagged)
 
+    # -- the run it stands for (tplp2016 §5.3.2) ------------------------------
+
+    def linear_extension(self) -> tuple[Point, ...]:
+        """A strict total order <_M on N × {0..T} extending ≺_M, earliest step first among the ready points.
+
+        Raises ValueError when ≺ has a cycle (a model with messages into the
+        past stands for no run).
+        """
+        succ: dict[Point, set[Point]] = defaultdict(set)
+        indegree = {p: 0 for p in self.points()}
+        for a, b, _ in self.edges():
+            if b not in succ[a]:
+                succ[a].add(b)
+                indegree[b] += 1
+        position = {x: i for i, x in enumerate(self.network)}
+        ready = [(s, position[x], x) for (x, s), d in indegree.items() if d == 0]
+        heapq.heapify(ready)
+        order = []
+        while ready:
+            s, _, x = heapq.heappop(ready)
+            order.append((x, s))
+            for b in succ[(x, s)]:
+                indegree[b] -= 1
+                if indegree[b] == 0:
+                    heapq.heappush(ready, (b[1], position[b[0]], b[0]))
+        if len(order) < len(indegree):
+            into_past = ", ".join(f"{m.fact} {m.sender}:{m.sent} → {m.addressee}:{m.arrives}" for m in self.noncausal())
+            raise ValueError(
+                f"model {self.number} sends messages into the past ({into_past}): its happens-before relation "
+                "has a cycle, so it stands for no run (tplp2016 §5.3 needs a causal model)"
+            )
+        return tuple(order)
+
+    def run(self) -> "Run":
+        """The run prefix R built from M (tplp2016 §5.3.2): transitions in the order <_M, configurations between.
+
+        Transition i makes x_i active at its step s_i and delivers m_i, the
+        messages with arrival (x_i, s_i). Configuration ρ_i gives each node x,
+        with s = loc_M(i, x) its next step, the state
+        st_i(x) = (H(x) ∪ M^ind at (x,s)), where M^ind is what the inductive
+        rules derive from D^{x,s-1}; and the buffer bf_i(x) of the messages to
+        x sent before transition i and arriving at or after it (pending ones
+        stay until the end). Needs P (the inductive rules give M^ind).
+        """
+        if self.program is None:
+            raise ValueError("the model does not carry its program: decode it from a Compiled made by transform()")
+        order = self.linear_extension()
+        glob = {point: i for i, point in enumerate(order)}
+        inductive = self.program.rules_of(RuleKind.INDUCTIVE)
+        edb = set(self.program.edb())
+        end = len(order)
+
+        def state(x: clingo.Symbol, s: int) -> frozenset[GroundFact]:
+            inputs = {f for f in self.slice(x, min(s, self.horizon)) if f[0] in edb}
+            carried = operational.induc(inductive, self.slice(x, s - 1)) if s > 0 else frozenset()
+            return frozenset(inputs) | carried
+
+        def configuration(i: int) -> Configuration:
+            loc = {x: sum(1 for (y, _) in order[:i] if y == x) for x in self.network}
+            buffers = {
+                x: tuple(
+                    m
+                    for m in self.messages
+                    if m.addressee == x
+                    and glob[m.send] < i <= (end if m.arrival is None else glob[m.arrival])
+                )
+                for x in self.network
+            }
+            return Configuration({x: state(x, loc[x]) for x in self.network}, buffers)
+
+        transitions = tuple(
+            Transition(
+                i,
+                x,
+                s,
+                tuple(m for m in self.messages if m.arrival == (x, s)),
+                tuple(m for m in self.messages if m.send == (x, s)),
+            )
+            for i, (x, s) in enumerate(order)
+        )
+        return Run(self.number, transitions, tuple(configuration(i) for i in range(end + 1)))
+
+    # -- renderings ------------------------------------------------------------
+
     def as_dict(self) -> dict:
+        """The model as the JSON of docs/trace-schema.md (`dedalus2asp/trace/1`)."""
         into_past = set(self.noncausal())
+        rules = self.sending_rules
         return {
             "number": self.number,
             "trace": [
                 {"node": str(x), "step": s, "relation": r, "args": [str(v) for v in a]}
                 for (x, s, r, a) in sorted(self.trace)
             ],
-            "messages": [{**m.as_dict(), "noncausal": m in into_past} for m in self.messages],
+            "messages": [
+                {
+                    **m.as_dict(),
+                    "noncausal": m in into_past,
+                    "rule": [{"number": r.number, "text": str(r)} for r in rules[m]],
+                }
+                for m in self.messages
+            ],
+            "happens_before": [[str(x), s, str(y), t] for ((x, s), (y, t)) in sorted(self.happens_before)],
+            "outputs": list(self.outputs()),
         }
+
+    def _repr_svg_(self) -> str:
+        from .render import spacetime_svg
+
+        return spacetime_svg(self)
+
+    def _repr_html_(self) -> str:
+        from .render import model_html
+
+        return model_html(self)
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """ρ_i (tplp2016 §5.1.1): the state st(x) and the buffer bf(x) of every node."""
+
+    states: Mapping[clingo.Symbol, frozenset[GroundFact]]
+    buffers: Mapping[clingo.Symbol, tuple[Message, ...]]
+
+
+@dataclass(frozen=True)
+class Transition:
+    """Transition i of a run: node x_i active at its step s_i, receiving m_i and sending what it derives."""
+
+    index: int
+    node: clingo.Symbol
+    step: int
+    delivered: tuple[Message, ...]
+    sent: tuple[Message, ...]
+
+
+@dataclass(frozen=True)
+class Run:
+    """The run prefix a causal model stands for (tplp2016 §5.3.2): transitions τ_i and configurations ρ_0..ρ_n."""
+
+    model: int
+    transitions: tuple[Transition, ...]
+    configurations: tuple[Configuration, ...]
+
+    def schedule(self) -> list[tuple[clingo.Symbol, list[operational.Delivery]]]:
+        """The transitions as `operational.replay` takes them."""
+        return [(t.node, [m.delivery() for m in t.delivered]) for t in self.transitions]
+
+    def replay(self, program: Program, instance: Instance) -> operational.Run:
+        """Run the schedule with the operational semantics of tplp2016 §5.1 from start(P, H)."""
+        return operational.replay(program, instance, self.schedule())
+
+    def lines(self) -> Iterator[str]:
+        """The run as text: each transition with what it delivers and sends, and the buffers after it."""
+        for t, after in zip(self.transitions, self.configurations[1:]):
+            got = ", ".join(f"{m.fact} from {m.sender}:{m.sent}" for m in t.delivered) or "nothing"
+            yield f"{t.index:>3}. {t.node}:{t.step} receives {got}"
+            for m in t.sent:
+                where = "pending" if m.arrives is None else f"{m.addressee}:{m.arrives}"
+                yield f"       sends {m.fact} to {m.addressee} (arrives {where})"
+            buffered = "; ".join(
+                f"{x}: {', '.join(m.fact for m in ms)}" for x, ms in after.buffers.items() if ms
+            )
+            if buffered:
+                yield f"       buffers: {buffered}"
+
+
+def agrees(model: Model, replayed: operational.Run) -> bool:
+    """Theorem 4 (ii), bounded: the replayed run has the model's trace and leaves its pending messages in the buffers."""
+    return replayed.trace == model.trace and replayed.pending == frozenset(m.buffered() for m in model.pending)
+
+
+def run_constraints(compiled: Compiled, program: Program, instance: Instance, transitions: operational.Schedule) -> str:
+    """A run prefix of the operational semantics as integrity constraints on chosen_R (Theorem 4 (i), bounded).
+
+    Replays the transitions; every message delivered at step t of its
+    addressee must be chosen with arrival t, and every message left in a
+    buffer must be chosen as pending: `:- not chosen_R(x,s,y,t,ā).` This fixes
+    the arrival function α_R of §5.2.2, so the program with these constraints
+    has exactly the model of the run.
+    """
+    transitions = [(x, tuple(d)) for x, d in transitions]
+    replayed = operational.replay(program, instance, transitions)
+    chosen = {relation: name for name, relation in compiled.messages.items()}
+    steps: dict[clingo.Symbol, int] = defaultdict(int)
+    lines = []
+
+    def constraint(sender, sent, addressee, arrival, fact: GroundFact) -> str:
+        relation, args = fact
+        terms = ",".join(map(str, (sender, sent, addressee, arrival, *args)))
+        return f":- not {chosen[relation]}({terms})."
+
+    for x, deliveries in transitions:
+        for sender, sent, fact in deliveries:
+            lines.append(constraint(sender, sent, x, steps[x], fact))
+        steps[x] += 1
+    for m in sorted(replayed.pending):
+        lines.append(constraint(m.sender, m.step, m.addressee, PENDING, m.fact))
+    return "\n".join(lines) + "\n"
+
+
+SCHEMA = "dedalus2asp/trace/1"
+"""The version of the JSON document below (docs/trace-schema.md)."""
+
+
+def document(compiled: Compiled, network: Iterable[clingo.Symbol], models: Iterable[Model], complete: bool = True) -> dict:
+    """Models as the versioned JSON document of docs/trace-schema.md."""
+    return {
+        "schema": SCHEMA,
+        "semantics": compiled.semantics.value,
+        "encoding": compiled.encoding.value,
+        "horizon": compiled.horizon,
+        "max_delay": compiled.max_delay,
+        "nodes": [str(n) for n in network],
+        "complete": complete,
+        "models": [m.as_dict() for m in models],
+    }
+
+
+class Models(tuple):
+    """Models of one program, input, semantics and horizon; shows itself as an HTML report in a notebook."""
+
+    def _repr_html_(self) -> str:
+        from .render import models_html
+
+        return models_html(self)
 
 
 def _int(symbol: clingo.Symbol) -> int | None:
@@ -115,10 +478,11 @@ def _int(symbol: clingo.Symbol) -> int | None:
 
 
 def decode(symbols: Iterable[clingo.Symbol], compiled: Compiled, number: int = 1) -> Model:
-    """Read a model's trace and messages from its atoms; everything auxiliary is dropped."""
+    """Read a model's trace, messages and `before` atoms from its atoms; everything else auxiliary is dropped."""
     trace: set[TraceFact] = set()
     messages = []
     network: set[clingo.Symbol] = set()
+    before = set()
     for atom in symbols:
         name, args = atom.name, atom.arguments
         if name in compiled.relations and len(args) == compiled.arities[compiled.relations[name]] + 2:
@@ -131,6 +495,9 @@ def decode(symbols: Iterable[clingo.Symbol], compiled: Compiled, number: int = 1
             )
         elif name == "all" and len(args) == 1:
             network.add(args[0])
+        elif name == "before" and len(args) == 4:
+            before.add(((args[0], args[1].number), (args[2], args[3].number)))
+    has_before = compiled.encoding is Encoding.PAPER and compiled.semantics.causal
     return Model(
         number=number,
         trace=frozenset(trace),
@@ -138,6 +505,10 @@ def decode(symbols: Iterable[clingo.Symbol], compiled: Compiled, number: int = 1
         network=tuple(sorted(network)),
         horizon=compiled.horizon,
         semantics=compiled.semantics.value,
+        encoding=compiled.encoding.value,
+        max_delay=compiled.max_delay,
+        before=frozenset(before) if has_before else None,
+        program=compiled.program,
     )
 
 
@@ -151,7 +522,7 @@ def trace_table(model: Model) -> dict[clingo.Symbol, dict[int, list[str]]]:
 
 
 def render_text(model: Model, console) -> None:
-    """Print a model as a node × step table of facts and a list of messages (rich)."""
+    """Print a model as a node × step table of facts, its messages and its outputs (rich)."""
     from rich.table import Table
 
     table = Table(title=f"model {model.number} ({model.semantics}, horizon {model.horizon})", show_lines=True)
@@ -164,9 +535,13 @@ def render_text(model: Model, console) -> None:
     if model.messages:
         console.print("messages (sender@step → addressee@arrival step):")
         into_past = set(model.noncausal())
+        rules = model.sending_rules
         for m in model.messages:
             arrival = f"{m.addressee} pending" if m.arrives is None else f"{m.addressee}@{m.arrives}"
+            by = f"  [rule {', '.join(str(r.number) for r in rules[m])}]" if rules[m] else ""
             warning = "   ← sent into the past (non-causal)" if m in into_past else ""
-            console.print(f"  {m.fact}: {m.sender}@{m.sent} → {arrival}{warning}", highlight=False)
+            console.print(f"  {m.fact}: {m.sender}@{m.sent} → {arrival}{by}{warning}", highlight=False, markup=False)
     else:
         console.print("messages: none")
+    if model.program is not None and model.program.output_relations:
+        console.print(f"outputs at step {model.horizon}: {', '.join(model.outputs()) or 'none'}", highlight=False, markup=False)

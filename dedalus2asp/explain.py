@@ -1,0 +1,298 @@
+"""Why does a fact hold at a node and step? Its derivation in a model (lineage).
+
+A fact R(ā) of the trace at (x,s) holds for one of four reasons, read off the
+operational semantics of a step (tplp2016 §5.1.3, §5.3.2): the step starts
+from I = st(x) ∪ untag(m) and computes D = deduc_P(I), where
+
+* an *input* fact is in H(x) (an edb fact, present at every step);
+* a *carried* fact is in induc_P(D^{x,s-1}): an inductive rule whose body held
+  at the previous step s-1 of x (rule (2) of the transformation);
+* an *arrived* fact is a message R(ā) with arrival step s at x (rule (6)),
+  sent at (y,t) by an asynchronous rule whose body held there;
+* a *deduced* fact comes from a deductive rule whose body holds in D (rule (1)).
+
+Deduced facts are explained by the round of the stratified fixpoint
+(tplp2016 §3.2.2) in which they first appear, so every positive body fact of
+the chosen rule instance appeared earlier and the derivation is well founded
+even for recursive rules; a negated body atom is reported as absent. Each
+premise is explained in turn, back to input facts. `Derivation` is the tree;
+`text` prints it indented, `dot` draws it as a lineage graph (in the spirit of
+Molly's provenance diagrams).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Iterator
+
+import clingo
+
+from .analysis import strata
+from .ast import Rule, RuleKind
+from .inspect import GroundFact, Message, Model, Point, show_fact
+from .operational import _bind, _ground, _index, _valuations
+
+INPUT, ARRIVED, CARRIED, DEDUCED = "input", "arrived", "carried", "deduced"
+
+
+@dataclass(frozen=True)
+class Reason:
+    """One reason why a fact holds at a point: how, by which rule instance (rule, valuation), which message."""
+
+    how: str
+    rule: Rule | None = None
+    binding: tuple = ()
+    message: Message | None = None
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """R(ā) at (node, step), why (`reason`), and the derivations of the rule's positive body facts.
+
+    The premises and the `absent` (negated, ground) body atoms are evaluated
+    at `at`: (x,s) for a deduced fact, (x,s-1) for a carried one, the sender's
+    step for an arrived one. `also` names the other reasons, if any.
+    """
+
+    node: clingo.Symbol
+    step: int
+    fact: GroundFact
+    reason: Reason
+    at: Point | None
+    premises: tuple["Derivation", ...]
+    absent: tuple[GroundFact, ...]
+    also: tuple[Reason, ...] = ()
+
+    @property
+    def key(self) -> tuple:
+        return (self.node, self.step, self.fact)
+
+
+class Lineage:
+    """The derivations of one model; the reasons at each point are computed once."""
+
+    def __init__(self, model: Model):
+        if model.program is None:
+            raise ValueError("the model does not carry its program: decode it from a Compiled made by transform()")
+        self.model = model
+        self.program = model.program
+        self.edb = set(self.program.edb())
+        self.strata = strata(self.program)
+        self.inductive = self.program.rules_of(RuleKind.INDUCTIVE)
+        self._reasons: dict[Point, dict[GroundFact, list[Reason]]] = {}
+        self._derivations: dict[tuple, Derivation] = {}
+
+    def reasons(self, node: clingo.Symbol, step: int) -> dict[GroundFact, list[Reason]]:
+        """Every fact of D^{x,s} with its reasons, best first: input, arrived, carried, then deduced by fixpoint round."""
+        point = (node, step)
+        if point in self._reasons:
+            return self._reasons[point]
+        held = self.model.slice(node, step)
+        found: dict[GroundFact, list[Reason]] = defaultdict(list)
+        for fact in held:
+            if fact[0] in self.edb:
+                found[fact].append(Reason(INPUT))
+        for m in self.model.messages:
+            if m.arrival == point:
+                found[(m.relation, m.args)].append(Reason(ARRIVED, message=m))
+        if step > 0:
+            before = _index(self.model.slice(node, step - 1))
+            for rule in self.inductive:
+                for b in _valuations(rule, before):
+                    fact = (rule.head.predicate, _ground(rule.head.args, b))
+                    found[fact].append(Reason(CARRIED, rule, tuple(sorted(b.items()))))
+        index = _index(found)
+        for stratum in self.strata:
+            while True:  # one round of the fixpoint: only facts of earlier rounds are premises
+                new: dict[GroundFact, list[Reason]] = defaultdict(list)
+                for rule in stratum:
+                    for b in _valuations(rule, index):
+                        fact = (rule.head.predicate, _ground(rule.head.args, b))
+                        if fact not in found:
+                            new[fact].append(Reason(DEDUCED, rule, tuple(sorted(b.items()))))
+                if not new:
+                    break
+                for fact, reasons in new.items():
+                    found[fact] = reasons
+                    index[fact[0]].add(fact[1])
+        if set(found) != held:
+            raise ValueError(
+                f"model {self.model.number} at {node}:{step} is not D = deduc_P(st ∪ arrivals): "
+                f"{sorted(show_fact(*f) for f in set(found) ^ held)} differ (a bug in dedalus2asp)"
+            )
+        self._reasons[point] = dict(found)
+        return self._reasons[point]
+
+    def derive(self, node: clingo.Symbol, step: int, fact: GroundFact) -> Derivation:
+        """The derivation of `fact` at (node, step); ValueError if it does not hold there."""
+        if node not in self.model.network:
+            raise ValueError(f"{node} is not a node of the network ({', '.join(map(str, self.model.network))})")
+        if not 0 <= step <= self.model.horizon:
+            raise ValueError(f"step {step} is outside 0..{self.model.horizon} (the horizon)")
+        reasons = self.reasons(node, step)
+        if fact not in reasons:
+            held = ", ".join(self.model.facts_at(node, step)) or "nothing"
+            raise ValueError(
+                f"{show_fact(*fact)} does not hold at {node}:{step} in model {self.model.number} "
+                f"({node} holds {held} there)"
+            )
+        key = (node, step, fact)
+        if key not in self._derivations:
+            reason, *others = reasons[fact]
+            at, premises, absent = self._premises(node, step, reason)
+            self._derivations[key] = Derivation(
+                node, step, fact, reason, at,
+                tuple(self.derive(*at, p) for p in premises),
+                absent, tuple(others),
+            )
+        return self._derivations[key]
+
+    def _premises(self, node, step, reason: Reason) -> tuple[Point | None, list[GroundFact], tuple[GroundFact, ...]]:
+        """Where the rule instance of `reason` was evaluated, its positive body facts and its absent ones."""
+        if reason.how == INPUT:
+            return None, [], ()
+        if reason.how == ARRIVED:
+            m = reason.message
+            at, rule, binding = m.send, None, None
+            for candidate in self.model.sending_rules[m][:1]:
+                for b in _valuations(candidate, _index(self.model.slice(*m.send))):
+                    if b[candidate.addressee.name] == m.addressee and _ground(candidate.head.args, b) == m.args:
+                        rule, binding = candidate, b
+                        break
+            if rule is None:
+                return at, [], ()
+        else:
+            at = (node, step - 1) if reason.how == CARRIED else (node, step)
+            rule, binding = reason.rule, dict(reason.binding)
+        held = sorted(self.model.slice(*at))
+        positive = [next(f for f in held if f[0] == a.predicate and _bind(a.args, f[1], binding) is not None) for a in rule.positive]
+        absent = tuple((a.predicate, tuple(ANY if _anonymous(t) else v for t, v in zip(a.args, _ground_known(a.args, binding)))) for a in rule.negative)
+        return at, positive, absent
+
+
+ANY = clingo.Function("_")
+"""Printed for an anonymous variable `_` of an absent (negated) atom: no value of it holds."""
+
+
+def _anonymous(term) -> bool:
+    return getattr(term, "anonymous", False)
+
+
+def _ground_known(terms, binding: dict) -> tuple:
+    return tuple(None if _anonymous(t) else _ground((t,), binding)[0] for t in terms)
+
+
+def sending_rule(derivation: Derivation, model: Model) -> Rule | None:
+    """The rule behind a derivation step (for an arrival, the asynchronous rule that sent the message)."""
+    if derivation.reason.how == ARRIVED:
+        rules = model.sending_rules[derivation.reason.message]
+        return rules[0] if rules else None
+    return derivation.reason.rule
+
+
+def explain(model: Model, node: clingo.Symbol, step: int, fact: GroundFact) -> Derivation:
+    """The derivation of `fact` at (node, step) in `model` (see the module docstring)."""
+    return Lineage(model).derive(node, step, fact)
+
+
+def _why(d: Derivation, model: Model) -> str:
+    rule = sending_rule(d, model)
+    by = f" by rule {rule.number}: {rule}" if rule is not None else ""
+    how = d.reason.how
+    if how == INPUT:
+        return "input fact"
+    if how == ARRIVED:
+        m = d.reason.message
+        return f"arrived from {m.sender} (sent at {m.sender}:{m.sent}){by}"
+    if how == CARRIED:
+        return f"carried over from {d.node}:{d.step - 1}{by}"
+    return f"deduced{by}"
+
+
+def _also(reason: Reason, node, step) -> str:
+    if reason.how == ARRIVED:
+        return f"arrived from {reason.message.sender}:{reason.message.sent}"
+    if reason.how == CARRIED:
+        return f"carried over from {node}:{step - 1} by rule {reason.rule.number}"
+    return f"{reason.how} by rule {reason.rule.number}" if reason.rule else reason.how
+
+
+def text(derivation: Derivation, model: Model) -> str:
+    """The derivation as an indented tree; a fact explained once is referred to further down."""
+    lines: list[str] = []
+    shown: set[tuple] = set()
+
+    def walk(d: Derivation, depth: int) -> None:
+        pad = "  " * depth
+        head = f"{pad}{show_fact(*d.fact)} at {d.node}:{d.step}"
+        if d.key in shown and d.premises:
+            lines.append(f"{head}: (explained above)")
+            return
+        shown.add(d.key)
+        also = f"  [also {'; '.join(_also(r, d.node, d.step) for r in d.also)}]" if d.also else ""
+        lines.append(f"{head}: {_why(d, model)}{also}")
+        for p in d.premises:
+            walk(p, depth + 1)
+        for a in d.absent:
+            lines.append(f"{pad}  {show_fact(*a)} absent at {d.at[0]}:{d.at[1]}")
+
+    walk(derivation, 0)
+    return "\n".join(lines) + "\n"
+
+
+def _quote(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def dot(derivation: Derivation, model: Model) -> str:
+    """The lineage graph in DOT: one vertex per fact at a point, edges from premises to conclusions.
+
+    Input facts are boxes, absent (negated) facts dashed grey, message
+    arrivals bold blue edges labelled with the sending rule.
+    """
+    ids: dict[tuple, str] = {}
+    vertices: list[str] = []
+    edges: list[str] = []
+
+    def vertex(key: tuple, label: str, attrs: str) -> str:
+        if key not in ids:
+            ids[key] = f"f{len(ids)}"
+            vertices.append(f"  {ids[key]} [label={_quote(label)}{attrs}];")
+        return ids[key]
+
+    def walk(d: Derivation) -> str:
+        seen = d.key in ids
+        me = vertex(d.key, f"{show_fact(*d.fact)}\n{d.node}:{d.step}", ", shape=box" if d.reason.how == INPUT else "")
+        if seen:
+            return me
+        rule = sending_rule(d, model)
+        label = f"rule {rule.number}" if rule is not None else d.reason.how
+        style = ', style=bold, color="#1f5fbf"' if d.reason.how == ARRIVED else ""
+        if d.reason.how == ARRIVED:
+            label = f"message, {label}"
+        for p in d.premises:
+            edges.append(f"  {walk(p)} -> {me} [label={_quote(label)}{style}];")
+        for a in d.absent:
+            absent = vertex(("absent", d.at, a), f"not {show_fact(*a)}\n{d.at[0]}:{d.at[1]}", ', style=dashed, color=grey, fontcolor=grey')
+            edges.append(f"  {absent} -> {me} [label={_quote(label)}, style=dashed, color=grey];")
+        if d.reason.how == ARRIVED and not d.premises and not d.absent:
+            m = d.reason.message
+            sender = vertex(("send", m.send), f"{m.sender}:{m.sent}", ", shape=point")
+            edges.append(f"  {sender} -> {me} [label={_quote(label)}{style}];")
+        return me
+
+    walk(derivation)
+    return "digraph lineage {\n  rankdir=BT;\n  node [fontname=Helvetica];\n" + "\n".join(vertices + edges) + "\n}\n"
+
+
+def premises_of(derivation: Derivation) -> Iterator[Derivation]:
+    """Every derivation in the tree, depth first, each once."""
+    seen: set[tuple] = set()
+    todo = [derivation]
+    while todo:
+        d = todo.pop()
+        if d.key not in seen:
+            seen.add(d.key)
+            yield d
+            todo.extend(d.premises)
