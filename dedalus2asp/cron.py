@@ -1,0 +1,434 @@
+"""Consistency and tolerance of non-causality (jcss2014's CRON questions), bounded (SPEC §3).
+
+`analyse(program, instance, horizon, max_delay)` answers, for the output
+facts at the last step T united over the nodes (output(M), jcss2014 §2.5.5):
+
+* certain / possible outputs: the cautious / brave consequences over
+  `_output(R, w̄)`, an atom the analysis adds for every output fact at step T,
+  under `causal-finite` (pure, tplp2016 §4.5) and under `choice` (pure_ch =
+  jcss2014's SZ-models, §3.1);
+* consistent (jcss2014 §2.5.5): certain = possible under `causal-finite`;
+  if not, two witness models: one without a fact f ∈ possible \\ certain and
+  one with it (clingo assumptions on `_output`);
+* tolerant (jcss2014 §3.2): consistent, and every `choice` model has that
+  same output: choice certain = choice possible = causal certain. Every
+  causal model is a choice model, so otherwise some choice model lacks a
+  certain fact (it is "lost") or has a fact no causal model has ("gained");
+  that model is the counterexample, with its messages that arrive at a step
+  happening before their send (`inspect.Model.noncausal`): a choice model
+  with an acyclic happens-before relation would be a causal model;
+* jcss2014 Theorem 4.1: a positive program that is consistent tolerates
+  non-causality; the verdict says when it applies.
+
+Every answer holds up to horizon T and, with `max_delay` D, for runs in which
+every message arrives within D steps (SPEC §2): it is a bounded verdict.
+
+`search(...)` grows the horizon from 1 to T and stops at the smallest one with
+a consistency violation or a counterexample. The `causal-finite` side is
+solved with `incremental` (multi-shot: each step is grounded once). The
+`choice` side is grounded from scratch at each horizon: under `choice` a
+message may arrive in the past and support the fact that sent it, a positive
+loop through atoms grounded in different steps, which clingo's multi-shot
+solving does not check for unfoundedness (measured: jcss2014 Alg. 1 at T = 1
+has 30 choice traces, the incremental program 45). Under causality such a
+loop closes a cycle of happens-before and #edge removes it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+import clingo
+
+from .ast import Instance, Program
+from .diagnostics import Diagnostic, DiagnosticError
+from .incremental import Unrolling, incremental
+from .inspect import Model, decode
+from .solve import control
+from .transform import Compiled, Encoding, Semantics, relation_name, transform
+
+OUTPUT = "_output"
+
+
+class Timeout(Exception):
+    """The time limit stopped solving before the answer was known."""
+
+
+def outputs_of(program: Program, requested: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """out(P): the `--output` relations if given, else the `.output` ones; a user error if none or unknown."""
+    chosen = tuple(requested) if requested else program.output_relations
+    if not chosen:
+        raise DiagnosticError(
+            [Diagnostic("no-output", "the program declares no output relation: add `.output R.` or pass --output R",
+                        filename=program.filename)]
+        )
+    schema = program.schema()
+    unknown = [r for r in chosen if r not in schema]
+    if unknown:
+        raise DiagnosticError(
+            [Diagnostic("unknown-output", f"output relation '{r}' does not occur in the program "
+                        f"(its relations: {', '.join(schema)})", filename=program.filename) for r in unknown]
+        )
+    return chosen
+
+
+def fewest_backward(compiled: Compiled) -> str:
+    """`#minimize` the messages that arrive at a step number ≤ their send step: a readable counterexample.
+
+    The choice program only uses it to pick its counterexample; certain and possible outputs ignore it.
+    """
+    lines = []
+    for name, relation in compiled.messages.items():
+        w = "".join(f",W{i}" for i in range(1, compiled.arities[relation] + 1))
+        lines.append(f"#minimize {{ 1,{name},X,S,Y{w} : {name}(X,S,Y,T{w}), T <= S }}.")
+    return "\n".join(lines) + "\n"
+
+
+def output_rules(outputs: tuple[str, ...], arities: dict[str, int], horizon: int) -> str:
+    """`_output("R",(W1,..)) :- R(X,T,W1,..).` for every output relation R at step T (SPEC §3)."""
+    lines = []
+    for r in outputs:
+        w = [f"W{i}" for i in range(1, arities[r] + 1)]
+        tuple_ = "(" + ",".join(w) + ("," if len(w) == 1 else "") + ")"
+        lines.append(f'{OUTPUT}("{r}",{tuple_}) :- {relation_name(r)}({",".join(["X", str(horizon), *w])}).')
+    return "\n% the output facts at the horizon, united over nodes (SPEC §3)\n" + "\n".join(lines) + f"\n#show {OUTPUT}/2.\n"
+
+
+def show_fact(relation: str, args) -> str:
+    return f"{relation}({', '.join(map(str, args))})"
+
+
+def model_output(model: Model, outputs: tuple[str, ...]) -> frozenset[str]:
+    """output(M): the output facts some node holds at the last step (SPEC §3), read from the trace."""
+    return frozenset(show_fact(r, a) for (x, s, r, a) in model.trace if s == model.horizon and r in outputs)
+
+
+class Deadline:
+    """What remains of a time limit shared by every solve call of an analysis."""
+
+    def __init__(self, seconds: float | None):
+        self.end = None if seconds is None else time.perf_counter() + seconds
+
+    def remaining(self) -> float | None:
+        return None if self.end is None else max(0.0, self.end - time.perf_counter())
+
+
+def _solve(ctl: clingo.Control, deadline: Deadline, assumptions=(), on_model=None) -> bool:
+    """Solve, stopping at the deadline (Timeout); True when a model was found."""
+    with ctl.solve(on_model=on_model, assumptions=list(assumptions), async_=True) as handle:
+        if not handle.wait(deadline.remaining()):
+            handle.cancel()
+            raise Timeout()
+        return handle.get().satisfiable
+
+
+def consequences(ctl: clingo.Control, mode: str, deadline: Deadline, select=lambda s: True) -> frozenset | None:
+    """The cautious or brave consequences over the shown `_output` atoms (None: no model)."""
+    ctl.configuration.solve.enum_mode = mode
+    ctl.configuration.solve.models = 0
+    ctl.configuration.solve.opt_mode = "ignore"
+    last: list = [None]  # in these modes, the last model holds the consequences
+
+    def on_model(model: clingo.Model) -> None:
+        last[0] = model.symbols(shown=True)
+
+    found = _solve(ctl, deadline, on_model=on_model)
+    ctl.configuration.solve.enum_mode = "auto"
+    return frozenset(s for s in last[0] if select(s)) if found else None
+
+
+def one_model(ctl: clingo.Control, compiled: Compiled, deadline: Deadline, assumptions, optimize=False) -> Model | None:
+    """A model under the assumptions, decoded (None: there is none); with `optimize`, an optimal one."""
+    ctl.configuration.solve.models = 0 if optimize else 1  # optimization: models until the optimum is proven
+    ctl.configuration.solve.opt_mode = "opt"
+    found: list = [None]
+
+    def on_model(model: clingo.Model) -> None:
+        found[0] = decode(model.symbols(atoms=True), compiled)
+
+    _solve(ctl, deadline, assumptions, on_model=on_model)
+    ctl.configuration.solve.opt_mode = "ignore"
+    return found[0]
+
+
+def _fact(symbol: clingo.Symbol) -> str:
+    """`_output("R",(a,b))` as R(a, b)."""
+    relation, args = symbol.arguments[-2:]
+    return show_fact(relation.string, args.arguments)
+
+
+@dataclass(frozen=True)
+class Consequences:
+    """Certain and possible outputs of one semantics, on one grounded program."""
+
+    certain: frozenset[str]
+    possible: frozenset[str]
+    atoms: dict[str, clingo.Symbol]  # output fact -> its _output atom
+
+
+class Semantic:
+    """The program of one semantics at one horizon, grounded once, with the output atoms added."""
+
+    def __init__(self, program, instance, horizon, semantics, encoding, max_delay, outputs):
+        compiled = transform(program, instance, horizon, semantics, encoding, max_delay)
+        extra = output_rules(outputs, compiled.arities, horizon)
+        self.optimize = not semantics.causal
+        if self.optimize:
+            extra += fewest_backward(compiled)
+        self.compiled = replace(compiled, text=compiled.text + extra)
+        self.control = control(self.compiled)
+
+    def consequences(self, deadline: Deadline) -> Consequences | None:
+        certain = consequences(self.control, "cautious", deadline)
+        if certain is None:
+            return None
+        possible = consequences(self.control, "brave", deadline)
+        return Consequences(
+            frozenset(map(_fact, certain)), frozenset(map(_fact, possible)), {_fact(s): s for s in possible}
+        )
+
+    def model(self, atom: clingo.Symbol, value: bool, deadline: Deadline) -> Model:
+        return one_model(self.control, self.compiled, deadline, [(atom, value)], self.optimize)
+
+
+def _sorted(facts) -> list[str] | None:
+    return None if facts is None else sorted(facts)
+
+
+@dataclass
+class Verdict:
+    """What `analyse` found, under the bound (horizon, max_delay)."""
+
+    horizon: int
+    max_delay: int | None
+    outputs: tuple[str, ...]
+    positive: bool
+    satisfiable: bool  # some causal-finite model exists
+    consistent: bool | None = None
+    tolerant: bool | None = None
+    certain: frozenset[str] | None = None
+    possible: frozenset[str] | None = None
+    choice_certain: frozenset[str] | None = None
+    choice_possible: frozenset[str] | None = None
+    witnesses: list[tuple[Model, frozenset[str]]] = field(default_factory=list)
+    counterexample: Model | None = None
+    lost: frozenset[str] = frozenset()
+    gained: frozenset[str] = frozenset()
+    seconds: float = 0.0
+    search: dict | None = None
+
+    @property
+    def theorem(self) -> str | None:
+        """jcss2014 Theorem 4.1 (positive and consistent ⇒ tolerant, over unbounded fair runs), when it applies."""
+        if not self.positive or not self.satisfiable:
+            return None
+        if not self.consistent:
+            return "positive but not consistent: jcss2014 Theorem 4.1 does not apply"
+        if self.tolerant:
+            return "positive and consistent: tolerant by jcss2014 Theorem 4.1, as found here"
+        return (
+            "positive and consistent: tolerant by jcss2014 Theorem 4.1 over unbounded fair runs, so this "
+            "counterexample comes from the bounds (raise the horizon or the delay bound)"
+        )
+
+    @property
+    def answer(self) -> bool:
+        """Yes (exit 0) only for consistent and tolerant."""
+        return bool(self.consistent and self.tolerant)
+
+    @property
+    def bound(self) -> str:
+        delay = "no delay bound" if self.max_delay is None else f"delay ≤ {self.max_delay}"
+        return f"up to horizon {self.horizon} with {delay}"
+
+    def sentence(self) -> str:
+        """One sentence: what was found, under which bound."""
+        if not self.satisfiable:
+            return f"no causal model {self.bound}: nothing to analyse (raise the horizon or the delay bound)"
+        if not self.consistent:
+            differ = sorted(self.witnesses[0][1] ^ self.witnesses[1][1])
+            return f"not consistent: two causal models {self.bound} differ on {', '.join(differ)}"
+        if self.tolerant:
+            return f"consistent and tolerant: no counterexample {self.bound}"
+        change = [f"loses {', '.join(sorted(self.lost))}"] if self.lost else []
+        change += [f"gains {', '.join(sorted(self.gained))}"] if self.gained else []
+        return (
+            f"consistent but not tolerant: a choice model {self.bound} {' and '.join(change)} "
+            "through a message that arrives before it was caused"
+        )
+
+    def as_dict(self) -> dict:
+        counterexample = None
+        if self.counterexample is not None:
+            counterexample = {
+                **self.counterexample.as_dict(),
+                "output": sorted(model_output(self.counterexample, self.outputs)),
+                "lost": sorted(self.lost),
+                "gained": sorted(self.gained),
+                "noncausal_messages": [m.as_dict() for m in self.counterexample.noncausal()],
+            }
+        return {
+            "verdict": self.sentence(),
+            "satisfiable": self.satisfiable,
+            "consistent": self.consistent,
+            "tolerant": self.tolerant,
+            "outputs": list(self.outputs),
+            "certain": _sorted(self.certain),
+            "possible": _sorted(self.possible),
+            "choice_certain": _sorted(self.choice_certain),
+            "choice_possible": _sorted(self.choice_possible),
+            "counterexample": counterexample,
+            "witnesses": [{**m.as_dict(), "output": sorted(out)} for m, out in self.witnesses],
+            "positive": self.positive,
+            "theorem": self.theorem,
+            "bound": {"horizon": self.horizon, "max_delay": self.max_delay},
+            "search": self.search,
+            "seconds": round(self.seconds, 4),
+        }
+
+
+def analyse(
+    program: Program,
+    instance: Instance,
+    horizon: int,
+    max_delay: int | None = None,
+    outputs: tuple[str, ...] | None = None,
+    encoding: Encoding = Encoding.FAST,
+    timeout: float | None = None,
+) -> Verdict:
+    """Consistency and tolerance of P on H up to horizon T (and delay bound D); raises Timeout."""
+    start = time.perf_counter()
+    deadline = Deadline(timeout)
+    outs = outputs_of(program, outputs)
+    verdict = Verdict(horizon, max_delay, outs, program.positive, satisfiable=False)
+    causal = Semantic(program, instance, horizon, Semantics.CAUSAL_FINITE, encoding, max_delay, outs)
+    found = causal.consequences(deadline)
+    if found is not None:
+        verdict.satisfiable = True
+        verdict.certain, verdict.possible = found.certain, found.possible
+        choice = Semantic(program, instance, horizon, Semantics.CHOICE, encoding, max_delay, outs)
+        chosen = choice.consequences(deadline)  # every causal model is a choice model: not None
+        verdict.choice_certain, verdict.choice_possible = chosen.certain, chosen.possible
+        verdict.consistent = found.certain == found.possible
+        if not verdict.consistent:
+            f = min(found.possible - found.certain)
+            verdict.witnesses = [
+                (m, model_output(m, outs))
+                for m in (causal.model(found.atoms[f], True, deadline), causal.model(found.atoms[f], False, deadline))
+            ]
+        else:
+            verdict.tolerant = chosen.certain == chosen.possible == found.certain
+            if not verdict.tolerant:
+                lost, gained = found.certain - chosen.certain, chosen.possible - found.certain
+                fact, value = (min(lost), False) if lost else (min(gained), True)
+                model = choice.model(chosen.atoms[fact], value, deadline)
+                verdict.counterexample = model
+                verdict.lost = found.certain - model_output(model, outs)
+                verdict.gained = model_output(model, outs) - found.certain
+    verdict.seconds = time.perf_counter() - start
+    return verdict
+
+
+def search(
+    program: Program,
+    instance: Instance,
+    horizon: int,
+    max_delay: int | None = None,
+    outputs: tuple[str, ...] | None = None,
+    timeout: float | None = None,
+    incremental_: bool = True,
+) -> Verdict:
+    """The smallest horizon h in 1..T with a consistency violation, a counterexample or no causal model.
+
+    Each horizon's causal certain/possible outputs come from one multi-shot control
+    (`incremental_`, each step grounded once) or, for comparison, from a program grounded from
+    scratch; the choice ones are grounded from scratch (see the module docstring). The verdict at
+    the horizon found (or at T) is then `analyse`d in full, for its witnesses or counterexample.
+    """
+    start = time.perf_counter()
+    deadline = Deadline(timeout)
+    outs = outputs_of(program, outputs)
+    unrolling = Unrolling(incremental(program, instance, Semantics.CAUSAL_FINITE, max_delay, outs)) if incremental_ else None
+    steps, found = [], None
+    for h in range(min(1, horizon), horizon + 1):
+        began = time.perf_counter()
+        if unrolling is not None:
+            unrolling.extend(h)
+            at_h = lambda s, h=h: s.arguments[0].number == h
+            certain = consequences(unrolling.control, "cautious", deadline, at_h)
+            possible = None if certain is None else consequences(unrolling.control, "brave", deadline, at_h)
+            causal = None if certain is None else (frozenset(map(_fact, certain)), frozenset(map(_fact, possible)))
+        else:
+            c = Semantic(program, instance, h, Semantics.CAUSAL_FINITE, Encoding.FAST, max_delay, outs).consequences(deadline)
+            causal = None if c is None else (c.certain, c.possible)
+        row = {"horizon": h, "satisfiable": causal is not None, "consistent": None, "tolerant": None}
+        if causal is not None:
+            row["consistent"] = causal[0] == causal[1]
+            if row["consistent"]:
+                choice = Semantic(program, instance, h, Semantics.CHOICE, Encoding.FAST, max_delay, outs).consequences(deadline)
+                row["tolerant"] = choice.certain == choice.possible == causal[0]
+        row["seconds"] = round(time.perf_counter() - began, 4)
+        steps.append(row)
+        if not (row["consistent"] and row["tolerant"]):
+            found = h
+            break
+    searched = time.perf_counter() - start
+    remaining = deadline.remaining()
+    verdict = analyse(program, instance, horizon if found is None else found, max_delay, outs, timeout=remaining)
+    verdict.search = {
+        "smallest_horizon": found,
+        "incremental": incremental_,
+        "horizons": steps,
+        "seconds": round(searched, 4),
+        "ground_seconds": None if unrolling is None else round(unrolling.ground_seconds, 4),
+    }
+    verdict.seconds = time.perf_counter() - start
+    return verdict
+
+
+def _facts(facts) -> str:
+    return ", ".join(sorted(facts)) or "none"
+
+
+def render_text(verdict: Verdict, console) -> None:
+    """The verdict in one sentence, then what supports it (rich console)."""
+    from .inspect import render_text as render_model
+
+    console.print(verdict.sentence())
+    if verdict.search is not None:
+        rows = "; ".join(
+            f"{r['horizon']}: "
+            + ("no causal model" if not r["satisfiable"] else "inconsistent" if not r["consistent"]
+               else "tolerant" if r["tolerant"] else "counterexample")
+            for r in verdict.search["horizons"]
+        )
+        smallest = verdict.search["smallest_horizon"]
+        console.print(
+            f"search: {'smallest horizon with a violation: ' + str(smallest) if smallest is not None else 'no violation'}"
+            f" ({rows}; {verdict.search['seconds']} s"
+            + (", causal side solved incrementally" if verdict.search["incremental"] else "") + ")"
+        )
+    if not verdict.satisfiable:
+        return
+    console.print(f"output relations: {', '.join(verdict.outputs)} (facts at step {verdict.horizon}, united over nodes)")
+    console.print(f"  certain  (causal-finite): {_facts(verdict.certain)}")
+    console.print(f"  possible (causal-finite): {_facts(verdict.possible)}")
+    console.print(f"  certain  (choice):        {_facts(verdict.choice_certain)}")
+    console.print(f"  possible (choice):        {_facts(verdict.choice_possible)}")
+    if verdict.theorem:
+        console.print(f"jcss2014 Theorem 4.1: {verdict.theorem}")
+    for i, (model, out) in enumerate(verdict.witnesses, 1):
+        console.print(f"witness {i}: a causal model with output {{{', '.join(sorted(out))}}}")
+        render_model(model, console)
+    if verdict.counterexample is not None:
+        model = verdict.counterexample
+        change = ([f"loses {_facts(verdict.lost)}"] if verdict.lost else []) + (
+            [f"gains {_facts(verdict.gained)}"] if verdict.gained else []
+        )
+        console.print(f"counterexample: a choice model that {' and '.join(change)}")
+        render_model(model, console)
+        console.print("messages into the past (the arrival happens before the send):")
+        for m in model.noncausal():
+            console.print(f"  {m.fact}: sent by {m.sender} at step {m.sent}, arrives at {m.addressee} at step {m.arrives}")
+    console.print(f"({verdict.seconds:.2f} s)")

@@ -1,0 +1,222 @@
+"""The fast encoding as a multi-shot program: the horizon grows one step at a time.
+
+`incremental(program, instance, semantics, max_delay, outputs)`, for the
+causal semantics, writes
+`templates/incremental.lp.j2`: `#program base.` (the network, and `_may_R`)
+and `#program step(_t).`, every rule of the fast encoding (transform.py)
+about step _t of every node: decl(H) at _t (tplp2016 §4.3.2), the deductive
+rules at _t (1), the inductive rules from _t-1 to _t (2), the messages sent
+at _t (3) and the arrivals chosen at _t (4)-(6), the #edge of happens-before
+(7)-(10). `Unrolling.extend(T)` grounds step(0)..step(T) once each; after it
+the control has the models of `transform(..., horizon=T, encoding=FAST)` up to
+the auxiliary atoms: the same number of models and the same traces
+(tests/test_cron.py checks it at every horizon on several examples).
+
+What changes when the horizon grows is made an `#external` of the step
+before: a message sent at step k may arrive at a step t <= k of another
+node, so R(y,t,w), grounded at step t, gains a support at step k. `_late_R(y,t,w,k)` (some R(w) sent at a step >= k
+arrives at step t of y) is defined at step k and reads `_late_R(y,t,w,k+1)`,
+an external until step k+1 defines it; at the horizon it stays false. Its
+domain `_may_R` is an over-approximation of what R can carry: the least
+model of P without negation, time and place on the union of the inputs
+(`may`). A message not arrived by the horizon is the one-shot's pending one.
+
+Only causal semantics: under `choice` a message may arrive in the past and
+support the very fact that sent it, a positive loop through atoms grounded
+in different steps, and clingo's multi-shot solving does not check such a
+loop for unfoundedness (measured: jcss2014 Alg. 1 at T = 1 has 30 choice
+traces, this program without #edge 45). Under causality the loop closes a
+cycle of happens-before, which #edge rules out.
+
+Names the generated program adds begin with `_` (`_late_R`, `_arrived_R`,
+`_may_R`, `_output`): no user relation's clingo name does (transform.
+relation_name), so they cannot collide.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+
+import clingo
+
+from .ast import Instance, Literal, Program, RuleKind
+from .transform import Semantics, _environment, _term, message_relation, relation_name, rule_view
+
+
+def _tuple(terms: list[str]) -> str:
+    """A clingo tuple term: (), (a,), (a,b)."""
+    return "(" + ",".join(terms) + ("," if len(terms) == 1 else "") + ")"
+
+
+@dataclass(frozen=True)
+class IncrementalMessage:
+    """Relation R sent by asynchronous rules, for `incremental.lp.j2` (W1..Wk stand for w̄)."""
+
+    relation: str
+    arity: int
+
+    @property
+    def _w(self) -> list[str]:
+        return [f"W{i}" for i in range(1, self.arity + 1)]
+
+    def _atom(self, name: str, args: list[str]) -> str:
+        return f"{name}({','.join(args + self._w)})"
+
+    def cand(self, x: str, s: str, y: str) -> str:
+        return self._atom(message_relation("cand", self.relation), [x, s, y])
+
+    def chosen(self, x: str, s: str, y: str, t: str) -> str:
+        return self._atom(message_relation("chosen", self.relation), [x, s, y, t])
+
+    def arrived(self, x: str, s: str, y: str, t: str) -> str:
+        return self._atom(f"_arrived_{self.relation}", [x, s, y, t])
+
+    def late(self, y: str, t: str, k: str) -> str:
+        return f"_late_{self.relation}({','.join([y, t, *self._w, k])})"
+
+    @property
+    def may(self) -> str:
+        return f"_may_{self.relation}" + (f"({','.join(self._w)})" if self.arity else "")
+
+    @property
+    def arrive(self) -> str:
+        return self._atom(relation_name(self.relation), ["Y", "_t"])
+
+
+@dataclass(frozen=True)
+class OutputView:
+    """`_output(_t,"R",(W1,..)) :- R(X,_t,W1,..).`: output relation R at step _t, united over nodes (SPEC §3)."""
+
+    relation: str
+    arity: int
+
+    @property
+    def tuple(self) -> str:
+        return _tuple([f"W{i}" for i in range(1, self.arity + 1)])
+
+    @property
+    def atom(self) -> str:
+        return f"{relation_name(self.relation)}({','.join(['X', '_t'] + [f'W{i}' for i in range(1, self.arity + 1)])})"
+
+
+def may(program: Program, instance: Instance) -> dict[str, set[tuple[clingo.Symbol, ...]]]:
+    """An over-approximation of every tuple each relation can hold, at any node and step.
+
+    The least model of P with negation dropped and every rule read as deductive, on the union of
+    H(x) over the nodes: a stable model of pure_ch(P) (tplp2016 §4.3) derives a fact of R(x,s,w̄) only
+    through a rule whose positive body holds, so w̄ is in it.
+    """
+    lines = []
+    for node_facts in instance.facts.values():
+        lines += [f"{relation_name(f.predicate)}({_tuple([str(a) for a in f.args])})." for f in node_facts]
+    for rule in program.rules:
+        view = rule_view(rule)
+
+        def atom(a) -> str:
+            return f"{relation_name(a.predicate)}({_tuple([_term(t, view) for t in a.args])})"
+
+        body = [atom(b.atom) for b in rule.body if isinstance(b, Literal) and not b.negated]
+        body += [f"{_term(c.left, view)} {c.op} {_term(c.right, view)}" for c in rule.comparisons]
+        lines.append(atom(rule.head) + (" :- " + ", ".join(body) if body else "") + ".")
+    ctl = clingo.Control(["--warn=none"])
+    ctl.add("base", [], "\n".join(lines))
+    ctl.ground([("base", [])])
+    names = {relation_name(r): r for r in program.schema()}
+    found: dict[str, set] = {r: set() for r in program.schema()}
+    for atom in ctl.symbolic_atoms:
+        symbol = atom.symbol
+        if symbol.name in names and len(symbol.arguments) == 1:
+            found[names[symbol.name]].add(tuple(symbol.arguments[0].arguments))
+    return found
+
+
+@dataclass(frozen=True)
+class Incremental:
+    """A multi-shot program (`base`, `step(_t)`) and the names needed to read its models back."""
+
+    text: str
+    relations: dict[str, str]  # clingo name -> user relation, as in transform.Compiled
+    arities: dict[str, int]
+    messages: dict[str, str]
+    semantics: Semantics
+    max_delay: int | None
+
+
+def incremental(
+    program: Program,
+    instance: Instance,
+    semantics: Semantics = Semantics.CAUSAL_FINITE,
+    max_delay: int | None = None,
+    outputs: tuple[str, ...] = (),
+) -> Incremental:
+    """Write the multi-shot version of the fast encoding of P on H (rules (11)-(14) prune nothing, SPEC §2)."""
+    if not semantics.causal:
+        raise ValueError("the incremental program is written for causal semantics only")
+    if max_delay is not None and max_delay < 0:
+        raise ValueError("the delay bound must be 0 or more")
+    schema = program.schema()
+    async_relations = program.async_relations()
+    reachable = may(program, instance)
+    messages = [IncrementalMessage(r, k) for r, k in async_relations.items()]
+    rules = []
+    for rule in program.rules:
+        view = rule_view(rule)
+        now = replace(view, s="_t")
+        rules.append((now, replace(view, s="(_t-1)") if rule.kind is RuleKind.INDUCTIVE else now))
+    inputs = [
+        f"{relation_name(f.predicate)}({','.join([str(node), '_t', *map(str, f.args)])})"
+        for node, facts in instance.facts.items()
+        for f in facts
+        if f.predicate in schema
+    ]
+    may_facts = [
+        f"_may_{m.relation}" + (f"({','.join(map(str, w))})" if w else "")
+        for m in messages
+        for w in sorted(reachable[m.relation])
+    ]
+    text = _environment().get_template("incremental.lp.j2").render(
+        filename=program.filename,
+        semantics=semantics.value,
+        network=[str(n) for n in instance.network],
+        may=may_facts,
+        projection=[f"{relation_name(r)}({','.join(['X', '_t', *(f'W{i}' for i in range(1, k + 1))])})" for r, k in schema.items()],
+        inputs=inputs,
+        rules=rules,
+        messages=messages,
+        max_delay=max_delay,
+        outputs=[OutputView(r, schema[r]) for r in outputs],
+    )
+    return Incremental(
+        text=text,
+        relations={relation_name(r): r for r in schema},
+        arities=dict(schema),
+        messages={message_relation("chosen", m.relation): m.relation for m in messages},
+        semantics=semantics,
+        max_delay=max_delay,
+    )
+
+
+class Unrolling:
+    """A clingo control over an `Incremental` program, grounded up to the current horizon."""
+
+    def __init__(self, program: Incremental, arguments: list[str] = (), project: bool = False):
+        self.program = program
+        self.project = project
+        self.control = clingo.Control(
+            ["--warn=none", *arguments, *(["--project=project"] if project else [])]
+        )
+        self.control.add("base", [], program.text)  # its #program directives split base and step(_t)
+        self.horizon = -1
+        self.ground_seconds = 0.0
+
+    def extend(self, horizon: int) -> None:
+        """Ground the steps up to `horizon` that are not grounded yet (base with step 0)."""
+        start = time.perf_counter()
+        parts = [("base", [])] if self.horizon < 0 else []
+        for t in range(self.horizon + 1, horizon + 1):
+            parts += [("step", [clingo.Number(t)])] + ([("project", [clingo.Number(t)])] if self.project else [])
+        if parts:
+            self.control.ground(parts)
+        self.horizon = max(self.horizon, horizon)
+        self.ground_seconds += time.perf_counter() - start

@@ -1,0 +1,315 @@
+"""Consistency and tolerance of non-causality (SPEC §3): the papers' verdicts, bounded.
+
+The table of SPEC §3 with the bounds that show each claim (horizon T, delay bound D):
+
+* jcss2014 Alg. 1: positive, consistent, tolerant; the output is the transitive closure.
+* jcss2014 Alg. 2: consistent and tolerant, T() on the empty input, nothing on the non-empty one.
+* jcss2014 Alg. 3: consistent, not tolerant: a B() into the past loses T().
+* jcss2014 Alg. 4: positive and not consistent (D = 2: with D = 1 the bound itself forces A() and B()
+  sent at step 0 to meet at step 1).
+* tplp2016 Fig. 4: T() certain under causality; a choice model loses it.
+* tplp2016 Ex. 1 and Ex. 3 (2PC): the outputs the paper describes, consistently.
+
+Counterexamples and witnesses are checked independently of `inspect`: happens-before is recomputed
+here from the model's messages, outputs from its trace.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from dedalus2asp import cron, inspect, solve
+from dedalus2asp.analysis import cron_report
+from dedalus2asp.cli import app
+from dedalus2asp.incremental import Unrolling, incremental
+from dedalus2asp.parser import load_instance, load_program
+from dedalus2asp.transform import Semantics, transform
+
+from conftest import EXAMPLES
+
+
+def load(program: str, facts: str):
+    return load_program(EXAMPLES / program), load_instance(EXAMPLES / facts)
+
+
+def analyse(program: str, facts: str, horizon: int, delay: int | None) -> cron.Verdict:
+    return cron.analyse(*load(program, facts), horizon, delay, timeout=120)
+
+
+def output(model, relations) -> set[str]:
+    """output(M), from the trace: facts of the output relations at the last step, any node."""
+    return {
+        f"{r}({', '.join(map(str, a))})" for (x, s, r, a) in model.trace if s == model.horizon and r in relations
+    }
+
+
+def happens_before(model) -> set:
+    """The transitive closure of the local edges and of every message edge (tplp2016 §5.2.1)."""
+    edges = {((x, s), (x, s + 1)) for x in model.network for s in range(model.horizon)}
+    edges |= {((m.sender, m.sent), (m.addressee, m.arrives)) for m in model.messages if m.arrives is not None}
+    closure = set(edges)
+    while True:
+        more = {(a, d) for (a, b) in closure for (c, d) in closure if b == c} - closure
+        if not more:
+            return closure
+        closure |= more
+
+
+# --- the papers' table ------------------------------------------------------------------------
+
+
+def test_alg1_positive_consistent_tolerant():
+    v = analyse("jcss2014/alg1.ded", "jcss2014/alg1.facts", 3, 1)
+    assert (v.positive, v.consistent, v.tolerant) == (True, True, True)
+    assert v.certain == {"T(v1, v2)", "T(v2, v3)", "T(v1, v3)"} == v.choice_certain == v.choice_possible
+    assert "Theorem 4.1" in v.theorem and v.counterexample is None
+    assert v.sentence() == "consistent and tolerant: no counterexample up to horizon 3 with delay ≤ 1"
+
+
+@pytest.mark.parametrize("facts, expected", [("alg2_empty.facts", {"T()"}), ("alg2_nonempty.facts", set())])
+def test_alg2_consistent_and_tolerant_on_empty_and_nonempty_inputs(facts, expected):
+    v = analyse("jcss2014/alg2.ded", f"jcss2014/{facts}", 2, 1)
+    assert (v.positive, v.consistent, v.tolerant) == (False, True, True)
+    assert v.certain == v.possible == v.choice_certain == v.choice_possible == expected
+    assert v.theorem is None
+
+
+def test_alg3_consistent_not_tolerant_b_into_the_past_loses_t():
+    v = analyse("jcss2014/alg3.ded", "jcss2014/alg3.facts", 2, 1)
+    assert (v.consistent, v.tolerant) == (True, False)
+    assert v.certain == {"T()"} and v.choice_certain == set()
+    assert v.lost == {"T()"} and v.gained == set()
+    assert "T()" not in output(v.counterexample, ("T",))
+    into_past = v.counterexample.noncausal()
+    assert any(m.relation == "B" and m.arrives < m.sent for m in into_past)
+
+
+def test_alg4_positive_not_consistent():
+    v = analyse("jcss2014/alg4.ded", "jcss2014/alg4.facts", 3, 2)
+    assert (v.positive, v.consistent, v.tolerant) == (True, False, None)
+    assert v.possible == {"T()"} and v.certain == set()
+    assert "does not apply" in v.theorem
+
+
+def test_fig4_causal_certain_choice_loses_t():
+    v = analyse("tplp2016/fig4_noncausal.ded", "tplp2016/fig4.facts", 2, 1)
+    assert v.certain == v.possible == {"T()"}
+    assert "T()" in v.choice_possible and "T()" not in v.choice_certain
+    assert (v.consistent, v.tolerant, v.lost) == (True, False, {"T()"})
+    assert any(m.relation == "B" for m in v.counterexample.noncausal())
+
+
+@pytest.mark.parametrize(
+    "facts, expected",
+    [("tplp2016/ex1_reachability.facts", {"covered()"}), ("tplp2016/ex1_unreachable.facts", {"covered()"})],
+)
+def test_ex1_covered_consistently(facts, expected):
+    # united over nodes: on the unreachable input only a holds covered() (b misses v4)
+    v = analyse("tplp2016/ex1_reachability.ded", facts, 2, 1)
+    assert v.consistent and v.certain == expected
+
+
+@pytest.mark.parametrize("facts, decision", [("ex3_2pc_yes.facts", "yes"), ("ex3_2pc_no.facts", "no")])
+def test_ex3_agents_decide_yes_iff_all_voted_yes(facts, decision):
+    v = analyse("tplp2016/ex3_2pc.ded", f"tplp2016/{facts}", 3, 1)
+    assert v.consistent and v.certain == v.possible == {f"outcome(t1, {decision})"}
+
+
+def test_counterexample_messages_really_arrive_before_their_send():
+    for program, facts in [("jcss2014/alg3.ded", "jcss2014/alg3.facts"), ("tplp2016/fig4_noncausal.ded", "tplp2016/fig4.facts")]:
+        model = analyse(program, facts, 2, 1).counterexample
+        hb = happens_before(model)
+        flagged = model.noncausal()
+        assert flagged
+        for m in flagged:
+            assert ((m.addressee, m.arrives), (m.sender, m.sent)) in hb
+
+
+def test_witnesses_really_differ():
+    v = analyse("jcss2014/alg4.ded", "jcss2014/alg4.facts", 3, 2)
+    (a, out_a), (b, out_b) = v.witnesses
+    assert out_a == output(a, ("T",)) and out_b == output(b, ("T",))
+    assert out_a != out_b
+    assert a.semantics == b.semantics == "causal-finite" and not a.noncausal() and not b.noncausal()
+
+
+def test_no_causal_model_is_said():
+    # delay bound 0: z's A() to itself must arrive at a step > 0 and by step 0: impossible
+    v = analyse("tplp2016/fig4_noncausal.ded", "tplp2016/fig4.facts", 1, 0)
+    assert not v.satisfiable and v.consistent is None and not v.answer
+    assert v.sentence().startswith("no causal model")
+
+
+def test_theorem_4_1_bounded_artifact_is_labelled():
+    # Alg. 4 with D = 1 and T = 2: the bound forces A() and B() to meet at step 1 under causality
+    v = analyse("jcss2014/alg4.ded", "jcss2014/alg4.facts", 2, 1)
+    assert v.consistent and not v.tolerant and "comes from the bounds" in v.theorem
+
+
+# --- the incremental program ----------------------------------------------------------------
+
+INCREMENTAL = [
+    ("tplp2016/fig4_noncausal.ded", "tplp2016/fig4.facts"),
+    ("jcss2014/alg3.ded", "jcss2014/alg3.facts"),
+    ("tplp2016/ex1_reachability.ded", "tplp2016/ex1_reachability.facts"),
+    ("tplp2016/ex3_2pc.ded", "tplp2016/ex3_2pc_small.facts"),
+    ("tplp2016/fig5_grouping.ded", "tplp2016/fig5.facts"),
+    ("jcss2014/alg2.ded", "jcss2014/alg2_nonempty.facts"),  # the empty input has 10^5 models at T = 3
+    ("tplp2016/ex2_ordering.ded", "tplp2016/ex2_ordering.facts"),
+]
+
+
+def _count(unrolling: Unrolling) -> int:
+    n = [0]
+    unrolling.control.solve(on_model=lambda m: n.__setitem__(0, n[0] + 1))
+    return n[0]
+
+
+@pytest.mark.parametrize("pair", INCREMENTAL, ids=[Path(p).stem for p, _ in INCREMENTAL])
+@pytest.mark.parametrize("delay", [None, 1])
+def test_incremental_has_the_one_shot_models_and_traces_at_every_horizon(pair, delay):
+    program, instance = load(*pair)
+    inc = incremental(program, instance, Semantics.CAUSAL_FINITE, delay)
+    models, traces = Unrolling(inc, ["0"]), Unrolling(inc, ["0"], project=True)
+    for horizon in range(4):
+        models.extend(horizon)
+        traces.extend(horizon)
+        compiled = transform(program, instance, horizon, Semantics.CAUSAL_FINITE, max_delay=delay)
+        one_shot = solve.count(compiled, progress=False)
+        assert (_count(models), _count(traces)) == (one_shot["models"], one_shot["traces"]), horizon
+        found = []
+        traces.control.solve(on_model=lambda m: found.append(inspect.decode(m.symbols(atoms=True), compiled).trace))
+        assert set(found) == {m.trace for m in solve.traces(compiled).models}
+
+
+def test_incremental_is_for_causal_semantics_only():
+    with pytest.raises(ValueError):
+        incremental(*load("tplp2016/fig4_noncausal.ded", "tplp2016/fig4.facts"), Semantics.CHOICE)
+
+
+# --- the smallest horizon -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "program, facts, horizon, delay, smallest",
+    [
+        # Fig. 4, D = 1: at T = 1 causality delivers A() at 1 (T()), a choice B() at 0 loses it
+        ("tplp2016/fig4_noncausal.ded", "tplp2016/fig4.facts", 4, 1, 1),
+        # Alg. 4, D = 2: at T = 1 A() and B() (sent at 0) may both arrive at 1, or stay pending
+        ("jcss2014/alg4.ded", "jcss2014/alg4.facts", 4, 2, 1),
+        ("jcss2014/alg2.ded", "jcss2014/alg2_empty.facts", 4, 1, None),
+        # Alg. 2, D = 2: at T = 1 empty(b), sent at 0, may still be in flight to a
+        ("jcss2014/alg2.ded", "jcss2014/alg2_empty.facts", 4, 2, 1),
+        ("jcss2014/alg1.ded", "jcss2014/alg1.facts", 4, 1, None),
+    ],
+)
+def test_search_finds_the_known_smallest_horizon(program, facts, horizon, delay, smallest):
+    v = cron.search(*load(program, facts), horizon, delay)
+    assert v.search["smallest_horizon"] == smallest
+    assert v.horizon == (horizon if smallest is None else smallest)
+
+
+@pytest.mark.parametrize(
+    "program, facts, delay",
+    [
+        ("jcss2014/alg3.ded", "jcss2014/alg3.facts", 1),
+        ("jcss2014/alg3.ded", "jcss2014/alg3.facts", None),
+        ("tplp2016/ex1_reachability.ded", "tplp2016/ex1_unreachable.facts", 1),
+        ("tplp2016/fig5_grouping.ded", "tplp2016/fig5.facts", 2),
+        ("jcss2014/alg2.ded", "jcss2014/alg2_empty.facts", 1),
+        ("tplp2016/ex3_2pc.ded", "tplp2016/ex3_2pc_yes.facts", 1),
+    ],
+)
+def test_search_agrees_with_analysing_each_horizon_from_scratch(program, facts, delay):
+    pair = load(program, facts)
+    first = next(
+        (h for h in range(1, 5) if not cron.analyse(*pair, h, delay).answer),
+        None,
+    )
+    rows = []
+    for incremental_ in (True, False):
+        v = cron.search(*pair, 4, delay, incremental_=incremental_)
+        assert v.search["smallest_horizon"] == first
+        rows.append([{k: r[k] for k in ("horizon", "satisfiable", "consistent", "tolerant")} for r in v.search["horizons"]])
+    assert rows[0] == rows[1]
+
+
+# --- the syntactic report -------------------------------------------------------------------
+
+
+def test_cron_report_names_the_relations_that_feed_a_negation():
+    fig4 = cron_report(load_program(EXAMPLES / "tplp2016/fig4_noncausal.ded"))
+    assert set(fig4.feeds_negation) == {"B"} and fig4.monotone == ("A",) and not fig4.positive
+    alg3 = cron_report(load_program(EXAMPLES / "jcss2014/alg3.ded"))  # A feeds not sent_B() via @next
+    assert set(alg3.feeds_negation) == {"A"} and alg3.monotone == ("B",)
+    alg1 = cron_report(load_program(EXAMPLES / "jcss2014/alg1.ded"))
+    assert alg1.feeds_negation == {} and alg1.positive
+
+
+# --- the command line -----------------------------------------------------------------------
+
+RUNNER = CliRunner()
+ALG3 = [str(EXAMPLES / "jcss2014/alg3.ded"), "--input", str(EXAMPLES / "jcss2014/alg3.facts")]
+ALG1 = [str(EXAMPLES / "jcss2014/alg1.ded"), "--input", str(EXAMPLES / "jcss2014/alg1.facts")]
+
+
+def run(*args):
+    result = RUNNER.invoke(app, ["cron", *map(str, args)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+def test_cli_text_and_exit_codes():
+    yes = run(*ALG1, "--horizon", 3, "--max-delay", 1)
+    assert yes.exit_code == 0
+    assert yes.stdout.splitlines()[0] == "consistent and tolerant: no counterexample up to horizon 3 with delay ≤ 1"
+    no = run(*ALG3, "--horizon", 2, "--max-delay", 1)
+    assert no.exit_code == 1
+    assert no.stdout.startswith("consistent but not tolerant")
+    assert "B(): sent by z at step 1, arrives at z at step 0" in no.stdout
+
+
+def test_cli_json():
+    result = run(*ALG3, "--horizon", 2, "--max-delay", 1, "--json")
+    data = json.loads(result.stdout)
+    assert result.exit_code == 1
+    assert {"consistent", "tolerant", "certain", "possible", "choice_certain", "choice_possible", "counterexample",
+            "witnesses", "positive", "theorem", "bound", "seconds"} <= set(data)
+    assert data["bound"] == {"horizon": 2, "max_delay": 1}
+    assert data["counterexample"]["lost"] == ["T()"]
+    assert any(m["relation"] == "B" for m in data["counterexample"]["noncausal_messages"])
+
+
+def test_cli_search_horizon():
+    result = run(*ALG3, "--horizon", 3, "--max-delay", 1, "--search-horizon", "--json")
+    assert result.exit_code == 1 and json.loads(result.stdout)["search"]["smallest_horizon"] == 1
+
+
+def test_cli_no_causal_model_exits_1_and_says_so():
+    fig4 = [EXAMPLES / "tplp2016/fig4_noncausal.ded", "--input", EXAMPLES / "tplp2016/fig4.facts"]
+    result = run(*fig4, "--horizon", 1, "--max-delay", 0)
+    assert result.exit_code == 1 and "no causal model" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--output", "nosuch"], "output relation 'nosuch' does not occur"),
+        (["--max-delay", "-1"], ""),
+    ],
+)
+def test_cli_bad_input_exits_2(extra, message):
+    result = run(*ALG3, "--horizon", 2, *extra)
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_cli_check_reports_cron():
+    result = RUNNER.invoke(app, ["check", str(EXAMPLES / "jcss2014/alg3.ded")])
+    assert result.exit_code == 0 and "A feeds a negation (rule 3: not sent_B())" in result.stdout
+    data = json.loads(RUNNER.invoke(app, ["check", "--json", str(EXAMPLES / "jcss2014/alg3.ded")]).stdout)
+    assert data["cron"] == {"feeds_negation": {"A": ["rule 3: not sent_B()"]}, "monotone": ["B"], "positive": False}
