@@ -1,4 +1,5 @@
-"""The command line (SPEC §4): check, compile, models, count, explore.
+"""The command line (SPEC §4): check, compile, models, count, explore; and, to inspect
+models, report, explain, replay (`models --svg` and `--json` too, docs/trace-schema.md).
 
 Exit status: 0 on success; 1 where a command documents a "no" answer
 (`models` on an unsatisfiable program); 2 for user errors (bad program, bad
@@ -13,10 +14,12 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+from enum import Enum
+
 import typer
 from rich.console import Console
 
-from . import analysis, inspect, operational, pipeline, solve
+from . import analysis, inspect, located, operational, parser, pipeline, solve
 from .diagnostics import Diagnostic, DiagnosticError, format_diagnostic
 from .transform import Encoding, Semantics
 
@@ -42,6 +45,20 @@ TimeoutOpt = typer.Option(None, "--timeout", min=0.0, help="Stop solving after t
 JsonOpt = typer.Option(False, "--json", help="Print JSON instead of text")
 
 
+class Dialect(str, Enum):
+    """The notation of PROG: see `parser.parse_source` and `located`."""
+
+    AUTO = "auto"
+    TRANSPARENT = "transparent"
+    LOCATED = "located"
+    MOLLY = "molly"
+
+
+DialectOpt = typer.Option(
+    Dialect.AUTO, "--dialect", help="transparent (tplp2016), located (tr2009, '#' location specifiers) or molly; auto detects it"
+)
+
+
 def _fail(error: DiagnosticError) -> None:
     for diag in error.diagnostics:
         stderr.print(format_diagnostic(diag), markup=False, highlight=False)
@@ -55,9 +72,9 @@ def _warn(warnings) -> None:
         stderr.print(format_diagnostic(diag), markup=False, highlight=False)
 
 
-def _prepare(program, input_, horizon, semantics, encoding, max_delay) -> pipeline.Prepared:
+def _prepare(program, input_, horizon, semantics, encoding, max_delay, dialect=Dialect.AUTO) -> pipeline.Prepared:
     try:
-        prepared = pipeline.prepare(program, input_, horizon, semantics, encoding, max_delay)
+        prepared = pipeline.prepare(program, input_, horizon, semantics, encoding, max_delay, dialect.value)
     except DiagnosticError as error:
         _fail(error)
     _warn(prepared.warnings)
@@ -69,17 +86,17 @@ def _incomplete(what: str, timeout) -> None:
 
 
 @app.command()
-def check(program: Path = Prog, json_: bool = JsonOpt) -> None:
+def check(program: Path = Prog, json_: bool = JsonOpt, dialect: Dialect = DialectOpt) -> None:
     """Parse PROG and report its rules, relations, strata, async relations and positivity."""
     try:
-        prog, _, _ = pipeline.load(program)
+        prog, _, loaded = pipeline.load(program, dialect=dialect.value)
         report = analysis.report(prog)
     except DiagnosticError as error:
         _fail(error)
     if json_:
         print(json.dumps(report.as_dict(), indent=2))
         return
-    _warn(report.warnings)
+    _warn([w for w in loaded if w not in report.warnings] + list(report.warnings))  # a dialect's own warnings first
     stdout.print(f"{program}: {len(report.rules)} rule(s), well formed")
     for number, kind, text in report.rules:
         stdout.print(f"  rule {number:>2} {kind:<12} {text}")
@@ -97,6 +114,12 @@ def check(program: Path = Prog, json_: bool = JsonOpt) -> None:
         else "positive: no (uses negation)"
     )
     stdout.print(f"output relations: {', '.join(report.outputs) or 'none declared (.output R.)'}")
+    if report.cron is not None and report.async_relations:
+        stdout.print("CRON (where causality may matter; `dedalus2asp cron` checks it on an input):")
+        for relation, negations in report.cron.feeds_negation.items():
+            stdout.print(f"  {relation} feeds a negation ({'; '.join(negations)}): its arrival time may change the output")
+        if report.cron.monotone:
+            stdout.print(f"  {', '.join(report.cron.monotone)}: used monotonically (feeds no negation)")
 
 
 @app.command("compile")
@@ -108,9 +131,10 @@ def compile_(
     encoding: Encoding = EncodingOpt,
     max_delay: Optional[int] = DelayOpt,
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the program here instead of stdout"),
+    dialect: Dialect = DialectOpt,
 ) -> None:
     """Write the clingo program of PROG; `python -m clingo OUT.lp 0` runs it."""
-    prepared = _prepare(program, input_, horizon, semantics, encoding, max_delay)
+    prepared = _prepare(program, input_, horizon, semantics, encoding, max_delay, dialect)
     if output is None:
         sys.stdout.write(prepared.compiled.text)
     else:
@@ -132,24 +156,17 @@ def models(
     number: int = typer.Option(10, "--models", "-n", min=0, help="How many models (0: all)"),
     timeout: Optional[float] = TimeoutOpt,
     json_: bool = JsonOpt,
+    svg: Optional[Path] = typer.Option(None, "--svg", help="Write a spacetime diagram per model: DIR/model-1.svg, ..."),
+    dialect: Dialect = DialectOpt,
 ) -> None:
     """Enumerate models: each one's trace (node × step) and its messages. Exit 1 if there is none."""
-    prepared = _prepare(program, input_, horizon, semantics, encoding, max_delay)
+    prepared = _prepare(program, input_, horizon, semantics, encoding, max_delay, dialect)
     found = solve.enumerate_models(prepared.compiled, number, timeout=timeout)
+    if svg is not None:
+        _write_svgs(svg, found.models)
     if json_:
-        print(
-            json.dumps(
-                {
-                    "semantics": semantics.value,
-                    "horizon": horizon,
-                    "max_delay": max_delay,
-                    "nodes": [str(n) for n in prepared.instance.network],
-                    "complete": found.complete,
-                    "models": [m.as_dict() for m in found.models],
-                },
-                indent=2,
-            )
-        )
+        document = inspect.document(prepared.compiled, prepared.instance.network, found.models, found.complete)
+        print(json.dumps(document, indent=2))
     else:
         for model in found.models:
             inspect.render_text(model, stdout)
@@ -173,9 +190,10 @@ def count(
     max_delay: Optional[int] = DelayOpt,
     timeout: Optional[float] = TimeoutOpt,
     json_: bool = JsonOpt,
+    dialect: Dialect = DialectOpt,
 ) -> None:
     """Count stable models and distinct traces (projective enumeration)."""
-    prepared = _prepare(program, input_, horizon, semantics, encoding, max_delay)
+    prepared = _prepare(program, input_, horizon, semantics, encoding, max_delay, dialect)
     result = solve.count(prepared.compiled, timeout=timeout)
     if json_:
         print(json.dumps(result, indent=2))
@@ -202,10 +220,11 @@ def explore(
         False, "--runs", help="Count distinct run prefixes (end configurations) too; slower: senders are kept apart"
     ),
     json_: bool = JsonOpt,
+    dialect: Dialect = DialectOpt,
 ) -> None:
     """Enumerate the operational run prefixes (tplp2016 §5.1) in which each node takes T+1 steps."""
     try:
-        prog, instance, warnings = pipeline.load(program, input_)
+        prog, instance, warnings = pipeline.load(program, input_, dialect.value)
     except DiagnosticError as error:
         _fail(error)
     _warn(warnings)
@@ -228,6 +247,8 @@ def explore(
     except operational.StateLimitExceeded as exc:
         stderr.print(f"\nstate limit: {exc}")
         raise typer.Exit(EXIT_INCOMPLETE)
+    except DiagnosticError as error:  # an input event beyond the horizon
+        _fail(error)
     if tty:
         print(file=sys.stderr)
     summary = {
@@ -247,6 +268,273 @@ def explore(
             f"{summary['traces']} distinct trace(s){prefixes}; {summary['states']} configurations explored "
             f"(horizon {horizon}" + ("" if max_delay is None else f", delay ≤ {max_delay}") + ")"
         )
+
+
+# ---------------------------------------------------------------------------
+# Inspecting models (issue 5): spacetime diagrams, reports, explanations, runs
+
+
+def _usage(code: str, message: str, where: str = "<command line>") -> None:
+    """A bad option: reported like every diagnostic, exit 2."""
+    _fail(DiagnosticError([Diagnostic(code, message, filename=where)]))
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        _usage("io", f"cannot write {path}: {exc.strerror or exc}", str(path))
+
+
+def _write_svgs(directory: Path, found: list) -> None:
+    from .render import spacetime_svg
+
+    for model in found:
+        _write(directory / f"model-{model.number}.svg", spacetime_svg(model))
+    stderr.print(f"wrote {len(found)} spacetime diagram(s) to {directory}")
+
+
+def _point(at: str) -> tuple:
+    """--at NODE:STEP as (node symbol, step)."""
+    node, sep, step = at.rpartition(":")
+    if not sep or not node or not step.strip().isdigit():
+        _usage("bad-option", f"--at must be NODE:STEP with a step 0, 1, 2, ... (e.g. a:3), not {at!r}", "--at")
+    try:
+        instance = parser.parse_facts(f"{node} {{ }}", filename="--at")
+    except DiagnosticError as error:
+        _fail(error)
+    return instance.network[0], int(step)
+
+
+def _fact(text: str) -> tuple:
+    """--fact R(a1, ..., ak) as (R, (a1..ak))."""
+    try:
+        facts = next(iter(parser.parse_facts(f"{text.strip().rstrip('.')}.\nx {{ }}", filename="--fact").facts.values()))
+    except DiagnosticError as error:
+        _fail(error)
+    if len(facts) != 1:
+        _usage("bad-option", f"--fact must be one fact such as 'covered()' or 'marked(v1)', not {text!r}", "--fact")
+    return facts[0].predicate, facts[0].args
+
+
+def _nth_model(prepared: pipeline.Prepared, k: int, timeout) -> inspect.Model:
+    """Model number k (1-based) of the enumeration; exit 2 when there are fewer, 3 on a timeout."""
+    found = solve.enumerate_models(prepared.compiled, k, timeout=timeout)
+    if found.count < k:
+        if not found.complete:
+            _incomplete(f"the search for model {k}", timeout)
+            raise typer.Exit(EXIT_INCOMPLETE)
+        c = prepared.compiled
+        _usage(
+            "no-such-model",
+            f"--model {k}: there are only {found.count} model(s) ({c.semantics.value}, horizon {c.horizon}"
+            + ("" if c.max_delay is None else f", delay ≤ {c.max_delay}")
+            + ")" + (f"; choose 1..{found.count}" if found.count else ""),
+            "--model",
+        )
+    return found.models[k - 1]
+
+
+ModelOpt = typer.Option(1, "--model", "-k", min=1, help="Which model, 1 for the first (the order of `models`)")
+
+
+@app.command()
+def report(
+    target: Path = typer.Argument(..., help="A Dedalus program, or a Spark run/batch directory", show_default=False),
+    input_: Optional[Path] = typer.Option(None, "--input", "-i", help="Input instance H (for a program)"),
+    horizon: Optional[int] = typer.Option(None, "--horizon", "-T", min=0, help="Every node performs steps 0..T (for a program)"),
+    semantics: Semantics = SemanticsOpt,
+    encoding: Encoding = EncodingOpt,
+    max_delay: Optional[int] = DelayOpt,
+    number: int = typer.Option(10, "--models", "-n", min=0, help="How many models (0: all)"),
+    timeout: Optional[float] = TimeoutOpt,
+    output: Path = typer.Option(Path("report.html"), "--output", "-o", help="The HTML file to write"),
+) -> None:
+    """Write a self-contained HTML report: a table of models, each with its spacetime diagram and state per step."""
+    if target.is_dir():
+        from .batch import summarize
+        return summarize(target, stdout, output)
+    if input_ is None or horizon is None:
+        _usage("missing-option", f"report on the program {target} needs --input F and --horizon T")
+    prepared = _prepare(target, input_, horizon, semantics, encoding, max_delay)
+    found = solve.enumerate_models(prepared.compiled, number, timeout=timeout)
+    from .render import report_html
+
+    delay = "no delay bound" if max_delay is None else f"delay ≤ {max_delay}"
+    notes = [
+        f"Program {target}, input {input_}: {semantics.value} semantics ({encoding.value} encoding), horizon {horizon}, {delay}.",
+        "Each diagram has one lane per node and a tick per local step; an arrow is a message from its send step to its "
+        "arrival step (tplp2016 §5.2.1). Grey dotted arrows are pending at the horizon; thick dashed red arrows arrive "
+        "before they were sent (non-causal); green boxes mark output facts at the last step. Hover a step for its facts.",
+    ]
+    if not found.complete:
+        notes.append(f"The enumeration was stopped by the timeout after {found.count} model(s).")
+    _write(output, report_html(found.models, f"{target.name}: {found.count} {semantics.value} model(s)", notes))
+    stderr.print(f"wrote {output} ({found.count} model(s))")
+    if not found.complete:
+        _incomplete("the enumeration", timeout)
+        raise typer.Exit(EXIT_INCOMPLETE)
+    if found.count == 0:
+        stderr.print("no model: the program has no stable model on this input within the bounds")
+        raise typer.Exit(EXIT_NO)
+
+
+@app.command("explain")
+def explain_(
+    program: Path = Prog,
+    input_: Path = InputOpt,
+    horizon: int = HorizonOpt,
+    fact: str = typer.Option(..., "--fact", help="The fact to explain, e.g. 'covered()'", show_default=False),
+    at: str = typer.Option(..., "--at", help="NODE:STEP where it holds, e.g. a:3", show_default=False),
+    model: int = ModelOpt,
+    semantics: Semantics = SemanticsOpt,
+    encoding: Encoding = EncodingOpt,
+    max_delay: Optional[int] = DelayOpt,
+    dot: Optional[Path] = typer.Option(None, "--dot", help="Also write the lineage graph (DOT) to this file"),
+    timeout: Optional[float] = TimeoutOpt,
+) -> None:
+    """Why does FACT hold at NODE:STEP in a model? Its derivation back to input facts, carry-overs and messages."""
+    from . import explain
+
+    node, step = _point(at)
+    wanted = _fact(fact)
+    prepared = _prepare(program, input_, horizon, semantics, encoding, max_delay)
+    schema = prepared.program.schema()
+    if wanted[0] not in schema:
+        _usage("unknown-relation", f"--fact {fact}: '{wanted[0]}' is not a relation of {program} ({', '.join(sorted(schema))})", "--fact")
+    if node not in prepared.instance.network:
+        _usage("bad-option", f"--at {at}: {node} is not a node of the network ({', '.join(map(str, prepared.instance.network))})", "--at")
+    if step > horizon:
+        _usage("bad-option", f"--at {at}: step {step} is beyond the horizon {horizon}", "--at")
+    chosen = _nth_model(prepared, model, timeout)
+    try:
+        derivation = explain.explain(chosen, node, step, wanted)
+    except ValueError as error:
+        _usage("not-in-model", str(error), "--fact")
+    stdout.print(explain.text(derivation, chosen), end="")
+    if dot is not None:
+        _write(dot, explain.dot(derivation, chosen))
+        stderr.print(f"wrote {dot}")
+
+
+@app.command("replay")
+def replay_(
+    program: Path = Prog,
+    input_: Path = InputOpt,
+    horizon: int = HorizonOpt,
+    model: int = ModelOpt,
+    semantics: Semantics = SemanticsOpt,
+    encoding: Encoding = EncodingOpt,
+    max_delay: Optional[int] = DelayOpt,
+    timeout: Optional[float] = TimeoutOpt,
+) -> None:
+    """Rebuild the run a model stands for (tplp2016 §5.3.2), replay it operationally, compare traces. Exit 1 if they differ."""
+    prepared = _prepare(program, input_, horizon, semantics, encoding, max_delay)
+    chosen = _nth_model(prepared, model, timeout)
+    try:
+        run = chosen.run()
+    except ValueError as error:
+        stdout.print(str(error))
+        raise typer.Exit(EXIT_NO)
+    stdout.print(f"the run of model {model}: transitions in a linear extension of happens-before (tplp2016 §5.3.2)")
+    for line in run.lines():
+        stdout.print(line)
+    try:
+        replayed = run.replay(prepared.program, prepared.instance)
+    except ValueError as error:
+        stdout.print(f"the operational semantics rejects this run: {error}")
+        raise typer.Exit(EXIT_NO)
+    if inspect.agrees(chosen, replayed):
+        stdout.print(
+            f"replayed: the same trace ({len(chosen.trace)} facts) and the same {len(chosen.pending)} pending "
+            "message(s) as the model (tplp2016 Theorem 4 (ii))"
+        )
+        return
+    show = lambda facts: ", ".join(f"{x}:{s} {inspect.show_fact(r, a)}" for (x, s, r, a) in sorted(facts)) or "none"
+    stdout.print("replayed: the traces DIFFER")
+    stdout.print(f"  only in the model: {show(chosen.trace - replayed.trace)}")
+    stdout.print(f"  only in the replayed run: {show(replayed.trace - chosen.trace)}")
+    pending = frozenset(m.buffered() for m in chosen.pending)
+    if pending != replayed.pending:
+        stdout.print(f"  pending in the model: {len(pending)}, left in the buffers by the run: {len(replayed.pending)}")
+    raise typer.Exit(EXIT_NO)
+
+
+class Notation(str, Enum):
+    TRANSPARENT = "transparent"
+    LOCATED = "located"
+
+
+@app.command()
+def convert(
+    program: Path = Prog,
+    to: Optional[Notation] = typer.Option(None, "--to", help="transparent or located (default: the notation PROG is not in)"),
+    dialect: Dialect = DialectOpt,
+) -> None:
+    """Print PROG in the other notation: a located (tr2009 §6.2) or Molly program location-transparently (tplp2016), or the reverse."""
+    try:
+        pipeline.load(program, dialect=dialect.value)  # the checks of `check`
+        source = parser.load_source(program, dialect.value)
+    except DiagnosticError as error:
+        _fail(error)
+    is_located = isinstance(source, located.LocatedProgram)
+    target = to or (Notation.TRANSPARENT if is_located else Notation.LOCATED)
+    if is_located == (target is Notation.LOCATED):
+        _fail(DiagnosticError([Diagnostic("convert", f"the program is {target.value} already (--to {target.value})", filename=str(program))]))
+    if is_located:
+        sys.stdout.write(located.transparent_text(source))
+        return
+    try:
+        sys.stdout.write(located.located_text(source))
+    except ValueError as exc:
+        _fail(DiagnosticError([Diagnostic("convert", str(exc), filename=str(program))]))
+
+
+@app.command("cron")
+def cron_(
+    program: Path = Prog,
+    input_: Path = InputOpt,
+    horizon: int = HorizonOpt,
+    max_delay: Optional[int] = DelayOpt,
+    output: Optional[str] = typer.Option(None, "--output", help="Output relations R,S,... (default: the .output ones)"),
+    encoding: Encoding = EncodingOpt,
+    search_horizon: bool = typer.Option(
+        False, "--search-horizon", help="Try horizons 1..T (causal side multi-shot) and report the smallest with a violation"
+    ),
+    timeout: Optional[float] = TimeoutOpt,
+    json_: bool = JsonOpt,
+) -> None:
+    """Consistency and tolerance of non-causality (jcss2014), bounded by the horizon and the delay bound.
+
+    Exit status: 0 consistent and tolerant; 1 not consistent, not tolerant, or no causal model at all;
+    2 bad program, input or option; 3 timeout.
+    """
+    from . import cron
+
+    try:
+        prog, instance, warnings = pipeline.load(program, input_)
+        outputs = tuple(r.strip() for r in output.split(",") if r.strip()) if output else None
+        cron.outputs_of(prog, outputs)
+    except DiagnosticError as error:
+        _fail(error)
+    _warn(warnings)
+    try:
+        if search_horizon:
+            verdict = cron.search(prog, instance, horizon, max_delay, outputs, timeout=timeout)
+        else:
+            verdict = cron.analyse(prog, instance, horizon, max_delay, outputs, encoding, timeout=timeout)
+    except cron.Timeout:
+        _incomplete("the analysis", timeout)
+        raise typer.Exit(EXIT_INCOMPLETE)
+    if json_:
+        print(json.dumps(verdict.as_dict(), indent=2))
+    else:
+        cron.render_text(verdict, stdout)
+    if not verdict.answer:
+        if not verdict.satisfiable:
+            stderr.print("no causal model: the program has no stable model on this input within the bounds")
+        raise typer.Exit(EXIT_NO)
 
 
 def main() -> None:
