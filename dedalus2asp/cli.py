@@ -350,6 +350,7 @@ def report(
     number: int = typer.Option(10, "--models", "-n", min=0, help="How many models (0: all)"),
     timeout: Optional[float] = TimeoutOpt,
     output: Path = typer.Option(Path("report.html"), "--output", "-o", help="The HTML file to write"),
+    dialect: Dialect = DialectOpt,
 ) -> None:
     """Write a self-contained HTML report: a table of models, each with its spacetime diagram and state per step."""
     if target.is_dir():
@@ -357,7 +358,7 @@ def report(
         return summarize(target, stdout, output)
     if input_ is None or horizon is None:
         _usage("missing-option", f"report on the program {target} needs --input F and --horizon T")
-    prepared = _prepare(target, input_, horizon, semantics, encoding, max_delay)
+    prepared = _prepare(target, input_, horizon, semantics, encoding, max_delay, dialect)
     found = solve.enumerate_models(prepared.compiled, number, timeout=timeout)
     from .render import report_html
 
@@ -393,13 +394,14 @@ def explain_(
     max_delay: Optional[int] = DelayOpt,
     dot: Optional[Path] = typer.Option(None, "--dot", help="Also write the lineage graph (DOT) to this file"),
     timeout: Optional[float] = TimeoutOpt,
+    dialect: Dialect = DialectOpt,
 ) -> None:
     """Why does FACT hold at NODE:STEP in a model? Its derivation back to input facts, carry-overs and messages."""
     from . import explain
 
     node, step = _point(at)
     wanted = _fact(fact)
-    prepared = _prepare(program, input_, horizon, semantics, encoding, max_delay)
+    prepared = _prepare(program, input_, horizon, semantics, encoding, max_delay, dialect)
     schema = prepared.program.schema()
     if wanted[0] not in schema:
         _usage("unknown-relation", f"--fact {fact}: '{wanted[0]}' is not a relation of {program} ({', '.join(sorted(schema))})", "--fact")
@@ -428,9 +430,10 @@ def replay_(
     encoding: Encoding = EncodingOpt,
     max_delay: Optional[int] = DelayOpt,
     timeout: Optional[float] = TimeoutOpt,
+    dialect: Dialect = DialectOpt,
 ) -> None:
     """Rebuild the run a model stands for (tplp2016 §5.3.2), replay it operationally, compare traces. Exit 1 if they differ."""
-    prepared = _prepare(program, input_, horizon, semantics, encoding, max_delay)
+    prepared = _prepare(program, input_, horizon, semantics, encoding, max_delay, dialect)
     chosen = _nth_model(prepared, model, timeout)
     try:
         run = chosen.run()
@@ -504,6 +507,7 @@ def cron_(
     ),
     timeout: Optional[float] = TimeoutOpt,
     json_: bool = JsonOpt,
+    dialect: Dialect = DialectOpt,
 ) -> None:
     """Consistency and tolerance of non-causality (jcss2014), bounded by the horizon and the delay bound.
 
@@ -513,7 +517,7 @@ def cron_(
     from . import cron
 
     try:
-        prog, instance, warnings = pipeline.load(program, input_)
+        prog, instance, warnings = pipeline.load(program, input_, dialect.value)
         outputs = tuple(r.strip() for r in output.split(",") if r.strip()) if output else None
         cron.outputs_of(prog, outputs)
     except DiagnosticError as error:

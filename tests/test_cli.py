@@ -58,10 +58,10 @@ SUBCOMMANDS = {
     "models": ["--input", "--horizon", "--semantics", "--encoding", "--max-delay", "--models", "--timeout", "--json"],
     "count": ["--input", "--horizon", "--semantics", "--encoding", "--max-delay", "--timeout", "--json"],
     "explore": ["--input", "--horizon", "--max-delay", "--max-states", "--runs", "--json"],
-    "cron": ["--input", "--horizon", "--max-delay", "--output", "--encoding", "--search-horizon", "--timeout", "--json"],
-    "explain": ["--input", "--horizon", "--fact", "--at", "--model", "--semantics", "--max-delay", "--dot"],
-    "replay": ["--input", "--horizon", "--model", "--semantics", "--max-delay"],
-    "report": ["--input", "--horizon", "--semantics", "--max-delay", "--models", "--output"],
+    "cron": ["--dialect", "--input", "--horizon", "--max-delay", "--output", "--encoding", "--search-horizon", "--timeout", "--json"],
+    "explain": ["--dialect", "--input", "--horizon", "--fact", "--at", "--model", "--semantics", "--max-delay", "--dot"],
+    "replay": ["--dialect", "--input", "--horizon", "--model", "--semantics", "--max-delay"],
+    "report": ["--dialect", "--input", "--horizon", "--semantics", "--max-delay", "--models", "--output"],
     "convert": ["--to", "--dialect"],
 }
 
