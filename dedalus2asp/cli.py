@@ -10,7 +10,9 @@ input, bad option), reported as `file:line:col: error: ...`; 3 when a
 from __future__ import annotations
 
 import json
+import os
 import sys
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -43,6 +45,8 @@ EncodingOpt = typer.Option(Encoding.FAST, "--encoding", "-e", help="fast: choice
 DelayOpt = typer.Option(None, "--max-delay", "-D", min=0, help="A message sent at step s arrives by step s+D (default: no bound)")
 TimeoutOpt = typer.Option(None, "--timeout", min=0.0, help="Stop solving after this many seconds")
 JsonOpt = typer.Option(False, "--json", help="Print JSON instead of text")
+MasterOpt = typer.Option(None, "--master", help="Spark master URL (default: $SPARK_MASTER, else local[*])")
+ENGINES = ("local", "spark")
 
 
 class Dialect(str, Enum):
@@ -191,10 +195,20 @@ def count(
     timeout: Optional[float] = TimeoutOpt,
     json_: bool = JsonOpt,
     dialect: Dialect = DialectOpt,
+    split: Optional[int] = typer.Option(None, "--split", min=1, help="Cut the enumeration into K disjoint parts (by trace atoms)"),
+    engine_: str = typer.Option("local", "--engine", help="Where the --split parts run: local (in turn) or spark (executors)"),
+    master: Optional[str] = MasterOpt,
 ) -> None:
-    """Count stable models and distinct traces (projective enumeration)."""
+    """Count stable models and distinct traces (projective enumeration); --split K counts K disjoint parts."""
     prepared = _prepare(program, input_, horizon, semantics, encoding, max_delay, dialect)
-    result = solve.count(prepared.compiled, timeout=timeout)
+    if split is None:
+        result = solve.count(prepared.compiled, timeout=timeout)
+    else:
+        if engine_ not in ENGINES:
+            _usage("bad-option", f"--engine must be one of {', '.join(ENGINES)}, not {engine_!r}")
+        from .batch import split_count
+
+        result = split_count(prepared.compiled, split, engine_, master=master)
     if json_:
         print(json.dumps(result, indent=2))
     else:
@@ -355,7 +369,11 @@ def report(
     """Write a self-contained HTML report: a table of models, each with its spacetime diagram and state per step."""
     if target.is_dir():
         from .batch import summarize
-        return summarize(target, stdout, output)
+
+        try:
+            return summarize(target, stdout, output)
+        except DiagnosticError as error:
+            _fail(error)
     if input_ is None or horizon is None:
         _usage("missing-option", f"report on the program {target} needs --input F and --horizon T")
     prepared = _prepare(target, input_, horizon, semantics, encoding, max_delay, dialect)
@@ -538,6 +556,81 @@ def cron_(
     if not verdict.answer:
         if not verdict.satisfiable:
             stderr.print("no causal model: the program has no stable model on this input within the bounds")
+        raise typer.Exit(EXIT_NO)
+
+
+@app.command("run")
+def run_(
+    program: Path = Prog,
+    input_: Path = typer.Option(..., "--input", "-i", help="Input H: .facts, .json, or a directory of CSV/Parquet tables (first column the node)", show_default=False),
+    steps: int = typer.Option(..., "--steps", "-k", min=1, help="Every node performs steps 0..K-1", show_default=False),
+    schedule: str = typer.Option("sync", "--schedule", help="sync: arrival at the next step; random: 1..D steps later by a seeded hash"),
+    max_delay: int = typer.Option(3, "--max-delay", "-D", min=1, help="The largest delay of the random schedule"),
+    seed: int = typer.Option(0, "--seed", help="Seed of the random schedule"),
+    engine_: str = typer.Option("local", "--engine", help="local (Python sets) or spark (DataFrames)"),
+    master: Optional[str] = MasterOpt,
+    out: Path = typer.Option(..., "--out", "-o", help="Directory for the Parquet tables trace, messages, outputs and run.json", show_default=False),
+) -> None:
+    """Compute one run of PROG on a (large) input (tplp2016 §5.1) and write it as Parquet tables."""
+    from . import engine
+
+    if schedule not in engine.SCHEDULES:
+        _usage("bad-option", f"--schedule must be one of {', '.join(engine.SCHEDULES)}, not {schedule!r}")
+    if engine_ not in ENGINES:
+        _usage("bad-option", f"--engine must be one of {', '.join(ENGINES)}, not {engine_!r}")
+    start = time.perf_counter()
+    try:
+        if input_.is_dir():
+            prog, _, warnings = pipeline.load(program)
+            spark = engine.spark_session(master) if engine_ == "spark" else None
+            data = engine.read_directory(input_, prog, spark)
+        else:
+            prog, instance, warnings = pipeline.load(program, input_)
+            spark = None
+            data = engine.from_instance(instance, prog)
+    except DiagnosticError as error:
+        _fail(error)
+    _warn(warnings)
+    loaded = time.perf_counter() - start
+    if engine_ == "spark" and data.rows is not None:
+        spark = engine.spark_session(master)
+    result = engine.run(prog, data, steps, engine.Schedule(schedule, max_delay, seed), engine_, spark)
+    try:
+        info = engine.write_run(
+            result,
+            out,
+            {"program": str(program), "input": str(input_), "program_hash": engine.program_hash(prog),
+             "master": master or os.environ.get("SPARK_MASTER") if engine_ == "spark" else None,
+             "timings": {"load": round(loaded, 4)}},
+        )
+    except OSError as exc:
+        _usage("io", f"cannot write the run: {exc.strerror or exc}", str(out))
+    rows = info["rows"]
+    stdout.print(
+        f"{steps} steps ({schedule} schedule, {engine_} engine): {rows['trace']} trace facts, {rows['messages']} "
+        f"messages ({info['pending']} pending), {rows['outputs']} output facts; wrote {out}"
+    )
+
+
+@app.command("batch")
+def batch_(
+    manifest: Path = typer.Argument(..., help="Manifest (.toml): [[grid]] and [[job]] tables", show_default=False),
+    out: Path = typer.Option(..., "--out", "-o", help="Result directory (jobs, traces, messages as Parquet)", show_default=False),
+    master: Optional[str] = MasterOpt,
+) -> None:
+    """Run the jobs of MANIFEST on Spark executors; jobs already in OUT are skipped. Exit 1 if a job failed."""
+    from .batch import run_batch
+
+    try:
+        summary = run_batch(manifest, out, master)
+    except DiagnosticError as error:
+        _fail(error)
+    stdout.print(
+        f"{summary['jobs']} job(s): {summary['skipped']} already done, {summary['ran']} ran "
+        f"({summary['ok']} ok, {summary['error']} error, {summary['timeout']} timeout) in {summary['seconds']} s; "
+        f"results in {out}"
+    )
+    if summary["error"] or summary["timeout"]:
         raise typer.Exit(EXIT_NO)
 
 

@@ -34,3 +34,13 @@ def example_id(pair: tuple[str, str]) -> str:
 def example(request) -> tuple[Path, Path]:
     program, facts = request.param
     return EXAMPLES / program, EXAMPLES / facts
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local Spark session for every Spark test (local[2], 4 shuffle partitions, no UI)."""
+    from dedalus2asp.engine import spark_session
+
+    session = spark_session("local[2]", partitions=4)
+    yield session
+    session.stop()

@@ -1,0 +1,186 @@
+"""The Spark data pipeline measured: the relational engine on large inputs, and a sweep of count jobs.
+
+    python benchmarks/spark.py                  # both parts, a few minutes per point at most
+    python benchmarks/spark.py --quick          # small sizes only
+    python benchmarks/spark.py --edges 1000 10000 --budget 300
+
+Part 1 runs jcss2014 Alg. 1 (examples/jcss2014/alg1.ded: transitive closure, every node
+broadcasts its closure every step) on generated graphs: 8 nodes, E edges dealt round-robin to
+the nodes, the graph a union of disjoint paths of length 2 (so the closure has 1.5 E edges and
+every node ends up with all of it), 10 steps, sync schedule. Each point is one
+`dedalus2asp run --engine local|spark` in its own process (Spark: `local[2]`), killed after
+`--budget` seconds; the time is `run.json`'s run + write (without the JVM start, which is reported
+on its own). Alg. 1 sends 8 copies of its whole closure every step, so the message table has
+about 8 · 8 · 1.5 E · steps rows: that, not the joins, is what stops both engines.
+
+Part 2 runs a sweep of 64 `count` jobs (8 example programs × 2 semantics × 2 encodings ×
+horizons 1, 2) with `dedalus2asp batch` on `local[1]` and on `local[2]`, each into a fresh
+directory; the time is the batch's own (`batch.json`: session start, 64 jobs, results).
+
+Results: printed as a table and written to benchmarks/spark.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+NODES = 8
+STEPS = 10
+SWEEP = [
+    ("tplp2016/ex1_reachability.ded", "tplp2016/ex1_reachability.facts"),
+    ("tplp2016/ex2_ordering.ded", "tplp2016/ex2_ordering.facts"),
+    ("tplp2016/ex3_2pc.ded", "tplp2016/ex3_2pc_small.facts"),
+    ("tplp2016/fig4_noncausal.ded", "tplp2016/fig4.facts"),
+    ("tplp2016/fig5_grouping.ded", "tplp2016/fig5.facts"),
+    ("jcss2014/alg2.ded", "jcss2014/alg2_nonempty.facts"),
+    ("jcss2014/alg3.ded", "jcss2014/alg3.facts"),
+    ("jcss2014/alg4.ded", "jcss2014/alg4.facts"),
+]
+
+
+def graph(directory: Path, edges: int) -> None:
+    """R: `edges` edges, disjoint paths p_i → q_i → r_i, dealt round-robin to n0..n7; Node: every node everywhere."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    directory.mkdir(parents=True)
+    nodes, us, vs = [], [], []
+    for e in range(edges):
+        path, second = divmod(e, 2)
+        u, v = (f"p{path}", f"q{path}") if not second else (f"q{path}", f"r{path}")
+        nodes.append(f"n{e % NODES}")
+        us.append(u)
+        vs.append(v)
+    pq.write_table(pa.table({"node": nodes, "u": us, "v": vs}), directory / "R.parquet")
+    every = [f"n{i}" for i in range(NODES)]
+    pq.write_table(pa.table({"node": [x for x in every for _ in every], "y": every * NODES}), directory / "Node.parquet")
+
+
+def run_point(engine: str, data: Path, out: Path, budget: float) -> dict:
+    command = [sys.executable, "-m", "dedalus2asp.cli", "run", str(ROOT / "examples/jcss2014/alg1.ded"),
+               "--input", str(data), "--steps", str(STEPS), "--engine", engine, "--out", str(out)]
+    env = {**os.environ, "SPARK_MASTER": "local[2]"}
+    start = time.perf_counter()
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=budget, env=env)
+    except subprocess.TimeoutExpired:
+        return {"status": f"over {budget:.0f} s"}
+    wall = time.perf_counter() - start
+    if done.returncode != 0:
+        return {"status": "failed", "error": (done.stderr or done.stdout)[-400:]}
+    info = json.loads((out / "run.json").read_text())
+    seconds = info["timings"]["run"] + info["timings"]["write"]
+    return {"status": "ok", "seconds": round(seconds, 2), "load": info["timings"]["load"], "wall": round(wall, 2),
+            "rows": info["rows"], "pending": info["pending"]}
+
+
+def part1(sizes: list[int], budget: float, scratch: Path) -> list[dict]:
+    points = []
+    stopped = set()
+    for edges in sizes:
+        data = scratch / f"graph-{edges}"
+        graph(data, edges)
+        point = {"edges": edges}
+        for engine in ("local", "spark"):
+            if engine in stopped:
+                point[engine] = {"status": "skipped (stopped at a smaller size)"}
+                continue
+            point[engine] = run_point(engine, data, scratch / f"run-{engine}-{edges}", budget)
+            if point[engine]["status"] != "ok":
+                stopped.add(engine)
+            shutil.rmtree(scratch / f"run-{engine}-{edges}", ignore_errors=True)
+            print(f"  alg1 E={edges} {engine}: {point[engine]}", flush=True)
+        if point["local"].get("status") == "ok" and point["spark"].get("status") == "ok":
+            point["spark_over_local"] = round(point["spark"]["seconds"] / point["local"]["seconds"], 2)
+        points.append(point)
+        shutil.rmtree(data, ignore_errors=True)
+    return points
+
+
+def manifest(path: Path) -> int:
+    """One grid per (program, input): count × {causal, choice} × {fast, paper} × horizons 1, 2."""
+    text = [f'root = "{ROOT}"', "[defaults]", "timeout = 120"]
+    for program, facts in SWEEP:
+        text += ["[[grid]]", f'program = ["examples/{program}"]', f'input = ["examples/{facts}"]', 'task = ["count"]',
+                 'semantics = ["causal", "choice"]', 'encoding = ["fast", "paper"]', "horizon = [1, 2]"]
+    path.write_text("\n".join(text) + "\n")
+    return len(SWEEP) * 8
+
+
+def part2(scratch: Path, budget: float) -> dict:
+    path = scratch / "sweep.toml"
+    jobs = manifest(path)
+    result = {"jobs": jobs}
+    for master in ("local[1]", "local[2]"):
+        out = scratch / f"sweep-{master[6]}"
+        command = [sys.executable, "-m", "dedalus2asp.cli", "batch", str(path), "--out", str(out), "--master", master]
+        start = time.perf_counter()
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=budget)
+        except subprocess.TimeoutExpired:
+            result[master] = {"status": f"over {budget:.0f} s"}
+            continue
+        wall = time.perf_counter() - start
+        info = json.loads((out / "batch.json").read_text()) if (out / "batch.json").exists() else {}
+        result[master] = {"status": "ok" if done.returncode == 0 else f"exit {done.returncode}",
+                          "seconds": info.get("seconds"), "wall": round(wall, 2), "ok": info.get("ok")}
+        print(f"  sweep {master}: {result[master]}", flush=True)
+        shutil.rmtree(out, ignore_errors=True)
+    a, b = result.get("local[1]", {}).get("seconds"), result.get("local[2]", {}).get("seconds")
+    if a and b:
+        result["speedup"] = round(a / b, 2)
+    return result
+
+
+def spark_start() -> float:
+    code = "import time; t=time.perf_counter(); from dedalus2asp.engine import spark_session; " \
+           "s=spark_session('local[2]'); s.range(1).count(); print(time.perf_counter()-t)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    return round(float(done.stdout.strip().splitlines()[-1]), 2)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--edges", type=int, nargs="+", default=[1000, 3000, 10000, 30000, 100000, 1000000])
+    parser.add_argument("--budget", type=float, default=240.0, help="seconds per point before it is killed")
+    parser.add_argument("--quick", action="store_true", help="sizes 1000 and 3000 only")
+    args = parser.parse_args()
+    sizes = [1000, 3000] if args.quick else args.edges
+    scratch = Path(tempfile.mkdtemp(prefix="dedalus2asp-spark-"))
+    try:
+        start = spark_start()
+        print(f"Spark session start (local[2], JVM included): {start} s", flush=True)
+        print("part 1: jcss2014 Alg. 1, 8 nodes, 10 steps, sync schedule", flush=True)
+        runs = part1(sizes, args.budget, scratch)
+        print("part 2: 64 count jobs", flush=True)
+        sweep = part2(scratch, args.budget * 2)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    result = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version()}, "spark_start": start,
+              "alg1": runs, "sweep": sweep}
+    (ROOT / "benchmarks" / "spark.json").write_text(json.dumps(result, indent=2) + "\n")
+
+    print(f"\n| edges | local s | spark s | spark / local | trace rows | message rows |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for p in runs:
+        local, spark = p["local"], p["spark"]
+        rows = (local if local.get("status") == "ok" else spark).get("rows", {})
+        print(f"| {p['edges']} | {local.get('seconds', local['status'])} | {spark.get('seconds', spark['status'])} | "
+              f"{p.get('spark_over_local', '')} | {rows.get('trace', '')} | {rows.get('messages', '')} |")
+    print(f"\nsweep of {sweep['jobs']} count jobs: local[1] {sweep.get('local[1]', {}).get('seconds')} s, "
+          f"local[2] {sweep.get('local[2]', {}).get('seconds')} s, speed-up {sweep.get('speedup')}")
+    print("wrote benchmarks/spark.json")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,194 @@
+"""Batches of jobs on Spark, split enumeration, and summaries of result directories."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from conftest import EXAMPLES, ROOT, SMALL, example_id
+from dedalus2asp import batch, engine, pipeline, solve
+from dedalus2asp.cli import app
+from dedalus2asp.diagnostics import DiagnosticError
+from dedalus2asp.transform import Semantics
+
+runner = CliRunner()
+
+
+def manifest(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "m.toml"
+    path.write_text(f'root = "{ROOT}"\n' + text)
+    return path
+
+
+def job(tmp_path, **params) -> batch.Job:
+    lines = "\n".join(f"{k} = {json.dumps(v)}" for k, v in params.items())
+    (found,) = batch.read_manifest(manifest(tmp_path, "[[job]]\n" + lines + "\n"))
+    return found
+
+
+GOOD = """
+[[grid]]
+program = ["examples/jcss2014/alg3.ded"]
+input = ["examples/jcss2014/alg3.facts"]
+task = ["count", "cron"]
+semantics = ["causal", "choice"]
+horizon = [1, 2]
+max_delay = [1]
+"""
+
+
+def test_grid_expands_in_order_with_stable_ids(tmp_path):
+    jobs = batch.read_manifest(manifest(tmp_path, GOOD))
+    assert len(jobs) == 8 and len({j.id for j in jobs}) == 8
+    assert [(j.parameters["task"], j.parameters["semantics"], j.parameters["horizon"]) for j in jobs[:3]] == [
+        ("count", "causal", 1), ("count", "causal", 2), ("count", "choice", 1)
+    ]
+    assert [j.id for j in batch.read_manifest(manifest(tmp_path, GOOD))] == [j.id for j in jobs]
+    assert jobs[0].program == str(EXAMPLES / "jcss2014/alg3.ded")
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[[job]]\nprogram = 'a.ded'\ninput = 'a.facts'\ntask = 'prove'\n", "task = 'prove' is not one of"),
+        ("[[job]]\nprogram = 'a.ded'\ninput = 'a.facts'\ntask = 'count'\nhorizn = 2\n", "unknown key(s) horizn"),
+        ("[[job]]\ninput = 'a.facts'\ntask = 'count'\n", "'program' is missing"),
+        ("[[grid]\n", "not valid TOML"),
+        ("", "lists no job"),
+    ],
+)
+def test_bad_manifests_are_user_errors(tmp_path, text, message):
+    with pytest.raises(DiagnosticError) as error:
+        batch.read_manifest(manifest(tmp_path, text))
+    assert message in error.value.diagnostics[0].message
+    result = runner.invoke(app, ["batch", str(tmp_path / "m.toml"), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+def test_each_task_in_one_worker(tmp_path):
+    row, traces, messages = batch.execute_job(
+        job(tmp_path, program="examples/jcss2014/alg3.ded", input="examples/jcss2014/alg3.facts", task="count", horizon=2)
+    )
+    compiled = pipeline.prepare(EXAMPLES / "jcss2014/alg3.ded", EXAMPLES / "jcss2014/alg3.facts", 2).compiled
+    expected = solve.count(compiled, progress=False)
+    assert (row["status"], row["models"], row["traces"]) == ("ok", expected["models"], expected["traces"])
+    row, traces, messages = batch.execute_job(
+        job(tmp_path, program="examples/tplp2016/fig4_noncausal.ded", input="examples/tplp2016/fig4.facts",
+            task="models", semantics="causal", horizon=2, models=3)
+    )
+    assert row["models"] == 3 and {t[1] for t in traces} == {1, 2, 3} and messages
+    row, _, _ = batch.execute_job(
+        job(tmp_path, program="examples/jcss2014/alg3.ded", input="examples/jcss2014/alg3.facts", task="cron", horizon=3, max_delay=1)
+    )
+    verdict = json.loads(row["verdicts"])
+    assert row["status"] == "ok" and verdict["consistent"] is True and verdict["tolerant"] is False
+    row, traces, messages = batch.execute_job(
+        job(tmp_path, program="examples/jcss2014/alg1.ded", input="examples/jcss2014/alg1.facts", task="run", steps=4)
+    )
+    assert row["status"] == "ok" and {t[3] for t in traces} == {0, 1, 2, 3}
+
+
+def test_failures_are_recorded(tmp_path):
+    (tmp_path / "bad.ded").write_text("p(X) :- q(Y).\n")
+    row, _, _ = batch.execute_job(job(tmp_path, program=str(tmp_path / "bad.ded"), input="examples/jcss2014/alg1.facts", task="count"))
+    assert row["status"] == "error" and "unsafe variable 'X'" in row["error"]
+    row, _, _ = batch.execute_job(
+        job(tmp_path, program="examples/tplp2016/ex1_reachability.ded", input="examples/tplp2016/ex1_reachability.facts",
+            task="count", semantics="choice", horizon=3, timeout=0.2)
+    )
+    assert row["status"] == "timeout" and row["models"] < 390625
+
+
+def test_batch_on_spark_records_failures_skips_done_jobs_and_ignores_half_written_parts(tmp_path, spark):
+    (tmp_path / "bad.ded").write_text("p(X) :- q(Y).\n")
+    text = GOOD.replace('task = ["count", "cron"]', 'task = ["count"]') + f"""
+[[job]]
+program = "{tmp_path / 'bad.ded'}"
+input = "examples/jcss2014/alg1.facts"
+task = "count"
+
+[[job]]
+program = "examples/tplp2016/fig4_noncausal.ded"
+input = "examples/tplp2016/fig4.facts"
+task = "models"
+semantics = "causal"
+horizon = 2
+models = 2
+
+[[job]]
+program = "examples/jcss2014/alg1.ded"
+input = "examples/jcss2014/alg1.facts"
+task = "run"
+steps = 3
+"""
+    path, out = manifest(tmp_path, text), tmp_path / "out"
+    summary = batch.run_batch(path, out, spark=spark)
+    assert (summary["jobs"], summary["ran"], summary["ok"], summary["error"]) == (7, 7, 6, 1)
+    jobs = {j["id"]: j for j in engine.read_table(out / "jobs")}
+    assert sorted(j["status"] for j in jobs.values()) == ["error"] + ["ok"] * 6
+    traces = engine.read_table(out / "traces")
+    assert {(t["job"], t["model"]) for t in traces} == {
+        (i, m) for i, j in jobs.items() if j["task"] == "models" for m in (1, 2)
+    } | {(i, 1) for i, j in jobs.items() if j["task"] == "run"}
+    assert batch.run_batch(path, out, spark=spark)["skipped"] == 7
+
+    # a batch killed while writing one job: its row missing, a temporary part left behind
+    victim = next(i for i, j in jobs.items() if j["task"] == "models")
+    (out / "jobs" / f"{victim}.parquet").unlink()
+    (out / "jobs" / f".tmp-0123-{victim}.parquet").write_bytes(b"PAR1 half")
+    assert len(engine.read_table(out / "jobs")) == 6  # readers skip the hidden part
+    again = batch.run_batch(path, out, spark=spark)
+    assert (again["skipped"], again["ran"], again["ok"]) == (6, 1, 1)
+    assert len(engine.read_table(out / "jobs")) == 7
+    assert len(engine.read_table(out / "traces")) == len(traces)
+
+    console = Console(file=io.StringIO(), width=200)
+    batch.summarize(out, console, tmp_path / "batch.html")
+    text = console.file.getvalue()
+    assert "7 job(s), 1 error, 6 ok" in text and "unsafe variable" in text
+    assert "<svg" in (tmp_path / "batch.html").read_text()
+
+
+@pytest.mark.parametrize("pair", SMALL, ids=[example_id(p) for p in SMALL])
+@pytest.mark.parametrize("semantics", [Semantics.CAUSAL_FINITE, Semantics.CHOICE], ids=["causal-finite", "choice"])
+def test_split_counts_add_up(pair, semantics):
+    """At the largest horizon ≤ 2 where the whole count finishes within 2 s."""
+    for horizon in (2, 1, 0):
+        compiled = pipeline.prepare(EXAMPLES / pair[0], EXAMPLES / pair[1], horizon, semantics).compiled
+        whole = solve.count(compiled, timeout=2, progress=False)
+        if whole["complete"]:
+            break
+    for parts in (3, 4):
+        split = batch.split_count(compiled, parts)
+        assert (split["models"], split["traces"]) == (whole["models"], whole["traces"])
+        assert len(split["parts"]) == parts
+
+
+def test_split_count_on_spark_from_the_command_line(spark):
+    args = ["count", str(EXAMPLES / "tplp2016/fig4_noncausal.ded"), "--input", str(EXAMPLES / "tplp2016/fig4.facts"),
+            "--horizon", "3", "--semantics", "choice", "--json"]
+    whole = json.loads(runner.invoke(app, args).stdout)
+    result = runner.invoke(app, [*args, "--split", "4", "--engine", "spark"])
+    assert result.exit_code == 0, result.output
+    split = json.loads(result.stdout)
+    assert (split["models"], split["traces"]) == (whole["models"], whole["traces"]) == (52801, 76)
+    assert len(split["split_atoms"]) == 2 and sum(p["models"] > 0 for p in split["parts"]) > 1
+
+
+def test_summarize_a_run_directory(tmp_path):
+    program, instance, _ = pipeline.load(EXAMPLES / "jcss2014/alg1.ded", EXAMPLES / "jcss2014/alg1.facts")
+    result = engine.run(program, engine.from_instance(instance, program), 4, engine.Schedule("random", 2, 3))
+    engine.write_run(result, tmp_path / "run", {"program": "alg1.ded"})
+    console = Console(file=io.StringIO(), width=200)
+    batch.summarize(tmp_path / "run", console, tmp_path / "run.html")
+    text = console.file.getvalue()
+    assert "4 steps, random schedule" in text and "pending at the end" in text
+    page = (tmp_path / "run.html").read_text()
+    assert page.count("<svg") == 2 and "messages per step" in page
+    with pytest.raises(DiagnosticError):
+        batch.summarize(tmp_path, console, None)

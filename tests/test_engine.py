@@ -1,0 +1,168 @@
+"""The relational engine (tplp2016 §5.1): the reference replay, Theorem 4 (i), both back ends, inputs, `run`."""
+
+from __future__ import annotations
+
+import json
+
+import clingo
+import pytest
+from typer.testing import CliRunner
+
+from conftest import EXAMPLES, SMALL, example_id
+from dedalus2asp import engine, operational, pipeline, solve
+from dedalus2asp.analysis import restrict
+from dedalus2asp.cli import app
+from dedalus2asp.transform import Semantics
+
+SCHEDULES = [engine.Schedule(), engine.Schedule("random", 3, 7)]
+runner = CliRunner()
+
+
+def load(pair):
+    program, instance, _ = pipeline.load(EXAMPLES / pair[0], EXAMPLES / pair[1])
+    return program, instance
+
+
+def symbolic(trace) -> frozenset:
+    parse = clingo.parse_term
+    return frozenset((parse(x), s, r, tuple(map(parse, args))) for x, s, r, args in trace)
+
+
+def transitions(result: engine.Run, network):
+    """The run as operational transitions: in round t every node takes its step t, receiving what arrives at t."""
+    parse = clingo.parse_term
+    for t in range(result.steps):
+        for x in network:
+            yield parse(x), [
+                (parse(sender), sent, (r, tuple(map(parse, args))))
+                for r, args, sender, sent, to, arrives in result.messages
+                if to == x and arrives == t
+            ]
+
+
+@pytest.mark.parametrize("schedule", SCHEDULES, ids=["sync", "random"])
+@pytest.mark.parametrize("incremental", [True, False], ids=["incremental", "full"])
+def test_local_engine_is_a_run_of_the_operational_semantics(example, schedule, incremental):
+    program, instance = load((example[0].relative_to(EXAMPLES), example[1].relative_to(EXAMPLES)))
+    data = engine.from_instance(instance, program)
+    result = engine.run(program, data, 5, schedule, incremental=incremental)
+    replayed = operational.replay(program, restrict(instance, program), transitions(result, data.network))
+    assert symbolic(result.trace) == replayed.trace
+    pending = {(m.fact[0], tuple(map(str, m.fact[1])), str(m.sender), m.step, str(m.addressee)) for m in replayed.pending}
+    assert pending == {(r, a, x, s, y) for r, a, x, s, y, t in result.messages if t is None}
+
+
+def test_random_delays_are_in_range_and_depend_on_the_seed():
+    delays = {engine.Schedule("random", 4, seed).delay("p", ("a",), "x", 0, "y") for seed in range(40)}
+    assert delays == {1, 2, 3, 4}
+    schedule = engine.Schedule("random", 4, 1)
+    assert schedule.delay("p", ("a", "b"), "x", 2, "y") == schedule.delay("p", ("a", "b"), "x", 2, "y")
+
+
+@pytest.mark.parametrize("pair", SMALL, ids=[example_id(p) for p in SMALL])
+def test_run_trace_is_a_trace_of_pure(pair):
+    """Theorem 4 (i): the trace of a (causal) run is the trace of a model of pure(P), here at T = steps - 1."""
+    program, instance = load(pair)
+    data = engine.from_instance(instance, program)
+    compiled = pipeline.prepare(EXAMPLES / pair[0], EXAMPLES / pair[1], 2, Semantics.CAUSAL_FINITE).compiled
+    traces = {model.trace for model in solve.traces(compiled).models}
+    for schedule in SCHEDULES:
+        assert symbolic(engine.run(program, data, 3, schedule).trace) in traces
+
+
+def test_comparisons_follow_clingo_order():
+    values = ["-3", "2", "10", "a", "b", '"A"', '"a b"']
+    assert sorted(values, key=engine.order) == ["-3", "2", "10", "a", "b", '"A"', '"a b"']
+    assert engine.cell("Hello world") == '"Hello world"' and engine.cell("v1") == "v1" and engine.cell("42") == "42"
+
+
+def rows(directory, name):
+    return sorted(
+        tuple(tuple(v) if isinstance(v, list) else v for v in r.values())
+        for r in engine.read_table(directory / name)
+    ) if name else None
+
+
+def sortable(rows_):
+    return sorted(rows_, key=lambda r: tuple("" if v is None else str(v) for v in r))
+
+
+@pytest.mark.parametrize("pair", SMALL, ids=[example_id(p) for p in SMALL])
+def test_spark_and_local_write_identical_tables(pair, spark, tmp_path):
+    program, instance = load(pair)
+    data = engine.from_instance(instance, program)
+    schedule = engine.Schedule("random", 2, 11)  # 2 steps: a message arrives at step 1 or stays pending
+    for name in engine.ENGINES:
+        result = engine.run(program, data, 2, schedule, name, spark)
+        engine.write_run(result, tmp_path / name, {})
+    for table in ("trace", "messages", "outputs"):
+        local = [tuple(r.values()) for r in engine.read_table(tmp_path / "local" / table)]
+        remote = [tuple(r.values()) for r in engine.read_table(tmp_path / "spark" / table)]
+        assert sortable(local) == sortable(remote), table
+    assert json.loads((tmp_path / "spark" / "run.json").read_text())["rows"] == json.loads(
+        (tmp_path / "local" / "run.json").read_text()
+    )["rows"]
+
+
+def write_tables(directory, kind):
+    """alg1's input as one table per relation, first column the node."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    directory.mkdir()
+    tables = {
+        "Node": pa.table({"n": ["a", "a", "b", "b"], "y": ["a", "b", "a", "b"]}),
+        "R": pa.table({"n": ["a", "b"], "u": ["v1", "v2"], "v": ["v2", "v3"]}),
+    }
+    for name, table in tables.items():
+        if kind == "csv":
+            pcsv.write_csv(table, directory / f"{name}.csv", pcsv.WriteOptions(include_header=False))
+        else:
+            pq.write_table(table, directory / f"{name}.parquet")
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_directory_input_equals_facts_input(tmp_path, kind, spark):
+    write_tables(tmp_path / "in", kind)
+    program, instance = load(("jcss2014/alg1.ded", "jcss2014/alg1.facts"))
+    expected = sorted(engine.run(program, engine.from_instance(instance, program), 4).trace)
+    table = engine.read_directory(tmp_path / "in", program)
+    assert table.network == ("a", "b")
+    assert sorted(engine.run(program, table, 4).trace) == expected
+    remote = engine.run(program, engine.read_directory(tmp_path / "in", program, spark), 4, engine="spark", spark=spark)
+    assert sorted((r.node, r.step, r.relation, tuple(r.args)) for r in remote.trace.collect()) == expected
+
+
+def test_cli_run_writes_tables_and_run_json(tmp_path):
+    out = tmp_path / "run"
+    result = runner.invoke(
+        app,
+        ["run", str(EXAMPLES / "jcss2014/alg1.ded"), "--input", str(EXAMPLES / "jcss2014/alg1.facts"), "--steps", "4",
+         "--schedule", "random", "--max-delay", "2", "--seed", "5", "--out", str(out)],
+    )
+    assert result.exit_code == 0, result.output
+    info = json.loads((out / "run.json").read_text())
+    assert (info["schedule"], info["seed"], info["steps"], info["max_delay"]) == ("random", 5, 4, 2)
+    assert len(info["program_hash"]) == 64 and set(info["timings"]) >= {"load", "run", "write"}
+    outputs = {(r["relation"], tuple(r["args"])) for r in engine.read_table(out / "outputs")}
+    assert ("T", ("v1", "v3")) in outputs  # the closure of the union reaches a node by step 3
+    messages = engine.read_table(out / "messages")
+    assert all(m["arrives"] is None or 1 <= m["arrives"] - m["sent"] <= 2 for m in messages)
+    assert info["pending"] == sum(m["arrives"] is None for m in messages) > 0
+    assert not [p for p in out.rglob(".*")]  # no temporary leftovers
+
+
+def test_cli_run_bad_input_table_is_a_user_error(tmp_path):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "R.csv").write_text("a,v1\n")  # R has two arguments
+    result = runner.invoke(
+        app, ["run", str(EXAMPLES / "jcss2014/alg1.ded"), "--input", str(tmp_path / "in"), "--steps", "2", "--out", str(tmp_path / "o")]
+    )
+    assert result.exit_code == 2
+    assert "table 'R' has 2 column(s)" in result.output and "Traceback" not in result.output
+    result = runner.invoke(
+        app, ["run", str(EXAMPLES / "jcss2014/alg1.ded"), "--input", str(EXAMPLES / "jcss2014/alg1.facts"), "--steps", "2",
+              "--schedule", "eventually", "--out", str(tmp_path / "o")]
+    )
+    assert result.exit_code == 2 and "--schedule must be one of sync, random" in result.output
