@@ -17,6 +17,11 @@ Part 2 runs a sweep of 64 `count` jobs (8 example programs × 2 semantics × 2 e
 horizons 1, 2) with `dedalus2asp batch` on `local[1]` and on `local[2]`, each into a fresh
 directory; the time is the batch's own (`batch.json`: session start, 64 jobs, results).
 
+Part 3 measures what not deriving persisted facts again buys (`engine.Plan.incremental`, tr2009
+Alg. 1 / psn2010): the local engine on Alg. 1 with the fixpoint of the positive recursive
+component started from the facts new since the previous step, against the same run deriving
+everything from scratch at every step, in one process, side by side, on the smaller graphs.
+
 Results: printed as a table and written to benchmarks/spark.json.
 """
 
@@ -142,6 +147,30 @@ def part2(scratch: Path, budget: float) -> dict:
     return result
 
 
+def part3(sizes: list[int]) -> list[dict]:
+    """Local engine, Alg. 1, sync: incremental fixpoints against deriving everything again (same trace)."""
+    from dedalus2asp import engine
+    from dedalus2asp.parser import load_program
+
+    program = load_program(ROOT / "examples/jcss2014/alg1.ded")
+    points = []
+    for edges in sizes:
+        with tempfile.TemporaryDirectory() as scratch:
+            graph(Path(scratch) / "g", edges)
+            data = engine.read_directory(Path(scratch) / "g", program)
+        point = {"edges": edges}
+        traces = []
+        for incremental in (True, False):
+            result = engine.run(program, data, STEPS, engine.Schedule(), "local", incremental=incremental)
+            point["incremental" if incremental else "full"] = round(result.seconds, 2)
+            traces.append(sorted(result.trace))
+        assert traces[0] == traces[1], "incremental and full evaluation disagree"
+        point["full_over_incremental"] = round(point["full"] / point["incremental"], 2)
+        print(f"  alg1 E={edges} local: {point}", flush=True)
+        points.append(point)
+    return points
+
+
 def spark_start() -> float:
     code = "import time; t=time.perf_counter(); from dedalus2asp.engine import spark_session; " \
            "s=spark_session('local[2]'); s.range(1).count(); print(time.perf_counter()-t)"
@@ -164,10 +193,12 @@ def main() -> None:
         runs = part1(sizes, args.budget, scratch)
         print("part 2: 64 count jobs", flush=True)
         sweep = part2(scratch, args.budget * 2)
+        print("part 3: persisted facts not derived again (local engine)", flush=True)
+        persisted = part3([s for s in sizes if s <= 1000] or [min(sizes)])
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     result = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version()}, "spark_start": start,
-              "alg1": runs, "sweep": sweep}
+              "alg1": runs, "sweep": sweep, "incremental": persisted}
     (ROOT / "benchmarks" / "spark.json").write_text(json.dumps(result, indent=2) + "\n")
 
     print(f"\n| edges | local s | spark s | spark / local | trace rows | message rows |")
@@ -179,6 +210,9 @@ def main() -> None:
               f"{p.get('spark_over_local', '')} | {rows.get('trace', '')} | {rows.get('messages', '')} |")
     print(f"\nsweep of {sweep['jobs']} count jobs: local[1] {sweep.get('local[1]', {}).get('seconds')} s, "
           f"local[2] {sweep.get('local[2]', {}).get('seconds')} s, speed-up {sweep.get('speedup')}")
+    for p in persisted:
+        print(f"Alg. 1, E={p['edges']}, local engine: incremental {p['incremental']} s, from scratch {p['full']} s "
+              f"({p['full_over_incremental']}×)")
     print("wrote benchmarks/spark.json")
 
 
