@@ -38,7 +38,10 @@ stderr = Console(stderr=True, highlight=False, markup=False, emoji=False, soft_w
 EXIT_NO, EXIT_USAGE, EXIT_INCOMPLETE = 1, 2, 3
 
 Prog = typer.Argument(..., help="Dedalus program (.ded)", show_default=False)
-InputOpt = typer.Option(..., "--input", "-i", help="Input instance H (.facts or .json)", show_default=False)
+InputOpt = typer.Option(
+    None, "--input", "-i", show_default=False,
+    help="Input instance H (.facts or .json); not needed when PROG (located or Molly) carries its own facts",
+)
 HorizonOpt = typer.Option(..., "--horizon", "-T", min=0, help="Every node performs local steps 0..T", show_default=False)
 SemanticsOpt = typer.Option(Semantics.CAUSAL_FINITE, "--semantics", "-s", help="choice = pure_ch, causal = pure_ca, causal-finite = pure")
 EncodingOpt = typer.Option(Encoding.FAST, "--encoding", "-e", help="fast: choice rules and #edge; paper: rule by rule as in tplp2016 (same models)")
@@ -76,13 +79,26 @@ def _warn(warnings) -> None:
         stderr.print(format_diagnostic(diag), markup=False, highlight=False)
 
 
-def _prepare(program, input_, horizon, semantics, encoding, max_delay, dialect=Dialect.AUTO) -> pipeline.Prepared:
+def _prepare(
+    program, input_, horizon, semantics, encoding, max_delay, dialect=Dialect.AUTO, needs_input=True
+) -> pipeline.Prepared:
     try:
         prepared = pipeline.prepare(program, input_, horizon, semantics, encoding, max_delay, dialect.value)
     except DiagnosticError as error:
         _fail(error)
+    if needs_input:
+        _need_instance(program, prepared.instance)
     _warn(prepared.warnings)
     return prepared
+
+
+def _need_instance(program, instance) -> None:
+    """Solving needs H: from --input, or from the facts a located or Molly program carries."""
+    if instance is None:
+        _fail(DiagnosticError([Diagnostic(
+            "missing-input", "no input instance: give --input F (only a located or Molly program can carry its own facts)",
+            filename=str(program),
+        )]))
 
 
 def _incomplete(what: str, timeout) -> None:
@@ -138,7 +154,7 @@ def compile_(
     dialect: Dialect = DialectOpt,
 ) -> None:
     """Write the clingo program of PROG; `python -m clingo OUT.lp 0` runs it."""
-    prepared = _prepare(program, input_, horizon, semantics, encoding, max_delay, dialect)
+    prepared = _prepare(program, input_, horizon, semantics, encoding, max_delay, dialect, needs_input=False)
     if output is None:
         sys.stdout.write(prepared.compiled.text)
     else:
@@ -241,6 +257,7 @@ def explore(
         prog, instance, warnings = pipeline.load(program, input_, dialect.value)
     except DiagnosticError as error:
         _fail(error)
+    _need_instance(program, instance)
     _warn(warnings)
     tty = sys.stderr.isatty()
 
@@ -374,8 +391,8 @@ def report(
             return summarize(target, stdout, output)
         except DiagnosticError as error:
             _fail(error)
-    if input_ is None or horizon is None:
-        _usage("missing-option", f"report on the program {target} needs --input F and --horizon T")
+    if horizon is None:
+        _usage("missing-option", f"report on the program {target} needs --horizon T")
     prepared = _prepare(target, input_, horizon, semantics, encoding, max_delay, dialect)
     found = solve.enumerate_models(prepared.compiled, number, timeout=timeout)
     from .render import report_html
@@ -540,6 +557,7 @@ def cron_(
         cron.outputs_of(prog, outputs)
     except DiagnosticError as error:
         _fail(error)
+    _need_instance(program, instance)
     _warn(warnings)
     try:
         if search_horizon:

@@ -177,9 +177,22 @@ def test_bad_option_values_exit_2(args, option):
     assert "Invalid value" in err
 
 
-def test_missing_required_option_exits_2():
-    err = usage_error("count", FIG4, "--horizon", 1)
-    assert "--input" in err
+@pytest.mark.parametrize("command", ["models", "count", "explore", "cron", "replay"])
+def test_a_transparent_program_without_input_exits_2(command):
+    err = usage_error(command, FIG4, "--horizon", 1)
+    assert "no input instance: give --input F" in err
+
+
+def test_a_molly_program_carries_its_own_facts():
+    """examples/molly/broadcast.ded gives members(...)@0 itself: no --input needed; nothing is broadcast then."""
+    program = EXAMPLES / "molly/broadcast.ded"
+    alone = json.loads(ok("models", program, "--horizon", 1, "-s", "causal", "--json").stdout)
+    (model,) = alone["models"]
+    facts = {(f["node"], f["step"], f["relation"], tuple(f["args"])) for f in model["trace"]}
+    assert {("a", 0, "members", ("b",)), ("b", 1, "members", ("a",))} <= facts
+    assert model["messages"] == []
+    given = json.loads(ok("models", program, "--input", EXAMPLES / "molly/broadcast.facts", "--horizon", 1, "-s", "causal", "--json").stdout)
+    assert any(m["messages"] for m in given["models"])
 
 
 # ---------------------------------------------------------------------------
