@@ -132,6 +132,8 @@ def read_manifest(path: Path) -> list[Job]:
         params = {**defaults, **spec}
         _check_values(path, where, params)
         params = {k: params.get(k) for k in KEYS}
+        if params["task"] == "cron":
+            params["semantics"] = None  # cron analyses causal-finite and choice both: one job, not one per semantics
         ident = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:16]
         jobs.setdefault(ident, Job(ident, params, str(root / params["program"]), str(root / params["input"])))
     return list(jobs.values())
@@ -162,7 +164,7 @@ def execute_job(job: Job) -> tuple[dict, list[tuple], list[tuple]]:
     messages: list[tuple] = []
     start = time.perf_counter()
     try:
-        semantics, encoding = Semantics(p["semantics"]), Encoding(p["encoding"])
+        semantics, encoding = Semantics(p["semantics"] or DEFAULTS["semantics"]), Encoding(p["encoding"])
         if p["task"] == "count":
             compiled = pipeline.prepare(job.program, job.input, p["horizon"], semantics, encoding, p["max_delay"]).compiled
             result = solve.count(compiled, timeout=p["timeout"], progress=False)
@@ -403,7 +405,7 @@ def _run_summary(directory: Path):
 
 
 def _batch_summary(directory: Path):
-    jobs = sorted(engine.read_table(directory / "jobs"), key=lambda j: (j["program"], j["input"], j["task"], j["semantics"], j["horizon"]))
+    jobs = sorted(engine.read_table(directory / "jobs"), key=lambda j: (j["program"], j["input"], j["task"], j["semantics"] or "", j["horizon"]))
     status: dict[str, int] = {}
     for j in jobs:
         status[j["status"]] = status.get(j["status"], 0) + 1
@@ -415,7 +417,7 @@ def _batch_summary(directory: Path):
         return ", ".join(("" if v.get(k) else "not ") + k for k in ("consistent", "tolerant") if v.get(k) is not None)
 
     rows = [
-        (j["id"][:8], Path(j["program"]).stem, j["task"], j["semantics"], j["encoding"], j["horizon"], j["status"],
+        (j["id"][:8], Path(j["program"]).stem, j["task"], j["semantics"] or "", j["encoding"], j["horizon"], j["status"],
          j["models"], j["traces"], verdict(j), f"{j['seconds']:.2f}")
         for j in jobs
     ]
@@ -423,7 +425,7 @@ def _batch_summary(directory: Path):
     seconds: dict[str, list] = {}
     models: dict[str, list] = {}
     for j in jobs:
-        name = f"{Path(j['program']).stem} {j['task']} {j['semantics']}"
+        name = " ".join(filter(None, (Path(j["program"]).stem, j["task"], j["semantics"])))
         seconds.setdefault(name, []).append((j["horizon"], j["seconds"]))
         if j["models"] is not None and j["task"] == "count":
             models.setdefault(name, []).append((j["horizon"], math.log10(max(1, j["models"]))))

@@ -44,7 +44,11 @@ max_delay = [1]
 
 def test_grid_expands_in_order_with_stable_ids(tmp_path):
     jobs = batch.read_manifest(manifest(tmp_path, GOOD))
-    assert len(jobs) == 8 and len({j.id for j in jobs}) == 8
+    # count: 2 semantics × 2 horizons; cron analyses both semantics itself: one job per horizon
+    assert len(jobs) == 6 and len({j.id for j in jobs}) == 6
+    assert [(j.parameters["semantics"], j.parameters["horizon"]) for j in jobs if j.parameters["task"] == "cron"] == [
+        (None, 1), (None, 2)
+    ]
     assert [(j.parameters["task"], j.parameters["semantics"], j.parameters["horizon"]) for j in jobs[:3]] == [
         ("count", "causal", 1), ("count", "causal", 2), ("count", "choice", 1)
     ]
