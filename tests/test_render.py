@@ -172,7 +172,9 @@ def test_report_command(tmp_path):
     assert result.exit_code == 0, result.output
     assert out.read_text().count("<svg") == 5
     missing = run("report", FIG4[0], "-o", out)
-    assert missing.exit_code == 2 and "needs --input F and --horizon T" in missing.output
+    assert missing.exit_code == 2 and "needs --horizon T" in missing.output
+    no_input = run("report", FIG4[0], "--horizon", 2, "-o", out)
+    assert no_input.exit_code == 2 and "no input instance: give --input F" in no_input.output
 
 
 def test_replay_command_agrees_and_refuses_a_model_into_the_past():
