@@ -588,6 +588,7 @@ def run_(
     engine_: str = typer.Option("local", "--engine", help="local (Python sets) or spark (DataFrames)"),
     master: Optional[str] = MasterOpt,
     out: Path = typer.Option(..., "--out", "-o", help="Directory for the Parquet tables trace, messages, outputs and run.json", show_default=False),
+    dialect: Dialect = DialectOpt,
 ) -> None:
     """Compute one run of PROG on a (large) input (tplp2016 §5.1) and write it as Parquet tables."""
     from . import engine
@@ -599,11 +600,11 @@ def run_(
     start = time.perf_counter()
     try:
         if input_.is_dir():
-            prog, _, warnings = pipeline.load(program)
+            prog, _, warnings = pipeline.load(program, dialect=dialect.value)
             spark = engine.spark_session(master) if engine_ == "spark" else None
             data = engine.read_directory(input_, prog, spark)
         else:
-            prog, instance, warnings = pipeline.load(program, input_)
+            prog, instance, warnings = pipeline.load(program, input_, dialect.value)
             spark = None
             data = engine.from_instance(instance, prog)
     except DiagnosticError as error:

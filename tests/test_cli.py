@@ -63,6 +63,7 @@ SUBCOMMANDS = {
     "replay": ["--dialect", "--input", "--horizon", "--model", "--semantics", "--max-delay"],
     "report": ["--dialect", "--input", "--horizon", "--semantics", "--max-delay", "--models", "--output"],
     "convert": ["--to", "--dialect"],
+    "run": ["--dialect", "--input", "--steps", "--schedule", "--max-delay", "--seed", "--engine", "--out"],
 }
 
 RUNNER = CliRunner()
