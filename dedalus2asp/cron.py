@@ -44,7 +44,7 @@ import clingo
 from .ast import Instance, Program
 from .diagnostics import Diagnostic, DiagnosticError
 from .incremental import Unrolling, incremental
-from .inspect import Model, decode
+from .inspect import Model, decode, show_fact
 from .solve import control
 from .transform import Compiled, Encoding, Semantics, relation_name, transform
 
@@ -95,13 +95,9 @@ def output_rules(outputs: tuple[str, ...], arities: dict[str, int], horizon: int
     return "\n% the output facts at the horizon, united over nodes (SPEC §3)\n" + "\n".join(lines) + f"\n#show {OUTPUT}/2.\n"
 
 
-def show_fact(relation: str, args) -> str:
-    return f"{relation}({', '.join(map(str, args))})"
-
-
 def model_output(model: Model, outputs: tuple[str, ...]) -> frozenset[str]:
-    """output(M): the output facts some node holds at the last step (SPEC §3), read from the trace."""
-    return frozenset(show_fact(r, a) for (x, s, r, a) in model.trace if s == model.horizon and r in outputs)
+    """output(M) for the relations `outputs` (SPEC §3), as a set."""
+    return frozenset(model.outputs(outputs))
 
 
 class Deadline:

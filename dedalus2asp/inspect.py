@@ -149,9 +149,15 @@ class Model:
         """D^{x,s}: what node x holds at step s, as (relation, args) (tplp2016 §5.1.5)."""
         return self._slices.get((node, step), frozenset())
 
-    def outputs(self) -> tuple[str, ...]:
-        """output(M) = {R(ā) | R ∈ out(P), R(x,T,ā) ∈ M for some x}: at the last step, united over nodes (SPEC §3)."""
-        wanted = set(self.program.output_relations) if self.program is not None else set()
+    def outputs(self, relations: Iterable[str] | None = None) -> tuple[str, ...]:
+        """output(M) = {R(ā) | R ∈ out(P), R(x,T,ā) ∈ M for some x}: at the last step, united over nodes (SPEC §3).
+
+        out(P) is P's `.output` relations, or `relations` when given (`--output`).
+        """
+        if relations is not None:
+            wanted = set(relations)
+        else:
+            wanted = set(self.program.output_relations) if self.program is not None else set()
         return tuple(sorted({show_fact(r, a) for (_, s, r, a) in self.trace if s == self.horizon and r in wanted}))
 
     # -- messages ------------------------------------------------------------
