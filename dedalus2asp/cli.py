@@ -580,7 +580,7 @@ def cron_(
 @app.command("run")
 def run_(
     program: Path = Prog,
-    input_: Path = typer.Option(..., "--input", "-i", help="Input H: .facts, .json, or a directory of CSV/Parquet tables (first column the node)", show_default=False),
+    input_: Path = typer.Option(..., "--input", "-i", help="Input H: .facts, .json, or a directory of CSV/Parquet tables (first column the node; a located program's: its location column)", show_default=False),
     steps: int = typer.Option(..., "--steps", "-k", min=1, help="Every node performs steps 0..K-1", show_default=False),
     schedule: str = typer.Option("sync", "--schedule", help="sync: arrival at the next step; random: 1..D steps later by a seeded hash"),
     max_delay: int = typer.Option(3, "--max-delay", "-D", min=1, help="The largest delay of the random schedule"),
@@ -601,8 +601,9 @@ def run_(
     try:
         if input_.is_dir():
             prog, _, warnings = pipeline.load(program, dialect=dialect.value)
+            source = parser.load_source(program, dialect.value)
             spark = engine.spark_session(master) if engine_ == "spark" else None
-            data = engine.read_directory(input_, prog, spark)
+            data = engine.read_directory(input_, prog, spark, source if isinstance(source, located.LocatedProgram) else None)
         else:
             prog, instance, warnings = pipeline.load(program, input_, dialect.value)
             spark = None

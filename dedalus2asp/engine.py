@@ -55,7 +55,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import reduce
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import clingo
 
@@ -65,6 +65,8 @@ from .diagnostics import Diagnostic, DiagnosticError
 
 Args = tuple[str, ...]
 FactRow = tuple[str, str, Args]
+EventRow = tuple[str, str, Args, int]
+"""An input event R(ā)@k at a node: it holds at step k only (tr2009 Example 3)."""
 """(node, relation, args)."""
 MessageRow = tuple[str, Args, str, int, str, "int | None"]
 """(relation, args, sender, sent, addressee, arrives); arrives is None for a pending message."""
@@ -329,15 +331,15 @@ def execute(backend, plan: Plan, steps: int, schedule: Schedule):
     """
     if steps < 1:
         raise ValueError(f"a run needs at least one step, not {steps}")
-    state = backend.input()
+    carried = None  # induc_P(D) of the previous step
     sent_parts, deduced = [], []
     previous = None
     for t in range(steps):
         arrived = backend.deliver(sent_parts, t)
-        facts = backend.union([state, arrived])
+        facts = backend.union([backend.input(t), arrived] + ([carried] if carried is not None else []))
         d = deduc(backend, plan, facts, previous)
         deduced.append(d)
-        state = backend.union([backend.input(), _heads(backend, plan.inductive, d)])
+        carried = _heads(backend, plan.inductive, d)
         sent_parts.append(backend.schedule(_sends(backend, plan.asynchronous, d), t, steps, schedule))
         previous = d
     return deduced, sent_parts
@@ -368,14 +370,18 @@ class Local:
 
     name = "local"
 
-    def __init__(self, network: Sequence[str], facts: Iterable[FactRow]):
+    def __init__(self, network: Sequence[str], facts: Iterable[FactRow], events: Iterable[EventRow] = ()):
         self.network = tuple(network)
         self._input: Facts = defaultdict(set)
         for node, relation, args in facts:
             self._input[relation].add((node, tuple(args)))
+        self._events: dict[int, Facts] = defaultdict(lambda: defaultdict(set))
+        for node, relation, args, step in events:
+            self._events[step][relation].add((node, tuple(args)))
 
-    def input(self) -> Facts:
-        return self._input
+    def input(self, t: int) -> Facts:
+        """H(x) at step t: the persistent input facts and the events R(ā)@t."""
+        return self.union([self._input, self._events[t]]) if t in self._events else self._input
 
     def nodes(self) -> Table:
         return Table(("node",), [(x,) for x in self.network])
@@ -512,7 +518,7 @@ class Spark:
 
     name = "spark"
 
-    def __init__(self, session, network: Sequence[str], facts):
+    def __init__(self, session, network: Sequence[str], facts, events: Iterable[EventRow] = ()):
         from pyspark.sql import functions as F
 
         self.F = F
@@ -523,12 +529,19 @@ class Spark:
         if not hasattr(facts, "schema"):
             facts = session.createDataFrame([(n, r, list(a)) for n, r, a in facts], FACTS_SCHEMA)
         self._input = facts.localCheckpoint()
+        at: dict[int, list] = defaultdict(list)
+        for node, relation, args, step in events:
+            at[step].append((node, relation, list(args)))
+        self._events = {
+            t: self._input.unionByName(session.createDataFrame(rows, FACTS_SCHEMA)).localCheckpoint() for t, rows in at.items()
+        }
 
     def _column(self, name: str) -> str:
         return "node" if name == "node" else f"v_{name}"
 
-    def input(self):
-        return self._input
+    def input(self, t: int):
+        """H(x) at step t: the persistent input facts and the events R(ā)@t."""
+        return self._events.get(t, self._input)
 
     def nodes(self):
         return self._nodes
@@ -680,21 +693,19 @@ class Input:
     rows: list[FactRow] | None = None
     frame: Any = None  # a Spark DataFrame (node, relation, args), for a directory read by Spark
     source: str = ""
+    events: list[EventRow] = field(default_factory=list)  # R(ā)@k: at step k only
 
     def facts(self):
         return self.frame if self.frame is not None else self.rows
 
 
 def from_instance(instance: Instance, program: Program) -> Input:
-    """H restricted to sch(P), as rows."""
+    """H restricted to sch(P), as rows; its events R(ā)@k as rows with their step."""
     schema = program.schema()
-    rows = [
-        (value(x), f.predicate, tuple(map(value, f.args)))
-        for x, facts in instance.facts.items()
-        for f in facts
-        if f.predicate in schema
-    ]
-    return Input(tuple(map(value, instance.network)), rows, source=instance.filename)
+    used = [(value(x), f) for x, facts in instance.facts.items() for f in facts if f.predicate in schema]
+    rows = [(x, f.predicate, tuple(map(value, f.args))) for x, f in used if f.step is None]
+    events = [(x, f.predicate, tuple(map(value, f.args)), f.step) for x, f in used if f.step is not None]
+    return Input(tuple(map(value, instance.network)), rows, source=instance.filename, events=events)
 
 
 def _tables(directory: Path) -> dict[str, Path]:
@@ -712,20 +723,47 @@ def _table_error(path: Path, message: str) -> DiagnosticError:
     return DiagnosticError([Diagnostic("input-table", message, filename=str(path))])
 
 
-def read_directory(directory: Path, program: Program, spark=None) -> Input:
+def read_directory(directory: Path, program: Program, spark=None, located=None) -> Input:
     """One CSV (no header) or Parquet table per relation, named after it; the first column is the node.
 
-    The network is every node named in a first column. Cells become
-    constants by `cell`. Tables of relations that P does not use are ignored;
-    a table whose width is not 1 + the relation's arity is an error.
+    The network is every node named in a node column. Cells become
+    constants by `cell`. Tables of relations that P does not use are
+    ignored; a table whose width is not 1 + the relation's arity is an error.
+
+    For a located program (`located`, a `located.LocatedProgram` whose IR is
+    `program`) a relation's node is its location column, as in a located
+    `.facts` input, and the program's own facts and id(x) join the tables
+    (`_with_program_facts`).
     """
     schema = program.schema()
     tables = _tables(directory)
     if not tables:
         raise _table_error(directory, "the input directory holds no .csv or .parquet table")
-    if spark is None:
-        return _read_local(tables, schema, directory)
-    return _read_spark(tables, schema, directory, spark)
+    identity = located.identity if located is not None else None
+    if identity is not None and identity in tables:
+        raise _table_error(
+            tables[identity],
+            f"the input has a table '{identity}', but '{identity}' is the relation that tells each node its own name "
+            "in this located program (it is added for every node): rename the table",
+        )
+    at = {relation: (located.columns if located is not None else {}).get(relation, 0) for relation in tables}
+    data = _read_local(tables, schema, directory, at) if spark is None else _read_spark(tables, schema, directory, spark, at)
+    return data if located is None else _with_program_facts(data, located, spark)
+
+
+def _with_program_facts(data: Input, source, spark=None) -> Input:
+    """A located program's own facts (and events) join table input `data`, and every node x gets the
+    identity fact id(x) when a rule needs it (as `located.LocatedProgram.instance` does for .facts)."""
+    identity = source.identity
+    network = tuple(dict.fromkeys([*data.network, *map(value, source.facts)]))
+    written = [(value(x), f) for x, facts in source.facts.items() for f in facts]
+    rows = [(x, f.predicate, tuple(map(value, f.args))) for x, f in written if f.step is None]
+    rows += [(x, identity, (x,)) for x in network] if identity is not None else []
+    events = data.events + [(x, f.predicate, tuple(map(value, f.args)), f.step) for x, f in written if f.step is not None]
+    if data.frame is None:
+        return Input(network, data.rows + rows, source=data.source, events=events)
+    extra = spark.createDataFrame([(x, r, list(a)) for x, r, a in rows], FACTS_SCHEMA)
+    return Input(network, frame=data.frame.unionByName(extra), source=data.source, events=events)
 
 
 def _check_width(path: Path, relation: str, width: int, schema: dict[str, int]) -> None:
@@ -737,7 +775,7 @@ def _check_width(path: Path, relation: str, width: int, schema: dict[str, int]) 
         )
 
 
-def _read_local(tables: dict[str, Path], schema: dict[str, int], directory: Path) -> Input:
+def _read_local(tables: dict[str, Path], schema: dict[str, int], directory: Path, at: dict[str, int]) -> Input:
     import pyarrow.csv as pcsv
     import pyarrow.parquet as pq
 
@@ -758,16 +796,20 @@ def _read_local(tables: dict[str, Path], schema: dict[str, int], directory: Path
         columns = [[cell(str(v)) for v in c.to_pylist()] for c in table.columns]
         if not columns:
             continue
-        for x in columns[0]:
-            network.setdefault(x)
         if relation not in schema:
+            for x in columns[0]:
+                network.setdefault(x)
             continue
         _check_width(path, relation, len(columns), schema)
+        node = at[relation]
+        columns.insert(0, columns.pop(node))
+        for x in columns[0]:
+            network.setdefault(x)
         rows += [(x, relation, tuple(args)) for x, *args in zip(*columns)]
     return Input(tuple(network), rows, source=str(directory))
 
 
-def _read_spark(tables: dict[str, Path], schema: dict[str, int], directory: Path, spark) -> Input:
+def _read_spark(tables: dict[str, Path], schema: dict[str, int], directory: Path, spark, at: dict[str, int]) -> Input:
     from pyspark.sql import functions as F
 
     def normal(c):
@@ -779,11 +821,13 @@ def _read_spark(tables: dict[str, Path], schema: dict[str, int], directory: Path
     for relation, path in tables.items():
         reader = spark.read.option("header", "false")
         df = reader.csv(str(path)) if path.suffix == ".csv" else reader.parquet(str(path))
-        df = df.select(*(F.col(c).cast("string").alias(f"c{i}") for i, c in enumerate(df.columns)))
-        nodes.append(df.select(normal(F.col("c0")).alias("node")))
         if relation not in schema:
+            nodes.append(df.select(normal(F.col(df.columns[0]).cast("string")).alias("node")))
             continue
         _check_width(path, relation, len(df.columns), schema)
+        order = [df.columns[at[relation]]] + [c for i, c in enumerate(df.columns) if i != at[relation]]
+        df = df.select(*(F.col(c).cast("string").alias(f"c{i}") for i, c in enumerate(order)))
+        nodes.append(df.select(normal(F.col("c0")).alias("node")))
         parts.append(
             df.select(
                 normal(F.col("c0")).alias("node"),
@@ -836,9 +880,9 @@ def run(
     if engine == "local":
         if data.rows is None:
             raise ValueError("the local engine needs an input read as rows")
-        backend = Local(data.network, data.rows)
+        backend = Local(data.network, data.rows, data.events)
     elif engine == "spark":
-        backend = Spark(spark if spark is not None else spark_session(), data.network, data.facts())
+        backend = Spark(spark if spark is not None else spark_session(), data.network, data.facts(), data.events)
     else:
         raise ValueError(f"the engine must be one of {', '.join(ENGINES)}, not {engine!r}")
     deduced, sent = execute(backend, plan, steps, schedule)

@@ -166,3 +166,86 @@ def test_cli_run_bad_input_table_is_a_user_error(tmp_path):
               "--schedule", "eventually", "--out", str(tmp_path / "o")]
     )
     assert result.exit_code == 2 and "--schedule must be one of sync, random" in result.output
+
+
+# --- events R(ā)@k and located programs ------------------------------------------------------
+
+LOCATED = [
+    ("tr2009/example3_events.ded", "tr2009/example3_events.facts"),  # events in the input
+    ("molly/reliable_delivery.ded", "molly/reliable_delivery.facts"),  # an event, id(x), a node with no facts
+    ("molly/broadcast.ded", "molly/broadcast.facts"),
+    ("tr2009/broadcast_located.ded", "tr2009/broadcast_located.facts"),
+]
+
+
+@pytest.mark.parametrize("schedule", SCHEDULES, ids=["sync", "random"])
+@pytest.mark.parametrize("incremental", [True, False], ids=["incremental", "full"])
+@pytest.mark.parametrize("pair", LOCATED, ids=[example_id(p) for p in LOCATED])
+def test_events_and_located_programs_run_as_the_operational_semantics(pair, schedule, incremental):
+    program, instance = load(pair)
+    data = engine.from_instance(instance, program)
+    result = engine.run(program, data, 6, schedule, incremental=incremental)
+    replayed = operational.replay(program, restrict(instance, program), transitions(result, data.network))
+    assert symbolic(result.trace) == replayed.trace
+
+
+def test_an_event_holds_at_its_step_only():
+    """tr2009 Example 3, scaled: p(1,2)@1, p(1,3)@2, p_neg(1,2)@4; p_pos persists until p_neg."""
+    program, instance = load(("tr2009/example3_events.ded", "tr2009/example3_events.facts"))
+    trace = engine.run(program, engine.from_instance(instance, program), 7).trace
+    steps = lambda relation, args: sorted(t for _, t, r, a in trace if (r, a) == (relation, args))  # noqa: E731
+    assert steps("p", ("1", "2")) == [1] and steps("p", ("1", "3")) == [2] and steps("p_neg", ("1", "2")) == [4]
+    assert steps("p_pos", ("1", "2")) == [1, 2, 3, 4] and steps("p_pos", ("1", "3")) == [2, 3, 4, 5, 6]
+
+
+@pytest.mark.parametrize("pair", LOCATED[:2], ids=[example_id(p) for p in LOCATED[:2]])
+def test_spark_and_local_agree_on_events(pair, spark, tmp_path):
+    program, instance = load(pair)
+    data = engine.from_instance(instance, program)
+    for name in engine.ENGINES:
+        engine.write_run(engine.run(program, data, 6, engine.Schedule("random", 2, 3), name, spark), tmp_path / name, {})
+    for table in ("trace", "messages", "outputs"):
+        local = [tuple(r.values()) for r in engine.read_table(tmp_path / "local" / table)]
+        remote = [tuple(r.values()) for r in engine.read_table(tmp_path / "spark" / table)]
+        assert sortable(local) == sortable(remote), table
+
+
+LINKS = """\
+.output got.
+got(#Y, X)@async :- link(Y, #X);
+got(#X, Y)@next :- got(#X, Y);
+"""
+
+
+def test_located_directory_input_places_nodes_and_adds_identity(tmp_path, spark):
+    """A located program's table is located by its location column (here the second), and each node
+    gets id(x), as with a located .facts input."""
+    (tmp_path / "links.ded").write_text(LINKS)
+    (tmp_path / "links.facts").write_text("link(b, a). link(c, a). link(a, b).\nc { }\n")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "link.csv").write_text("b,a\nc,a\na,b\n")
+    (tmp_path / "in" / "other.csv").write_text("c\n")  # a table the program does not use still names node c
+    expected = tmp_path / "from-facts"
+    args = ["run", str(tmp_path / "links.ded"), "--steps", "3"]
+    assert runner.invoke(app, [*args, "--input", str(tmp_path / "links.facts"), "--out", str(expected)]).exit_code == 0
+    for name in engine.ENGINES:
+        out = tmp_path / name
+        result = runner.invoke(app, [*args, "--input", str(tmp_path / "in"), "--out", str(out), "--engine", name])
+        assert result.exit_code == 0, result.output
+        for table in ("trace", "messages"):
+            rows = lambda d: sortable(tuple(r.values()) for r in engine.read_table(d / table))  # noqa: E731
+            assert rows(out) == rows(expected), (name, table)
+    got = {(r["node"], tuple(r["args"])) for r in engine.read_table(expected / "outputs")}
+    assert got == {("b", ("a",)), ("c", ("a",)), ("a", ("b",))}
+
+
+def test_located_directory_input_cannot_give_the_identity_relation(tmp_path):
+    (tmp_path / "links.ded").write_text(LINKS)
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "link.csv").write_text("b,a\n")
+    (tmp_path / "in" / "id.csv").write_text("a\n")
+    result = runner.invoke(
+        app, ["run", str(tmp_path / "links.ded"), "--input", str(tmp_path / "in"), "--steps", "2", "--out", str(tmp_path / "o")]
+    )
+    assert result.exit_code == 2, result.output
+    assert "the input has a table 'id'" in result.output and "Traceback" not in result.output
