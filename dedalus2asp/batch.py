@@ -8,7 +8,8 @@ grids (`[[grid]]`, lists of values: every combination is a job):
     timeout = 60
     [[grid]]
     program = ["examples/jcss2014/alg3.ded"]
-    input = ["examples/jcss2014/alg3.facts"]
+    input = ["examples/jcss2014/alg3.facts"]  # optional for a located or Molly program with its own facts
+    dialect = "auto"                # auto | transparent | located | molly
     task = ["count", "cron"]        # count | cron | models | run
     semantics = ["causal", "choice"]
     horizon = [2, 4]
@@ -52,12 +53,13 @@ import clingo
 
 from . import engine, pipeline, solve
 from .diagnostics import Diagnostic, DiagnosticError, format_diagnostic
-from .transform import Compiled, Encoding, Semantics
+from .transform import Compiled, Encoding, Semantics, transform
 
 TASKS = ("count", "cron", "models", "run")
 DEFAULTS: dict[str, Any] = {
     "semantics": "causal-finite",
     "encoding": "fast",
+    "dialect": "auto",  # auto | transparent | located | molly (parser.parse_source)
     "horizon": 2,
     "max_delay": None,
     "steps": None,  # run: steps 0..steps-1; default horizon + 1
@@ -67,6 +69,7 @@ DEFAULTS: dict[str, Any] = {
     "timeout": 60.0,
 }
 KEYS = ("program", "input", "task", *DEFAULTS)
+DIALECTS = ("auto", "transparent", "located", "molly")
 
 
 # ---------------------------------------------------------------------------
@@ -80,7 +83,7 @@ class Job:
     id: str
     parameters: dict
     program: str
-    input: str
+    input: str | None  # None: a located or Molly program that carries its own facts
 
 
 def _manifest_error(path: Path, message: str) -> DiagnosticError:
@@ -91,11 +94,10 @@ def _check_values(path: Path, where: str, params: dict) -> None:
     unknown = sorted(set(params) - set(KEYS))
     if unknown:
         raise _manifest_error(path, f"{where}: unknown key(s) {', '.join(unknown)} (known: {', '.join(KEYS)})")
-    for key in ("program", "input"):
-        if not params.get(key):
-            raise _manifest_error(path, f"{where}: '{key}' is missing")
+    if not params.get("program"):
+        raise _manifest_error(path, f"{where}: 'program' is missing")
     choices = {"task": TASKS, "semantics": [s.value for s in Semantics], "encoding": [e.value for e in Encoding],
-               "schedule": engine.SCHEDULES}
+               "schedule": engine.SCHEDULES, "dialect": DIALECTS}
     for key, allowed in choices.items():
         if params.get(key) is not None and params[key] not in allowed:
             raise _manifest_error(path, f"{where}: {key} = {params[key]!r} is not one of {', '.join(allowed)}")
@@ -134,8 +136,10 @@ def read_manifest(path: Path) -> list[Job]:
         params = {k: params.get(k) for k in KEYS}
         if params["task"] == "cron":
             params["semantics"] = None  # cron analyses causal-finite and choice both: one job, not one per semantics
-        ident = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:16]
-        jobs.setdefault(ident, Job(ident, params, str(root / params["program"]), str(root / params["input"])))
+        hashed = {k: v for k, v in params.items() if not (k == "dialect" and v == "auto")}  # the ids of before the key
+        ident = hashlib.sha256(json.dumps(hashed, sort_keys=True).encode()).hexdigest()[:16]
+        given = str(root / params["input"]) if params["input"] else None
+        jobs.setdefault(ident, Job(ident, params, str(root / params["program"]), given))
     return list(jobs.values())
 
 
@@ -152,6 +156,16 @@ def _model_rows(job: str, number: int, trace, messages) -> tuple[list[tuple], li
     return traces, sent
 
 
+def _load(job: Job):
+    """The job's program and H (`pipeline.load`); H is needed: from `input` or the facts of a located program."""
+    program, instance, warnings = pipeline.load(job.program, job.input, job.parameters["dialect"])
+    if instance is None:
+        raise DiagnosticError(
+            [Diagnostic("missing-input", "the job has no input: give 'input' (only a located or Molly program can carry its own facts)", filename=job.program)]
+        )
+    return program, instance, warnings
+
+
 def execute_job(job: Job) -> tuple[dict, list[tuple], list[tuple]]:
     """Run one job: its row of the `jobs` table, and its trace and message rows (models and run tasks)."""
     from . import cron
@@ -165,14 +179,15 @@ def execute_job(job: Job) -> tuple[dict, list[tuple], list[tuple]]:
     start = time.perf_counter()
     try:
         semantics, encoding = Semantics(p["semantics"] or DEFAULTS["semantics"]), Encoding(p["encoding"])
+        program, instance, _ = _load(job)
         if p["task"] == "count":
-            compiled = pipeline.prepare(job.program, job.input, p["horizon"], semantics, encoding, p["max_delay"]).compiled
+            compiled = transform(program, instance, p["horizon"], semantics, encoding, p["max_delay"])
             result = solve.count(compiled, timeout=p["timeout"], progress=False)
             row.update(models=result["models"], traces=result["traces"])
             if not result["complete"]:
                 row.update(status="timeout", error=f"stopped after {p['timeout']} s (counts so far)")
         elif p["task"] == "models":
-            compiled = pipeline.prepare(job.program, job.input, p["horizon"], semantics, encoding, p["max_delay"]).compiled
+            compiled = transform(program, instance, p["horizon"], semantics, encoding, p["max_delay"])
             found = solve.enumerate_models(compiled, p["models"], timeout=p["timeout"], progress=False)
             for model in found.models:
                 t, m = _model_rows(job.id, model.number, model.trace, model.messages)
@@ -182,14 +197,12 @@ def execute_job(job: Job) -> tuple[dict, list[tuple], list[tuple]]:
             if not found.complete:
                 row.update(status="timeout", error=f"stopped after {p['timeout']} s ({found.count} models so far)")
         elif p["task"] == "cron":
-            program, instance, _ = pipeline.load(job.program, job.input)
             try:
                 verdict = cron.analyse(program, instance, p["horizon"], p["max_delay"], None, encoding, p["timeout"])
                 row["verdicts"] = json.dumps(verdict.as_dict(), sort_keys=True, default=str)
             except cron.Timeout as exc:
                 row.update(status="timeout", error=f"stopped after {p['timeout']} s: {exc}")
         else:  # run
-            program, instance, _ = pipeline.load(job.program, job.input)
             steps = p["steps"] if p["steps"] is not None else p["horizon"] + 1
             schedule = engine.Schedule(p["schedule"], p["max_delay"] or 1, p["seed"])
             result = engine.run(program, engine.from_instance(instance, program), steps, schedule)
@@ -210,7 +223,7 @@ def _arrow():
     args = pa.list_(pa.string())
     jobs = pa.schema(
         [("id", pa.string()), ("program", pa.string()), ("input", pa.string()), ("task", pa.string()),
-         ("semantics", pa.string()), ("encoding", pa.string()), ("horizon", pa.int64()), ("max_delay", pa.int64()),
+         ("semantics", pa.string()), ("encoding", pa.string()), ("dialect", pa.string()), ("horizon", pa.int64()), ("max_delay", pa.int64()),
          ("steps", pa.int64()), ("schedule", pa.string()), ("seed", pa.int64()), ("models_limit", pa.int64()),
          ("timeout", pa.float64()), ("parameters", pa.string()), ("status", pa.string()), ("error", pa.string()),
          ("seconds", pa.float64()), ("models", pa.int64()), ("traces", pa.int64()), ("verdicts", pa.string()),
@@ -405,7 +418,7 @@ def _run_summary(directory: Path):
 
 
 def _batch_summary(directory: Path):
-    jobs = sorted(engine.read_table(directory / "jobs"), key=lambda j: (j["program"], j["input"], j["task"], j["semantics"] or "", j["horizon"]))
+    jobs = sorted(engine.read_table(directory / "jobs"), key=lambda j: (j["program"], j["input"] or "", j["task"], j["semantics"] or "", j["horizon"]))
     status: dict[str, int] = {}
     for j in jobs:
         status[j["status"]] = status.get(j["status"], 0) + 1

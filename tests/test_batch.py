@@ -97,6 +97,25 @@ def test_each_task_in_one_worker(tmp_path):
     assert row["status"] == "ok" and {t[3] for t in traces} == {0, 1, 2, 3}
 
 
+def test_dialect_key_and_a_program_with_its_own_facts(tmp_path):
+    """molly/broadcast carries its facts: no input needed; `dialect` is checked and passed on."""
+    params = dict(program="examples/molly/broadcast.ded", task="count", horizon=2, max_delay=1)
+    row, _, _ = batch.execute_job(job(tmp_path, **params, dialect="molly"))
+    compiled = pipeline.prepare(EXAMPLES / "molly/broadcast.ded", None, 2, max_delay=1).compiled
+    expected = solve.count(compiled, progress=False)
+    assert (row["status"], row["dialect"], row["models"], row["traces"]) == ("ok", "molly", expected["models"], expected["traces"])
+    row, _, _ = batch.execute_job(job(tmp_path, **params, dialect="transparent"))  # read as tplp2016: not valid
+    assert row["status"] == "error" and row["error"]
+    row, _, _ = batch.execute_job(job(tmp_path, program="examples/jcss2014/alg1.ded", task="count"))
+    assert row["status"] == "error" and "the job has no input" in row["error"]
+    with pytest.raises(DiagnosticError, match="dialect = 'prolog' is not one of"):
+        job(tmp_path, **params, dialect="prolog")
+    # a manifest without `dialect` names its jobs as before the key existed
+    assert job(tmp_path, program="a.ded", input="a.facts", task="count").id == job(
+        tmp_path, program="a.ded", input="a.facts", task="count", dialect="auto"
+    ).id
+
+
 def test_failures_are_recorded(tmp_path):
     (tmp_path / "bad.ded").write_text("p(X) :- q(Y).\n")
     row, _, _ = batch.execute_job(job(tmp_path, program=str(tmp_path / "bad.ded"), input="examples/jcss2014/alg1.facts", task="count"))
