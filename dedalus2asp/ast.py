@@ -24,12 +24,17 @@ import clingo
 
 @dataclass(frozen=True)
 class Span:
-    """A source region: 1-based line and column of its start and end."""
+    """A source region: 1-based line and column of its start and end.
+
+    `source` is (file name, text) for a region of another file than the
+    program's own: a statement of a file that a Molly program includes.
+    """
 
     line: int
     col: int
     end_line: int
     end_col: int
+    source: tuple[str, str] | None = field(default=None, compare=False, repr=False)
 
 
 NOWHERE = Span(0, 0, 0, 0)

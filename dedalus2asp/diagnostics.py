@@ -37,6 +37,11 @@ class Diagnostic:
     severity: Severity = Severity.ERROR
     notes: tuple["Diagnostic", ...] = ()
 
+    def __post_init__(self) -> None:
+        if self.span.source is not None:  # a region of an included file: report it there
+            object.__setattr__(self, "filename", self.span.source[0])
+            object.__setattr__(self, "text", self.span.source[1])
+
     @property
     def line(self) -> int:
         return self.span.line

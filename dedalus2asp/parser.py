@@ -484,12 +484,15 @@ def detect_dialect(text: str) -> str:
     return "transparent"
 
 
-def _moved(node, span: Span):
-    """`node` with every span replaced by `span` (statements of an included file are reported at the include)."""
+def _in_file(node, source: tuple[str, str]):
+    """`node` with every span marked as a region of file `source` (name, text), so that a problem with a
+    statement of an included file is reported in that file (see `diagnostics.Diagnostic`)."""
+    if isinstance(node, Span):
+        return node if node.source is not None else replace(node, source=source)
     if isinstance(node, tuple):
-        return tuple(_moved(n, span) for n in node)
+        return tuple(_in_file(n, source) for n in node)
     if is_dataclass(node) and not isinstance(node, type):
-        return replace(node, **{f.name: span if f.name == "span" else _moved(getattr(node, f.name), span) for f in fields(node)})
+        return replace(node, **{f.name: _in_file(getattr(node, f.name), source) for f in fields(node)})
     return node
 
 
@@ -516,15 +519,16 @@ def _located_statements(
         except DiagnosticError as exc:
             diagnostics.extend(replace(d, span=span, filename=filename, text=text) for d in exc.diagnostics)
             continue
-        inner, inner_outputs = _located_statements(included_text, str(path), diagnostics, including + (path,))
-        origin = f"from {name}"
+        shown = str(Path(filename).parent / name)  # the file as the user would name it
+        inner, inner_outputs = _located_statements(included_text, shown, diagnostics, including + (path,))
+        origin, source = f"from {name}", (shown, included_text)
         out += [
-            replace(_moved(s, span), rule=replace(_moved(s.rule, span), origin=origin))
+            replace(_in_file(s, source), rule=replace(_in_file(s.rule, source), origin=origin))
             if isinstance(s, Timestamped)
-            else replace(_moved(s, span), origin=s.origin or origin)
+            else replace(_in_file(s, source), origin=s.origin or origin)
             for s in inner
         ]
-        outputs += [replace(o, span=span) for o in inner_outputs]
+        outputs += [_in_file(o, source) for o in inner_outputs]
     return out, outputs
 
 

@@ -10,6 +10,7 @@ must be refused with precise messages when they mix locations.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import clingo
 import pytest
@@ -18,7 +19,7 @@ from typer.testing import CliRunner
 from dedalus2asp import operational, pipeline, solve
 from dedalus2asp.analysis import restrict
 from dedalus2asp.cli import app
-from dedalus2asp.diagnostics import DiagnosticError
+from dedalus2asp.diagnostics import DiagnosticError, format_diagnostic
 from dedalus2asp.located import LocatedProgram, located_text
 from dedalus2asp.parser import detect_dialect, load_program, parse_facts, parse_json, parse_program, parse_source
 from dedalus2asp.transform import Semantics, transform
@@ -177,6 +178,21 @@ def test_include_is_resolved_and_a_cycle_is_an_error(tmp_path):
         load_program(tmp_path / "gone.ded", "molly")
     (d,) = info.value.diagnostics
     assert (d.line, d.col) == (1, 1) and "cannot read included file 'nope.ded'" in d.message
+
+
+def test_a_problem_in_an_included_file_is_reported_in_that_file(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "inner.ded").write_text("a(X, Y)@next :- a(X, Y);\nb(X, Z) :- a(X, Y);\n")
+    (tmp_path / "sub" / "lib.ded").write_text('include "inner.ded";\n')
+    (tmp_path / "main.ded").write_text('include "sub/lib.ded";\n\nc(X, Y) :- b(X, Y), notin d(X, Y);\n')
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.load(tmp_path / "main.ded")
+    (d,) = [d for d in info.value.diagnostics if d.is_error]
+    assert d.code == "unsafe-variable" and "(from inner.ded)" in d.message
+    assert (Path(d.filename), d.line, d.col) == (tmp_path / "sub" / "inner.ded", 2, 6)
+    assert format_diagnostic(d).splitlines()[1].strip() == "b(X, Z) :- a(X, Y);"  # the included file's own line
+    result = runner.invoke(app, ["check", str(tmp_path / "main.ded")])
+    assert result.exit_code == 2 and f"{tmp_path / 'sub' / 'inner.ded'}:2:6: error: unsafe variable 'Z'" in result.output
 
 
 def test_transparent_programs_convert_to_located_and_back():
