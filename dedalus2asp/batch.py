@@ -309,11 +309,11 @@ def cubes(compiled: Compiled, parts: int) -> tuple[list[str], list[list[tuple[bo
     return atoms, [every[i::parts] for i in range(parts)]
 
 
-def count_part(compiled: Compiled, atoms: list[str], part: list[tuple[bool, ...]]) -> dict:
-    """Models and distinct traces of the models that satisfy one of the cubes of `part`."""
+def count_part(compiled: Compiled, atoms: list[str], part: list[tuple[bool, ...]], models: bool = True) -> dict:
+    """Models (unless `models` is False) and distinct traces of the models that satisfy one of the cubes of `part`."""
     symbols = [clingo.parse_term(a) for a in atoms]
-    result = {"models": 0, "traces": 0, "cubes": len(part)}
-    for key, project in (("models", False), ("traces", True)):
+    result = {"models": 0 if models else None, "traces": 0, "cubes": len(part)}
+    for key, project in (("models", False), ("traces", True))[0 if models else 1 :]:
         ctl = solve.control(compiled, ["0"], project=project)
         for cube in part:
             counter = [0]
@@ -326,8 +326,11 @@ def count_part(compiled: Compiled, atoms: list[str], part: list[tuple[bool, ...]
     return result
 
 
-def split_count(compiled: Compiled, parts: int, engine_name: str = "local", spark=None, master: str | None = None) -> dict:
-    """Count models and traces as `parts` disjoint enumerations (on Spark executors with engine "spark")."""
+def split_count(
+    compiled: Compiled, parts: int, engine_name: str = "local", spark=None, master: str | None = None, models: bool = True
+) -> dict:
+    """Count models (unless `models` is False) and traces as `parts` disjoint enumerations (on Spark executors
+    with engine "spark")."""
     start = time.perf_counter()
     atoms, split = cubes(compiled, parts)
     payload = replace(compiled, program=None)  # P holds clingo symbols, which do not pickle
@@ -335,14 +338,14 @@ def split_count(compiled: Compiled, parts: int, engine_name: str = "local", spar
         session = spark if spark is not None else engine.spark_session(master)
         counts = (
             session.sparkContext.parallelize(list(enumerate(split)), numSlices=parts)
-            .map(lambda item: (item[0], count_part(payload, atoms, item[1])))
+            .map(lambda item: (item[0], count_part(payload, atoms, item[1], models)))
             .collect()
         )
         counts = [c for _, c in sorted(counts)]
     else:
-        counts = [count_part(payload, atoms, part) for part in split]
+        counts = [count_part(payload, atoms, part, models) for part in split]
     return {
-        "models": sum(c["models"] for c in counts),
+        "models": sum(c["models"] for c in counts) if models else None,
         "traces": sum(c["traces"] for c in counts),
         "complete": True,
         "semantics": compiled.semantics.value,

@@ -214,22 +214,26 @@ def count(
     split: Optional[int] = typer.Option(None, "--split", min=1, help="Cut the enumeration into K disjoint parts (by trace atoms)"),
     engine_: str = typer.Option("local", "--engine", help="Where the --split parts run: local (in turn) or spark (executors)"),
     master: Optional[str] = MasterOpt,
+    traces_only: bool = typer.Option(
+        False, "--traces-only", help="Count distinct traces only (\"models\": null): under choice there can be millions of models per few traces"
+    ),
 ) -> None:
     """Count stable models and distinct traces (projective enumeration); --split K counts K disjoint parts."""
     prepared = _prepare(program, input_, horizon, semantics, encoding, max_delay, dialect)
     if split is None:
-        result = solve.count(prepared.compiled, timeout=timeout)
+        result = solve.count(prepared.compiled, timeout=timeout, models=not traces_only)
     else:
         if engine_ not in ENGINES:
             _usage("bad-option", f"--engine must be one of {', '.join(ENGINES)}, not {engine_!r}")
         from .batch import split_count
 
-        result = split_count(prepared.compiled, split, engine_, master=master)
+        result = split_count(prepared.compiled, split, engine_, master=master, models=not traces_only)
     if json_:
         print(json.dumps(result, indent=2))
     else:
         stdout.print(
-            f"{result['models']} model(s), {result['traces']} distinct trace(s) "
+            ("" if traces_only else f"{result['models']} model(s), ")
+            + f"{result['traces']} distinct trace(s) "
             f"({semantics.value}, horizon {horizon}"
             + ("" if max_delay is None else f", delay ≤ {max_delay}")
             + f"; {result['seconds']} s)"

@@ -123,24 +123,26 @@ def _statistics(ctl: clingo.Control) -> dict:
     return {"rules": int(lp.get("rules", 0)), "atoms": int(lp.get("atoms", 0))}
 
 
-def count(compiled: Compiled, timeout: float | None = None, progress: bool = True) -> dict:
-    """The number of stable models and of distinct traces (projective enumeration)."""
+def count(compiled: Compiled, timeout: float | None = None, progress: bool = True, models: bool = True) -> dict:
+    """The number of stable models and of distinct traces (projective enumeration).
+
+    With `models=False` only the traces are counted ("models" is None): under
+    `choice` there can be millions of models for a few hundred traces.
+    """
     start = time.perf_counter()
-    models = enumerate_models(compiled, 0, timeout=timeout, keep=False, progress=progress, what="models")
-    remaining = None if timeout is None else max(0.0, timeout - models.seconds)
-    traces = enumerate_models(
-        compiled, 0, project=True, timeout=remaining, keep=False, progress=progress, what="traces"
-    )
+    counted = enumerate_models(compiled, 0, timeout=timeout, keep=False, progress=progress, what="models") if models else None
+    remaining = timeout if timeout is None or counted is None else max(0.0, timeout - counted.seconds)
+    traces = enumerate_models(compiled, 0, project=True, timeout=remaining, keep=False, progress=progress, what="traces")
     return {
-        "models": models.count,
+        "models": counted.count if counted is not None else None,
         "traces": traces.count,
-        "complete": models.complete and traces.complete,
+        "complete": (counted is None or counted.complete) and traces.complete,
         "semantics": compiled.semantics.value,
         "encoding": compiled.encoding.value,
         "horizon": compiled.horizon,
         "max_delay": compiled.max_delay,
-        "ground_rules": models.statistics["rules"],
-        "ground_atoms": models.statistics["atoms"],
+        "ground_rules": (counted or traces).statistics["rules"],
+        "ground_atoms": (counted or traces).statistics["atoms"],
         "seconds": round(time.perf_counter() - start, 4),
     }
 
