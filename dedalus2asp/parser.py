@@ -46,6 +46,7 @@ from .located import DIALECTS, LocatedProgram, Marked, Timestamped, locate, spli
 # What the user should read instead of a terminal's name in "expected ..." lists.
 TERMINAL_NAMES = {
     "DOT": "'.'",
+    "_END": "'.'",
     "IF": "':-'",
     "COMMA": "','",
     "LPAR": "'('",
@@ -350,7 +351,8 @@ def _lex(grammar: str, text: str, filename: str, diagnostics: list[Diagnostic]) 
             if char == '"':
                 message = 'unterminated string: a string ends with \'"\' on the line where it starts'
                 span, pos = Span(line, col, line, col + end - offset), end
-                tokens.append(Token("DOT", "", end, line, col + end - offset, line, col + end - offset, end))
+                end_type = "_END" if grammar == "facts.lark" else "DOT"
+                tokens.append(Token(end_type, "", end, line, col + end - offset, line, col + end - offset, end))
             elif text.startswith("/*", offset):
                 message = "unterminated comment: '/*' is never closed by '*/'"
                 span, pos = Span(line, col, line, col + 2), len(text)
@@ -597,6 +599,7 @@ def parse_facts(text: str, filename: str = "<input>", columns: Mapping[str, int]
     """
     diagnostics: list[Diagnostic] = []
     tokens, bad = _lex("facts.lark", text, filename, diagnostics)
+    tokens = _semicolons_in_values(tokens, bad, filename, text, diagnostics)
     lark = _lark("facts.lark", "fact")
     builder = _ToFacts(filename, text)
 
@@ -626,7 +629,7 @@ def parse_facts(text: str, filename: str = "<input>", columns: Mapping[str, int]
             facts.setdefault(node.value, [])
         block = (node, brace)
 
-    for chunk, lex_error in _chunks(tokens, {"DOT", "LBRACE", "RBRACE"}, bad, len(text)):
+    for chunk, lex_error in _chunks(tokens, {"_END", "LBRACE", "RBRACE"}, bad, len(text)):
         *items, last = chunk
         if last.type == "LBRACE":
             if not lex_error and not items:
@@ -642,7 +645,7 @@ def parse_facts(text: str, filename: str = "<input>", columns: Mapping[str, int]
             block = None
         elif lex_error:
             continue
-        elif last.type == "DOT":
+        elif last.type == "_END":
             tree = _parse_tokens(lark, chunk, error)
             fact = None if tree is None else _transform(builder, tree, error)
             if fact is None:
@@ -677,6 +680,22 @@ def parse_facts(text: str, filename: str = "<input>", columns: Mapping[str, int]
         )
     raise_if_errors(diagnostics)
     return _instance({n: everywhere + fs for n, fs in facts.items()}, filename, text)
+
+
+def _semicolons_in_values(tokens: list[Token], bad: list[int], filename: str, text: str, diagnostics: list[Diagnostic]) -> list[Token]:
+    """A ';' ends a fact (Molly style) only outside its parentheses: inside, it is a lexical error (a
+    ',' was meant), reported as such, so that the rest of the fact does not read as a new one."""
+    kept, depth = [], 0
+    for tok in tokens:
+        if tok.type == "_END" and tok.value == ";" and depth > 0:
+            bad.append(tok.start_pos)
+            diagnostics.append(
+                Diagnostic("syntax", f"unexpected character ';' ({FACT_CHARACTER_HINTS[';']})", _span(tok), filename, text)
+            )
+            continue
+        depth = 0 if tok.type in ("_END", "LBRACE", "RBRACE") else depth + (tok.type == "LPAR") - (tok.type == "RPAR")
+        kept.append(tok)
+    return kept
 
 
 def _node(tok: Token) -> Constant:

@@ -310,3 +310,14 @@ def test_convert_refuses_a_rule_without_body_atoms(tmp_path):
     (tmp_path / "p.ded").write_text("p(1).\nq(X) :- p(X).\n")
     out = runner.invoke(app, ["convert", str(tmp_path / "p.ded")])
     assert out.exit_code == 2 and "has no body atom: it has no located equivalent" in out.output
+
+
+def test_facts_may_end_with_a_semicolon_as_in_molly():
+    molly = parse_facts("send(a, b, m1)@0;\nmembers(a, b);\nb { }\n", "in.facts", {})
+    dotted = parse_facts("send(a, b, m1)@0.\nmembers(a, b).\nb { }\n", "in.facts", {})
+    assert molly.facts == dotted.facts and molly.facts[clingo.Function("a")][0].step == 0
+    with pytest.raises(DiagnosticError) as info:  # inside the parentheses ';' is still a typo for ','
+        parse_facts("a { r(2; 3); }\n", "in.facts")
+    assert [(d.line, d.col, d.message) for d in info.value.diagnostics] == [
+        (1, 8, "unexpected character ';' (separate values with ',')")
+    ]
