@@ -24,7 +24,9 @@ under a hidden temporary name and renamed, so a killed batch leaves no
 half-written table (Parquet readers skip hidden files), and a second run of
 the same manifest into the same directory skips the jobs that have a row. A
 job that fails (bad program, timeout, solver error) gets a row with its
-status and error; the others go on.
+status and error; the others go on. A job runs in a child process, killed
+when it is still busy well past its timeout (`execute_bounded`): clingo
+cannot interrupt grounding.
 
 **Split enumeration** (`split_count`) cuts one enumeration into K disjoint
 parts by assumptions on trace atoms (atoms of sch(P)^LT, tplp2016 §5.1.5)
@@ -41,6 +43,7 @@ import html
 import itertools
 import json
 import math
+import multiprocessing
 import os
 import socket
 import time
@@ -69,6 +72,7 @@ DEFAULTS: dict[str, Any] = {
     "timeout": 60.0,
 }
 KEYS = ("program", "input", "task", *DEFAULTS)
+GRACE = 10.0  # seconds: a job still running this long past its timeout (at least its timeout again) is killed
 DIALECTS = ("auto", "transparent", "located", "molly")
 
 
@@ -166,14 +170,65 @@ def _load(job: Job):
     return program, instance, warnings
 
 
+def _row(job: Job) -> dict:
+    """The job's row of the `jobs` table before it runs."""
+    p = job.parameters
+    return {**{k: p[k] for k in KEYS if k != "models"}, "models_limit": p["models"], "id": job.id,
+            "parameters": json.dumps(p, sort_keys=True), "status": "ok", "error": None, "models": None, "traces": None,
+            "verdicts": None, "worker": f"{socket.gethostname()}:{os.getpid()}"}
+
+
+def execute_bounded(job: Job, grace: float = GRACE) -> tuple[dict, list[tuple], list[tuple]]:
+    """`execute_job` in a child process that is killed `timeout + max(grace, timeout)` seconds after it starts.
+
+    clingo stops *solving* at the job's timeout by itself and the job records
+    what it found so far; grounding cannot be interrupted, so a job that is
+    still grounding (or decoding) long after its timeout is killed and
+    recorded as a timeout, and the batch goes on.
+    """
+    timeout = job.parameters["timeout"]
+    if timeout is None:
+        return execute_job(job)
+    limit = timeout + max(grace, timeout)
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    child = context.Process(target=_child, args=(send, job), daemon=True)
+    start = time.perf_counter()
+    child.start()
+    send.close()
+    result = None
+    try:
+        if receive.poll(limit):
+            result = receive.recv()
+    except EOFError:  # the child died without an answer (killed for memory, say)
+        result = (
+            {**_row(job), "status": "error", "error": f"the job's process ended without a result (exit code {child.exitcode})"},
+            [],
+            [],
+        )
+    finally:
+        child.kill()
+        child.join()
+        receive.close()
+    if result is None:
+        row = _row(job)
+        row.update(status="timeout", seconds=round(time.perf_counter() - start, 4),
+                   error=f"killed after {limit:g} s: still grounding or decoding (clingo cannot interrupt grounding)")
+        return row, [], []
+    return result
+
+
+def _child(connection, job: Job) -> None:
+    connection.send(execute_job(job))
+    connection.close()
+
+
 def execute_job(job: Job) -> tuple[dict, list[tuple], list[tuple]]:
     """Run one job: its row of the `jobs` table, and its trace and message rows (models and run tasks)."""
     from . import cron
 
     p = job.parameters
-    row = {**{k: p[k] for k in KEYS if k != "models"}, "models_limit": p["models"], "id": job.id, "parameters": json.dumps(p, sort_keys=True), "status": "ok",
-           "error": None, "models": None, "traces": None, "verdicts": None,
-           "worker": f"{socket.gethostname()}:{os.getpid()}"}
+    row = _row(job)
     traces: list[tuple] = []
     messages: list[tuple] = []
     start = time.perf_counter()
@@ -237,9 +292,10 @@ def _arrow():
     return jobs, traces, messages
 
 
-def run_and_write(out: str, job: Job) -> str:
-    """Execute `job` and write its parts into `out` (trace and messages first, its `jobs` row last); its status."""
-    row, traces, messages = execute_job(job)
+def run_and_write(out: str, job: Job, grace: float = GRACE) -> str:
+    """Execute `job` (`execute_bounded`) and write its parts into `out` (trace and messages first, its `jobs`
+    row last); its status."""
+    row, traces, messages = execute_bounded(job, grace)
     jobs, trace_schema, message_schema = _arrow()
     directory = Path(out)
     if traces:

@@ -116,6 +116,19 @@ def test_dialect_key_and_a_program_with_its_own_facts(tmp_path):
     ).id
 
 
+def test_a_job_still_grounding_long_after_its_timeout_is_killed(tmp_path):
+    """clingo stops solving at the timeout, but not grounding: the job's process is killed, the batch goes on."""
+    slow = job(tmp_path, program="examples/jcss2014/alg1.ded", input="examples/jcss2014/alg1.facts", task="count",
+               encoding="paper", horizon=60, timeout=0.3)  # grounding alone takes well over a second
+    row, traces, messages = batch.execute_bounded(slow, grace=1.0)
+    assert (row["status"], row["id"], traces, messages) == ("timeout", slow.id, [], [])
+    assert "killed after 1.3 s: still grounding" in row["error"] and row["seconds"] < 10
+    quick = job(tmp_path, program="examples/tplp2016/fig4_noncausal.ded", input="examples/tplp2016/fig4.facts",
+                task="models", semantics="causal", horizon=2, models=3, timeout=30)
+    bounded, direct = batch.execute_bounded(quick, grace=1.0), batch.execute_job(quick)
+    assert (bounded[0]["status"], bounded[0]["models"]) == ("ok", 3) and bounded[1:] == direct[1:]
+
+
 def test_failures_are_recorded(tmp_path):
     (tmp_path / "bad.ded").write_text("p(X) :- q(Y).\n")
     row, _, _ = batch.execute_job(job(tmp_path, program=str(tmp_path / "bad.ded"), input="examples/jcss2014/alg1.facts", task="count"))
