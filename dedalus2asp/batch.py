@@ -56,6 +56,7 @@ import clingo
 
 from . import engine, pipeline, solve
 from .diagnostics import Diagnostic, DiagnosticError, format_diagnostic
+from .located import check_events
 from .transform import Compiled, Encoding, Semantics, transform
 
 TASKS = ("count", "cron", "models", "run")
@@ -259,6 +260,7 @@ def execute_job(job: Job) -> tuple[dict, list[tuple], list[tuple]]:
                 row.update(status="timeout", error=f"stopped after {p['timeout']} s: {exc}")
         else:  # run
             steps = p["steps"] if p["steps"] is not None else p["horizon"] + 1
+            check_events(instance, steps - 1, run=True)
             schedule = engine.Schedule(p["schedule"], p["max_delay"] or 1, p["seed"])
             result = engine.run(program, engine.from_instance(instance, program), steps, schedule)
             traces = [(job.id, 1, x, s, r, list(args)) for x, s, r, args in result.trace]

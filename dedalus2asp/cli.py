@@ -610,6 +610,7 @@ def run_(
             data = engine.read_directory(input_, prog, spark, source if isinstance(source, located.LocatedProgram) else None)
         else:
             prog, instance, warnings = pipeline.load(program, input_, dialect.value)
+            located.check_events(instance, steps - 1, run=True)
             spark = None
             data = engine.from_instance(instance, prog)
     except DiagnosticError as error:

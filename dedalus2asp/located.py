@@ -128,15 +128,20 @@ class LocatedProgram:
         )
 
 
-def check_events(instance: Instance, horizon: int) -> None:
-    """Raise `DiagnosticError` for an input event R(ā)@k with k > T: it happens at no step 0..T."""
+def check_events(instance: Instance, horizon: int, run: bool = False) -> None:
+    """Raise `DiagnosticError` for an input event R(ā)@k with k > T: it happens at no step 0..T.
+
+    `run`: the bound is that of `dedalus2asp run --steps K` (T = K - 1), and the advice says so.
+    """
     raise_if_errors(
         [
             Diagnostic(
                 "event-beyond-horizon",
-                f"the event '{f}' of node '{n}' is at step {f.step}, beyond the horizon {horizon}: every node "
-                f"performs steps 0..{horizon} only, so it would never happen (raise --horizon to {f.step} or more, "
-                "or move the event)",
+                f"the event '{f}' of node '{n}' is at step {f.step}, beyond the "
+                + (f"last step {horizon} of the run" if run else f"horizon {horizon}")
+                + f": every node performs steps 0..{horizon} only, so it would never happen ("
+                + (f"raise --steps to {f.step + 1}" if run else f"raise --horizon to {f.step}")
+                + " or more, or move the event)",
                 f.span,
                 instance.filename,
                 instance.text,

@@ -249,3 +249,12 @@ def test_located_directory_input_cannot_give_the_identity_relation(tmp_path):
     )
     assert result.exit_code == 2, result.output
     assert "the input has a table 'id'" in result.output and "Traceback" not in result.output
+
+
+def test_run_rejects_an_event_after_its_last_step(tmp_path):
+    args = ["run", str(EXAMPLES / "tr2009/example3_events.ded"), "--input", str(EXAMPLES / "tr2009/example3_events.facts")]
+    result = runner.invoke(app, [*args, "--steps", "4", "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2 and not (tmp_path / "o").exists()
+    assert "'p_neg(1, 2)@4' of node 'z' is at step 4, beyond the last step 3 of the run" in result.output
+    assert "raise --steps to 5" in result.output
+    assert runner.invoke(app, [*args, "--steps", "5", "--out", str(tmp_path / "o")]).exit_code == 0
