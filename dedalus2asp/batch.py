@@ -163,12 +163,12 @@ def _model_rows(job: str, number: int, trace, messages) -> tuple[list[tuple], li
 
 def _load(job: Job):
     """The job's program and H (`pipeline.load`); H is needed: from `input` or the facts of a located program."""
-    program, instance, warnings = pipeline.load(job.program, job.input, job.parameters["dialect"])
+    program, instance, _ = pipeline.load(job.program, job.input, job.parameters["dialect"])
     if instance is None:
         raise DiagnosticError(
             [Diagnostic("missing-input", "the job has no input: give 'input' (only a located or Molly program can carry its own facts)", filename=job.program)]
         )
-    return program, instance, warnings
+    return program, instance
 
 
 def _row(job: Job) -> dict:
@@ -197,26 +197,18 @@ def execute_bounded(job: Job, grace: float = GRACE) -> tuple[dict, list[tuple], 
     start = time.perf_counter()
     child.start()
     send.close()
-    result = None
     try:
         if receive.poll(limit):
-            result = receive.recv()
-    except EOFError:  # the child died without an answer (killed for memory, say)
-        result = (
-            {**_row(job), "status": "error", "error": f"the job's process ended without a result (exit code {child.exitcode})"},
-            [],
-            [],
-        )
+            return receive.recv()
+        status, error = "timeout", f"killed after {limit:g} s: still grounding or decoding (clingo cannot interrupt grounding)"
+    except EOFError:  # the child died without an answer (out of memory, say)
+        child.join(1.0)
+        status, error = "error", f"the job's process ended without a result (exit code {child.exitcode})"
     finally:
         child.kill()
         child.join()
         receive.close()
-    if result is None:
-        row = _row(job)
-        row.update(status="timeout", seconds=round(time.perf_counter() - start, 4),
-                   error=f"killed after {limit:g} s: still grounding or decoding (clingo cannot interrupt grounding)")
-        return row, [], []
-    return result
+    return {**_row(job), "status": status, "error": error, "seconds": round(time.perf_counter() - start, 4)}, [], []
 
 
 def _child(connection, job: Job) -> None:
@@ -235,7 +227,7 @@ def execute_job(job: Job) -> tuple[dict, list[tuple], list[tuple]]:
     start = time.perf_counter()
     try:
         semantics, encoding = Semantics(p["semantics"] or DEFAULTS["semantics"]), Encoding(p["encoding"])
-        program, instance, _ = _load(job)
+        program, instance = _load(job)
         if p["task"] == "count":
             compiled = transform(program, instance, p["horizon"], semantics, encoding, p["max_delay"])
             result = solve.count(compiled, timeout=p["timeout"], progress=False)

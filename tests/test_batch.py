@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -127,6 +128,14 @@ def test_a_job_still_grounding_long_after_its_timeout_is_killed(tmp_path):
                 task="models", semantics="causal", horizon=2, models=3, timeout=30)
     bounded, direct = batch.execute_bounded(quick, grace=1.0), batch.execute_job(quick)
     assert (bounded[0]["status"], bounded[0]["models"]) == ("ok", 3) and bounded[1:] == direct[1:]
+
+
+def test_a_job_whose_process_dies_is_recorded(tmp_path, monkeypatch):
+    quick = job(tmp_path, program="examples/tplp2016/fig4_noncausal.ded", input="examples/tplp2016/fig4.facts", task="count")
+    monkeypatch.setattr(batch, "execute_job", lambda _: os._exit(9))  # as if killed for memory
+    assert batch.run_and_write(str(tmp_path / "out"), quick, grace=1.0) == "error"
+    (row,) = engine.read_table(tmp_path / "out" / "jobs")
+    assert row["error"] == "the job's process ended without a result (exit code 9)" and row["id"] == quick.id
 
 
 def test_failures_are_recorded(tmp_path):
