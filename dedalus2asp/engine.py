@@ -60,7 +60,7 @@ from typing import Any, Iterable, Sequence
 import clingo
 
 from .analysis import _components, strata
-from .ast import Atom, Comparison, Constant, Instance, Program, Rule, RuleKind, Variable
+from .ast import Atom, Comparison, Constant, Fact, Instance, Program, Rule, RuleKind, Variable
 from .diagnostics import Diagnostic, DiagnosticError
 
 Args = tuple[str, ...]
@@ -702,10 +702,21 @@ class Input:
 def from_instance(instance: Instance, program: Program) -> Input:
     """H restricted to sch(P), as rows; its events R(ā)@k as rows with their step."""
     schema = program.schema()
-    used = [(value(x), f) for x, facts in instance.facts.items() for f in facts if f.predicate in schema]
-    rows = [(x, f.predicate, tuple(map(value, f.args))) for x, f in used if f.step is None]
-    events = [(x, f.predicate, tuple(map(value, f.args)), f.step) for x, f in used if f.step is not None]
+    rows, events = _rows_and_events((x, f) for x, facts in instance.facts.items() for f in facts if f.predicate in schema)
     return Input(tuple(map(value, instance.network)), rows, source=instance.filename, events=events)
+
+
+def _rows_and_events(facts: Iterable[tuple[clingo.Symbol, Fact]]) -> tuple[list[FactRow], list[EventRow]]:
+    """(node, fact) pairs as fact rows and, for the events R(ā)@k, event rows with their step."""
+    rows: list[FactRow] = []
+    events: list[EventRow] = []
+    for x, f in facts:
+        row = (value(x), f.predicate, tuple(map(value, f.args)))
+        if f.step is None:
+            rows.append(row)
+        else:
+            events.append((*row, f.step))
+    return rows, events
 
 
 def _tables(directory: Path) -> dict[str, Path]:
@@ -756,10 +767,9 @@ def _with_program_facts(data: Input, source, spark=None) -> Input:
     identity fact id(x) when a rule needs it (as `located.LocatedProgram.instance` does for .facts)."""
     identity = source.identity
     network = tuple(dict.fromkeys([*data.network, *map(value, source.facts)]))
-    written = [(value(x), f) for x, facts in source.facts.items() for f in facts]
-    rows = [(x, f.predicate, tuple(map(value, f.args))) for x, f in written if f.step is None]
+    rows, events = _rows_and_events((x, f) for x, facts in source.facts.items() for f in facts)
     rows += [(x, identity, (x,)) for x in network] if identity is not None else []
-    events = data.events + [(x, f.predicate, tuple(map(value, f.args)), f.step) for x, f in written if f.step is not None]
+    events = data.events + events
     if data.frame is None:
         return Input(network, data.rows + rows, source=data.source, events=events)
     extra = spark.createDataFrame([(x, r, list(a)) for x, r, a in rows], FACTS_SCHEMA)
