@@ -752,11 +752,7 @@ def read_directory(directory: Path, program: Program, spark=None, located=None) 
         raise _table_error(directory, "the input directory holds no .csv or .parquet table")
     identity = located.identity if located is not None else None
     if identity is not None and identity in tables:
-        raise _table_error(
-            tables[identity],
-            f"the input has a table '{identity}', but '{identity}' is the relation that tells each node its own name "
-            "in this located program (it is added for every node): rename the table",
-        )
+        raise _table_error(tables[identity], located.identity_clash(f"has a table '{identity}'", "the table"))
     at = {relation: (located.columns if located is not None else {}).get(relation, 0) for relation in tables}
     data = _read_local(tables, schema, directory, at) if spark is None else _read_spark(tables, schema, directory, spark, at)
     return data if located is None else _with_program_facts(data, located, spark)

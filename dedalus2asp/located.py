@@ -96,6 +96,13 @@ class LocatedProgram:
     dialect: str
     warnings: tuple[Diagnostic, ...] = ()
 
+    def identity_clash(self, what: str, rename: str) -> str:
+        """The message for an input that gives the identity relation itself (`what` it gives, what to rename)."""
+        return (
+            f"the input {what}, but '{self.identity}' is the relation that tells each node its own name "
+            f"in this located program (it is added for every node): rename {rename}"
+        )
+
     def instance(self, given: Instance | None) -> Instance | None:
         """H: the facts of the program and of the located input `given`, and `id(x)` at every node x."""
         if given is None and not self.facts:
@@ -110,9 +117,7 @@ class LocatedProgram:
                     [
                         Diagnostic(
                             "identity-input",
-                            f"the input gives '{clash[0]}', but '{self.identity}' is the relation that tells each "
-                            "node its own name in this located program (it is added for every node): "
-                            f"rename the input relation",
+                            self.identity_clash(f"gives '{clash[0]}'", "the input relation"),
                             clash[0].span,
                             given.filename if given is not None else self.program.filename,
                             given.text if given is not None else self.program.text,
