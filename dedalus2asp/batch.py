@@ -364,7 +364,7 @@ def count_part(compiled: Compiled, atoms: list[str], part: list[tuple[bool, ...]
     symbols = [clingo.parse_term(a) for a in atoms]
     result = {"models": 0 if models else None, "traces": 0, "cubes": len(part)}
     for key, project in (("models", False), ("traces", True))[0 if models else 1 :]:
-        ctl = solve.control(compiled, ["0"], project=project)
+        ctl = solve.control(compiled, ["0"], project=project, by_trace=project)
         for cube in part:
             counter = [0]
 

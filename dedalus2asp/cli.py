@@ -152,14 +152,22 @@ def compile_(
     max_delay: Optional[int] = DelayOpt,
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the program here instead of stdout"),
     dialect: Dialect = DialectOpt,
+    traces: bool = typer.Option(
+        False,
+        "--traces",
+        help="Write the program `count` counts traces with: #project onto the trace and, with the fast encoding, "
+        "no arrival per copy of a message to the sender itself (under choice: to anyone); "
+        "`python -m clingo OUT.lp 0 --project` prints one model per distinct trace",
+    ),
 ) -> None:
     """Write the clingo program of PROG; `python -m clingo OUT.lp 0` runs it."""
     prepared = _prepare(program, input_, horizon, semantics, encoding, max_delay, dialect, needs_input=False)
+    text = prepared.compiled.counting_traces() if traces else prepared.compiled.text
     if output is None:
-        sys.stdout.write(prepared.compiled.text)
+        sys.stdout.write(text)
     else:
         try:
-            output.write_text(prepared.compiled.text, encoding="utf-8")
+            output.write_text(text, encoding="utf-8")
         except OSError as exc:  # a bad -o path is a user error, not a traceback
             _fail(DiagnosticError([Diagnostic("io", f"cannot write output: {exc.strerror or exc}", filename=str(output))]))
         stderr.print(f"wrote {output}")

@@ -52,8 +52,12 @@ def _progress(what: str) -> Callable[[int, float], None]:
     return report
 
 
-def control(compiled: Compiled, arguments: list[str] = (), project: bool = False) -> clingo.Control:
-    """A clingo control with the program loaded and grounded."""
+def control(compiled: Compiled, arguments: list[str] = (), project: bool = False, by_trace: bool = False) -> clingo.Control:
+    """A clingo control with the program loaded and grounded.
+
+    `by_trace` loads the program at the level of traces (`Compiled.trace_text`, when the encoding
+    has one): the same traces, fewer models, so only for counting traces.
+    """
     messages: list[str] = []
 
     def logger(code: clingo.MessageCode, message: str) -> None:
@@ -61,11 +65,9 @@ def control(compiled: Compiled, arguments: list[str] = (), project: bool = False
             messages.append(message)
 
     ctl = clingo.Control([*arguments, *(["--project=project"] if project else [])], logger=logger)
-    text = compiled.text
-    if project:
-        text += "".join(
-            f"\n#project {name}/{compiled.arities[rel] + 2}." for name, rel in compiled.relations.items()
-        )
+    if by_trace and not project:
+        raise ValueError("the program at the level of traces has the traces of the models, not the models")
+    text = compiled.counting_traces() if by_trace else compiled.text + (compiled.projection() if project else "")
     try:
         ctl.add("base", [], text)
         ctl.ground([("base", [])])
@@ -82,13 +84,17 @@ def enumerate_models(
     keep: bool = True,
     progress: bool = True,
     what: str = "models",
+    by_trace: bool = False,
 ) -> Enumeration:
     """Enumerate up to `limit` models (0: all), optionally projected onto the trace.
 
     `keep` decodes and keeps each model; `progress` prints a running count on
-    stderr once the enumeration has taken more than a second.
+    stderr once the enumeration has taken more than a second; `by_trace`
+    enumerates the program at the level of traces (see `control`).
     """
-    ctl = control(compiled, [str(limit)], project=project)
+    if by_trace and keep:
+        raise ValueError("the program at the level of traces does not decode: it lacks the messages")
+    ctl = control(compiled, [str(limit)], project=project, by_trace=by_trace)
     result = Enumeration()
     report = _progress(what) if progress else None
     start = time.perf_counter()
@@ -127,12 +133,17 @@ def count(compiled: Compiled, timeout: float | None = None, progress: bool = Tru
     """The number of stable models and of distinct traces (projective enumeration).
 
     With `models=False` only the traces are counted ("models" is None): under
-    `choice` there can be millions of models for a few hundred traces.
+    `choice` there can be millions of models for a few hundred traces. The
+    traces are counted on the fast encoding's program at the level of traces
+    (`Compiled.trace_text`), which does not enumerate the copies of a message
+    that reach the same steps one by one.
     """
     start = time.perf_counter()
     counted = enumerate_models(compiled, 0, timeout=timeout, keep=False, progress=progress, what="models") if models else None
     remaining = timeout if timeout is None or counted is None else max(0.0, timeout - counted.seconds)
-    traces = enumerate_models(compiled, 0, project=True, timeout=remaining, keep=False, progress=progress, what="traces")
+    traces = enumerate_models(
+        compiled, 0, project=True, timeout=remaining, keep=False, progress=progress, what="traces", by_trace=True
+    )
     return {
         "models": counted.count if counted is not None else None,
         "traces": traces.count,

@@ -107,7 +107,7 @@ class Encoding(str, Enum):
 AUXILIARY = frozenset(
     {"all", "time", "tsucc", "before", "arrival", "hasSender", "isSmaller", "hasMax", "rcvInf"}
 )
-MESSAGE_PREFIXES = ("cand_", "chosen_", "other_")
+MESSAGE_PREFIXES = ("cand_", "chosen_", "other_", "arrives_")
 USER_PREFIX = "u_"
 PENDING = "pending"
 
@@ -220,6 +220,10 @@ class MessageView:
     def other(self, t: str) -> str:
         return self._message("other", t)
 
+    def arrives(self, t: str) -> str:
+        """arrives_R(Y,t,W..) of the program at the level of traces (traces.lp.j2): R arrives at step t of Y."""
+        return f"{message_relation('arrives', self.relation)}(Y,{t}{self._w})"
+
     @property
     def arrive(self) -> str:
         return f"{relation_name(self.relation)}(Y,T{self._w})"
@@ -288,8 +292,25 @@ class Compiled:
     semantics: Semantics
     encoding: Encoding
     max_delay: int | None
+    # the fast encoding at the level of traces (templates/traces.lp.j2): the same traces, fewer
+    # models; what `count` enumerates to count traces. None for the paper encoding.
+    trace_text: str | None = None
     # P itself, for the inspector: which asynchronous rule sent a message, outputs, explanations
     program: Program | None = field(default=None, compare=False, repr=False)
+
+    def projection(self) -> str:
+        """`#project R/k.` for every relation of sch(P) (k with location and step): enumerate traces, not models."""
+        return "".join(f"\n#project {name}/{self.arities[rel] + 2}." for name, rel in self.relations.items()) + "\n"
+
+    def counting_traces(self) -> str:
+        """The program whose projective enumeration counts the traces: `trace_text` when there is one."""
+        return (self.text if self.trace_text is None else self.trace_text) + self.projection()
+
+
+TRACE_LEVEL_HEADER = (
+    "% At the level of traces (templates/traces.lp.j2): the same traces as the fast encoding, fewer\n"
+    "% models; count them with: python -m clingo FILE 0 --project\n"
+)
 
 
 def _input_fact(node, fact) -> str:
@@ -352,22 +373,20 @@ def transform(
         parts.append(encoding("arrival.lp"))  # the fast encoding writes the domain into its choice rules
     parts.append(env.get_template("rules.lp.j2").render(rules=views, causal=semantics.causal, fast=fast))
     messages = [MessageView(r, k) for r, k in program.async_relations().items()]
-    parts.append(
-        env.get_template("fast.lp.j2" if fast else "messages.lp.j2").render(
-            messages=messages,
-            causal=semantics.causal,
-            finite=semantics.finite,
-            max_delay=max_delay,
-            horizon=horizon,
-        )
-    )
+    options = dict(messages=messages, causal=semantics.causal, finite=semantics.finite, max_delay=max_delay, horizon=horizon)
     prefix = "fast_" if fast else ""
-    if semantics.causal:
-        parts.append(encoding(f"{prefix}causal.lp"))
-    if semantics.finite:
-        parts.append(encoding(f"{prefix}finite.lp"))
+    tail = [encoding(f"{prefix}causal.lp")] if semantics.causal else []
+    tail += [encoding(f"{prefix}finite.lp")] if semantics.finite else []
+    messages_part = env.get_template("fast.lp.j2" if fast else "messages.lp.j2").render(**options)
+    trace_text = None
+    if fast:
+        trace_parts = [*parts, env.get_template("traces.lp.j2").render(**options), *tail]
+        trace_parts[0] += TRACE_LEVEL_HEADER
+        trace_text = "\n".join(p.rstrip("\n") + "\n" for p in trace_parts)
+    parts += [messages_part, *tail]
     schema = program.schema()
     return Compiled(
+        trace_text=trace_text,
         text="\n".join(p.rstrip("\n") + "\n" for p in parts),
         relations={relation_name(r): r for r in schema},
         arities=dict(schema),

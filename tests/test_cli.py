@@ -54,7 +54,7 @@ EX1 = EXAMPLES / "tplp2016" / "ex1_reachability.ded"
 ENCODINGS = [e.value for e in Encoding]
 SUBCOMMANDS = {
     "check": ["--json"],
-    "compile": ["--input", "--horizon", "--semantics", "--encoding", "--max-delay", "--output"],
+    "compile": ["--input", "--horizon", "--semantics", "--encoding", "--max-delay", "--output", "--traces"],
     "models": ["--input", "--horizon", "--semantics", "--encoding", "--max-delay", "--models", "--timeout", "--json"],
     "count": ["--input", "--horizon", "--semantics", "--encoding", "--max-delay", "--timeout", "--json"],
     "explore": ["--input", "--horizon", "--max-delay", "--max-states", "--runs", "--json"],
