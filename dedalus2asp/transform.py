@@ -39,6 +39,14 @@ graph is acyclic, and so are the fast ones. Both therefore have the same
 models up to auxiliary atoms, and `inspect.decode` reads the same trace and
 messages from both (tests/test_fast.py checks it).
 
+For counting traces under causality the fast encoding has a second form,
+`Compiled.trace_text` (templates/traces.lp.j2): the copies of R(w) that a
+node sends to itself get no arrival each; `arrives_R(y,t,w)` chooses
+the steps R(w) arrives at, and constraints keep the choices some assignment
+of the copies reaches (Hall's condition on intervals; a landing step or
+pending for every copy). It has the traces of `text`, not its models
+(tests/test_traces.py), so only `solve.count` and `compile --traces` use it.
+
 The constructs were chosen by measurement (jcss2014 Alg. 1 on a chain over
 N = 4 nodes, T = 24, `causal`; ground rules, then seconds to ground and to
 the first model): `#edge` 183k, 0.4 + 0.4 s; `before` as the transitive
@@ -54,7 +62,7 @@ from `templates/*.j2`; each generated rule is preceded by its rule number.
 
 Names: the paper's auxiliary relations (Table 1: all, time, tsucc, before,
 cand_R, chosen_R, other_R, hasSender, isSmaller, hasMax, rcvInf, and our
-`arrival`) keep their names; a user relation keeps its own name unless it
+`arrival` and `arrives_R`) keep their names; a user relation keeps its own name unless it
 could collide with them or is not a clingo identifier, in which case it is
 written `u_<name>` (an injective map: names starting with `u_` are always
 prefixed). The paper's new variables x, s, t are chosen fresh for each rule,
@@ -201,6 +209,7 @@ class MessageView:
 
     relation: str
     arity: int
+    persists: bool = False  # P has the persistence rule R(ū)@next :- R(ū). (see `persisted`)
 
     @property
     def _w(self) -> str:
@@ -224,9 +233,32 @@ class MessageView:
         """arrives_R(Y,t,W..) of the program at the level of traces (traces.lp.j2): R arrives at step t of Y."""
         return f"{message_relation('arrives', self.relation)}(Y,{t}{self._w})"
 
+    def at(self, t: str) -> str:
+        """R(Y,t,W..): R holds at step t of the addressee."""
+        return f"{relation_name(self.relation)}(Y,{t}{self._w})"
+
     @property
     def arrive(self) -> str:
-        return f"{relation_name(self.relation)}(Y,T{self._w})"
+        return self.at("T")
+
+
+def persisted(program: Program) -> set[str]:
+    """The relations R with a persistence rule `R(ū)@next :- R(ū).`, ū distinct variables (tr2009 §2.2):
+    every R(w) that holds at a step holds at the next one."""
+    found = set()
+    for rule in program.rules:
+        if rule.kind is not RuleKind.INDUCTIVE or len(rule.body) != 1 or not isinstance(rule.body[0], Literal):
+            continue
+        head, body = rule.head, rule.body[0]
+        names = [a.name for a in head.args if isinstance(a, Variable) and not a.anonymous]
+        if (
+            not body.negated
+            and body.atom.predicate == head.predicate
+            and len(names) == head.arity == len(set(names))
+            and [str(a) for a in body.atom.args] == names
+        ):
+            found.add(head.predicate)
+    return found
 
 
 def _term(term: Term, view: RuleView) -> str:
@@ -293,7 +325,7 @@ class Compiled:
     encoding: Encoding
     max_delay: int | None
     # the fast encoding at the level of traces (templates/traces.lp.j2): the same traces, fewer
-    # models; what `count` enumerates to count traces. None for the paper encoding.
+    # models; what `count` enumerates to count traces. None for the paper encoding and for choice.
     trace_text: str | None = None
     # P itself, for the inspector: which asynchronous rule sent a message, outputs, explanations
     program: Program | None = field(default=None, compare=False, repr=False)
@@ -372,14 +404,15 @@ def transform(
     if not fast:
         parts.append(encoding("arrival.lp"))  # the fast encoding writes the domain into its choice rules
     parts.append(env.get_template("rules.lp.j2").render(rules=views, causal=semantics.causal, fast=fast))
-    messages = [MessageView(r, k) for r, k in program.async_relations().items()]
+    kept = persisted(program)
+    messages = [MessageView(r, k, r in kept) for r, k in program.async_relations().items()]
     options = dict(messages=messages, causal=semantics.causal, finite=semantics.finite, max_delay=max_delay, horizon=horizon)
     prefix = "fast_" if fast else ""
     tail = [encoding(f"{prefix}causal.lp")] if semantics.causal else []
     tail += [encoding(f"{prefix}finite.lp")] if semantics.finite else []
     messages_part = env.get_template("fast.lp.j2" if fast else "messages.lp.j2").render(**options)
     trace_text = None
-    if fast:
+    if fast and semantics.causal:
         trace_parts = [*parts, env.get_template("traces.lp.j2").render(**options), *tail]
         trace_parts[0] += TRACE_LEVEL_HEADER
         trace_text = "\n".join(p.rstrip("\n") + "\n" for p in trace_parts)
