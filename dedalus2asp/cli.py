@@ -155,8 +155,8 @@ def compile_(
     traces: bool = typer.Option(
         False,
         "--traces",
-        help="Write the program `count` counts traces with: #project onto the trace and, with the fast encoding, "
-        "no arrival per copy of a message to the sender itself (under choice: to anyone); "
+        help="Write the program `count` counts traces with: #project onto the trace and, with the fast encoding "
+        "under causality, no arrival per copy of a message to the sender itself; "
         "`python -m clingo OUT.lp 0 --project` prints one model per distinct trace",
     ),
 ) -> None:

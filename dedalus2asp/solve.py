@@ -64,9 +64,9 @@ def control(compiled: Compiled, arguments: list[str] = (), project: bool = False
         if code not in (clingo.MessageCode.AtomUndefined, clingo.MessageCode.GlobalVariable):
             messages.append(message)
 
-    ctl = clingo.Control([*arguments, *(["--project=project"] if project else [])], logger=logger)
     if by_trace and not project:
         raise ValueError("the program at the level of traces has the traces of the models, not the models")
+    ctl = clingo.Control([*arguments, *(["--project=project"] if project else [])], logger=logger)
     text = compiled.counting_traces() if by_trace else compiled.text + (compiled.projection() if project else "")
     try:
         ctl.add("base", [], text)
@@ -133,10 +133,12 @@ def count(compiled: Compiled, timeout: float | None = None, progress: bool = Tru
     """The number of stable models and of distinct traces (projective enumeration).
 
     With `models=False` only the traces are counted ("models" is None): under
-    `choice` there can be millions of models for a few hundred traces. The
-    traces are counted on the fast encoding's program at the level of traces
-    (`Compiled.trace_text`), which does not enumerate the copies of a message
-    that reach the same steps one by one.
+    `choice` there can be millions of models for a few hundred traces. Under
+    causality the fast encoding counts the traces on its program at the level
+    of traces (`Compiled.trace_text`), which does not enumerate one by one the
+    copies of a message that reach the same steps; "ground_rules" and
+    "ground_atoms" are those of the program that counted the models, or,
+    without models, of the one that counted the traces.
     """
     start = time.perf_counter()
     counted = enumerate_models(compiled, 0, timeout=timeout, keep=False, progress=progress, what="models") if models else None

@@ -209,7 +209,7 @@ class MessageView:
 
     relation: str
     arity: int
-    persists: bool = False  # P has the persistence rule R(ū)@next :- R(ū). (see `persisted`)
+    persists: bool = False  # P has the simple persistence rule R(ū)@next :- R(ū). (see `persisted`)
 
     @property
     def _w(self) -> str:
@@ -243,8 +243,8 @@ class MessageView:
 
 
 def persisted(program: Program) -> set[str]:
-    """The relations R with a persistence rule `R(ū)@next :- R(ū).`, ū distinct variables (tr2009 §2.2):
-    every R(w) that holds at a step holds at the next one."""
+    """The relations R with a simple persistence rule `R(ū)@next :- R(ū).`, ū distinct variables
+    (tr2009 §3.1): every R(w) that holds at a step holds at every later one."""
     found = set()
     for rule in program.rules:
         if rule.kind is not RuleKind.INDUCTIVE or len(rule.body) != 1 or not isinstance(rule.body[0], Literal):
