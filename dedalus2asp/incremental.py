@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 import clingo
 
 from .ast import Instance, Literal, Program, RuleKind
-from .transform import Semantics, _environment, _term, message_relation, relation_name, rule_view
+from .transform import Semantics, _environment, _term, in_comment, message_relation, relation_name, rule_view
 
 
 def _tuple(terms: list[str]) -> str:
@@ -176,7 +176,7 @@ def incremental(
         for w in sorted(reachable[m.relation])
     ]
     text = _environment().get_template("incremental.lp.j2").render(
-        filename=program.filename,
+        filename=in_comment(program.filename),
         semantics=semantics.value,
         network=[str(n) for n in instance.network],
         may=may_facts,

@@ -156,6 +156,22 @@ def test_strings_cannot_inject_directives():
     assert ("p", ('"x\\". #script (python)\\n#end. s(\\""',)) in held
 
 
+def test_file_names_cannot_inject_statements():
+    """The header comment names the program's file: a newline in that name stays in the comment."""
+    from dedalus2asp.incremental import incremental
+
+    name = "x\n:- time(0).\n#script (python)\n%.ded"
+    program = parse_program("p(X)@next :- q(X).\n", name)
+    instance = parse_facts("a { q(1). }\n", "test.facts")
+    texts = [transform(program, instance, 1, Semantics.CAUSAL, e).text for e in Encoding]
+    texts.append(transform(program, instance, 1, Semantics.CAUSAL).counting_traces())
+    texts.append(incremental(program, instance, Semantics.CAUSAL).text)
+    for text in texts:
+        assert not any(line.startswith((":-", "#script")) for line in text.splitlines())
+        assert "x\\n:- time(0).\\n#script (python)\\n%.ded" in text
+    assert solve.count(transform(program, instance, 1, Semantics.CAUSAL), progress=False)["models"] == 1
+
+
 def test_rule_without_positive_atom_gets_the_guard():
     program = "seen() :- mark().\nflag() :- not seen().\n"
     traces = solved_traces(program, "a { mark(). }\nb { }\n", 2)
