@@ -222,10 +222,15 @@ class Verdict:
         if not self.consistent:
             return "positive but not consistent: jcss2014 Theorem 4.1 does not apply"
         if self.tolerant:
-            return "positive and consistent: tolerant by jcss2014 Theorem 4.1, as found here"
+            return (
+                "positive and consistent within these bounds, and tolerant within them, as the theorem "
+                "predicts for a positive program that is consistent over unbounded fair runs"
+            )
         return (
-            "positive and consistent: tolerant by jcss2014 Theorem 4.1 over unbounded fair runs, so this "
-            "counterexample comes from the bounds (raise the horizon or the delay bound)"
+            "positive and consistent within these bounds, yet not tolerant; the theorem (positive and "
+            "consistent over unbounded fair runs ⇒ tolerant) then says that either the program is not "
+            "consistent beyond these bounds or this counterexample comes from the bounds (raise the "
+            "horizon or the delay bound to tell)"
         )
 
     @property
@@ -308,6 +313,7 @@ def analyse(
         verdict.choice_certain, verdict.choice_possible = chosen.certain, chosen.possible
         verdict.consistent = found.certain == found.possible
         if not verdict.consistent:
+            verdict.tolerant = False  # tolerance asks for consistency first (jcss2014 §3.2, SPEC §3)
             f = min(found.possible - found.certain)
             verdict.witnesses = [
                 (m, model_output(m, outs))
@@ -360,7 +366,7 @@ def search(
             causal = None if c is None else (c.certain, c.possible)
         row = {"horizon": h, "satisfiable": causal is not None, "consistent": None, "tolerant": None}
         if causal is not None:
-            row["consistent"] = causal[0] == causal[1]
+            row["consistent"] = row["tolerant"] = causal[0] == causal[1]
             if row["consistent"]:
                 choice = Semantic(program, instance, h, Semantics.CHOICE, Encoding.FAST, max_delay, outs).consequences(deadline)
                 row["tolerant"] = choice.certain == choice.possible == causal[0]

@@ -66,7 +66,7 @@ def test_alg1_positive_consistent_tolerant():
     v = analyse("jcss2014/alg1.ded", "jcss2014/alg1.facts", 3, 1)
     assert (v.positive, v.consistent, v.tolerant) == (True, True, True)
     assert v.certain == {"T(v1, v2)", "T(v2, v3)", "T(v1, v3)"} == v.choice_certain == v.choice_possible
-    assert "Theorem 4.1" in v.theorem and v.counterexample is None
+    assert "as the theorem predicts" in v.theorem and v.counterexample is None
     assert v.sentence() == "consistent and tolerant: no counterexample up to horizon 3 with delay ≤ 1"
 
 
@@ -90,7 +90,7 @@ def test_alg3_consistent_not_tolerant_b_into_the_past_loses_t():
 
 def test_alg4_positive_not_consistent():
     v = analyse("jcss2014/alg4.ded", "jcss2014/alg4.facts", 3, 2)
-    assert (v.positive, v.consistent, v.tolerant) == (True, False, None)
+    assert (v.positive, v.consistent, v.tolerant) == (True, False, False)
     assert v.possible == {"T()"} and v.certain == set()
     assert "does not apply" in v.theorem
 
@@ -147,7 +147,11 @@ def test_no_causal_model_is_said():
 def test_theorem_4_1_bounded_artifact_is_labelled():
     # Alg. 4 with D = 1 and T = 2: the bound forces A() and B() to meet at step 1 under causality
     v = analyse("jcss2014/alg4.ded", "jcss2014/alg4.facts", 2, 1)
-    assert v.consistent and not v.tolerant and "comes from the bounds" in v.theorem
+    assert v.consistent and not v.tolerant
+    # consistency within the bounds is not the theorem's hypothesis: Alg. 4 is not consistent (below)
+    assert "consistent within these bounds" in v.theorem
+    assert "not consistent beyond these bounds or this counterexample comes from the bounds" in v.theorem
+    assert not analyse("jcss2014/alg4.ded", "jcss2014/alg4.facts", 3, 2).consistent
 
 
 # --- the incremental program ----------------------------------------------------------------
@@ -282,6 +286,16 @@ def test_cli_json():
     assert data["bound"] == {"horizon": 2, "max_delay": 1}
     assert data["counterexample"]["lost"] == ["T()"]
     assert any(m["relation"] == "B" for m in data["counterexample"]["noncausal_messages"])
+
+
+def test_cli_json_inconsistent_is_not_tolerant():
+    """SPEC §4: consistent and tolerant are booleans; tolerance asks for consistency first (§3)."""
+    alg4 = [EXAMPLES / "jcss2014/alg4.ded", "--input", EXAMPLES / "jcss2014/alg4.facts"]
+    data = json.loads(run(*alg4, "--horizon", 3, "--max-delay", 2, "--json").stdout)
+    assert data["consistent"] is False and data["tolerant"] is False and len(data["witnesses"]) == 2
+    searched = json.loads(run(*alg4, "--horizon", 3, "--max-delay", 2, "--search-horizon", "--json").stdout)
+    rows = searched["search"]["horizons"]
+    assert all(isinstance(r["tolerant"], bool) for r in rows) and rows[-1] == {**rows[-1], "consistent": False, "tolerant": False}
 
 
 def test_cli_search_horizon():
