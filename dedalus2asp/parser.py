@@ -471,19 +471,54 @@ def detect_dialect(text: str) -> str:
     """The dialect of a program text, when its tokens say so unambiguously.
 
     `located` (tr2009 §6.2) if an argument is marked `#`; else `molly` if it
-    uses `notin`, `include "file";`, a timestamped fact `p(..)@k` or an
-    `@async` without an addressee, none of which a location-transparent
-    program can; else `transparent`. A Molly program that uses none of these
-    reads as location-transparent: pass `--dialect molly`.
+    uses `notin` before an atom, `include "file";`, a timestamped fact
+    `p(..)@k` or an `@async` without an addressee, none of which a
+    location-transparent program can; else `transparent`. A relation or a
+    constant named `notin` (`notin(X)`, `p(notin)`) is no sign of Molly: there
+    `notin` is a keyword followed by an atom. A Molly program that uses none of
+    these reads as location-transparent: pass `--dialect molly`.
     """
+    return _detect(text)[0]
+
+
+def _detect(text: str) -> tuple[str, Token | None]:
+    """The dialect of `text` (see `detect_dialect`) and the token that decided it (None for `transparent`)."""
     tokens, _ = _lex("located.lark", text, "<detect>", [])
-    types = [t.type for t in tokens]
-    if "HASH" in types:
-        return "located"
-    bare_async = any(t == "ASYNC" and (i + 1 == len(types) or types[i + 1] != "LPAR") for i, t in enumerate(types))
-    if bare_async or {"NOTIN", "INCLUDE", "EVENT"} & set(types):
-        return "molly"
-    return "transparent"
+    following = [t.type for t in tokens[1:]] + ["$END"]
+    for tok in tokens:
+        if tok.type == "HASH":
+            return "located", tok
+    for tok, nxt in zip(tokens, following):
+        if (
+            (tok.type == "NOTIN" and nxt in ("LNAME", "VARIABLE"))  # `notin r(X)`; `notin(X)` is a relation
+            or tok.type in ("INCLUDE", "EVENT")
+            or (tok.type == "ASYNC" and nxt != "LPAR")
+        ):
+            return "molly", tok
+    return "transparent", None
+
+
+def _read_as(dialect: str, marker: Token, error: DiagnosticError, filename: str, text: str) -> DiagnosticError:
+    """`error` with a note on its first error: the program was read in the detected `dialect` because of `marker`."""
+    what = {
+        "NOTIN": "'notin' before an atom (Molly's negation)",
+        "INCLUDE": "'include \"file\"'",
+        "EVENT": f"the timestamp '{marker}' of a fact",
+        "ASYNC": "'@async' without an addressee",
+    }.get(marker.type, f"'{marker}'")
+    note = Diagnostic(
+        "dialect",
+        f"the program was read as {dialect.capitalize()} because of {what} here; "
+        "to read it as location-transparent Dedalus, pass --dialect transparent",
+        _span(marker),
+        filename,
+        text,
+        Severity.NOTE,
+    )
+    diagnostics = list(error.diagnostics)
+    first = next(i for i, d in enumerate(diagnostics) if d.is_error)
+    diagnostics[first] = replace(diagnostics[first], notes=diagnostics[first].notes + (note,))
+    return DiagnosticError(diagnostics)
 
 
 def _in_file(node, source: tuple[str, str]):
@@ -539,18 +574,26 @@ def parse_source(text: str, filename: str = "<program>", dialect: str = "auto") 
 
     A location-transparent program gives a `Program`; a located (tr2009) or
     Molly program a `LocatedProgram`, whose `.program` is its
-    location-transparent IR (see `located`).
+    location-transparent IR (see `located`). When `auto` reads a program as
+    Molly and it has errors, the first one carries a note that names the token
+    that decided it and how to force the location-transparent reading.
     """
     if dialect not in DIALECTS:
         raise ValueError(f"unknown dialect {dialect!r}: one of {', '.join(DIALECTS)}")
+    marker = None
     if dialect == "auto":
-        dialect = detect_dialect(text)
+        dialect, marker = _detect(text)
     if dialect == "transparent":
         return parse_program(text, filename)
-    diagnostics: list[Diagnostic] = []
-    items, outputs = _located_statements(text, filename, diagnostics, (Path(filename).resolve(),))
-    raise_if_errors(diagnostics)
-    return locate(_numbered(items), tuple(outputs), dialect, filename, text)
+    try:
+        diagnostics: list[Diagnostic] = []
+        items, outputs = _located_statements(text, filename, diagnostics, (Path(filename).resolve(),))
+        raise_if_errors(diagnostics)
+        return locate(_numbered(items), tuple(outputs), dialect, filename, text)
+    except DiagnosticError as error:
+        if dialect != "molly" or marker is None:  # `#` cannot be anything but located
+            raise
+        raise _read_as(dialect, marker, error, filename, text) from None
 
 
 # ---------------------------------------------------------------------------

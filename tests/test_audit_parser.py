@@ -120,3 +120,69 @@ def test_a_json_input_with_not_counts_under_clingo(tmp_path):
     )
     (model,) = found.models
     assert (clingo.String("not"), 1, "q", (clingo.String("not"),)) in model.trace
+
+
+# ---------------------------------------------------------------------------
+# 2. Dialect detection
+
+
+NOTIN_RELATION = ".output p.\np(X) :- q(X), notin(X).\n"
+
+
+@pytest.mark.parametrize("text", [
+    NOTIN_RELATION,
+    "p(X) :- q(X), not notin(X).",
+    "p(notin) :- q(X), r(X).",
+    "p(X, notin) :- q(X).",
+    "notin(X)@next :- notin(X).",
+    "p :- notin.",
+    "p(X) :- q(X), include(X).",
+    "p(X) :- q(X), clock(X, Y, Z).",
+    "persist(X) :- q(X).\npersist[q, 1].",
+    "p(X)@async(Y) :- q(X), async(Y).",
+])
+def test_relations_named_like_molly_keywords_read_as_transparent(text):
+    assert detect_dialect(text) == "transparent"
+    parse_source(text)  # parses
+
+
+@pytest.mark.parametrize("text", [
+    "p(L, X) :- q(L, X), notin r(L, X);",
+    "p(L, X) :- q(L, X), notin R(L, X);",
+    "p(L, X) :- q(L, X),\n  notin\n  r(L, X);",
+])
+def test_notin_before_an_atom_is_molly(text):
+    assert detect_dialect(text) == "molly"
+
+
+def test_a_notin_relation_compiles_with_the_default_dialect(tmp_path):
+    (tmp_path / "P.ded").write_text(NOTIN_RELATION)
+    (tmp_path / "in.facts").write_text("a { q(1). q(2). notin(2). }\n")
+    result = runner.invoke(app, ["cron", str(tmp_path / "P.ded"), "--input", str(tmp_path / "in.facts"),
+                                 "--horizon", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["certain"] == ["p(2)"]
+
+
+def test_a_program_read_as_molly_that_does_not_parse_says_so():
+    text = "p(L, X) :- q(L, X), notin r(L, X);\ns(X) :- p(X) t(X).\n"
+    with pytest.raises(DiagnosticError) as info:
+        parse_source(text, "m.ded")
+    (first, *_) = info.value.diagnostics
+    shown = format_diagnostic(first)
+    assert "read as Molly" in shown and "--dialect transparent" in shown
+    (note,) = first.notes
+    assert note.severity is Severity.NOTE and (note.line, note.col) == (1, 21)  # points at the `notin`
+
+
+def test_a_program_read_as_molly_on_request_gets_no_note():
+    with pytest.raises(DiagnosticError) as info:
+        parse_source("p(L, X) :- q(L, X), notin r(L, X);\ns(X) :- p(X) t(X).\n", "m.ded", "molly")
+    assert not any(d.notes for d in info.value.diagnostics)
+
+
+def test_the_cli_tells_how_a_program_was_read(tmp_path):
+    (tmp_path / "m.ded").write_text("p(L, X) :- q(L, X), notin r(L, X);\ns(X) :- p(X) t(X).\n")
+    result = runner.invoke(app, ["check", str(tmp_path / "m.ded")])
+    assert result.exit_code == 2
+    assert "read as Molly" in result.output and "--dialect transparent" in result.output
