@@ -8,7 +8,8 @@ and asynchronous rules are otherwise unrestricted.
 
 `check` collects every problem before it raises, and returns the warnings
 (singleton variables, relations that are never derived and not given as
-input, input relations the program does not use).
+input, input relations the program does not use, output relations that no
+rule derives).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Iterator
 
-from .ast import Atom, Fact, Instance, Literal, Program, Rule, RuleKind
+from .ast import Atom, Fact, Instance, Literal, Output, Program, Rule, RuleKind
 from .diagnostics import Diagnostic, Severity, in_order, raise_if_errors
 
 
@@ -250,21 +251,36 @@ def strata(program: Program) -> tuple[tuple[Rule, ...], ...]:
     return tuple(tuple(groups[k]) for k in sorted(groups))
 
 
-def outputs(program: Program) -> list[Diagnostic]:
-    """Every `.output` relation must be derived by some rule."""
-    derived = program.idb()
-    return [
-        _diag(
-            program,
-            "output-not-derived",
-            f"output relation '{o.predicate}' is derived by no rule"
-            + ("" if o.predicate in program.schema() else " and used nowhere")
-            + (_similar(o.predicate, derived) or " (check its spelling, or add a rule that derives it)"),
-            o.span,
-        )
-        for o in program.outputs
-        if o.predicate not in derived
-    ]
+def outputs(program: Program, requested: tuple[str, ...] | None = None) -> list[Diagnostic]:
+    """Every output relation must occur in the program; one that no rule derives is a warning.
+
+    out(P) may name any relation of P (SPEC §3): an input relation is a
+    legitimate output (its facts at the last step), so only a relation that
+    occurs nowhere is an error, a typo most likely. `requested` checks the
+    relations of `--output` instead of the `.output` ones, alike (they have no
+    place in the program, so their diagnostics have none).
+    """
+    derived, schema = program.idb(), program.schema()
+    named = program.outputs if requested is None else tuple(Output(r) for r in dict.fromkeys(requested))
+    option = "" if requested is None else " (--output)"
+    out = []
+    for o in named:
+        if o.predicate in derived:
+            continue
+        if o.predicate in schema:
+            message = (
+                f"output relation '{o.predicate}'{option} is derived by no rule: its output facts are its input "
+                f"facts, which is fine if '{o.predicate}' is an input relation"
+                + _similar(o.predicate, derived)
+            )
+            out.append(_diag(program, "output-not-derived", message, o.span, Severity.WARNING))
+        else:
+            message = (
+                f"output relation '{o.predicate}'{option} is derived by no rule and used nowhere"
+                + (_similar(o.predicate, derived) or " (check its spelling, or add a rule that derives it)")
+            )
+            out.append(_diag(program, "output-not-derived", message, o.span))
+    return out
 
 
 def warnings(program: Program, instance: Instance | None = None) -> list[Diagnostic]:

@@ -442,6 +442,11 @@ def _statements(text: str, filename: str, grammar: str, diagnostics: list[Diagno
     return items, outputs
 
 
+def _unique(outputs: list[Output]) -> tuple[Output, ...]:
+    """The output relations, each once, where first named (`.output p. .output p.` names one relation)."""
+    return tuple({o.predicate: o for o in reversed(outputs)}[p] for p in dict.fromkeys(o.predicate for o in outputs))
+
+
 def _numbered(items: list) -> list:
     out, number = [], 0
     for item in items:
@@ -464,7 +469,7 @@ def parse_program(text: str, filename: str = "<program>") -> Program:
     diagnostics: list[Diagnostic] = []
     rules, outputs = _statements(text, filename, "dedalus.lark", diagnostics)
     raise_if_errors(diagnostics)
-    return Program(tuple(_numbered(rules)), tuple(outputs), filename, text)
+    return Program(tuple(_numbered(rules)), _unique(outputs), filename, text)
 
 
 def detect_dialect(text: str) -> str:
@@ -589,7 +594,7 @@ def parse_source(text: str, filename: str = "<program>", dialect: str = "auto") 
         diagnostics: list[Diagnostic] = []
         items, outputs = _located_statements(text, filename, diagnostics, (Path(filename).resolve(),))
         raise_if_errors(diagnostics)
-        return locate(_numbered(items), tuple(outputs), dialect, filename, text)
+        return locate(_numbered(items), _unique(outputs), dialect, filename, text)
     except DiagnosticError as error:
         if dialect != "molly" or marker is None:  # `#` cannot be anything but located
             raise

@@ -251,12 +251,25 @@ def test_deductive_rules_of_a_relation_also_sent_asynchronously():
 # .output
 
 
-def test_output_not_derived():
-    found = problems(".output reach, r.\nreach(X) :- r(X, _).")
+def test_output_not_derived_is_a_warning():
+    """An input relation is a legitimate output (SPEC §3: its facts at the last step)."""
+    found = warnings(".output reach, r.\nreach(X) :- r(X, _).")
     assert found == [
-        (1, 16, "output-not-derived",
-         "output relation 'r' is derived by no rule (check its spelling, or add a rule that derives it)")
+        ("p.ded", 1, 16, "output-not-derived",
+         "output relation 'r' is derived by no rule: its output facts are its input facts, "
+         "which is fine if 'r' is an input relation")
     ]
+
+
+def test_output_options_are_checked_as_output_directives():
+    program = parse_program(".output reach.\nreach(X) :- r(X, _).", "p.ded")
+    assert analysis.outputs(program, ("reach", "reach")) == []
+    (warning,) = analysis.outputs(program, ("r", "r"))
+    assert warning.severity is Severity.WARNING and "'r' (--output) is derived by no rule" in warning.message
+    (error,) = analysis.outputs(program, ("Reach",))
+    assert error.is_error and error.message == (
+        "output relation 'Reach' (--output) is derived by no rule and used nowhere (did you mean 'reach'?)"
+    )
 
 
 def test_output_not_derived_and_not_used_with_a_suggestion():

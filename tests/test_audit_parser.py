@@ -186,3 +186,47 @@ def test_the_cli_tells_how_a_program_was_read(tmp_path):
     result = runner.invoke(app, ["check", str(tmp_path / "m.ded")])
     assert result.exit_code == 2
     assert "read as Molly" in result.output and "--dialect transparent" in result.output
+
+
+# ---------------------------------------------------------------------------
+# 3. Output relations
+
+
+def test_an_output_relation_derived_by_no_rule_is_a_warning():
+    program = parse_program(".output q.\np(X) :- q(X).\n", "P.ded")
+    (warning,) = analysis.check(program)
+    assert warning.severity is Severity.WARNING and warning.code == "output-not-derived"
+    assert (warning.line, warning.col) == (1, 9)
+    assert "'q' is derived by no rule" in warning.message and "input relation" in warning.message
+
+
+def test_an_output_relation_used_nowhere_is_still_an_error():
+    with pytest.raises(DiagnosticError) as info:
+        analysis.check(parse_program(".output r.\np(X) :- q(X).\n"))
+    (error,) = info.value.diagnostics
+    assert error.is_error and "used nowhere" in error.message
+
+
+def test_an_input_relation_as_output_gives_its_facts_at_the_last_step(tmp_path):
+    (tmp_path / "P.ded").write_text(".output q.\np(X) :- q(X).\n")
+    (tmp_path / "in.facts").write_text("a { q(1). } b { q(2). }\n")
+    for args in ([], ["--output", "q"]):
+        result = runner.invoke(app, ["cron", str(tmp_path / "P.ded"), "--input", str(tmp_path / "in.facts"),
+                                     "--horizon", "1", "--json", *args])
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout)["certain"] == ["q(1)", "q(2)"]
+
+
+def test_a_repeated_output_relation_is_listed_once():
+    program = parse_program(".output p.\n.output p, q.\n.output q.\np(X) :- q(X).\nq(1) :- q(1).\n")
+    assert program.output_relations == ("p", "q")
+    assert analysis.report(program).outputs == ("p", "q")
+    located = parse_source(".output p;\n.output p;\np(L, X) :- q(L, X), notin r(L, X);\n")
+    assert located.program.output_relations == ("p",)
+
+
+def test_check_lists_a_repeated_output_relation_once(tmp_path):
+    (tmp_path / "P.ded").write_text(".output p.\n.output p.\np(X) :- q(X).\n")
+    result = runner.invoke(app, ["check", str(tmp_path / "P.ded")])
+    assert result.exit_code == 0, result.output
+    assert "output relations: p\n" in result.stdout
