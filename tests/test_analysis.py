@@ -351,8 +351,8 @@ def test_report_of_example_1():
         (1, "asynchronous", "marked(U)@async(Y) :- start(U), Node(Y)."),
         (2, "inductive", "marked(U)@next :- marked(U)."),
         (3, "deductive", "marked(V) :- marked(U), R(U, V)."),
-        (4, "deductive", "vert(U) :- R(U, V)."),
-        (5, "deductive", "vert(U) :- R(V, U)."),
+        (4, "deductive", "vert(U) :- R(U, _V)."),
+        (5, "deductive", "vert(U) :- R(_V, U)."),
         (6, "deductive", "missing() :- vert(U), not marked(U)."),
         (7, "deductive", "covered() :- not missing()."),
     )
@@ -362,10 +362,7 @@ def test_report_of_example_1():
     assert report.async_relations == {"marked": 1}
     assert report.positive is False
     assert report.outputs == ("covered",)
-    assert [(w.code, w.line, w.col) for w in report.warnings] == [
-        ("singleton-variable", 34, 17),
-        ("singleton-variable", 35, 14),
-    ]
+    assert report.warnings == ()  # its singleton variables are written _V
 
 
 def test_report_as_dict():

@@ -352,24 +352,7 @@ def test_check_json_of_a_good_program():
     assert report["strata"] == [["marked", "vert"], ["missing"], ["covered"]]
     assert report["outputs"] == ["covered"]
     assert report["async_relations"] == ["marked/1"]
-    assert report["warnings"] == [
-        {
-            "file": "examples/tplp2016/ex1_reachability.ded",
-            "line": 34,
-            "col": 17,
-            "severity": "warning",
-            "code": "singleton-variable",
-            "message": "variable 'V' occurs only once in rule 4 (write '_' if that is intended)",
-        },
-        {
-            "file": "examples/tplp2016/ex1_reachability.ded",
-            "line": 35,
-            "col": 14,
-            "severity": "warning",
-            "code": "singleton-variable",
-            "message": "variable 'V' occurs only once in rule 5 (write '_' if that is intended)",
-        },
-    ]
+    assert report["warnings"] == []  # its singleton variables are written _V (the JSON of warnings: test_analysis)
     assert result.stderr == ""  # with --json the warnings are in the report, not on stderr
 
 
