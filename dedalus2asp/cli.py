@@ -4,7 +4,8 @@ models, report, explain, replay (`models --svg` and `--json` too, docs/trace-sch
 Exit status: 0 on success; 1 where a command documents a "no" answer
 (`models` on an unsatisfiable program); 2 for user errors (bad program, bad
 input, bad option), reported as `file:line:col: error: ...`; 3 when a
-`--timeout` or `--max-states` limit stopped the work before it finished.
+`--timeout` or `--max-states` limit stopped the work before it finished; 70
+when clingo rejects a program that dedalus2asp wrote (a bug of ours).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from rich.console import Console
 
 from . import analysis, inspect, located, operational, parser, pipeline, solve
 from .diagnostics import Diagnostic, DiagnosticError, format_diagnostic
-from .transform import Encoding, Semantics
+from .transform import MAX_STEP, Encoding, Semantics
 
 app = typer.Typer(
     help="The stable-model semantics of Dedalus (Ameloot et al., TPLP 2016), executable with clingo.",
@@ -42,10 +43,10 @@ InputOpt = typer.Option(
     None, "--input", "-i", show_default=False,
     help="Input instance H (.facts or .json); not needed when PROG (located or Molly) carries its own facts",
 )
-HorizonOpt = typer.Option(..., "--horizon", "-T", min=0, help="Every node performs local steps 0..T", show_default=False)
+HorizonOpt = typer.Option(..., "--horizon", "-T", min=0, max=MAX_STEP, help="Every node performs local steps 0..T", show_default=False)
 SemanticsOpt = typer.Option(Semantics.CAUSAL_FINITE, "--semantics", "-s", help="choice = pure_ch, causal = pure_ca, causal-finite = pure")
 EncodingOpt = typer.Option(Encoding.FAST, "--encoding", "-e", help="fast: choice rules and #edge; paper: rule by rule as in tplp2016 (same models)")
-DelayOpt = typer.Option(None, "--max-delay", "-D", min=0, help="A message sent at step s arrives by step s+D (default: no bound)")
+DelayOpt = typer.Option(None, "--max-delay", "-D", min=0, max=MAX_STEP, help="A message sent at step s arrives by step s+D (default: no bound)")
 TimeoutOpt = typer.Option(None, "--timeout", min=0.0, help="Stop solving after this many seconds")
 JsonOpt = typer.Option(False, "--json", help="Print JSON instead of text")
 MasterOpt = typer.Option(None, "--master", help="Spark master URL (default: $SPARK_MASTER, else local[*])")
@@ -289,6 +290,9 @@ def explore(
         )
     except operational.StateLimitExceeded as exc:
         stderr.print(f"\nstate limit: {exc}")
+        if json_:  # like count and cron: the JSON still comes, saying that it is incomplete
+            partial = {"traces": None, "states": exc.states, "complete": False, "mode": "exact" if runs else "traces"}
+            print(json.dumps({**partial, "horizon": horizon, "max_delay": max_delay}, indent=2))
         raise typer.Exit(EXIT_INCOMPLETE)
     except DiagnosticError as error:  # an input event beyond the horizon
         _fail(error)
@@ -297,6 +301,7 @@ def explore(
     summary = {
         "traces": len(result.traces),
         "states": result.states,
+        "complete": True,
         "mode": result.mode,
         "horizon": horizon,
         "max_delay": max_delay,
@@ -386,7 +391,7 @@ ModelOpt = typer.Option(1, "--model", "-k", min=1, help="Which model, 1 for the 
 def report(
     target: Path = typer.Argument(..., help="A Dedalus program, or a Spark run/batch directory", show_default=False),
     input_: Optional[Path] = typer.Option(None, "--input", "-i", help="Input instance H (for a program)"),
-    horizon: Optional[int] = typer.Option(None, "--horizon", "-T", min=0, help="Every node performs steps 0..T (for a program)"),
+    horizon: Optional[int] = typer.Option(None, "--horizon", "-T", min=0, max=MAX_STEP, help="Every node performs steps 0..T (for a program)"),
     semantics: Semantics = SemanticsOpt,
     encoding: Encoding = EncodingOpt,
     max_delay: Optional[int] = DelayOpt,
@@ -667,8 +672,52 @@ def batch_(
         raise typer.Exit(EXIT_NO)
 
 
+class _ReaderMayLeave:
+    """Standard output that goes quiet once its reader has gone (`dedalus2asp cron ... | head`).
+
+    The command then finishes and exits with its own status (a verdict, not 1 for the broken
+    pipe, which is what click would make of it); what it still writes is dropped.
+    """
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def _gone(self) -> None:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, self._stream.fileno())  # the interpreter's last flush at exit then succeeds too
+        os.close(devnull)
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._gone()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._gone()
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+EXIT_INTERNAL = 70  # EX_SOFTWARE: clingo rejected a program that dedalus2asp wrote
+
+
 def main() -> None:
-    app()
+    sys.stdout = _ReaderMayLeave(sys.stdout)
+    try:
+        app()
+    except solve.SolveError as error:
+        stderr.print(
+            f"internal error: {error}\n"
+            "This is a bug in dedalus2asp, not in your program: please report it with the program, the input "
+            "and the command line."
+        )
+        sys.exit(EXIT_INTERNAL)
 
 
 if __name__ == "__main__":

@@ -437,7 +437,17 @@ def run_trace(program: Program, instance: Instance, transitions: Schedule) -> Tr
 
 
 class StateLimitExceeded(Exception):
-    """`explore` met more configurations than `max_states`."""
+    """`explore` met more configurations than `max_states`; `states`: how many it had met."""
+
+    def __init__(self, message: str, states: int) -> None:
+        super().__init__(message, states)  # both in args: the exception pickles (batch, Spark)
+
+    @property
+    def states(self) -> int:
+        return self.args[1]
+
+    def __str__(self) -> str:
+        return self.args[0]
 
 
 @dataclass(frozen=True)
@@ -511,7 +521,8 @@ def _first_visit(visited: set, key, horizon: int, max_delay: int | None, max_sta
         raise StateLimitExceeded(
             f"more than {max_states} configurations explored at horizon {horizon}"
             + (f" with delay bound {max_delay}" if max_delay is not None else "")
-            + ": lower the horizon (or set a delay bound) or raise --max-states"
+            + ": lower the horizon (or set a delay bound) or raise --max-states",
+            len(visited),
         )
     if progress is not None and len(visited) % 10_000 == 0:
         progress(len(visited))

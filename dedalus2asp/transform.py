@@ -339,6 +339,11 @@ class Compiled:
         return (self.text if self.trace_text is None else self.trace_text) + self.projection()
 
 
+# The largest horizon and delay bound: clingo's integers have 32 bits, and the programs add a
+# step and a delay (S+D) or a step and one (tsucc).
+MAX_STEP = 2**30
+
+
 def in_comment(text: str) -> str:
     """User text (a file name, a rule) for a `%` comment line of the generated program.
 
@@ -386,10 +391,10 @@ def transform(
     max_delay: int | None = None,
 ) -> Compiled:
     """Write the clingo program for P on H (or, without H, P alone with `time(0..T)`)."""
-    if horizon < 0:
-        raise ValueError("the horizon must be 0 or more")
-    if max_delay is not None and max_delay < 0:
-        raise ValueError("the delay bound must be 0 or more")
+    if not 0 <= horizon <= MAX_STEP:
+        raise ValueError(f"the horizon must be between 0 and {MAX_STEP}, not {horizon}")
+    if max_delay is not None and not 0 <= max_delay <= MAX_STEP:
+        raise ValueError(f"the delay bound must be between 0 and {MAX_STEP}, not {max_delay}")
     env = _environment()
     views = [rule_view(r) for r in program.rules]
 

@@ -367,7 +367,8 @@ def test_explore_state_limit_exits_3():
     result = invoke("explore", FIG4, "--input", FIG4_FACTS, "--horizon", 2, "--max-states", 1, "--json")
     assert result.exit_code == 3
     assert "state limit" in result.stderr and "--max-states" in result.stderr
-    assert result.stdout == ""
+    data = json.loads(result.stdout)  # like count and cron, the JSON comes, saying it is incomplete
+    assert data["complete"] is False and data["traces"] is None and data["states"] == 2
 
 
 # ---------------------------------------------------------------------------
@@ -466,3 +467,41 @@ def test_console_script(tmp_path):
     )
     assert done.returncode == 2
     assert "Traceback" not in done.stderr and "--semantics" in done.stderr
+
+
+def test_python_dash_m_runs_the_same_command_line(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "dedalus2asp", "count", str(FIG4), "--input", str(FIG4_FACTS), "--horizon", "1", "--json"],
+        cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["traces"] > 0
+
+
+def test_a_reader_that_leaves_early_does_not_change_the_exit_status(tmp_path):
+    """`models ... | head -1`: the pipe closes while models are still written (far more than a pipe holds)."""
+    command = [SCRIPT, "models", str(FIG4), "--input", str(FIG4_FACTS), "--horizon", "2", "--semantics", "choice", "-n", "0"]
+    process = subprocess.Popen(command, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout.readline()
+    process.stdout.close()
+    status, err = process.wait(timeout=120), process.stderr.read().decode()
+    assert status == 0 and "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+def test_horizon_beyond_clingo_integers_is_a_usage_error():
+    result = RUNNER.invoke(app, ["count", str(FIG4), "--input", str(FIG4_FACTS), "--horizon", "99999999999", "--json"])
+    assert result.exit_code == 2 and "--horizon" in result.output
+
+
+def test_clingo_rejecting_a_generated_program_is_an_internal_error_not_a_traceback(monkeypatch, capsys):
+    from dedalus2asp import cli, solve
+
+    def rejected(*args, **kwargs):
+        raise solve.SolveError("clingo could not ground the generated program: parsing failed")
+
+    monkeypatch.setattr(solve, "count", rejected)
+    monkeypatch.setattr(sys, "argv", ["dedalus2asp", "count", str(FIG4), "--input", str(FIG4_FACTS), "--horizon", "1"])
+    with pytest.raises(SystemExit) as exit_:
+        cli.main()
+    assert exit_.value.code == cli.EXIT_INTERNAL
+    assert "bug in dedalus2asp" in capsys.readouterr().err
