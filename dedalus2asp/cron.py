@@ -57,7 +57,7 @@ class Timeout(Exception):
 
 def outputs_of(program: Program, requested: tuple[str, ...] | None = None) -> tuple[str, ...]:
     """out(P): the `--output` relations if given, else the `.output` ones; a user error if none or unknown."""
-    chosen = tuple(requested) if requested else program.output_relations
+    chosen = tuple(dict.fromkeys(requested)) if requested else program.output_relations  # each relation once
     if not chosen:
         raise DiagnosticError(
             [Diagnostic("no-output", "the program declares no output relation: add `.output R.` or pass --output R",
@@ -316,8 +316,8 @@ def analyse(
             verdict.tolerant = False  # tolerance asks for consistency first (jcss2014 §3.2, SPEC §3)
             f = min(found.possible - found.certain)
             verdict.witnesses = [
-                (m, model_output(m, outs))
-                for m in (causal.model(found.atoms[f], True, deadline), causal.model(found.atoms[f], False, deadline))
+                (replace(m, number=i), model_output(m, outs))  # witness i is model i, in the text and the JSON
+                for i, m in enumerate((causal.model(found.atoms[f], True, deadline), causal.model(found.atoms[f], False, deadline)), 1)
             ]
         else:
             verdict.tolerant = chosen.certain == chosen.possible == found.certain
@@ -430,7 +430,7 @@ def render_text(verdict: Verdict, console) -> None:
         )
         console.print(f"counterexample: a choice model that {' and '.join(change)}")
         render_model(model, console)
-        console.print("messages into the past (the arrival happens before the send):")
+        console.print("messages into the past (they arrive at their send step or at one that happens before it):")
         for m in model.noncausal():
             console.print(f"  {m.fact}: sent by {m.sender} at step {m.sent}, arrives at {m.addressee} at step {m.arrives}")
     console.print(f"({verdict.seconds:.2f} s)")

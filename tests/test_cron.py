@@ -327,3 +327,11 @@ def test_cli_check_reports_cron():
     assert result.exit_code == 0 and "A feeds a negation (rule 3: not sent_B())" in result.stdout
     data = json.loads(RUNNER.invoke(app, ["check", "--json", str(EXAMPLES / "jcss2014/alg3.ded")]).stdout)
     assert data["cron"] == {"feeds_negation": {"A": ["rule 3: not sent_B()"]}, "monotone": ["B"], "positive": False}
+
+
+def test_cli_names_an_output_relation_once_and_numbers_the_witnesses():
+    result = run(*ALG1, "--horizon", 1, "--max-delay", 1, "--output", "T,T", "--json")
+    assert json.loads(result.stdout)["outputs"] == ["T"]
+    fig5 = [EXAMPLES / "tplp2016/fig5_grouping.ded", "--input", EXAMPLES / "tplp2016/fig5.facts"]
+    data = json.loads(run(*fig5, "--horizon", 3, "--max-delay", 2, "--json").stdout)
+    assert data["outputs"] == ["T"] and [w["number"] for w in data["witnesses"]] == [1, 2]
