@@ -89,8 +89,11 @@ def value(symbol: clingo.Symbol) -> str:
 
 
 def cell(text: str) -> str:
-    """A table cell as a Dedalus constant (SPEC §1.1): an integer or a name as it is, anything else a string."""
-    if (_NUMBER.fullmatch(text) and -(2**31) <= int(text) < 2**31) or _NAME.fullmatch(text):
+    """A table cell as a Dedalus constant (SPEC §1.1): an integer or a name as it is, anything else a string.
+
+    `not` is a keyword, never a name: the cell "not" is the string, as in JSON inputs.
+    """
+    if (_NUMBER.fullmatch(text) and -(2**31) <= int(text) < 2**31) or (_NAME.fullmatch(text) and text != "not"):
         return text
     return str(clingo.String(text))
 
@@ -819,7 +822,7 @@ def _read_spark(tables: dict[str, Path], schema: dict[str, int], directory: Path
     from pyspark.sql import functions as F
 
     def normal(c):
-        plain = c.rlike(r"^(-?(0|[1-9][0-9]{0,8})|[a-z][A-Za-z0-9_]*)$")
+        plain = c.rlike(r"^(-?(0|[1-9][0-9]{0,8})|[a-z][A-Za-z0-9_]*)$") & (c != "not")  # as `cell`
         quoted = F.concat(F.lit('"'), F.regexp_replace(F.regexp_replace(c, r"\\", r"\\\\"), '"', '\\\\"'), F.lit('"'))
         return F.when(plain, c).otherwise(quoted)
 

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from conftest import EXAMPLES, SMALL, example_id
 from dedalus2asp import engine, operational, pipeline, solve
 from dedalus2asp.analysis import restrict
+from dedalus2asp.parser import parse_program
 from dedalus2asp.cli import app
 from dedalus2asp.transform import Semantics
 
@@ -215,6 +216,18 @@ LINKS = """\
 got(#Y, X)@async :- link(Y, #X);
 got(#X, Y)@next :- got(#X, Y);
 """
+
+
+def test_a_table_cell_not_is_the_string_as_in_json(tmp_path, spark):
+    """`not` is a keyword, never a name: both engines read the cell as the string "not", as JSON does."""
+    program = parse_program("got(X) :- R(X).\n", "got.ded")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "R.csv").write_text("a,not\na,v1\n")
+    assert engine.cell("not") == '"not"'
+    local = {(t[2], t[3]) for t in engine.run(program, engine.read_directory(tmp_path / "in", program), 1).trace}
+    assert ("got", ('"not"',)) in local and ("got", ("v1",)) in local
+    remote = engine.run(program, engine.read_directory(tmp_path / "in", program, spark), 1, engine="spark", spark=spark)
+    assert {(r.relation, tuple(r.args)) for r in remote.trace.collect()} == local
 
 
 def test_located_directory_input_places_nodes_and_adds_identity(tmp_path, spark):
