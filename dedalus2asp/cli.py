@@ -410,6 +410,8 @@ def report(
             return summarize(target, stdout, output)
         except DiagnosticError as error:
             _fail(error)
+    if not target.exists():
+        _usage("io", "cannot read it: no such program file or batch directory", str(target))
     if horizon is None:
         _usage("missing-option", f"report on the program {target} needs --horizon T")
     prepared = _prepare(target, input_, horizon, semantics, encoding, max_delay, dialect)

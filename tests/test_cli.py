@@ -505,3 +505,8 @@ def test_clingo_rejecting_a_generated_program_is_an_internal_error_not_a_traceba
         cli.main()
     assert exit_.value.code == cli.EXIT_INTERNAL
     assert "bug in dedalus2asp" in capsys.readouterr().err
+
+
+def test_report_on_a_missing_path_says_it_cannot_read_it(tmp_path):
+    result = RUNNER.invoke(app, ["report", str(tmp_path / "nosuch.ded")])
+    assert result.exit_code == 2 and "cannot read it" in result.output and "--horizon" not in result.output
