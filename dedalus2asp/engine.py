@@ -62,6 +62,7 @@ import clingo
 from .analysis import _components, strata
 from .ast import Atom, Comparison, Constant, Fact, Instance, Program, Rule, RuleKind, Variable
 from .diagnostics import Diagnostic, DiagnosticError
+from .parser import json_value
 
 Args = tuple[str, ...]
 FactRow = tuple[str, str, Args]
@@ -80,7 +81,6 @@ ENGINES = ("local", "spark")
 
 
 _NUMBER = re.compile(r"-?(0|[1-9][0-9]*)")
-_NAME = re.compile(r"[a-z][A-Za-z0-9_]*")
 
 
 def value(symbol: clingo.Symbol) -> str:
@@ -89,13 +89,11 @@ def value(symbol: clingo.Symbol) -> str:
 
 
 def cell(text: str) -> str:
-    """A table cell as a Dedalus constant (SPEC §1.1): an integer or a name as it is, anything else a string.
-
-    `not` is a keyword, never a name: the cell "not" is the string, as in JSON inputs.
-    """
-    if (_NUMBER.fullmatch(text) and -(2**31) <= int(text) < 2**31) or (_NAME.fullmatch(text) and text != "not"):
+    """A table cell as a Dedalus constant (SPEC §1.1): an integer in clingo's range as it is, anything
+    else as a JSON string value reads (`parser.json_value`: a name, or a string, "not" a string)."""
+    if _NUMBER.fullmatch(text) and -(2**31) <= int(text) < 2**31:
         return text
-    return str(clingo.String(text))
+    return str(json_value(text))
 
 
 def order(v: str) -> tuple:
