@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import clingo
 import pytest
@@ -24,8 +23,8 @@ from dedalus2asp.diagnostics import DiagnosticError, Severity, format_diagnostic
 from dedalus2asp.parser import detect_dialect, json_value, parse_facts, parse_json, parse_program, parse_source
 from dedalus2asp.transform import Semantics
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "examples"
+from conftest import EXAMPLES
+
 runner = CliRunner()
 
 PROGRAM = ".output q.\nq(X)@next :- q(X).\n"
