@@ -28,9 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from families import EXAMPLES, alg1_chain, alg2_empty, two_phase_commit  # noqa: E402
 
 from dedalus2asp import cron  # noqa: E402
-from dedalus2asp.incremental import Unrolling, incremental  # noqa: E402
-from dedalus2asp.parser import load_program, parse_facts  # noqa: E402
-from dedalus2asp.transform import Encoding, Semantics  # noqa: E402
+from dedalus2asp.asp.incremental import Unrolling, incremental  # noqa: E402
+from dedalus2asp.lang.parser import load_program, parse_facts  # noqa: E402
+from dedalus2asp.asp.transform import Encoding, Semantics  # noqa: E402
 
 FAMILIES = {
     "alg1": ("jcss2014/alg1.ded", alg1_chain),

@@ -11,7 +11,7 @@ encoding goes first; the fast one stops early once it has reached REACH_CAP time
 horizon, which is all the comparison needs. Every point runs in a child process (killed when the
 budget runs out, and limited in memory) and measures, with clingo's Python API:
 
-* transform: writing the program (dedalus2asp.transform);
+* transform: writing the program (dedalus2asp.asp.transform);
 * ground: `Control.ground`; rules and atoms: `statistics['problem']['lp']`;
 * solve: `Control.solve` to the first model (clingo option `1`);
 * first model: the sum of the above and of parsing the program (`Control.add`).
@@ -50,10 +50,11 @@ sys.path.insert(0, str(HERE))
 
 import clingo  # noqa: E402
 
-from dedalus2asp import operational, solve  # noqa: E402
-from dedalus2asp.analysis import restrict  # noqa: E402
-from dedalus2asp.parser import load_program, parse_facts  # noqa: E402
-from dedalus2asp.transform import Encoding, Semantics, transform  # noqa: E402
+from dedalus2asp.asp import solve  # noqa: E402
+from dedalus2asp.runs import operational
+from dedalus2asp.lang.analysis import restrict  # noqa: E402
+from dedalus2asp.lang.parser import load_program, parse_facts  # noqa: E402
+from dedalus2asp.asp.transform import Encoding, Semantics, transform  # noqa: E402
 from families import FAMILIES, HORIZONS, Family, alg1_chain  # noqa: E402
 
 SEMANTICS = Semantics.CAUSAL_FINITE

@@ -149,8 +149,8 @@ def part2(scratch: Path, budget: float) -> dict:
 
 def part3(sizes: list[int]) -> list[dict]:
     """Local engine, Alg. 1, sync: incremental fixpoints against deriving everything again (same trace)."""
-    from dedalus2asp import engine
-    from dedalus2asp.parser import load_program
+    from dedalus2asp.runs import engine
+    from dedalus2asp.lang.parser import load_program
 
     program = load_program(ROOT / "examples/jcss2014/alg1.ded")
     points = []
@@ -172,7 +172,7 @@ def part3(sizes: list[int]) -> list[dict]:
 
 
 def spark_start() -> float:
-    code = "import time; t=time.perf_counter(); from dedalus2asp.engine import spark_session; " \
+    code = "import time; t=time.perf_counter(); from dedalus2asp.runs.engine import spark_session; " \
            "s=spark_session('local[2]'); s.range(1).count(); print(time.perf_counter()-t)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     return round(float(done.stdout.strip().splitlines()[-1]), 2)

@@ -54,10 +54,12 @@ from typing import Any
 
 import clingo
 
-from . import engine, pipeline, solve
-from .diagnostics import Diagnostic, DiagnosticError, format_diagnostic
-from .located import check_events
-from .transform import Compiled, Encoding, Semantics, transform
+from . import pipeline
+from .asp import solve
+from .runs import engine
+from .lang.diagnostics import Diagnostic, DiagnosticError, format_diagnostic
+from .lang.located import check_events
+from .asp.transform import Compiled, Encoding, Semantics, transform
 
 TASKS = ("count", "cron", "models", "run")
 DEFAULTS: dict[str, Any] = {

@@ -22,9 +22,12 @@ from enum import Enum
 import typer
 from rich.console import Console
 
-from . import analysis, inspect, located, operational, parser, pipeline, solve
-from .diagnostics import Diagnostic, DiagnosticError, format_diagnostic
-from .transform import MAX_STEP, Encoding, Semantics
+from . import inspect, pipeline
+from .asp import solve
+from .lang import analysis, located, parser
+from .runs import operational
+from .lang.diagnostics import Diagnostic, DiagnosticError, format_diagnostic
+from .asp.transform import MAX_STEP, Encoding, Semantics
 
 app = typer.Typer(
     help="The stable-model semantics of Dedalus (Ameloot et al., TPLP 2016), executable with clingo.",
@@ -338,7 +341,7 @@ def _write(path: Path, text: str) -> None:
 
 
 def _write_svgs(directory: Path, found: list) -> None:
-    from .render import spacetime_svg
+    from .formats.render import spacetime_svg
 
     for model in found:
         _write(directory / f"model-{model.number}.svg", spacetime_svg(model))
@@ -416,7 +419,7 @@ def report(
         _usage("missing-option", f"report on the program {target} needs --horizon T")
     prepared = _prepare(target, input_, horizon, semantics, encoding, max_delay, dialect)
     found = solve.enumerate_models(prepared.compiled, number, timeout=timeout)
-    from .render import report_html
+    from .formats.render import report_html
 
     delay = "no delay bound" if max_delay is None else f"delay ≤ {max_delay}"
     notes = [
@@ -453,7 +456,7 @@ def explain_(
     dialect: Dialect = DialectOpt,
 ) -> None:
     """Why does FACT hold at NODE:STEP in a model? Its derivation back to input facts, carry-overs and messages."""
-    from . import explain
+    from .inspect import explain
 
     node, step = _point(at)
     wanted = _fact(fact)
@@ -612,7 +615,7 @@ def run_(
     dialect: Dialect = DialectOpt,
 ) -> None:
     """Compute one run of PROG on a (large) input (tplp2016 §5.1) and write it as Parquet tables."""
-    from . import engine
+    from .runs import engine
 
     if schedule not in engine.SCHEDULES:
         _usage("bad-option", f"--schedule must be one of {', '.join(engine.SCHEDULES)}, not {schedule!r}")

@@ -41,12 +41,12 @@ from dataclasses import dataclass, field, replace
 
 import clingo
 
-from .ast import Instance, Program
-from .diagnostics import Diagnostic, DiagnosticError
-from .incremental import Unrolling, incremental
-from .inspect import Model, decode, show_fact
-from .solve import control
-from .transform import Compiled, Encoding, Semantics, relation_name, transform
+from .lang.ast import Instance, Program
+from .lang.diagnostics import Diagnostic, DiagnosticError
+from .asp.incremental import Unrolling, incremental
+from .inspect.model import Model, decode, show_fact
+from .asp.solve import control
+from .asp.transform import Compiled, Encoding, Semantics, relation_name, transform
 
 OUTPUT = "_output"
 
@@ -395,7 +395,7 @@ def _facts(facts) -> str:
 
 def render_text(verdict: Verdict, console) -> None:
     """The verdict in one sentence, then what supports it (rich console)."""
-    from .inspect import render_text as render_model
+    from .inspect.model import render_text as render_model
 
     console.print(verdict.sentence())
     if verdict.search is not None:

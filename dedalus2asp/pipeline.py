@@ -12,10 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import analysis, inspect, parser, solve, transform
-from .ast import Instance, Program
-from .diagnostics import Diagnostic, DiagnosticError
-from .located import LocatedProgram
+from . import inspect
+from .asp import solve, transform
+from .lang import analysis, parser
+from .lang.ast import Instance, Program
+from .lang.diagnostics import Diagnostic, DiagnosticError
+from .lang.located import LocatedProgram
 
 PIPELINE = (parser.parse_program, analysis.check, transform.transform, solve.enumerate_models, inspect.decode)
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from dedalus2asp import analysis
-from dedalus2asp.diagnostics import DiagnosticError, Severity
-from dedalus2asp.parser import load_program, parse_facts, parse_program
+from dedalus2asp.lang import analysis
+from dedalus2asp.lang.diagnostics import DiagnosticError, Severity
+from dedalus2asp.lang.parser import load_program, parse_facts, parse_program
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -17,11 +17,13 @@ import clingo
 import pytest
 from typer.testing import CliRunner
 
-from dedalus2asp import analysis, pipeline, solve
+from dedalus2asp import pipeline
+from dedalus2asp.asp import solve
+from dedalus2asp.lang import analysis
 from dedalus2asp.cli import app
-from dedalus2asp.diagnostics import DiagnosticError, Severity, format_diagnostic
-from dedalus2asp.parser import detect_dialect, json_value, parse_facts, parse_json, parse_program, parse_source
-from dedalus2asp.transform import Semantics
+from dedalus2asp.lang.diagnostics import DiagnosticError, Severity, format_diagnostic
+from dedalus2asp.lang.parser import detect_dialect, json_value, parse_facts, parse_json, parse_program, parse_source
+from dedalus2asp.asp.transform import Semantics
 
 from conftest import EXAMPLES
 

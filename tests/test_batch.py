@@ -12,10 +12,12 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from conftest import EXAMPLES, ROOT, SMALL, example_id
-from dedalus2asp import batch, engine, pipeline, solve
+from dedalus2asp import batch, pipeline
+from dedalus2asp.asp import solve
+from dedalus2asp.runs import engine
 from dedalus2asp.cli import app
-from dedalus2asp.diagnostics import DiagnosticError
-from dedalus2asp.transform import Semantics
+from dedalus2asp.lang.diagnostics import DiagnosticError
+from dedalus2asp.asp.transform import Semantics
 
 runner = CliRunner()
 

@@ -42,7 +42,7 @@ import pytest
 from typer.testing import CliRunner
 
 from dedalus2asp.cli import app
-from dedalus2asp.transform import Encoding
+from dedalus2asp.asp.transform import Encoding
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -494,7 +494,8 @@ def test_horizon_beyond_clingo_integers_is_a_usage_error():
 
 
 def test_clingo_rejecting_a_generated_program_is_an_internal_error_not_a_traceback(monkeypatch, capsys):
-    from dedalus2asp import cli, solve
+    from dedalus2asp import cli
+    from dedalus2asp.asp import solve
 
     def rejected(*args, **kwargs):
         raise solve.SolveError("clingo could not ground the generated program: parsing failed")

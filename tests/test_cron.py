@@ -22,12 +22,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from dedalus2asp import cron, inspect, solve
-from dedalus2asp.analysis import cron_report
+from dedalus2asp import cron, inspect
+from dedalus2asp.asp import solve
+from dedalus2asp.lang.analysis import cron_report
 from dedalus2asp.cli import app
-from dedalus2asp.incremental import Unrolling, incremental
-from dedalus2asp.parser import load_instance, load_program
-from dedalus2asp.transform import Semantics, transform
+from dedalus2asp.asp.incremental import Unrolling, incremental
+from dedalus2asp.lang.parser import load_instance, load_program
+from dedalus2asp.asp.transform import Semantics, transform
 
 from conftest import EXAMPLES
 

@@ -46,8 +46,8 @@ from pathlib import Path
 
 import pytest
 
-from dedalus2asp.ast import Span
-from dedalus2asp.diagnostics import Diagnostic, DiagnosticError, Severity, format_diagnostic, raise_if_errors
+from dedalus2asp.lang.ast import Span
+from dedalus2asp.lang.diagnostics import Diagnostic, DiagnosticError, Severity, format_diagnostic, raise_if_errors
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD = Path("tests") / "bad"

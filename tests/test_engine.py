@@ -9,11 +9,13 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import EXAMPLES, SMALL, example_id
-from dedalus2asp import engine, operational, pipeline, solve
-from dedalus2asp.analysis import restrict
-from dedalus2asp.parser import parse_program
+from dedalus2asp import pipeline
+from dedalus2asp.asp import solve
+from dedalus2asp.runs import engine, operational
+from dedalus2asp.lang.analysis import restrict
+from dedalus2asp.lang.parser import parse_program
 from dedalus2asp.cli import app
-from dedalus2asp.transform import Semantics
+from dedalus2asp.asp.transform import Semantics
 
 SCHEDULES = [engine.Schedule(), engine.Schedule("random", 3, 7)]
 runner = CliRunner()

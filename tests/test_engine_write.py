@@ -8,7 +8,8 @@ from collections import Counter
 import pyarrow.parquet as pq
 
 from conftest import EXAMPLES
-from dedalus2asp import engine, pipeline
+from dedalus2asp import pipeline
+from dedalus2asp.runs import engine
 
 TABLES = ("trace", "messages", "outputs")
 

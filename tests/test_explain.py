@@ -6,10 +6,11 @@ import clingo
 import pytest
 from typer.testing import CliRunner
 
-from dedalus2asp import explain, solve
+from dedalus2asp.asp import solve
+from dedalus2asp.inspect import explain
 from dedalus2asp.cli import app
 from dedalus2asp.pipeline import prepare
-from dedalus2asp.transform import Semantics
+from dedalus2asp.asp.transform import Semantics
 
 from conftest import EXAMPLES, SMALL, example_id
 

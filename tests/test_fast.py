@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from dedalus2asp import solve
-from dedalus2asp.parser import load_instance, load_program, parse_facts, parse_program
+from dedalus2asp.asp import solve
+from dedalus2asp.lang.parser import load_instance, load_program, parse_facts, parse_program
 from dedalus2asp.pipeline import prepare
-from dedalus2asp.transform import Encoding, Semantics, transform
+from dedalus2asp.asp.transform import Encoding, Semantics, transform
 
 from conftest import EXAMPLES, SMALL, example_id
 from test_theorem4 import inputs, rules, well_formed

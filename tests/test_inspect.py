@@ -8,10 +8,11 @@ import clingo
 import pytest
 from typer.testing import CliRunner
 
-from dedalus2asp import inspect, solve
+from dedalus2asp import inspect
+from dedalus2asp.asp import solve
 from dedalus2asp.cli import app
 from dedalus2asp.pipeline import prepare
-from dedalus2asp.transform import Encoding, Semantics
+from dedalus2asp.asp.transform import Encoding, Semantics
 
 from conftest import EXAMPLES, SMALL, example_id
 

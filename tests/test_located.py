@@ -16,13 +16,15 @@ import clingo
 import pytest
 from typer.testing import CliRunner
 
-from dedalus2asp import operational, pipeline, solve
-from dedalus2asp.analysis import restrict
+from dedalus2asp import pipeline
+from dedalus2asp.asp import solve
+from dedalus2asp.runs import operational
+from dedalus2asp.lang.analysis import restrict
 from dedalus2asp.cli import app
-from dedalus2asp.diagnostics import DiagnosticError, format_diagnostic
-from dedalus2asp.located import LocatedProgram, located_text
-from dedalus2asp.parser import detect_dialect, load_program, parse_facts, parse_json, parse_program, parse_source
-from dedalus2asp.transform import Semantics, transform
+from dedalus2asp.lang.diagnostics import DiagnosticError, format_diagnostic
+from dedalus2asp.lang.located import LocatedProgram, located_text
+from dedalus2asp.lang.parser import detect_dialect, load_program, parse_facts, parse_json, parse_program, parse_source
+from dedalus2asp.asp.transform import Semantics, transform
 
 from conftest import EXAMPLES, SMALL
 

@@ -1,4 +1,4 @@
-"""Tests of the operational semantics (tplp2016 §5.1) in dedalus2asp.operational."""
+"""Tests of the operational semantics (tplp2016 §5.1) in dedalus2asp.runs.operational."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from dedalus2asp.analysis import check, strata
-from dedalus2asp.ast import RuleKind
-from dedalus2asp.diagnostics import DiagnosticError
-from dedalus2asp.operational import (
+from dedalus2asp.lang.analysis import check, strata
+from dedalus2asp.lang.ast import RuleKind
+from dedalus2asp.lang.diagnostics import DiagnosticError
+from dedalus2asp.runs.operational import (
     Message,
     StateLimitExceeded,
     _Reduced,
@@ -24,7 +24,7 @@ from dedalus2asp.operational import (
     replay,
     run_trace,
 )
-from dedalus2asp.parser import parse_facts, parse_program
+from dedalus2asp.lang.parser import parse_facts, parse_program
 
 
 def sym(value):
@@ -515,9 +515,9 @@ def test_traces_mode_delivers_several_copies_under_a_delay_bound():
 
 def test_traces_mode_alg1_matches_the_causal_models():
     # The exact search exceeds millions of configurations at horizon 2 (A and T edges re-sent at every step).
-    from dedalus2asp import solve
+    from dedalus2asp.asp import solve
     from dedalus2asp.pipeline import prepare
-    from dedalus2asp.transform import Semantics
+    from dedalus2asp.asp.transform import Semantics
 
     program, instance = example("jcss2014/alg1")
     for horizon, count in ((2, 37), (3, 81)):

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dedalus2asp.ast import (
+from dedalus2asp.lang.ast import (
     COMPARISONS,
     Atom,
     Comparison,
@@ -24,8 +24,8 @@ from dedalus2asp.ast import (
     Span,
     Variable,
 )
-from dedalus2asp.diagnostics import DiagnosticError
-from dedalus2asp.parser import load_instance, load_program, parse_facts, parse_json, parse_program
+from dedalus2asp.lang.diagnostics import DiagnosticError
+from dedalus2asp.lang.parser import load_instance, load_program, parse_facts, parse_json, parse_program
 
 
 def rules(text: str) -> list[str]:

@@ -10,10 +10,12 @@ from html.parser import HTMLParser
 import pytest
 from typer.testing import CliRunner
 
-from dedalus2asp import inspect, render, solve
+from dedalus2asp import inspect
+from dedalus2asp.asp import solve
+from dedalus2asp.formats import render
 from dedalus2asp.cli import app
 from dedalus2asp.pipeline import prepare
-from dedalus2asp.transform import Semantics
+from dedalus2asp.asp.transform import Semantics
 
 from conftest import EXAMPLES
 

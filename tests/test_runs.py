@@ -18,10 +18,12 @@ from dataclasses import replace
 
 import pytest
 
-from dedalus2asp import inspect, operational, solve
-from dedalus2asp.analysis import restrict, strata
+from dedalus2asp import inspect
+from dedalus2asp.asp import solve
+from dedalus2asp.runs import operational
+from dedalus2asp.lang.analysis import restrict, strata
 from dedalus2asp.pipeline import prepare
-from dedalus2asp.transform import Encoding, Semantics
+from dedalus2asp.asp.transform import Encoding, Semantics
 
 from conftest import EXAMPLES, SMALL, example_id
 

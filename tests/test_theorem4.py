@@ -10,10 +10,11 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from dedalus2asp import operational, solve
-from dedalus2asp.analysis import check, restrict
-from dedalus2asp.parser import load_instance, load_program, parse_facts, parse_program
-from dedalus2asp.transform import Semantics, transform
+from dedalus2asp.asp import solve
+from dedalus2asp.runs import operational
+from dedalus2asp.lang.analysis import check, restrict
+from dedalus2asp.lang.parser import load_instance, load_program, parse_facts, parse_program
+from dedalus2asp.asp.transform import Semantics, transform
 
 from conftest import EXAMPLES, SMALL, example_id
 

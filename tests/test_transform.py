@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from dedalus2asp import solve
-from dedalus2asp.parser import parse_facts, parse_program
+from dedalus2asp.asp import solve
+from dedalus2asp.lang.parser import parse_facts, parse_program
 from dedalus2asp.pipeline import prepare
-from dedalus2asp.transform import Encoding, Semantics, relation_name, transform
+from dedalus2asp.asp.transform import Encoding, Semantics, relation_name, transform
 
 from conftest import ROOT, SMALL, example_id
 
@@ -158,7 +158,7 @@ def test_strings_cannot_inject_directives():
 
 def test_file_names_cannot_inject_statements():
     """The header comment names the program's file: a newline in that name stays in the comment."""
-    from dedalus2asp.incremental import incremental
+    from dedalus2asp.asp.incremental import incremental
 
     name = "x\n:- time(0).\n#script (python)\n%.ded"
     program = parse_program("p(X)@next :- q(X).\n", name)

@@ -23,7 +23,7 @@ from collections import defaultdict
 from html import escape
 from typing import Iterable, Sequence
 
-from .inspect import Message, Model, trace_table
+from ..inspect.model import Message, Model, trace_table
 
 LANE_GAP = 130
 TOP = 48

@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 
 import clingo
 
-from .ast import Instance, Literal, Program, RuleKind
+from ..lang.ast import Instance, Literal, Program, RuleKind
 from .transform import Semantics, _environment, _term, in_comment, message_relation, relation_name, rule_view
 
 

@@ -17,7 +17,7 @@ from typing import Callable
 
 import clingo
 
-from .inspect import Model, decode
+from ..inspect.model import Model, decode
 from .transform import Compiled
 
 

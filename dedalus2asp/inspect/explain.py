@@ -28,10 +28,10 @@ from typing import Iterator
 
 import clingo
 
-from .analysis import strata
-from .ast import Rule, RuleKind
-from .inspect import GroundFact, Message, Model, Point, show_fact
-from .operational import _bind, _ground, _index, _valuations
+from ..lang.analysis import strata
+from ..lang.ast import Rule, RuleKind
+from .model import GroundFact, Message, Model, Point, show_fact
+from ..runs.operational import _bind, _ground, _index, _valuations
 
 INPUT, ARRIVED, CARRIED, DEDUCED = "input", "arrived", "carried", "deduced"
 

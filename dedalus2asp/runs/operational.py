@@ -47,9 +47,9 @@ from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import clingo
 
-from .analysis import check, restrict, strata
-from .ast import Atom, Constant, Instance, Literal, Program, Rule, RuleKind, Term, Trace
-from .located import check_events
+from ..lang.analysis import check, restrict, strata
+from ..lang.ast import Atom, Constant, Instance, Literal, Program, Rule, RuleKind, Term, Trace
+from ..lang.located import check_events
 
 GroundFact = tuple[str, tuple[clingo.Symbol, ...]]
 """A fact R(a1..ak) as (R, (a1..ak))."""

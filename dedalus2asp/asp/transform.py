@@ -79,9 +79,9 @@ from importlib import resources
 
 import jinja2
 
-from .analysis import restrict
-from .ast import Atom, Comparison, Constant, Instance, Literal, Program, Rule, RuleKind, Term, Variable
-from .located import check_events
+from ..lang.analysis import restrict
+from ..lang.ast import Atom, Comparison, Constant, Instance, Literal, Program, Rule, RuleKind, Term, Variable
+from ..lang.located import check_events
 
 
 class Semantics(str, Enum):

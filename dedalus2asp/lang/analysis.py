@@ -157,7 +157,7 @@ def _dependencies(program: Program) -> dict[str, set[tuple[str, bool, Rule, Atom
     return deps
 
 
-def _components(nodes: list[str], succ: dict[str, list[str]]) -> list[list[str]]:
+def strongly_connected(nodes: list[str], succ: dict[str, list[str]]) -> list[list[str]]:
     """Strongly connected components (Tarjan), in reverse topological order."""
     index, low, stack, on, comps = {}, {}, [], set(), []
 
@@ -210,7 +210,7 @@ def stratification(program: Program) -> tuple[dict[str, int], list[Diagnostic]]:
     deps = _dependencies(program)
     heads = list(dict.fromkeys(r.head.predicate for r in program.rules_of(RuleKind.DEDUCTIVE)))
     succ = {h: sorted({b for b, *_ in deps[h]}) for h in heads}  # head depends on body
-    comps = _components(heads, succ)
+    comps = strongly_connected(heads, succ)
     comp_of = {v: i for i, comp in enumerate(comps) for v in comp}
     out = []
     for comp in comps:

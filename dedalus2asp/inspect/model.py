@@ -31,9 +31,9 @@ from typing import Iterable, Iterator, Mapping
 
 import clingo
 
-from . import operational
-from .ast import Instance, Program, Rule, RuleKind, Trace, TraceFact
-from .transform import PENDING, Compiled, Encoding
+from ..runs import operational
+from ..lang.ast import Instance, Program, Rule, RuleKind, Trace, TraceFact
+from ..asp.transform import PENDING, Compiled, Encoding
 
 Point = tuple[clingo.Symbol, int]
 """A local step (x, s) of node x: a point of N × {0..T}."""
@@ -358,12 +358,12 @@ class Model:
         }
 
     def _repr_svg_(self) -> str:
-        from .render import spacetime_svg
+        from ..formats.render import spacetime_svg
 
         return spacetime_svg(self)
 
     def _repr_html_(self) -> str:
-        from .render import model_html
+        from ..formats.render import model_html
 
         return model_html(self)
 
@@ -474,7 +474,7 @@ class Models(tuple):
     """Models of one program, input, semantics and horizon; shows itself as an HTML report in a notebook."""
 
     def _repr_html_(self) -> str:
-        from .render import models_html
+        from ..formats.render import models_html
 
         return models_html(self)
 

@@ -80,7 +80,7 @@ UNLISTED = {"EVENT"}
 
 
 def _grammar(name: str) -> str:
-    return resources.files("dedalus2asp").joinpath(name).read_text(encoding="utf-8")
+    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
 @lru_cache(maxsize=None)

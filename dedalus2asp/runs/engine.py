@@ -59,10 +59,10 @@ from typing import Any, Iterable, Sequence
 
 import clingo
 
-from .analysis import _components, strata
-from .ast import Atom, Comparison, Constant, Fact, Instance, Program, Rule, RuleKind, Variable
-from .diagnostics import Diagnostic, DiagnosticError
-from .parser import json_value
+from ..lang.analysis import strongly_connected, strata
+from ..lang.ast import Atom, Comparison, Constant, Fact, Instance, Program, Rule, RuleKind, Variable
+from ..lang.diagnostics import Diagnostic, DiagnosticError
+from ..lang.parser import json_value
 
 Args = tuple[str, ...]
 FactRow = tuple[str, str, Args]
@@ -197,7 +197,7 @@ def components(stratum: Sequence[Rule]) -> tuple[Component, ...]:
     heads = list(dict.fromkeys(r.head.predicate for r in stratum))
     reads = {h: sorted({a.predicate for r in stratum if r.head.predicate == h for a in r.positive} & set(heads)) for h in heads}
     out = []
-    for comp in _components(heads, reads):  # dependencies first
+    for comp in strongly_connected(heads, reads):  # dependencies first
         members = set(comp)
         rules = tuple(r for r in stratum if r.head.predicate in members)
         out.append(Component(rules, any(a.predicate in members for r in rules for a in r.positive)))
