@@ -48,7 +48,7 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
 
 
 def test_the_repository_has_what_must_be_packaged():
-    assert {"dedalus.lark", "facts.lark", "cli.py"} <= repository_files("dedalus2asp")
+    assert {"lang/dedalus.lark", "lang/facts.lark", "cli.py"} <= repository_files("dedalus2asp")
     assert any(name.endswith(".j2") for name in repository_files("templates"))
     assert any(name.endswith(".lp") for name in repository_files("encodings"))
 
@@ -62,7 +62,7 @@ def test_wheel_holds_every_file_of_the_packaged_folders(wheel, folder):
 
 def test_wheel_holds_the_grammars_templates_and_encodings(wheel):
     names = set(wheel.namelist())
-    assert {"dedalus2asp/dedalus.lark", "dedalus2asp/facts.lark"} <= names
+    assert {"dedalus2asp/lang/dedalus.lark", "dedalus2asp/lang/facts.lark"} <= names
     assert any(n.startswith("dedalus2asp/templates/") and n.endswith(".j2") for n in names)
     assert any(n.startswith("dedalus2asp/encodings/") and n.endswith(".lp") for n in names)
 
