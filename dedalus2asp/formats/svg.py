@@ -1,0 +1,557 @@
+"""The spacetime (Lamport) diagram of a model, as an SVG document written by hand.
+
+How to read it:
+
+* one horizontal **lane** per node, a **tick** per local step 0..T at a fixed step width
+  (a long run is wider, not denser: the HTML report scrolls it sideways); a filled tick
+  holds facts, listed in its tooltip;
+* one **arrow** per message from its send point (x,s) to its arrival point (y,t): the
+  message edges of happens-before (tplp2016 §5.2.1). Messages with the same send point
+  and the same arrival point are **bundled** into one thicker arrow with their count
+  ("×3"); every arrow's tooltip lists its messages;
+* a **pending** message, still in flight at the horizon (§4.3.1: its arrival is beyond
+  T), is a dotted grey arrow that leaves the last step towards its addressee's lane; the
+  lane's end counts them;
+* a message whose arrival happens before its send (`Model.noncausal`, what rule (9) of
+  pure_ca forbids, §4.4.1) is a thick dashed red arrow; one arriving at its own send
+  step is a loop above the lane;
+* the **output** facts at step T (jcss2014 §2.5.5) are boxed in green at the last tick
+  and listed after the lane's end.
+
+Labels never overlap each other nor the ticks and lane names: each one is placed on its
+own arrow at the first free spot along it. When one does not fit, the diagram is
+*dense* and every arrow gets a small number instead, keyed to a table under the diagram.
+Hovering (SVG `<title>`) gives the details everywhere; there is no script.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from html import escape
+from typing import Iterable, Sequence
+
+import clingo
+
+from ..inspect.model import Message, Model, Point
+
+STEP = 100
+"""Width of one step, in pixels: the same at every horizon."""
+LANE_GAP = 130
+TOP = 74
+LEFT = 100
+"""The x of step 0 (more when a node's name is long)."""
+NAME_CHARS = 16
+BEYOND = 0.6 * STEP
+"""How far after step T a pending arrow ends."""
+INK = "#222"
+RED = "#d40000"
+GREEN = "#1b7f3b"
+GREY = "#8a8a8a"
+FAINT = "#ececec"
+PALE = "#b4b4b4"
+FONT = 11
+KEY_FONT = 10
+LABEL_CHARS = 26
+ROW = 16
+
+Box = tuple[float, float, float, float]
+"""(x0, y0, x1, y1): the rectangle a text or a mark covers."""
+
+
+def text_box(x: float, y: float, text: str, size: float = FONT, anchor: str = "middle") -> Box:
+    """The box of `text` drawn at (x, y) with its baseline at y: 0.6 × size per character."""
+    width = 0.6 * size * len(text)
+    x0 = x - width / 2 if anchor == "middle" else x - width if anchor == "end" else x
+    return (x0, y - 0.8 * size, x0 + width, y + 0.25 * size)
+
+
+def overlap(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def short(text: str, width: int = LABEL_CHARS) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def caption(model: Model) -> str:
+    """The model's heading: number, semantics, horizon and delay bound."""
+    return f"model {model.number} ({model.bounds.semantics.value}, {model.bounds.describe()})"
+
+
+# -- bundles ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """The messages sent at one point to one addressee that arrive at one step (or are all pending): one arrow."""
+
+    send: Point
+    addressee: clingo.Symbol
+    arrives: int | None
+    messages: tuple[Message, ...]
+    noncausal: bool
+
+    @property
+    def pending(self) -> bool:
+        return self.arrives is None
+
+    def ends(self) -> str:
+        """The arrow's ends as "x:s → y:t" (or "y, pending")."""
+        where = f"{self.addressee}, pending" if self.pending else f"{self.addressee}:{self.arrives}"
+        return f"{self.send[0]}:{self.send[1]} → {where}"
+
+    def tooltip(self) -> str:
+        count = "1 message" if len(self.messages) == 1 else f"{len(self.messages)} messages"
+        note = "\ninto the past: its arrival happens before its send (non-causal)" if self.noncausal else ""
+        return f"{count} {self.ends()}{note}\n" + "\n".join(m.fact for m in self.messages)
+
+
+def bundles(model: Model) -> tuple[Bundle, ...]:
+    """The model's messages grouped by (send point, addressee, arrival step, non-causal), in send order."""
+    into_past = set(model.noncausal())
+    groups: dict[tuple, list[Message]] = defaultdict(list)
+    for m in model.messages:
+        groups[(m.send, m.addressee, m.arrives, m in into_past)].append(m)
+    return tuple(
+        Bundle(send, addressee, arrives, tuple(ms), noncausal)
+        for (send, addressee, arrives, noncausal), ms in groups.items()
+    )
+
+
+# -- geometry -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where things go: a lane's y, a step's x, and the size of the drawing area."""
+
+    lanes: dict
+    horizon: int
+    left: float = LEFT
+
+    def x(self, step: float) -> float:
+        return self.left + step * STEP
+
+    @property
+    def lane_end(self) -> float:
+        return self.x(self.horizon) + BEYOND
+
+    @property
+    def bottom(self) -> float:
+        return max(self.lanes.values(), default=TOP) + 62
+
+
+def layout(model: Model) -> Layout:
+    longest = max((len(short(str(x), NAME_CHARS)) for x in model.network), default=0)
+    lanes = {x: TOP + 56 + i * LANE_GAP for i, x in enumerate(model.network)}
+    return Layout(lanes, model.horizon, max(LEFT, 50 + 0.6 * 13 * longest))
+
+
+@dataclass(frozen=True)
+class Curve:
+    """A line (2 points), a quadratic (3) or a cubic Bézier curve (4 points)."""
+
+    points: tuple[tuple[float, float], ...]
+
+    @property
+    def d(self) -> str:
+        (x0, y0), *rest = self.points
+        command = {1: "L", 2: "Q", 3: "C"}[len(rest)]
+        return f"M{x0:.1f},{y0:.1f} {command}" + " ".join(f"{x:.1f},{y:.1f}" for x, y in rest)
+
+    def at(self, t: float) -> tuple[float, float]:
+        """The point at parameter t (de Casteljau)."""
+        points = list(self.points)
+        while len(points) > 1:
+            points = [((1 - t) * a[0] + t * b[0], (1 - t) * a[1] + t * b[1]) for a, b in zip(points, points[1:])]
+        return points[0]
+
+    def samples(self, spacing: float = 5) -> list[tuple[float, float]]:
+        length = sum(math.dist(a, b) for a, b in zip(self.points, self.points[1:]))
+        n = max(2, int(length / spacing))
+        return [self.at(i / n) for i in range(n + 1)]
+
+
+def curve(b: Bundle, geo: Layout) -> Curve:
+    """The arrow of a bundle.
+
+    Between lanes a straight line, bent when it would run through a tick of a lane it
+    crosses; on one lane an arc above the lane forwards in time and below it backwards;
+    a message arriving at its own send step is a loop above the lane.
+    """
+    (x, s) = b.send
+    x1, y1 = geo.x(s), geo.lanes[x]
+    x2 = geo.lane_end if b.pending else geo.x(b.arrives)
+    y2 = geo.lanes[b.addressee]
+    if y1 == y2 and x1 == x2:
+        return Curve(((x1, y1), (x1 - 46, y1 - 64), (x1 + 46, y1 - 64), (x2, y2)))
+    if y1 == y2:
+        span = min(abs(x2 - x1) / STEP, 6)
+        lift = -(24 + 9 * span) if x2 > x1 else 24 + 9 * span
+        return Curve(((x1, y1), (x1, y1 + lift), (x2, y2 + lift), (x2, y2)))
+    if _crosses_a_tick(x1, y1, x2, y2, geo):
+        return Curve(((x1, y1), ((x1 + x2) / 2 + 0.4 * STEP, (y1 + y2) / 2), (x2, y2)))
+    return Curve(((x1, y1), (x2, y2)))
+
+
+def _crosses_a_tick(x1: float, y1: float, x2: float, y2: float, geo: Layout) -> bool:
+    low, high = sorted((y1, y2))
+    for y in geo.lanes.values():
+        if low < y < high:
+            x = x1 + (x2 - x1) * (y - y1) / (y2 - y1)
+            if any(abs(x - geo.x(s)) < 12 for s in range(geo.horizon + 1)):
+                return True
+    return False
+
+
+# -- label placement ------------------------------------------------------------
+
+
+class Placer:
+    """Boxes already taken, and the arrows' ink, on a grid; `place` takes the first free candidate.
+
+    A free candidate that no other arrow runs through is preferred, so that a label is
+    not read as another arrow's.
+    """
+
+    CELL = 40
+
+    def __init__(self) -> None:
+        self.boxes: dict[tuple[int, int], list[Box]] = defaultdict(list)
+        self.ink: dict[tuple[int, int], list[tuple[float, float, int]]] = defaultdict(list)
+
+    def _cells(self, box: Box) -> Iterable[tuple[int, int]]:
+        for i in range(int(box[0] // self.CELL), int(box[2] // self.CELL) + 1):
+            for j in range(int(box[1] // self.CELL), int(box[3] // self.CELL) + 1):
+                yield (i, j)
+
+    def block(self, box: Box) -> None:
+        for cell in self._cells(box):
+            self.boxes[cell].append(box)
+
+    def add_ink(self, owner: int, points: Iterable[tuple[float, float]]) -> None:
+        for x, y in points:
+            self.ink[(int(x // self.CELL), int(y // self.CELL))].append((x, y, owner))
+
+    def free(self, box: Box) -> bool:
+        return not any(overlap(box, other) for cell in self._cells(box) for other in self.boxes[cell])
+
+    def clean(self, box: Box, owner: int) -> bool:
+        return not any(
+            o != owner and box[0] <= x <= box[2] and box[1] <= y <= box[3]
+            for cell in self._cells(box)
+            for x, y, o in self.ink[cell]
+        )
+
+    def place(self, candidates: Iterable[Box], owner: int, clean_only: bool = False) -> Box | None:
+        """The first free candidate no other arrow runs through, else (unless `clean_only`) the first free one."""
+        free = [b for b in candidates if self.free(b)]
+        chosen = next((b for b in free if self.clean(b, owner)), None if clean_only or not free else free[0])
+        if chosen is not None:
+            self.block(chosen)
+        return chosen
+
+
+ALONG = (0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74, 0.2, 0.8, 0.14, 0.86)
+
+
+def candidates(c: Curve, width: float, height: float) -> list[Box]:
+    """Boxes of the given size (and a margin) centred on the curve, from its middle outwards, then nudged off it."""
+    pad = 2.5
+    found = []
+    loop = c.points[0] == c.points[-1]  # a label above a loop, not inside it
+    for shift in ((-(height / 2 + 4), 0) if loop else (0, -(height / 2 + 3), height / 2 + 3)):
+        for t in ALONG:
+            x, y = c.at(t)
+            y += shift
+            found.append((x - width / 2 - pad, y - height / 2 - pad, x + width / 2 + pad, y + height / 2 + pad))
+    return found
+
+
+def label_text(b: Bundle) -> str:
+    """What a bundle's label says when it fits: its fact(s), its count, "into the past"."""
+    facts = ", ".join(m.fact for m in b.messages)
+    n = len(b.messages)
+    text = facts if n == 1 else f"×{n} {facts}"
+    if len(text) > LABEL_CHARS:
+        text = short(b.messages[0].fact, LABEL_CHARS - 8) if n == 1 else f"×{n} {short(b.messages[0].fact, 14)} …"
+    return f"into the past: {text}" if b.noncausal else text
+
+
+def key_numbers(arrows: Sequence[tuple[Bundle, Curve]]) -> dict[int, int]:
+    """The key number of each arrow that arrives, 1, 2, ... in send order (pending arrows have none)."""
+    arriving = [i for i, (b, _) in enumerate(arrows) if not b.pending]
+    return {i: number for number, i in enumerate(arriving, start=1)}
+
+
+@dataclass(frozen=True)
+class Label:
+    """A placed label: its text, its box, and whether it is a key number (dense diagrams)."""
+
+    text: str
+    box: Box
+    keyed: bool
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        return ((self.box[0] + self.box[2]) / 2, (self.box[1] + self.box[3]) / 2)
+
+
+def place_labels(arrows: Sequence[tuple[Bundle, Curve]], placer: Placer) -> tuple[dict[int, Label], bool]:
+    """Labels for the arrows that arrive: texts on their arrows when all fit, key numbers otherwise.
+
+    Returns the label of each arrow index (an arrow without room for even a number has
+    none: its key row and tooltip still name it) and whether the diagram is keyed.
+    """
+    order = sorted(
+        (i for i, (b, _) in enumerate(arrows) if not b.pending),
+        key=lambda i: math.dist(arrows[i][1].points[0], arrows[i][1].points[-1]),
+    )
+    saved = {cell: list(boxes) for cell, boxes in placer.boxes.items()}
+    labels: dict[int, Label] = {}
+    for i in order:
+        text = label_text(arrows[i][0])
+        width, height = 0.6 * FONT * len(text), 1.05 * FONT
+        box = placer.place(candidates(arrows[i][1], width, height), i, clean_only=True)
+        if box is None:
+            break
+        labels[i] = Label(text, box, False)
+    else:
+        return labels, False
+    placer.boxes = defaultdict(list, saved)
+    labels = {}
+    numbers = key_numbers(arrows)
+    for i in order:
+        b = arrows[i][0]
+        text = str(numbers[i]) if len(b.messages) == 1 else f"{numbers[i]} ×{len(b.messages)}"
+        width, height = 0.6 * KEY_FONT * len(text) + 6, KEY_FONT + 5
+        box = placer.place(candidates(arrows[i][1], width, height), i)
+        if box is not None:
+            labels[i] = Label(text, box, True)
+    return labels, True
+
+
+# -- drawing --------------------------------------------------------------------
+
+
+def _defs(uid: str) -> str:
+    marks = (("arrow", INK, 9), ("past", RED, 13), ("pending", PALE, 8))
+    return "<defs>" + "".join(
+        f'<marker id="{uid}-{name}" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" '
+        f'markerWidth="{size}" markerHeight="{size}" orient="auto-start-reverse">'
+        f'<path d="M0,0 L10,5 L0,10 z" fill="{color}"/></marker>'
+        for name, color, size in marks
+    ) + "</defs>"
+
+
+def _text(x: float, y: float, text: str, placer: Placer | None = None, size: float = FONT,
+          anchor: str = "middle", attrs: str = "") -> str:
+    if placer is not None:
+        placer.block(text_box(x, y, text, size, anchor))
+    return f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}"{attrs}>{escape(text)}</text>'
+
+
+def _steps(geo: Layout, placer: Placer) -> list[str]:
+    """The step numbers above (and, with three lanes or more, below) the lanes, and a faint line per step."""
+    rows = [TOP - 14] + ([geo.bottom - 26] if len(geo.lanes) >= 3 else [])
+    parts = [f'<line x1="{geo.x(s):.1f}" y1="{TOP - 8}" x2="{geo.x(s):.1f}" y2="{geo.bottom - 40:.1f}" '
+             f'stroke="{FAINT}"/>' for s in range(geo.horizon + 1)]
+    for y in rows:
+        parts.append(_text(geo.left - 30, y, "step", placer, anchor="end", attrs=f' fill="{GREY}"'))
+        parts += [_text(geo.x(s), y, str(s), placer, attrs=f' fill="{GREY}"') for s in range(geo.horizon + 1)]
+        parts.append(_text(geo.lane_end, y, f"> {geo.horizon}", placer, attrs=f' fill="{GREY}" font-style="italic"'))
+    return parts
+
+
+def _lanes(model: Model, geo: Layout, placer: Placer) -> list[str]:
+    """Per node: its name (again every 10 steps on a long lane), its lane and its ticks."""
+    parts = []
+    for x, y in geo.lanes.items():
+        name = short(str(x), NAME_CHARS)
+        parts.append(_text(geo.left - 30, y + 4, name, placer, 13, "end", ' font-weight="bold"'))
+        for s in range(10, geo.horizon + 1, 10):
+            parts.append(_text(geo.x(s - 0.5), y - 6, name, placer, 10, attrs=f' fill="{GREY}"'))
+        parts.append(f'<line class="lane" x1="{geo.left - 20}" y1="{y}" x2="{geo.lane_end:.1f}" y2="{y}" '
+                     f'stroke="{INK}" stroke-width="1.5"/>')
+        placer.block((geo.left - 20, y - 2, geo.lane_end, y + 2))
+        for s in range(geo.horizon + 1):
+            facts = model.facts_at(x, s)
+            tip = f"{x}:{s}\n" + ("\n".join(facts) if facts else "(no facts)")
+            cx = geo.x(s)
+            placer.block((cx - 7, y - 7, cx + 7, y + 7))
+            parts.append(f'<g class="tick"><title>{escape(tip)}</title><circle cx="{cx:.1f}" cy="{y}" r="4.5" '
+                         f'fill="{INK if facts else "white"}" stroke="{INK}"/></g>')
+    return parts
+
+
+def _outputs_by_node(model: Model) -> dict:
+    wanted = set(model.program.output_relations) if model.program is not None else set()
+    return {x: [f for f in model.facts_at(x, model.horizon) if f.split("(", 1)[0] in wanted] for x in model.network}
+
+
+def _lane_ends(model: Model, geo: Layout, placer: Placer) -> tuple[list[str], float]:
+    """After each lane's end: how many messages to it are pending, and its output facts (boxed at the last tick).
+
+    Returns the parts and the width they need.
+    """
+    waiting = defaultdict(list)
+    for m in model.pending:
+        waiting[m.addressee].append(f"{m.fact} from {m.sender}:{m.sent}")
+    parts, width, x0 = [], 0.0, geo.lane_end + 12
+    for x, items in waiting.items():
+        text = f"{len(items)} pending"
+        count = _text(x0, geo.lanes[x] + 4, text, placer, anchor="start", attrs=f' fill="{GREY}"')
+        parts.append(f'<g class="pending-count"><title>{escape(chr(10).join(items))}</title>{count}</g>')
+        width = max(width, 0.6 * FONT * len(text))
+    for x, facts in _outputs_by_node(model).items():
+        if not facts:
+            continue
+        y, cx = geo.lanes[x], geo.x(model.horizon)
+        lines = _wrap(["output:", *facts], 30)[:4]
+        if sum(len(line) for line in lines) < sum(len(f) + 2 for f in facts) + 6:
+            lines[-1] = short(lines[-1] + " …", 30)
+        texts = "".join(_text(x0, y + 22 + ROW * k, line, placer, anchor="start",
+                              attrs=f' fill="{GREEN}" font-weight="bold"') for k, line in enumerate(lines))
+        width = max(width, *(0.6 * FONT * len(line) for line in lines))
+        parts.append(f'<g class="output"><title>{escape(f"output facts of {x} at step {model.horizon}: " + ", ".join(facts))}</title>'
+                     f'<rect x="{cx - 8:.1f}" y="{y - 8}" width="16" height="16" rx="3" fill="none" stroke="{GREEN}" '
+                     f'stroke-width="2.5"/>{texts}</g>')
+    return parts, width
+
+
+def _wrap(words: Sequence[str], width: int) -> list[str]:
+    """Words joined by ", " (after the first) into lines of at most `width` characters."""
+    lines = [words[0]]
+    for word in words[1:]:
+        glue = " " if lines[-1].endswith(":") else ", "
+        if len(lines[-1]) + len(glue) + len(word) <= width:
+            lines[-1] += glue + word
+        else:
+            lines[-1] += "," if not lines[-1].endswith(":") else ""
+            lines.append(short(word, width))
+    return lines
+
+
+def _style(b: Bundle) -> tuple[str, str, float, str, str]:
+    """class, colour, stroke width, dash and marker of a bundle's arrow."""
+    thick = 0.8 * math.log2(len(b.messages))
+    if b.noncausal:
+        return "message noncausal", RED, 3.2 + thick, ' stroke-dasharray="9 5"', "past"
+    if b.pending:
+        return "message pending", PALE, 1.0 + thick / 2, ' stroke-dasharray="2 3"', "pending"
+    return "message", INK, 1.4 + thick, "", "arrow"
+
+
+def _arrow(b: Bundle, c: Curve, uid: str, index: int) -> str:
+    cls, colour, width, dash, marker = _style(b)
+    cls += " bundle" if len(b.messages) > 1 else ""
+    return (
+        f'<g class="{cls}" id="{uid}-a{index}" data-count="{len(b.messages)}"><title>{escape(b.tooltip())}</title>'
+        f'<path d="{c.d}" fill="none" stroke="{colour}" stroke-width="{width:.1f}"{dash} '
+        f'marker-end="url(#{uid}-{marker})"/></g>'
+    )
+
+
+def _label(b: Bundle, label: Label, uid: str, index: int) -> str:
+    """A label on top of every arrow: text with a white halo, or a key number in a small box."""
+    colour = RED if b.noncausal else INK
+    x, y = label.centre
+    head = f'<g class="label" data-for="{uid}-a{index}"><title>{escape(b.tooltip())}</title>'
+    if label.keyed:
+        x0, y0, x1, y1 = label.box
+        return (head + f'<rect x="{x0 + 1.5:.1f}" y="{y0 + 1.5:.1f}" width="{x1 - x0 - 3:.1f}" height="{y1 - y0 - 3:.1f}" '
+                f'rx="3" fill="white" stroke="{colour}"/>'
+                + _text(x, y + 0.35 * KEY_FONT, label.text, size=KEY_FONT, attrs=f' fill="{colour}" font-weight="bold"')
+                + "</g>")
+    halo = ' stroke="white" stroke-width="3.5" stroke-linejoin="round" paint-order="stroke"'
+    bold = ' font-weight="bold"' if b.noncausal else ""
+    return head + _text(x, y + 0.3 * FONT, label.text, attrs=f' fill="{colour}"{halo}{bold}') + "</g>"
+
+
+def _legend(top: float, width: float, uid: str) -> tuple[str, float]:
+    """What the marks mean, in rows as wide as the diagram; returns the legend and its height."""
+    items = [
+        (f'<line x1="0" y1="0" x2="26" y2="0" stroke="{INK}" stroke-width="1.4" marker-end="url(#{uid}-arrow)"/>', "message"),
+        (f'<line x1="0" y1="0" x2="26" y2="0" stroke="{INK}" stroke-width="3" marker-end="url(#{uid}-arrow)"/>',
+         "×n: n messages, same send and arrival"),
+        (f'<line x1="0" y1="0" x2="26" y2="0" stroke="{PALE}" stroke-width="1" stroke-dasharray="2 3" '
+         f'marker-end="url(#{uid}-pending)"/>', "pending at the horizon"),
+        (f'<line x1="0" y1="0" x2="26" y2="0" stroke="{RED}" stroke-width="3.2" stroke-dasharray="9 5" '
+         f'marker-end="url(#{uid}-past)"/>', "into the past (non-causal)"),
+        (f'<rect x="7" y="-7" width="14" height="14" rx="3" fill="none" stroke="{GREEN}" stroke-width="2.5"/>',
+         "output at the last step"),
+    ]
+    out, x, y = [f'<g class="legend" transform="translate(12,{top:.0f})">'], 0.0, 0.0
+    for mark, text in items:
+        room = 34 + 0.6 * FONT * len(text)
+        if x > 0 and x + room > width - 24:
+            x, y = 0.0, y + 20
+        out.append(f'<g transform="translate({x:.0f},{y:.0f})">{mark}{_text(34, 4, text, anchor="start")}</g>')
+        x += room + 22
+    out.append("</g>")
+    return "".join(out), y + 20
+
+
+def _key_table(arrows: Sequence[tuple[Bundle, Curve]], labels: dict[int, Label], top: float, width: float,
+               uid: str) -> tuple[str, float]:
+    """The key of a dense diagram: one row per numbered arrow, in columns; returns the table and its height."""
+    rows = []
+    for i, number in key_numbers(arrows).items():
+        b = arrows[i][0]
+        mark = "" if i in labels else " (no room on its arrow)"
+        past = "into the past: " if b.noncausal else ""
+        rows.append((b, f"{number}. {b.ends()}{mark}: {past}" + ", ".join(m.fact for m in b.messages)))
+    if not rows:
+        return "", 0.0
+    columns = max(1, int((width - 24) // 460))
+    column = (width - 24) / columns
+    per = math.ceil(len(rows) / columns)
+    chars = int((column - 16) / (0.6 * FONT))
+    parts = [f'<g class="key" transform="translate(12,{top:.0f})">',
+             _text(0, 0, "Key: arrows by number (hover a row for all its messages)", anchor="start", attrs=' font-weight="bold"')]
+    for k, (b, text) in enumerate(rows):
+        x, y = column * (k // per), ROW * (1 + k % per)
+        row = _text(x, y, short(text, chars), anchor="start", attrs=f' fill="{RED if b.noncausal else INK}"')
+        parts.append(f'<g class="key-row"><title>{escape(b.tooltip())}</title>{row}</g>')
+    parts.append("</g>")
+    return "".join(parts), ROW * (per + 1) + 8
+
+
+def spacetime_svg(model: Model) -> str:
+    """The spacetime diagram of `model` as an SVG document (see the module docstring).
+
+    Classes name what the elements stand for: `lane` (one per node), `tick` (one per
+    step), `message` (one per arrow, `data-count` messages; also `bundle` when there are
+    several, `pending` or `noncausal`), `label`, `output` (output facts at the last step),
+    `pending-count`, `legend` and `key`.
+    """
+    geo, placer, uid = layout(model), Placer(), f"m{model.number}"
+    body = _steps(geo, placer) + _lanes(model, geo, placer)
+    ends, end_width = _lane_ends(model, geo, placer)
+    arrows = [(b, curve(b, geo)) for b in bundles(model)]
+    for i, (b, c) in enumerate(arrows):
+        if not b.pending:  # pending arrows are faint: a label may sit on them
+            placer.add_ink(i, c.samples())
+    labels, keyed = place_labels(arrows, placer)
+    width = max(geo.lane_end + 24 + max(end_width, 60), 760)
+    table, table_height = _key_table(arrows, labels, geo.bottom + 28, width, uid) if keyed else ("", 0.0)
+    legend, legend_height = _legend(geo.bottom + 8 + table_height + 12, width, uid)
+    height = geo.bottom + 8 + table_height + 12 + legend_height
+    order = sorted(range(len(arrows)), key=lambda i: not arrows[i][0].pending)  # pending ones underneath
+    return "\n".join([
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="spacetime" width="{width:.0f}" height="{height:.0f}" '
+        f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="Helvetica, Arial, sans-serif" font-size="{FONT}">',
+        f"<title>{escape(caption(model) + ': spacetime diagram')}</title>",
+        _defs(uid),
+        f'<rect width="{width:.0f}" height="{height:.0f}" fill="white"/>',
+        f'<text x="12" y="22" font-size="14" font-weight="bold">{escape(caption(model))}</text>',
+        *body,
+        *(_arrow(arrows[i][0], arrows[i][1], uid, i) for i in order),
+        *ends,
+        *(_label(arrows[i][0], label, uid, i) for i, label in sorted(labels.items())),
+        table,
+        legend,
+        "</svg>",
+    ]) + "\n"
