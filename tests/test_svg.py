@@ -12,7 +12,7 @@ import pytest
 
 from dedalus2asp.asp import solve
 from dedalus2asp.bounds import Bounds, Network, Semantics
-from dedalus2asp.formats import render, svg
+from dedalus2asp.formats import placement, render, svg
 from dedalus2asp.pipeline import prepare
 
 from conftest import EXAMPLES
@@ -67,7 +67,7 @@ def texts(root):
             dx, dy = dx + float(move.group(1)), dy + float(move.group(2))
         if element.tag == f"{SVG}text":
             content = "".join(element.itertext())
-            box = svg.text_box(float(element.get("x")) + dx, float(element.get("y")) + dy, content, size,
+            box = placement.text_box(float(element.get("x")) + dx, float(element.get("y")) + dy, content, size,
                                element.get("text-anchor", "start"))
             found.append((content, box))
         for child in element:
@@ -85,13 +85,13 @@ def diagram(model):
 def test_no_two_texts_overlap(cases, case):
     root = diagram(cases[case])
     boxes = texts(root)
-    clashes = [(a, b) for (a, ba), (b, bb) in combinations(boxes, 2) if svg.overlap(ba, bb)]
+    clashes = [(a, b) for (a, ba), (b, bb) in combinations(boxes, 2) if placement.overlap(ba, bb)]
     assert clashes == []
     # nor does a label cover a tick
     ticks = [(float(c.get("cx")) - 4.5, float(c.get("cy")) - 4.5, float(c.get("cx")) + 4.5, float(c.get("cy")) + 4.5)
              for g in groups(root, "tick") for c in g.iter(f"{SVG}circle")]
     labels = [box for g in groups(root, "label") for _, box in texts(g)]
-    assert not any(svg.overlap(label, tick) for label in labels for tick in ticks)
+    assert not any(placement.overlap(label, tick) for label in labels for tick in ticks)
 
 
 def arrow_messages(root) -> Counter:
@@ -174,7 +174,7 @@ def test_a_message_arriving_at_its_send_step_is_a_loop_above_the_lane_clear_of_t
     assert max(ys) == pytest.approx(y) and min(ys) < y - 30  # above the lane
     (output,) = groups(root, "output")
     loop_box = (min(xs), min(ys), max(xs), max(ys))
-    assert not any(svg.overlap(box, loop_box) for _, box in texts(output))
+    assert not any(placement.overlap(box, loop_box) for _, box in texts(output))
     assert "T()" in "".join(output.itertext())
 
 

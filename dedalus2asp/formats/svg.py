@@ -18,10 +18,11 @@ How to read it:
 * the **output** facts at step T (jcss2014 §2.5.5) are boxed in green at the last tick
   and listed after the lane's end.
 
-Labels never overlap each other nor the ticks and lane names: each one is placed on its
-own arrow at the first free spot along it. When one does not fit, the diagram is
-*dense* and every arrow gets a small number instead, keyed to a table under the diagram.
-Hovering (SVG `<title>`) gives the details everywhere; there is no script.
+Labels never overlap each other nor the ticks and names (`placement`): each one sits on
+its own arrow at the first free spot along it that no other arrow runs through. When
+one finds no such spot, the diagram is *dense*: every arrow gets a small number instead,
+keyed to a table under the diagram. Hovering (SVG `<title>`) gives the details
+everywhere; there is no script.
 """
 
 from __future__ import annotations
@@ -30,11 +31,12 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 from html import escape
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import clingo
 
 from ..inspect.model import Message, Model, Point
+from .placement import Box, Placer, candidates, text_box
 
 STEP = 100
 """Width of one step, in pixels: the same at every horizon."""
@@ -55,20 +57,6 @@ FONT = 11
 KEY_FONT = 10
 LABEL_CHARS = 26
 ROW = 16
-
-Box = tuple[float, float, float, float]
-"""(x0, y0, x1, y1): the rectangle a text or a mark covers."""
-
-
-def text_box(x: float, y: float, text: str, size: float = FONT, anchor: str = "middle") -> Box:
-    """The box of `text` drawn at (x, y) with its baseline at y: 0.6 × size per character."""
-    width = 0.6 * size * len(text)
-    x0 = x - width / 2 if anchor == "middle" else x - width if anchor == "end" else x
-    return (x0, y - 0.8 * size, x0 + width, y + 0.25 * size)
-
-
-def overlap(a: Box, b: Box) -> bool:
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 def short(text: str, width: int = LABEL_CHARS) -> str:
@@ -206,68 +194,19 @@ def _crosses_a_tick(x1: float, y1: float, x2: float, y2: float, geo: Layout) -> 
     return False
 
 
-# -- label placement ------------------------------------------------------------
-
-
-class Placer:
-    """Boxes already taken, and the arrows' ink, on a grid; `place` takes the first free candidate.
-
-    A free candidate that no other arrow runs through is preferred, so that a label is
-    not read as another arrow's.
-    """
-
-    CELL = 40
-
-    def __init__(self) -> None:
-        self.boxes: dict[tuple[int, int], list[Box]] = defaultdict(list)
-        self.ink: dict[tuple[int, int], list[tuple[float, float, int]]] = defaultdict(list)
-
-    def _cells(self, box: Box) -> Iterable[tuple[int, int]]:
-        for i in range(int(box[0] // self.CELL), int(box[2] // self.CELL) + 1):
-            for j in range(int(box[1] // self.CELL), int(box[3] // self.CELL) + 1):
-                yield (i, j)
-
-    def block(self, box: Box) -> None:
-        for cell in self._cells(box):
-            self.boxes[cell].append(box)
-
-    def add_ink(self, owner: int, points: Iterable[tuple[float, float]]) -> None:
-        for x, y in points:
-            self.ink[(int(x // self.CELL), int(y // self.CELL))].append((x, y, owner))
-
-    def free(self, box: Box) -> bool:
-        return not any(overlap(box, other) for cell in self._cells(box) for other in self.boxes[cell])
-
-    def clean(self, box: Box, owner: int) -> bool:
-        return not any(
-            o != owner and box[0] <= x <= box[2] and box[1] <= y <= box[3]
-            for cell in self._cells(box)
-            for x, y, o in self.ink[cell]
-        )
-
-    def place(self, candidates: Iterable[Box], owner: int, clean_only: bool = False) -> Box | None:
-        """The first free candidate no other arrow runs through, else (unless `clean_only`) the first free one."""
-        free = [b for b in candidates if self.free(b)]
-        chosen = next((b for b in free if self.clean(b, owner)), None if clean_only or not free else free[0])
-        if chosen is not None:
-            self.block(chosen)
-        return chosen
+# -- labels -------------------------------------------------------------------
 
 
 ALONG = (0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74, 0.2, 0.8, 0.14, 0.86)
+"""Where a label may sit along its arrow, from the middle outwards."""
 
 
-def candidates(c: Curve, width: float, height: float) -> list[Box]:
-    """Boxes of the given size (and a margin) centred on the curve, from its middle outwards, then nudged off it."""
-    pad = 2.5
-    found = []
-    loop = c.points[0] == c.points[-1]  # a label above a loop, not inside it
-    for shift in ((-(height / 2 + 4), 0) if loop else (0, -(height / 2 + 3), height / 2 + 3)):
-        for t in ALONG:
-            x, y = c.at(t)
-            y += shift
-            found.append((x - width / 2 - pad, y - height / 2 - pad, x + width / 2 + pad, y + height / 2 + pad))
-    return found
+def spots(c: Curve, width: float, height: float) -> list[Box]:
+    """Boxes for a label along an arrow: centred on it, then nudged off it; above a loop, not inside it."""
+    points = [c.at(t) for t in ALONG]
+    if c.points[0] == c.points[-1]:
+        return candidates(points, width, height, (-(height / 2 + 4), 0))
+    return candidates(points, width, height, (0, -(height / 2 + 3), height / 2 + 3))
 
 
 def label_text(b: Bundle) -> str:
@@ -309,25 +248,25 @@ def place_labels(arrows: Sequence[tuple[Bundle, Curve]], placer: Placer) -> tupl
         (i for i, (b, _) in enumerate(arrows) if not b.pending),
         key=lambda i: math.dist(arrows[i][1].points[0], arrows[i][1].points[-1]),
     )
-    saved = {cell: list(boxes) for cell, boxes in placer.boxes.items()}
+    saved = placer.snapshot()
     labels: dict[int, Label] = {}
     for i in order:
         text = label_text(arrows[i][0])
         width, height = 0.6 * FONT * len(text), 1.05 * FONT
-        box = placer.place(candidates(arrows[i][1], width, height), i, clean_only=True)
+        box = placer.place(spots(arrows[i][1], width, height), i, clean_only=True)
         if box is None:
             break
         labels[i] = Label(text, box, False)
     else:
         return labels, False
-    placer.boxes = defaultdict(list, saved)
+    placer.restore(saved)
     labels = {}
     numbers = key_numbers(arrows)
     for i in order:
         b = arrows[i][0]
         text = str(numbers[i]) if len(b.messages) == 1 else f"{numbers[i]} ×{len(b.messages)}"
         width, height = 0.6 * KEY_FONT * len(text) + 6, KEY_FONT + 5
-        box = placer.place(candidates(arrows[i][1], width, height), i)
+        box = placer.place(spots(arrows[i][1], width, height), i)
         if box is not None:
             labels[i] = Label(text, box, True)
     return labels, True
