@@ -8,7 +8,8 @@ import pytest
 
 from dedalus2asp.lang import analysis
 from dedalus2asp.lang.diagnostics import DiagnosticError, Severity
-from dedalus2asp.lang.parser import load_program, parse_facts, parse_program
+from dedalus2asp.lang.facts import parse_facts
+from dedalus2asp.lang.parser import load_program, parse_program
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -108,7 +109,7 @@ def test_safety_names_the_persist_macro():
          "(add a positive atom that binds 'Y')")
     ]
     (rule,) = [r for r in parse_program("persist[p, d, 1].").rules]
-    assert analysis._rule_name(rule) == "rule 1 (persist[p, d, 1])"
+    assert analysis.rule_name(rule) == "rule 1 (persist[p, d, 1])"
 
 
 # ---------------------------------------------------------------------------
@@ -252,7 +253,7 @@ def test_deductive_rules_of_a_relation_also_sent_asynchronously():
 
 
 def test_output_not_derived_is_a_warning():
-    """An input relation is a legitimate output (SPEC §3: its facts at the last step)."""
+    """An input relation is a legitimate output (its facts at the last step)."""
     found = warnings(".output reach, r.\nreach(X) :- r(X, _).")
     assert found == [
         ("p.ded", 1, 16, "output-not-derived",

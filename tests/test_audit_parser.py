@@ -5,7 +5,7 @@
 2. Dialect detection: `notin(` is a relation, not Molly's negation; a program
    detected as Molly that does not parse says how it was read.
 3. An output relation that no rule derives is a warning (an input relation is
-   a legitimate output, SPEC §3); a repeated output relation is listed once.
+   a legitimate output, jcss2014 §2.5.5); a repeated output relation is listed once.
 4. The shipped examples check without warnings.
 """
 
@@ -22,7 +22,8 @@ from dedalus2asp.asp import solve
 from dedalus2asp.lang import analysis
 from dedalus2asp.cli import app
 from dedalus2asp.lang.diagnostics import DiagnosticError, Severity, format_diagnostic
-from dedalus2asp.lang.parser import detect_dialect, json_value, parse_facts, parse_json, parse_program, parse_source
+from dedalus2asp.lang.facts import json_value, parse_facts, parse_json
+from dedalus2asp.lang.parser import detect_dialect, parse_program, parse_source
 from dedalus2asp.asp.transform import Semantics
 
 from conftest import EXAMPLES

@@ -17,9 +17,8 @@ from __future__ import annotations
 import difflib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
-from typing import Iterator
 
-from .ast import Atom, Fact, Instance, Literal, Output, Program, Rule, RuleKind
+from .ast import Atom, Fact, Instance, Output, Program, Rule, RuleKind
 from .diagnostics import Diagnostic, Severity, in_order, raise_if_errors
 
 
@@ -27,18 +26,13 @@ def _diag(program: Program, code: str, message: str, span, severity=Severity.ERR
     return Diagnostic(code, message, span, program.filename, program.text, severity, tuple(notes))
 
 
-def _rule_name(rule: Rule) -> str:
+def rule_name(rule: Rule) -> str:
+    """How messages name a rule: `rule 3`, or `rule 3 (persist[p, 1])` for a rule a macro wrote."""
     return f"rule {rule.number}" + (f" ({rule.origin})" if rule.origin else "")
 
 
 def _arguments(k: int) -> str:
     return f"{k} argument" + ("" if k == 1 else "s")
-
-
-def _atoms(rule: Rule) -> Iterator[Atom]:
-    """The atoms of a rule in source order: the head, then the body literals."""
-    yield rule.head
-    yield from (b.atom for b in rule.body if isinstance(b, Literal))
 
 
 def _similar(name: str, candidates) -> str:
@@ -66,7 +60,7 @@ def safety(program: Program) -> list[Diagnostic]:
                     _diag(
                         program,
                         "anonymous-variable",
-                        f"'_' in the {where} {what + ' ' if what else ''}of {_rule_name(rule)}: an anonymous "
+                        f"'_' in the {where} {what + ' ' if what else ''}of {rule_name(rule)}: an anonymous "
                         "variable may only stand in a positive body atom (name it, and bind it in a positive atom)",
                         var.span,
                     )
@@ -75,13 +69,13 @@ def safety(program: Program) -> list[Diagnostic]:
                 reported.add((where, what, var.name))
                 if where == "addressee":
                     message = (
-                        f"the addressee '{var.name}' of {_rule_name(rule)} occurs in no positive body atom: "
+                        f"the addressee '{var.name}' of {rule_name(rule)} occurs in no positive body atom: "
                         f"a message needs a known destination (bind '{var.name}' in a positive body atom, "
                         f"e.g. node({var.name}))"
                     )
                 else:
                     message = (
-                        f"unsafe variable '{var.name}' in the {where} {what} of {_rule_name(rule)}: "
+                        f"unsafe variable '{var.name}' in the {where} {what} of {rule_name(rule)}: "
                         f"it occurs in no positive body atom (add a positive atom that binds '{var.name}')"
                     )
                 out.append(_diag(program, "unsafe-variable", message, var.span))
@@ -92,7 +86,7 @@ def arities(program: Program, instance: Instance | None = None) -> list[Diagnost
     """One arity per relation, in the program and between program and input."""
     out, first = [], {}
     for rule in program.rules:
-        for atom in _atoms(rule):
+        for atom in rule.atoms:
             seen = first.setdefault(atom.predicate, atom)
             if seen.arity != atom.arity:
                 out.append(
@@ -224,7 +218,7 @@ def stratification(program: Program) -> tuple[dict[str, int], list[Diagnostic]]:
                         _diag(
                             program,
                             "not-stratifiable",
-                            f"negation of '{body}' in {_rule_name(rule)} closes the cycle "
+                            f"negation of '{body}' in {rule_name(rule)} closes the cycle "
                             f"{' → '.join(cycle)}; deductive rules must be stratifiable "
                             "(make one of the rules on the cycle @next)",
                             atom.span,
@@ -254,7 +248,7 @@ def strata(program: Program) -> tuple[tuple[Rule, ...], ...]:
 def outputs(program: Program, requested: tuple[str, ...] | None = None) -> list[Diagnostic]:
     """Every output relation must occur in the program; one that no rule derives is a warning.
 
-    out(P) may name any relation of P (SPEC §3): an input relation is a
+    out(P) may name any relation of P (jcss2014 §2.5.5): an input relation is a
     legitimate output (its facts at the last step), so only a relation that
     occurs nowhere is an error, a typo most likely. `requested` checks the
     relations of `--output` instead of the `.output` ones, alike (they have no
@@ -294,7 +288,7 @@ def warnings(program: Program, instance: Instance | None = None) -> list[Diagnos
                     _diag(
                         program,
                         "singleton-variable",
-                        f"variable '{var.name}' occurs only once in {_rule_name(rule)} "
+                        f"variable '{var.name}' occurs only once in {rule_name(rule)} "
                         "(write '_' if that is intended)",
                         var.span,
                         Severity.WARNING,
@@ -306,7 +300,7 @@ def warnings(program: Program, instance: Instance | None = None) -> list[Diagnos
         schema = program.schema()
         reported = set()
         for rule in program.rules:
-            for atom in list(_atoms(rule))[1:]:
+            for atom in rule.atoms[1:]:
                 p = atom.predicate
                 if p not in derived and p not in given and p not in reported:
                     reported.add(p)

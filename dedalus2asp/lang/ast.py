@@ -6,7 +6,9 @@ H (tplp2016 §3.3) mapping every node of the network N to a set of facts.
 
 Every class here is a small frozen dataclass named after the grammar rule it
 comes from, and carries the source `Span` it was parsed from (not part of
-equality). Rewrites build new nodes with `dataclasses.replace`.
+equality). Rewrites build new nodes with `dataclasses.replace`. `Marked`
+and `Timestamped` occur only in located and Molly programs, which
+`located.locate` rewrites into a `Program` without them.
 
 Data values are `clingo.Symbol`s: the operational semantics, the solver and
 the inspector then order and print them identically (clingo's total order on
@@ -164,6 +166,11 @@ class Rule:
     def comparisons(self) -> tuple[Comparison, ...]:
         return tuple(b for b in self.body if isinstance(b, Comparison))
 
+    @property
+    def atoms(self) -> tuple[Atom, ...]:
+        """The atoms of the rule in source order: the head, then the body atoms."""
+        return (self.head, *(b.atom for b in self.body if isinstance(b, Literal)))
+
     def variables(self) -> Iterator[Variable]:
         """Every variable occurrence of the rule, head first."""
         yield from self.head.variables()
@@ -178,6 +185,25 @@ class Rule:
         )
         body = ", ".join(map(str, self.body))
         return f"{self.head}{annotation} :- {body}." if body else f"{self.head}{annotation}."
+
+
+@dataclass(frozen=True)
+class Marked:
+    """An argument marked as the location specifier: `#L` (tr2009 §6.2); only in located programs."""
+
+    term: Term
+    span: Span = _span()
+
+    def __str__(self) -> str:
+        return f"#{self.term}"
+
+
+@dataclass(frozen=True)
+class Timestamped:
+    """`p(ā)@k` written in a located or Molly program: a fact that is an input event at step k."""
+
+    rule: Rule
+    step: int
 
 
 @dataclass(frozen=True)

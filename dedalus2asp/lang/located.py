@@ -26,7 +26,7 @@ a program into the IR of `ast.Program`:
 * a body-less ground rule `p(#a, 1).` is an input fact of node a, and
   `p(#a, 1)@3.` an input event of node a at step 3 (tr2009 Example 3).
 
-A located input is read the same way (`parser.parse_facts(..., columns=...)`):
+A located input is read the same way (`facts.parse_facts(..., columns=...)`):
 a fact goes to the node named in its location column, and the network is the
 set of nodes named there, plus those of empty blocks `c { }`. An input is
 located exactly when its program is.
@@ -37,15 +37,15 @@ only; `check_events` rejects an event beyond the horizon.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Callable, Iterable, Mapping
 
 import clingo
 
-from .ast import Atom, Constant, Fact, Instance, Literal, Output, Program, Rule, RuleKind, Span, Term, Variable
+from .ast import (Atom, Constant, Fact, Instance, Literal, Marked, Output, Program, Rule, RuleKind, Span, Term,
+                  Timestamped, Variable)
 from .diagnostics import Diagnostic, DiagnosticError, Severity, raise_if_errors
 
-DIALECTS = ("auto", "transparent", "located", "molly")
 IDENTITY_NAMES = ("id", "node_id")
 
 # Molly's built-in relations, which mean nothing in tplp2016's semantics.
@@ -55,25 +55,6 @@ MOLLY_RELATIONS = {
     "crash": "Molly's failure injection (crash(Node, Crashed, Time)); dedalus2asp models no crashes (every node "
     "performs every step 0..T), so",
 }
-
-
-@dataclass(frozen=True)
-class Marked:
-    """An argument marked as the location specifier: `#L` (tr2009 §6.2)."""
-
-    term: Term
-    span: Span = field(default=Span(0, 0, 0, 0), compare=False, repr=False)
-
-    def __str__(self) -> str:
-        return f"#{self.term}"
-
-
-@dataclass(frozen=True)
-class Timestamped:
-    """`p(ā)@k` written in a program: a fact that is an input event at step k."""
-
-    rule: Rule
-    step: int
 
 
 @dataclass(frozen=True)
@@ -110,27 +91,15 @@ class LocatedProgram:
         facts: dict[clingo.Symbol, list[Fact]] = {n: list(fs) for n, fs in self.facts.items()}
         for node, local in (given.facts if given is not None else {}).items():
             facts.setdefault(node, []).extend(local)
+        origin = given if given is not None else self.program  # whose file a problem is reported in
         if self.identity is not None:
             clash = [f for fs in facts.values() for f in fs if f.predicate == self.identity]
             if clash:
-                raise DiagnosticError(
-                    [
-                        Diagnostic(
-                            "identity-input",
-                            self.identity_clash(f"gives '{clash[0]}'", "the input relation"),
-                            clash[0].span,
-                            given.filename if given is not None else self.program.filename,
-                            given.text if given is not None else self.program.text,
-                        )
-                    ]
-                )
+                message = self.identity_clash(f"gives '{clash[0]}'", "the input relation")
+                raise DiagnosticError([Diagnostic("identity-input", message, clash[0].span, origin.filename, origin.text)])
             for node, local in facts.items():
                 local.insert(0, Fact(self.identity, (node,)))
-        return Instance(
-            {n: tuple(dict.fromkeys(fs)) for n, fs in facts.items()},
-            given.filename if given is not None else self.program.filename,
-            given.text if given is not None else self.program.text,
-        )
+        return Instance({n: tuple(dict.fromkeys(fs)) for n, fs in facts.items()}, origin.filename, origin.text)
 
 
 def check_events(instance: Instance, horizon: int, run: bool = False) -> None:
@@ -162,11 +131,6 @@ def check_events(instance: Instance, horizon: int, run: bool = False) -> None:
 # Located programs → the IR
 
 
-def _atoms(rule: Rule) -> Iterable[Atom]:
-    yield rule.head
-    yield from (b.atom for b in rule.body if isinstance(b, Literal))
-
-
 def _plain(term) -> Term:
     return term.term if isinstance(term, Marked) else term
 
@@ -179,7 +143,7 @@ def location_columns(statements: Iterable[Rule], error) -> dict[str, int]:
     """relation → its location column: the argument marked `#` (consistently), else the first."""
     columns: dict[str, tuple[int, Atom]] = {}
     for rule in statements:
-        for atom in _atoms(rule):
+        for atom in rule.atoms:
             marked = [i for i, a in enumerate(atom.args) if isinstance(a, Marked)]
             if len(marked) > 1:
                 error(
@@ -226,22 +190,87 @@ def locate(
     filename: str,
     text: str,
 ) -> LocatedProgram:
-    """The IR of a located program (see the module docstring); every problem is reported at once."""
+    """The IR of a located program (see the module docstring); every problem is reported at once.
+
+    First every relation's location column is found (`location_columns`).
+    Then each statement, its `#` marks dropped (the `source` of the result),
+    is either a fact written in the program, an input fact of the node in
+    its location column (`_fact`), or a rule, rewritten by `_Locator.rule`.
+    A Molly program is last warned of Molly's built-in relations.
+    """
     diagnostics: list[Diagnostic] = []
 
     def error(code: str, message: str, span: Span, severity=Severity.ERROR) -> None:
         diagnostics.append(Diagnostic(code, message, span, filename, text, severity))
 
     rules = [s.rule if isinstance(s, Timestamped) else s for s in statements]
-    columns = location_columns(rules, error)
-    column = lambda predicate: columns.get(predicate, 0)  # noqa: E731
+    schema = {a.predicate for r in rules for a in r.atoms}
+    locator = _Locator(location_columns(rules, error), _identity_name(schema), error)
+    source: list[Rule] = []
+    transparent: list[Rule] = []
+    facts: dict[clingo.Symbol, list[Fact]] = {}
+    for statement in statements:
+        step = statement.step if isinstance(statement, Timestamped) else None
+        rule = statement.rule if isinstance(statement, Timestamped) else statement
+        plain = _unmarked(rule)
+        source.append(plain)
+        head_at = locator.location(plain.head)
+        if not plain.body and rule.kind is RuleKind.DEDUCTIVE and head_at is not None:
+            fact = _fact(plain.head, locator.column(plain.head.predicate), step, error)
+            if fact is not None:
+                facts.setdefault(fact[0], []).append(fact[1])
+        elif plain.body or head_at is not None:
+            ir = locator.rule(rule, plain, step, head_at)
+            if ir is not None:
+                transparent.append(ir)
+    if dialect == "molly":
+        _molly_warnings(rules, error)
+    warnings = raise_if_errors(diagnostics)
+    # the identity relation is named apart from the program's: only the rules that need it read it
+    reads_identity = any(b.atom.predicate == locator.identity for r in transparent for b in r.body if isinstance(b, Literal))
+    return LocatedProgram(
+        Program(tuple(transparent), outputs, filename, text),
+        tuple(source),
+        {p: locator.column(p) for p in schema},
+        locator.identity if reads_identity else None,
+        {n: tuple(fs) for n, fs in facts.items()},
+        dialect,
+        tuple(warnings),
+    )
 
-    def location(atom: Atom) -> Term | None:
-        k = column(atom.predicate)
+
+def _unmarked(rule: Rule) -> Rule:
+    """`rule` as written, without its `#` marks: `p(#L, X) :- q(#L, X).` is `p(L, X) :- q(L, X).`"""
+    return replace(
+        rule,
+        head=_unmark(rule.head),
+        body=tuple(replace(b, atom=_unmark(b.atom)) if isinstance(b, Literal) else b for b in rule.body),
+    )
+
+
+@dataclass(frozen=True)
+class _Locator:
+    """The rewrite of located rules into the IR, given every relation's location column.
+
+    `identity` names the relation that tells a node its own name (`id`,
+    unless the program uses that name); `error(code, message, span)` reports.
+    """
+
+    columns: Mapping[str, int]
+    identity: str
+    error: Callable[..., None]
+
+    def column(self, predicate: str) -> int:
+        """The location column of `predicate`: the argument marked `#`, else the first."""
+        return self.columns.get(predicate, 0)
+
+    def location(self, atom: Atom) -> Term | None:
+        """The location term of `atom` (its argument in the location column), or None if it has none (reported)."""
+        k = self.column(atom.predicate)
         if atom.arity > k:
             return _plain(atom.args[k])
         example = ", ".join(["#L", *map(str, atom.args)]) if k == 0 else None
-        error(
+        self.error(
             "missing-location",
             f"'{atom}' has no location column: in a located program (tr2009 §6.2) "
             + (
@@ -253,120 +282,123 @@ def locate(
         )
         return None
 
-    schema = {a.predicate for r in rules for a in _atoms(r)}
-    identity = _identity_name(schema)
-    used_identity = False
-    transparent: list[Rule] = []
-    source: list[Rule] = []
-    facts: dict[clingo.Symbol, list[Fact]] = {}
-    for statement in statements:
-        step = statement.step if isinstance(statement, Timestamped) else None
-        rule = statement.rule if isinstance(statement, Timestamped) else statement
-        plain = replace(
-            rule,
-            head=_unmark(rule.head),
-            body=tuple(replace(b, atom=_unmark(b.atom)) if isinstance(b, Literal) else b for b in rule.body),
-        )
-        source.append(plain)
-        head_at = location(plain.head)
-        body = [b for b in plain.body if isinstance(b, Literal)]
-        if head_at is None and not plain.body:
-            continue
-        if not plain.body and rule.kind is RuleKind.DEDUCTIVE and head_at is not None:
-            fact = _fact(plain.head, column(plain.head.predicate), step, error)
-            if fact is not None:
-                facts.setdefault(fact[0], []).append(fact[1])
-            continue
+    def rule(self, rule: Rule, plain: Rule, step: int | None, head_at: Term | None) -> Rule | None:
+        """The IR of the located rule `rule` (`plain` without its marks, `head_at` its head's location), or None.
+
+        The rule runs at the location ℓ its body atoms share
+        (`shared_location`); its head is placed (`placed`), every location
+        column is dropped (`dropped`), and a rule that uses ℓ as a value is
+        tied to the node's identity (`at_node`). A rule that cannot be read
+        so is reported and gives None.
+        """
         if step is not None:
-            error(
+            self.error(
                 "event-rule",
                 f"'@{step}' may only follow a fact: '{plain.head}@{step}' is an input event at step {step} "
                 "(a rule's head is written @next or @async)",
                 rule.head.span,
             )
-            continue
-        if not body:
-            error(
+            return None
+        if not any(isinstance(b, Literal) for b in plain.body):
+            self.error(
                 "location",
                 f"rule {rule.number} has no body atom, so it runs at no node: in a located program a rule runs at "
                 "the location of its body atoms (tr2009 §6.2)",
                 rule.span,
             )
-            continue
-        places = [(b.atom, location(b.atom)) for b in rule.body if isinstance(b, Literal)]  # as written, with '#'
+            return None
+        places = [(b.atom, self.location(b.atom)) for b in rule.body if isinstance(b, Literal)]  # as written, with '#'
         if any(at is None for _, at in places) or head_at is None:
-            continue
+            return None
+        at = self.shared_location(rule, places)
+        placed = None if at is None else self.placed(rule, plain, head_at, at)
+        return None if placed is None else self.at_node(self.dropped(placed), at)
+
+    def shared_location(self, rule: Rule, places: list[tuple[Atom, Term]]) -> Term | None:
+        """ℓ: the location all the body atoms of `rule` share, or None (reported) if they do not.
+
+        tr2009 §6.2: "the body contains tuples from exactly one partition", so
+        `p(#L, X) :- q(#L, X), r(#M, X).` is an error.
+        """
         first_atom, at = places[0]
         mixed = [(a, t) for a, t in places if t != at]
-        if mixed:
-            other, elsewhere = mixed[0]
-            error(
-                "mixed-location",
-                f"rule {rule.number} reads '{first_atom}' at '{at}' but '{other}' at '{elsewhere}': every body atom "
-                "of a located rule must be at the same node (tr2009 §6.2); send one of them to the other node "
-                "with an @async rule first",
-                other.span,
-            )
-            continue
-        addressee = rule.addressee
-        if rule.kind is RuleKind.ASYNC:
-            if addressee is not None and addressee != head_at:
-                error(
-                    "location",
-                    f"the head '{plain.head}' of rule {rule.number} is at '{head_at}' but @async names '{addressee}': "
-                    f"in a located program the head's location is the addressee (write @async alone)",
-                    addressee.span,
-                )
-                continue
-            if not isinstance(head_at, Variable):
-                error(
-                    "location",
-                    f"the addressee '{head_at}' of rule {rule.number} is a constant: tplp2016 sends to a node "
-                    f"bound in the body (e.g. peer(#L, Y) and {plain.head.predicate}(#Y, ...)@async)",
-                    plain.head.span,
-                )
-                continue
-            addressee = head_at
-        elif head_at != at:
+        if not mixed:
+            return at
+        other, elsewhere = mixed[0]
+        self.error(
+            "mixed-location",
+            f"rule {rule.number} reads '{first_atom}' at '{at}' but '{other}' at '{elsewhere}': every body atom "
+            "of a located rule must be at the same node (tr2009 §6.2); send one of them to the other node "
+            "with an @async rule first",
+            other.span,
+        )
+        return None
+
+    def placed(self, rule: Rule, plain: Rule, head_at: Term, at: Term) -> Rule | None:
+        """`plain` with its head placed, or None (reported) if the head is at the wrong node.
+
+        The location M of an @async head is the addressee (tr2009 §6.4):
+        `p(#M, X)@async :- q(#L, X), peer(#L, M).` sends to M, and M must be a
+        variable bound in the body (`@async(M)` may be written only if it
+        names M). A deductive or @next head keeps the body's location ℓ
+        (tr2009 §6.2).
+        """
+        if rule.kind is not RuleKind.ASYNC:
+            if head_at == at:
+                return plain
             kind = "@next" if rule.kind is RuleKind.INDUCTIVE else "deductive"
-            error(
+            self.error(
                 "mixed-location",
                 f"the head '{rule.head}' of {kind} rule {rule.number} is at '{head_at}' but its body at '{at}': "
                 "a deductive or @next rule keeps its location (tr2009 §6.2); to send the fact to "
                 f"'{head_at}' write {rule.head}@async",
                 plain.head.span,
             )
-            continue
-        ir = replace(
-            plain,
-            head=_drop(plain.head, column(plain.head.predicate)),
+        elif rule.addressee is not None and rule.addressee != head_at:
+            self.error(
+                "location",
+                f"the head '{plain.head}' of rule {rule.number} is at '{head_at}' but @async names '{rule.addressee}': "
+                f"in a located program the head's location is the addressee (write @async alone)",
+                rule.addressee.span,
+            )
+        elif not isinstance(head_at, Variable):
+            self.error(
+                "location",
+                f"the addressee '{head_at}' of rule {rule.number} is a constant: tplp2016 sends to a node "
+                f"bound in the body (e.g. peer(#L, Y) and {plain.head.predicate}(#Y, ...)@async)",
+                plain.head.span,
+            )
+        else:
+            return replace(plain, addressee=head_at)
+        return None
+
+    def dropped(self, rule: Rule) -> Rule:
+        """`rule` without its location columns: `p(L, X) :- q(L, X), not r(L, X).` becomes
+        `p(X) :- q(X), not r(X).` (tr2009 §6.2)."""
+        return replace(
+            rule,
+            head=_drop(rule.head, self.column(rule.head.predicate)),
             body=tuple(
-                replace(b, atom=_drop(b.atom, column(b.atom.predicate))) if isinstance(b, Literal) else b
-                for b in plain.body
+                replace(b, atom=_drop(b.atom, self.column(b.atom.predicate))) if isinstance(b, Literal) else b
+                for b in rule.body
             ),
-            addressee=addressee,
         )
+
+    def at_node(self, ir: Rule, at: Term) -> Rule:
+        """The IR `ir` of a rule that runs at ℓ = `at`, tied to the node's identity if it needs it.
+
+        A rule that uses ℓ as a value (in the head, as the addressee, in a
+        comparison or a body argument) or runs at a constant node gets the body
+        atom `id(ℓ)`: `ack(#S, Me)@async :- msg(#Me, S).` becomes
+        `ack(Me)@async(S) :- msg(S), id(Me).` Otherwise a located
+        `persist[p, k]` is renamed `persist[p, k-1]` (`_persist`).
+        """
         if isinstance(at, Constant) or at.name in _variables(ir):
-            # the rule needs to know which node it runs at: tie ℓ to the node's identity
-            used_identity = True
-            guard = Literal(Atom(identity, (at,), at.span), False, at.span)
-            ir = replace(ir, body=ir.body + (guard,))
-        elif rule.origin and rule.origin.startswith("persist["):
-            ir = _persist(ir)
-        transparent.append(ir)
-    if dialect == "molly":
-        _molly_warnings(rules, error)
-    warnings = raise_if_errors(diagnostics)
-    program = Program(tuple(transparent), outputs, filename, text)
-    return LocatedProgram(
-        program,
-        tuple(source),
-        {p: column(p) for p in schema},
-        identity if used_identity else None,
-        {n: tuple(fs) for n, fs in facts.items()},
-        dialect,
-        tuple(warnings),
-    )
+            guard = Literal(Atom(self.identity, (at,), at.span), False, at.span)
+            return replace(ir, body=ir.body + (guard,))
+        if ir.origin and ir.origin.startswith("persist["):
+            return _persist(ir)
+        return ir
 
 
 def _persist(rule: Rule) -> Rule:
@@ -397,7 +429,7 @@ def _fact(head: Atom, column: int, step: int | None, error) -> tuple[clingo.Symb
 def _molly_warnings(rules: list[Rule], error) -> None:
     seen = set()
     for rule in rules:
-        for atom in _atoms(rule):
+        for atom in rule.atoms:
             why = MOLLY_RELATIONS.get(atom.predicate)
             if why is not None and atom.predicate not in seen:
                 seen.add(atom.predicate)
@@ -471,10 +503,3 @@ def located_text(program: Program) -> str:
         items = ", ".join(("not " if b.negated else "") + str(b.atom) if isinstance(b, Literal) else str(b) for b in body)
         lines.append(f"{head}{annotation} :- {items}." + (f"   % {rule.origin}" if rule.origin else ""))
     return "\n".join(lines) + "\n"
-
-
-def split_fact(fact: Fact, column: int) -> tuple[clingo.Symbol, Fact] | None:
-    """A located input fact as (its node, the fact without its location column); None if it has no such column."""
-    if len(fact.args) <= column:
-        return None
-    return fact.args[column], replace(fact, args=fact.args[:column] + fact.args[column + 1 :])

@@ -62,7 +62,7 @@ import clingo
 from ..lang.analysis import strongly_connected, strata
 from ..lang.ast import Atom, Comparison, Constant, Fact, Instance, Program, Rule, RuleKind, Variable
 from ..lang.diagnostics import Diagnostic, DiagnosticError
-from ..lang.parser import json_value
+from ..lang.facts import json_value
 
 Args = tuple[str, ...]
 FactRow = tuple[str, str, Args]

@@ -1,0 +1,483 @@
+"""Reading an input: the `.facts` and JSON forms of a distributed database instance H (tplp2016 §3.3).
+
+The `.facts` form follows `facts.lark`: top-level facts go to every node,
+`node { facts }` gives one node's facts, `fact@k.` is an event at step k of
+its node (tr2009 Example 3). The JSON form is
+`{"nodes": {"a": {"r": [["v1", "v2"]]}}}`. The network is the set of nodes
+that have a block (an object under "nodes").
+
+An input is located exactly when its program is (tr2009 §6.2, see
+`located`): then `columns` gives each relation's location column, every fact
+goes to the node named there (the column is dropped), and the network is the
+set of nodes named, with the empty blocks `c { }`.
+
+Both readers report every problem of an input at once, with its place.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable, Iterator, Mapping
+
+import clingo
+from lark import Token, v_args
+
+from .ast import NOWHERE, Constant, Fact, Instance, Span, Variable
+from .diagnostics import Diagnostic, DiagnosticError, Severity, raise_if_errors
+from .lexer import (
+    FACT_CHARACTER_HINTS,
+    INT_RANGE,
+    BadLiteral,
+    Report,
+    Terms,
+    build,
+    chunks,
+    lark_parser,
+    lex,
+    number,
+    parse_tokens,
+    read_text,
+    span_of,
+    unescape,
+)
+
+# clingo's keyword, which a `.ded` program cannot use as a name either (its lexer has the token NOT).
+KEYWORD = "not"
+# The tokens that may name a node before a block's '{'.
+NODE_TOKENS = ("LNAME", "INT", "STRING")
+
+
+def _keyword_message(what: str) -> str:
+    return f"'{KEYWORD}' is a keyword: it cannot {what} (write \"{KEYWORD}\", in double quotes, for the string)"
+
+
+def load_instance(path: str | Path, columns: Mapping[str, int] | None = None) -> Instance:
+    """Read an input: JSON if the file ends in .json or starts with '{', the .facts form otherwise.
+
+    With `columns` (those of a located program) the input is located.
+    """
+    text = read_text(path, "input")
+    if str(path).endswith(".json") or text.lstrip().startswith("{"):
+        return parse_json(text, str(path), columns)
+    return parse_facts(text, str(path), columns)
+
+
+# ---------------------------------------------------------------------------
+# The .facts form
+
+
+class _ToFacts(Terms):
+    """Lark tree of one fact to a `Fact`; a variable or the keyword `not` in it is reported in `diagnostics`."""
+
+    def __init__(self, filename: str, text: str):
+        super().__init__()
+        self.filename, self.text = filename, text
+        self.diagnostics: list[Diagnostic] = []
+
+    def identifier(self, items):
+        (tok,) = items
+        if str(tok) == KEYWORD:  # the facts grammar has no NOT token: `not` lexes as a name
+            self.diagnostics.append(
+                Diagnostic("syntax", _keyword_message("be a constant"), span_of(tok), self.filename, self.text)
+            )
+        return super().identifier(items)
+
+    @v_args(meta=True)
+    def fact(self, meta, items):
+        name, *args = items
+        step = None
+        if args and isinstance(args[-1], Token) and args[-1].type == "EVENT":
+            step = int(args.pop()[1:])
+        for a in args:
+            if isinstance(a, Variable):
+                self.diagnostics.append(
+                    Diagnostic(
+                        "variable-in-fact",
+                        f"input fact '{name}({', '.join(map(str, args))})' has the variable '{a.name}'; "
+                        "input facts are ground "
+                        f"(write a constant: a lower-case name such as '{a.name.lower()}', "
+                        "an integer or a string)",
+                        a.span,
+                        self.filename,
+                        self.text,
+                    )
+                )
+        return Fact(str(name), tuple(a.value for a in args if isinstance(a, Constant)), span_of(meta), step)
+
+
+def parse_facts(text: str, filename: str = "<input>", columns: Mapping[str, int] | None = None) -> Instance:
+    """Parse the `.facts` form of an input: top-level facts and `node { facts }` blocks.
+
+    `fact@k.` is an event at step k of its node (tr2009 Example 3). With
+    `columns` (relation → location column, default the first) the input is
+    located (tr2009 §6.2, see `located`): every fact goes to the node named in
+    its location column, which is dropped; a fact in a block must be at the
+    block's node; the network is the set of nodes named, with the empty
+    blocks `c { }`. Like programs, the text is parsed one fact at a time, so
+    every error is reported; the braces of blocks are matched here.
+    """
+    diagnostics: list[Diagnostic] = []
+    tokens, bad = lex("facts.lark", text, filename, diagnostics)
+    tokens = _semicolons_in_values(tokens, bad, filename, text, diagnostics)
+    lark = lark_parser("facts.lark", "fact")
+    builder = _ToFacts(filename, text)
+
+    def error(message: str, span: Span) -> None:
+        diagnostics.append(Diagnostic("syntax", message, span, filename, text))
+
+    nodes = _Blocks(columns, error)
+    for chunk, lex_error in chunks(tokens, {"_END", "LBRACE", "RBRACE"}, bad, len(text)):
+        *items, last = chunk
+        if last.type == "LBRACE":
+            if not lex_error and not items:
+                error("unexpected '{'; expected a node name before it, e.g. 'a { id(a). }'", span_of(last))
+            elif not lex_error and not _names_node(items):
+                parse_tokens(lark, chunk, error)  # reports what is wrong before the '{'
+            nodes.open(items, last)
+        elif last.type == "RBRACE":
+            if not lex_error and items:
+                parse_tokens(lark, chunk, error)  # a fact without its '.'
+            nodes.close(last, report=not lex_error and not items)
+        elif lex_error:
+            continue
+        elif last.type == "_END":
+            tree = parse_tokens(lark, chunk, error)
+            fact = None if tree is None else build(builder, tree, error)
+            if fact is not None:
+                nodes.add(fact)
+        else:  # the text ends inside a fact
+            parse_tokens(lark, chunk, error)
+    nodes.check_closed()
+    diagnostics += builder.diagnostics
+    if not nodes.facts and not diagnostics:
+        diagnostics.append(_no_node(columns is not None, filename, text))
+    raise_if_errors(diagnostics)
+    return _instance(nodes.per_node(), filename, text)
+
+
+def _semicolons_in_values(tokens: list[Token], bad: list[int], filename: str, text: str, diagnostics: list[Diagnostic]) -> list[Token]:
+    """A ';' ends a fact (Molly style) only outside its parentheses: inside, it is a lexical error (a
+    ',' was meant), reported as such, so that the rest of the fact does not read as a new one."""
+    kept, depth = [], 0
+    for tok in tokens:
+        if tok.type == "_END" and tok.value == ";" and depth > 0:
+            bad.append(tok.start_pos)
+            diagnostics.append(
+                Diagnostic("syntax", f"unexpected character ';' ({FACT_CHARACTER_HINTS[';']})", span_of(tok), filename, text)
+            )
+            continue
+        depth = 0 if tok.type in ("_END", "LBRACE", "RBRACE") else depth + (tok.type == "LPAR") - (tok.type == "RPAR")
+        kept.append(tok)
+    return kept
+
+
+def _names_node(items: list[Token]) -> bool:
+    """Whether the tokens before a '{' are one node name."""
+    return len(items) == 1 and items[0].type in NODE_TOKENS
+
+
+def _node(tok: Token) -> Constant:
+    """The node a block's name names; `not` names none."""
+    if tok.type == "LNAME" and str(tok) == KEYWORD:
+        raise BadLiteral(_keyword_message("name a node"), span_of(tok))
+    if tok.type == "STRING":
+        return Constant(clingo.String(unescape(tok)), span_of(tok))
+    return Constant(number(tok) if tok.type == "INT" else clingo.Function(str(tok)), span_of(tok))
+
+
+class _Blocks:
+    """The facts of a `.facts` input per node, as its blocks open and close and its facts come.
+
+    A top-level fact of a location-transparent input goes to every node; a
+    fact of a located input to the node in its location column (`_place`).
+    """
+
+    def __init__(self, columns: Mapping[str, int] | None, error: Report):
+        self.columns, self.error = columns, error
+        self.everywhere: list[Fact] = []
+        self.facts: dict[clingo.Symbol, list[Fact]] = {}
+        # The open block: its node (None after a malformed opening) and its '{'.
+        self.block: tuple[Constant | None, Token] | None = None
+
+    def open(self, items: list[Token], brace: Token) -> None:
+        """Open the block of the node named by `items`; a node is in the network as soon as its block opens."""
+        if self.block is not None and self.block[0] is not None:
+            self.error(
+                f"blocks do not nest: the block of node '{self.block[0]}' opened at line {self.block[1].line} "
+                "is not closed (add '}' before this one)",
+                span_of(items[0] if items else brace),
+            )
+        node = None
+        if _names_node(items):
+            try:
+                node = _node(items[0])
+            except BadLiteral as exc:
+                self.error(str(exc), exc.span)
+        if node is not None:
+            self.facts.setdefault(node.value, [])
+        self.block = (node, brace)
+
+    def close(self, brace: Token, report: bool) -> None:
+        """Close the open block; with `report`, a '}' that closes none is an error."""
+        if report and self.block is None:
+            self.error("unexpected '}': no block is open", span_of(brace))
+        self.block = None
+
+    def check_closed(self) -> None:
+        """At the end of the text, a block still open is an error."""
+        if self.block is not None:
+            node, brace = self.block
+            self.error(f"the block of node '{node}' is not closed: add '}}' at its end" if node is not None
+                       else "this block is not closed: add '}' at its end", span_of(brace))
+
+    def add(self, fact: Fact) -> None:
+        if self.columns is not None:
+            placed = _place(fact, self.columns, self.block, self.error)
+            if placed is not None:
+                self.facts.setdefault(placed[0], []).append(placed[1])
+        elif self.block is None:
+            self.everywhere.append(fact)
+        elif self.block[0] is not None:
+            self.facts[self.block[0].value].append(fact)
+
+    def per_node(self) -> dict[clingo.Symbol, list[Fact]]:
+        """Every node's facts: the top-level ones, then those of its block."""
+        return {n: self.everywhere + fs for n, fs in self.facts.items()}
+
+
+def split_fact(fact: Fact, column: int) -> tuple[clingo.Symbol, Fact] | None:
+    """A located input fact as (its node, the fact without its location column); None if it has no such column."""
+    if len(fact.args) <= column:
+        return None
+    return fact.args[column], replace(fact, args=fact.args[:column] + fact.args[column + 1 :])
+
+
+def _place(fact: Fact, columns: Mapping[str, int], block, error: Report) -> tuple[clingo.Symbol, Fact] | None:
+    """A located input fact as (its node, the fact without its location column), or an error.
+
+    `p(a, 1).` is the fact `p(1)` of node a; written in the block of another node, it is an error.
+    """
+    column = columns.get(fact.predicate, 0)
+    placed = split_fact(fact, column)
+    if placed is None:
+        example = ", ".join(["a", *map(str, fact.args)])
+        error(
+            f"'{fact}' has no location column: the program is located, so the "
+            + ("first argument" if column == 0 else f"argument {column + 1}")
+            + f" of every input fact names the node that holds it (e.g. {fact.predicate}({example}))",
+            fact.span,
+        )
+        return None
+    if block is not None and block[0] is not None and placed[0] != block[0].value:
+        error(
+            f"'{fact}' is located at '{placed[0]}' but written in the block of node '{block[0]}': in a located "
+            "input a fact goes to the node in its location column (write it at the top level)",
+            fact.span,
+        )
+        return None
+    return placed
+
+
+def _no_node(located: bool, filename: str, text: str) -> Diagnostic:
+    """The error of an input that names no node, so that the network is empty."""
+    return Diagnostic(
+        "empty-network",
+        "the input names no node: the network is the set of nodes named in the location column of a fact "
+        "or by an empty block, e.g. 'c { }'"
+        if located
+        else "the input names no node: the network is the set of nodes that have a block, "
+        "e.g. 'a { }' (top-level facts go to every node, but there must be one)",
+        filename=filename,
+        text=text,
+    )
+
+
+# ---------------------------------------------------------------------------
+# The JSON form
+
+
+_IDENTIFIER = re.compile(r"[a-z][A-Za-z0-9_]*\Z")
+_RELATION_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:@(\d+))?")
+# A reader's way to report a problem of a JSON input: error(message), optionally with its line and column.
+JsonReport = Callable[..., None]
+
+
+def json_value(value) -> clingo.Symbol:
+    """A JSON value as a constant: ints are numbers, lower-case identifiers are names, other strings strings.
+
+    "not" is a string: an identifier `not` cannot exist in Dedalus (nor in clingo, whose keyword it is).
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise ValueError(f"a value must be a string or an integer, not {json.dumps(value)}")
+    if isinstance(value, int):
+        if not INT_RANGE[0] <= value <= INT_RANGE[1]:
+            raise ValueError(f"integer {value} is out of range: clingo's integers lie in {INT_RANGE[0]}..{INT_RANGE[1]}")
+        return clingo.Number(value)
+    return clingo.Function(value) if _IDENTIFIER.match(value) and value != KEYWORD else clingo.String(value)
+
+
+def parse_json(text: str, filename: str = "<input>", columns: Mapping[str, int] | None = None) -> Instance:
+    """Parse the JSON form `{"nodes": {"a": {"r": [["v1", "v2"]]}}}` of an input.
+
+    A value is a constant: an integer is a number, a lower-case identifier
+    other than "not" a name, any other string a string. A relation key `"r@k"` holds events at
+    step k (tr2009 Example 3). With `columns` the input is located (see
+    `parse_facts`) and is written `{"facts": {"r": [["a", "v1"]]}}`: each
+    tuple goes to the node in its location column; `"nodes": {"c": {}}` may
+    name nodes with no facts. Every problem of the structure is reported
+    (JSON has no positions past the decoder, so they name the node and the
+    relation instead).
+    """
+    diagnostics: list[Diagnostic] = []
+
+    def error(message: str, line: int = 0, col: int = 0) -> None:
+        span = Span(line, col, line, col + 1) if line else NOWHERE
+        diagnostics.append(Diagnostic("json", message, span, filename, text))
+
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        error(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno)
+        raise DiagnosticError(diagnostics) from None
+    problem = _shape_problem(data, columns)
+    if problem is not None:
+        error(problem)
+    raise_if_errors(diagnostics)
+    facts: dict[clingo.Symbol, list[Fact]] = {}
+    for node, relations in data.get("nodes", {}).items():
+        read = _node_facts(node, relations, columns, error)
+        if read is not None:
+            facts.setdefault(read[0], []).extend(read[1])
+    if columns is not None:
+        for node, fact in _located_facts(data.get("facts", {}), columns, error):
+            facts.setdefault(node, []).append(fact)
+    raise_if_errors(diagnostics)
+    return _instance(facts, filename, text)
+
+
+def _shape_problem(data, columns: Mapping[str, int] | None) -> str | None:
+    """What is wrong with the outer structure of a JSON input, if anything."""
+    shape = '{"nodes": {"<node>": {"<relation>": [[<value>, ...], ...]}}}'
+    if columns is not None:
+        shape = '{"facts": {"<relation>": [[<node>, <value>, ...], ...]}, "nodes": {"<node without facts>": {}}}'
+    if not isinstance(data, dict):
+        return f"expected an object {shape}"
+    if columns is None:
+        if "facts" in data:
+            return ('"facts" holds the facts of a located input, but the program is location-transparent: '
+                    f"write {shape} (or write the program in a located dialect)")
+        if not isinstance(data.get("nodes"), dict):
+            return f"expected an object {shape}"
+        if not data["nodes"]:
+            return f'the input names no node: "nodes" is empty; write {shape}'
+        return None
+    if not (isinstance(data.get("facts", {}), dict) and isinstance(data.get("nodes", {}), dict)):
+        return f"expected an object {shape}"
+    if not data.get("facts") and not data.get("nodes"):
+        return f"the input names no node: it has no fact and no node; write {shape}"
+    return None
+
+
+def _tuples(where: str, relations, error: JsonReport) -> Iterator[tuple[str, str, int | None, tuple]]:
+    """(where, relation, step, values) of every well-formed tuple of an object {relation[@k]: tuples}."""
+    if not isinstance(relations, dict):
+        error(f"{where}: expected an object mapping relation names to lists of tuples, not {_short(relations)}")
+        return
+    for key, tuples in relations.items():
+        match = _RELATION_KEY.fullmatch(key)
+        if match is None:
+            error(f"{where}: {key!r} is not a relation name (letters, digits and '_')")
+            continue
+        rel, step = match[1], None if match[2] is None else int(match[2])
+        if not isinstance(tuples, list) or not all(isinstance(t, list) for t in tuples):
+            error(
+                f"{where}, relation {key!r}: expected a list of tuples, each a list of values, "
+                f'e.g. [["v1", "v2"], ["v2", 3]], not {_short(tuples)}'
+            )
+            continue
+        for t in tuples:
+            try:
+                yield where, rel, step, tuple(json_value(v) for v in t)
+            except ValueError as exc:
+                error(f"{where}, relation {key!r}: {exc}")
+
+
+def _node_facts(node: str, relations, columns: Mapping[str, int] | None, error: JsonReport) -> tuple[clingo.Symbol, list[Fact]] | None:
+    """The node named by a key of "nodes" and its facts; of a located input, each must be located there."""
+    try:
+        key = json_value(int(node) if re.fullmatch(r"-?\d+", node) else node)
+    except ValueError as exc:
+        error(f"node {node!r}: {exc}")
+        return None
+    local = []
+    for where, rel, step, values in _tuples(f"node {node!r}", relations, error):
+        if columns is None:
+            local.append(Fact(rel, values, step=step))
+            continue
+        placed = split_fact(Fact(rel, values, step=step), columns.get(rel, 0))
+        if placed is None or placed[0] != key:
+            error(f"{where}, relation {rel!r}: {list(values)} is not located at {node!r}: in a located input "
+                  'a fact goes to the node in its location column (write it under "facts")')
+        else:
+            local.append(placed[1])
+    return key, local
+
+
+def _located_facts(relations, columns: Mapping[str, int], error: JsonReport) -> Iterator[tuple[clingo.Symbol, Fact]]:
+    """The tuples of "facts" of a located input, each as (its node, the fact without its location column)."""
+    for where, rel, step, values in _tuples('"facts"', relations, error):
+        placed = split_fact(Fact(rel, values, step=step), columns.get(rel, 0))
+        if placed is None:
+            error(f"{where}, relation {rel!r}: {list(values)} has no location column: its first value names the node")
+        else:
+            yield placed
+
+
+def _short(value) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+# ---------------------------------------------------------------------------
+# Both forms
+
+
+def _instance(facts: dict[clingo.Symbol, list[Fact]], filename: str, text: str) -> Instance:
+    """Build an instance, checking that each relation has one arity."""
+    seen: dict[str, Fact] = {}
+    diagnostics, reported = [], set()
+    for local in facts.values():
+        for f in local:
+            first = seen.setdefault(f.predicate, f)
+            if len(first.args) != len(f.args) and (f.predicate, len(f.args), f.span) not in reported:
+                # a top-level fact is in every node: report it once
+                reported.add((f.predicate, len(f.args), f.span))
+                diagnostics.append(
+                    Diagnostic(
+                        "arity",
+                        f"input relation '{f.predicate}' has {_arguments(len(f.args))} in '{f}' but "
+                        f"{_arguments(len(first.args))} in '{first}'; a relation has one arity",
+                        f.span,
+                        filename,
+                        text,
+                        notes=()
+                        if first.span == NOWHERE
+                        else (
+                            Diagnostic(
+                                "arity",
+                                f"'{f.predicate}' has {_arguments(len(first.args))} here",
+                                first.span, filename, text, Severity.NOTE,
+                            ),
+                        ),
+                    )
+                )
+    raise_if_errors(diagnostics)
+    unique = {n: tuple(dict.fromkeys(fs)) for n, fs in facts.items()}
+    return Instance(unique, filename, text)
+
+
+def _arguments(k: int) -> str:
+    return f"{k} argument" + ("" if k == 1 else "s")

@@ -1,0 +1,346 @@
+"""From source text to parse trees, one statement at a time, reporting every error.
+
+The program reader (`parser`) and the input reader (`facts`) read a text the
+same way: `read_text` gives the text of a file; `lex` its tokens, skipping
+and reporting each character no token starts with; `chunks` splits the tokens
+into statements (at `.` for a program; at `.`, `{` and `}` for an input);
+`parse_tokens` parses one statement and reports a syntax error as
+"unexpected X; expected Y", where Y lists exactly the tokens the parser would
+have accepted there; `build` turns its tree into AST nodes. So one run
+reports every error of a file, once per statement.
+
+The values of literal tokens are here too (`Terms`, `number`, `unescape`):
+an integer must fit clingo's 32 bits, a string's escapes are `\\"`, `\\\\` and
+`\\n`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Callable, Iterator
+
+import clingo
+from lark import Lark, Token, Transformer, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedToken, VisitError
+
+from .ast import NOWHERE, Constant, Span, Variable
+from .diagnostics import Diagnostic, DiagnosticError
+
+# A reader's way to report a syntax error: error(message, span).
+Report = Callable[[str, Span], None]
+
+# What the user should read instead of a terminal's name in "expected ..." lists.
+TERMINAL_NAMES = {
+    "DOT": "'.'",
+    "_END": "'.'",
+    "IF": "':-'",
+    "COMMA": "','",
+    "LPAR": "'('",
+    "RPAR": "')'",
+    "LSQB": "'['",
+    "RSQB": "']'",
+    "LBRACE": "'{'",
+    "RBRACE": "'}'",
+    "NOT": "'not'",
+    "BANG": "'!'",
+    "NEG": "'¬'",
+    "COMPARE": "a comparison (!=, <, <=, =)",
+    "NEXT": "'@next'",
+    "ASYNC": "'@async'",
+    "BULLET": "'•'",
+    "PIPE": "'|'",
+    "VARIABLE": "a variable",
+    "LNAME": "a name",
+    "INT": "an integer",
+    "STRING": "a string",
+    "OUTPUT_KW": "'.output'",
+    "PERSIST": "'persist'",
+    "HASH": "'#'",
+    "NOTIN": "'notin'",
+    "INCLUDE": "'include'",
+    "EVENT": "a timestamp '@k'",
+    "$END": "end of input",
+}
+# Optional suffixes that "expected ..." lists leave out: `@k` after an input fact is rarely what is missing.
+UNLISTED = {"EVENT"}
+
+# Hints for characters that are not Dedalus but look like something that is.
+CHARACTER_HINTS = {
+    ";": "separate body literals with ','",
+    "&": "separate body literals with ','",
+    "'": "strings are written in double quotes",
+    "~": "negation is written 'not', '!' or '¬'",
+    "\\": "a backslash may only appear inside a string",
+}
+FACT_CHARACTER_HINTS = {
+    ";": "separate values with ','",
+    "'": "strings are written in double quotes",
+    "\\": "a backslash may only appear inside a string",
+}
+
+INT_RANGE = (-(2**31), 2**31 - 1)
+
+
+# ---------------------------------------------------------------------------
+# Grammars and source text
+
+
+def _grammar_text(name: str) -> str:
+    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=None)
+def lark_parser(name: str, start: str) -> Lark:
+    """The LALR parser of grammar file `name` from rule `start`.
+
+    `located.lark` is a set of changes to `dedalus.lark`, appended to it.
+    """
+    text = _grammar_text("dedalus.lark") + _grammar_text(name) if name == "located.lark" else _grammar_text(name)
+    return Lark(text, parser="lalr", start=start, propagate_positions=True, maybe_placeholders=False)
+
+
+def read_text(path: str | Path, what: str) -> str:
+    """The text of a UTF-8 file (a byte-order mark is dropped); a problem is a diagnostic."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise DiagnosticError([Diagnostic("io", f"cannot read {what}: {reason}", filename=str(path))]) from None
+    try:
+        return data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        start = data.rfind(b"\n", 0, exc.start) + 1
+        col = len(data[start : exc.start].decode("utf-8", errors="replace")) + 1
+        text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "io",
+                    f"cannot read {what}: byte 0x{data[exc.start]:02x} is not UTF-8 (save the file as UTF-8)",
+                    Span(line, col, line, col + 1),
+                    str(path),
+                    text,
+                )
+            ]
+        ) from None
+
+
+def span_of(meta_or_token) -> Span:
+    """The source span of a token or of a tree's `meta` (an empty tree has none)."""
+    m = meta_or_token
+    if isinstance(m, Token):
+        return Span(m.line, m.column, m.end_line, m.end_column)
+    if getattr(m, "empty", False):
+        return Span(0, 0, 0, 0)
+    return Span(m.line, m.column, m.end_line, m.end_column)
+
+
+# ---------------------------------------------------------------------------
+# Literal values
+
+
+class BadLiteral(ValueError):
+    """A literal clingo cannot hold (a string with an unknown escape, an integer out of range); `span` is where."""
+
+    def __init__(self, message: str, span: Span):
+        super().__init__(message)
+        self.span = span
+
+
+def unescape(token: Token) -> str:
+    """The value of a string literal: `\\"` is a quote, `\\\\` a backslash, `\\n` a newline."""
+    out, body, i = [], token[1:-1], 0
+    while i < len(body):
+        if body[i] == "\\":
+            nxt = body[i + 1]
+            if nxt not in '"\\n':
+                span = span_of(token) if isinstance(token, Token) else NOWHERE
+                raise BadLiteral(
+                    f"unknown escape '\\{nxt}' in the string {token}: write \\\" for a quote, "
+                    "\\\\ for a backslash, \\n for a newline",
+                    span,
+                )
+            out.append({"n": "\n"}.get(nxt, nxt))
+            i += 2
+        else:
+            out.append(body[i])
+            i += 1
+    return "".join(out)
+
+
+def number(token: Token) -> clingo.Symbol:
+    """An integer literal; clingo's integers have 32 bits."""
+    value = int(token)
+    if not INT_RANGE[0] <= value <= INT_RANGE[1]:
+        raise BadLiteral(
+            f"integer {token} is out of range: clingo's integers lie in {INT_RANGE[0]}..{INT_RANGE[1]} "
+            f'(write it as a string, "{token}", if it is a name)',
+            span_of(token),
+        )
+    return clingo.Number(value)
+
+
+class Terms(Transformer):
+    """Terms shared by programs and inputs: a variable, a name, an integer, a string."""
+
+    def variable(self, items):
+        (tok,) = items
+        return Variable(str(tok), span_of(tok))
+
+    def identifier(self, items):
+        (tok,) = items
+        return Constant(clingo.Function(str(tok)), span_of(tok))
+
+    def integer(self, items):
+        (tok,) = items
+        return Constant(number(tok), span_of(tok))
+
+    def string(self, items):
+        (tok,) = items
+        return Constant(clingo.String(unescape(tok)), span_of(tok))
+
+
+# ---------------------------------------------------------------------------
+# Tokens
+
+
+def lex(grammar_name: str, text: str, filename: str, diagnostics: list[Diagnostic]) -> tuple[list[Token], list[int]]:
+    """Tokens of `text`, and the offsets of the lexical errors; each error is reported and skipped.
+
+    An unterminated string skips the rest of its line and ends the statement
+    there (an empty `DOT` token, so the next line is parsed anew); an
+    unterminated `/*` comment skips the rest of the text.
+    """
+    lark = lark_parser(grammar_name, "start" if grammar_name == "facts.lark" else "statement")
+    tokens, bad, pos = [], [], 0
+    while True:
+        try:
+            for tok in lark.lex(text[pos:]):
+                tokens.append(_shift(tok, text, pos))
+            return tokens, bad
+        except UnexpectedCharacters as exc:
+            offset = pos + exc.pos_in_stream
+            bad.append(offset)
+            line = text.count("\n", 0, offset) + 1
+            col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+            char = text[offset]
+            end = text.find("\n", offset)
+            end = len(text) if end < 0 else end
+            if char == '"':
+                message = 'unterminated string: a string ends with \'"\' on the line where it starts'
+                span, pos = Span(line, col, line, col + end - offset), end
+                end_type = "_END" if grammar_name == "facts.lark" else "DOT"
+                tokens.append(Token(end_type, "", end, line, col + end - offset, line, col + end - offset, end))
+            elif text.startswith("/*", offset):
+                message = "unterminated comment: '/*' is never closed by '*/'"
+                span, pos = Span(line, col, line, col + 2), len(text)
+            else:
+                hint = (FACT_CHARACTER_HINTS if grammar_name == "facts.lark" else CHARACTER_HINTS).get(char)
+                message = f"unexpected character {char!r}" + (f" ({hint})" if hint else "")
+                span, pos = Span(line, col, line, col + 1), offset + 1
+            diagnostics.append(Diagnostic("syntax", message, span, filename, text))
+
+
+def _shift(tok: Token, text: str, pos: int) -> Token:
+    """Move a token lexed from `text[pos:]` to its place in `text`."""
+    if pos == 0:
+        return tok
+    start = pos + tok.start_pos
+    line = text.count("\n", 0, start) + 1
+    col = start - (text.rfind("\n", 0, start) + 1) + 1
+    end = start + len(tok)
+    end_line = text.count("\n", 0, end) + 1
+    end_col = end - (text.rfind("\n", 0, end) + 1) + 1
+    return Token(tok.type, tok.value, start, line, col, end_line, end_col, end)
+
+
+def chunks(tokens: list[Token], ends: set[str], bad: list[int], length: int) -> Iterator[tuple[list[Token], bool]]:
+    """Split `tokens` after every token whose type is in `ends`.
+
+    Yields (tokens of the chunk, whether a lexical error lies inside the
+    chunk): such a chunk is not parsed, as its syntax error would only echo
+    the lexical one.
+    """
+    chunk, start = [], 0
+    for tok in tokens:
+        chunk.append(tok)
+        if tok.type in ends:
+            yield chunk, any(start <= b < tok.end_pos for b in bad)
+            chunk, start = [], tok.end_pos
+    if chunk:
+        yield chunk, any(start <= b < length for b in bad)
+
+
+# ---------------------------------------------------------------------------
+# Parsing one statement
+
+
+def _one_of(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+def _expected(terminals) -> str:
+    names = sorted({TERMINAL_NAMES.get(t, t) for t in terminals or () if t not in UNLISTED})
+    return f"; expected {_one_of(names)}" if names else ""
+
+
+def _describe(tok: Token) -> str:
+    return "end of input" if tok.type == "$END" else f"'{tok}'"
+
+
+def _accepted(lark: Lark, tokens: list[Token]) -> set[str]:
+    """The terminals that may follow `tokens` (exactly: LALR's merged lookaheads over-approximate)."""
+    interactive = lark.parse_interactive(None)
+    for tok in tokens:
+        interactive.feed_token(tok)
+    return interactive.accepts()
+
+
+def _hint(tokens: list[Token], i: int, expected: set[str]) -> str:
+    """Why the parser may have stopped at `tokens[i]`, when the tokens before it tell."""
+    tok, types = tokens[i], {t.type for t in tokens[:i]}
+    if i and "DOT" in expected and tok.line > tokens[i - 1].end_line:
+        return f" (is the '.' at the end of line {tokens[i - 1].end_line} missing?)"
+    if expected == {"VARIABLE"} and types & {"ASYNC", "PIPE"}:
+        return " (the addressee of @async is a variable bound in the body, e.g. @async(Y))"
+    if tok.type == "NOT" and "NOT" not in expected:
+        return " ('not' is a keyword: it cannot name a relation or a constant)"
+    if "PERSIST" in types and tok.type == "RSQB":
+        return " (write persist[p, k] or persist[p, del_p, k], with k the arity of p)"
+    return ""
+
+
+def parse_tokens(lark: Lark, tokens: list[Token], error: Report) -> Tree | None:
+    """Parse one statement's tokens, or report why not (a missing final token is reported as end of input)."""
+    interactive = lark.parse_interactive(None)
+    for i, tok in enumerate(tokens):
+        try:
+            interactive.feed_token(tok)
+        except UnexpectedToken:
+            expected = _accepted(lark, tokens[:i])
+            error(f"unexpected {_describe(tok)}{_expected(expected)}{_hint(tokens, i, expected)}", span_of(tok))
+            return None
+    try:
+        return interactive.feed_eof(tokens[-1])
+    except UnexpectedToken:
+        last = tokens[-1]
+        error(
+            f"unexpected end of input{_expected(_accepted(lark, tokens))}",
+            Span(last.end_line, last.end_column, last.end_line, last.end_column + 1),
+        )
+        return None
+
+
+def build(transformer: Transformer, tree: Tree, error: Report):
+    """`tree` as AST nodes, or None after reporting a literal clingo cannot hold (`BadLiteral`)."""
+    try:
+        return transformer.transform(tree)
+    except VisitError as exc:
+        cause = exc.orig_exc
+        if isinstance(cause, BadLiteral):
+            error(str(cause), cause.span)
+            return None
+        raise
