@@ -29,7 +29,8 @@ from families import EXAMPLES, alg1_chain, alg2_empty, two_phase_commit  # noqa:
 
 from dedalus2asp import cron  # noqa: E402
 from dedalus2asp.asp.incremental import Unrolling, incremental  # noqa: E402
-from dedalus2asp.lang.parser import load_program, parse_facts  # noqa: E402
+from dedalus2asp.lang.facts import parse_facts  # noqa: E402
+from dedalus2asp.lang.parser import load_program  # noqa: E402
 from dedalus2asp.asp.transform import Encoding, Semantics  # noqa: E402
 
 FAMILIES = {

@@ -53,7 +53,8 @@ import clingo  # noqa: E402
 from dedalus2asp.asp import solve  # noqa: E402
 from dedalus2asp.runs import operational
 from dedalus2asp.lang.analysis import restrict  # noqa: E402
-from dedalus2asp.lang.parser import load_program, parse_facts  # noqa: E402
+from dedalus2asp.lang.facts import parse_facts  # noqa: E402
+from dedalus2asp.lang.parser import load_program  # noqa: E402
 from dedalus2asp.asp.transform import Encoding, Semantics, transform  # noqa: E402
 from families import FAMILIES, HORIZONS, Family, alg1_chain  # noqa: E402
 

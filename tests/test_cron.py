@@ -27,7 +27,8 @@ from dedalus2asp.asp import solve
 from dedalus2asp.lang.analysis import cron_report
 from dedalus2asp.cli import app
 from dedalus2asp.asp.incremental import Unrolling, incremental
-from dedalus2asp.lang.parser import load_instance, load_program
+from dedalus2asp.lang.facts import load_instance
+from dedalus2asp.lang.parser import load_program
 from dedalus2asp.asp.transform import Semantics, transform
 
 from conftest import EXAMPLES

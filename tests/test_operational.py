@@ -24,7 +24,8 @@ from dedalus2asp.runs.operational import (
     replay,
     run_trace,
 )
-from dedalus2asp.lang.parser import parse_facts, parse_program
+from dedalus2asp.lang.facts import parse_facts
+from dedalus2asp.lang.parser import parse_program
 
 
 def sym(value):

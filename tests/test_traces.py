@@ -20,7 +20,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from dedalus2asp.asp import solve
-from dedalus2asp.lang.parser import load_instance, load_program, parse_facts, parse_program
+from dedalus2asp.lang.facts import load_instance, parse_facts
+from dedalus2asp.lang.parser import load_program, parse_program
 from dedalus2asp.asp.transform import Encoding, Semantics, persisted, transform
 
 from conftest import EXAMPLES, SMALL, example_id

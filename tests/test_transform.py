@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from dedalus2asp.asp import solve
-from dedalus2asp.lang.parser import parse_facts, parse_program
+from dedalus2asp.lang.facts import parse_facts
+from dedalus2asp.lang.parser import parse_program
 from dedalus2asp.pipeline import prepare
 from dedalus2asp.asp.transform import Encoding, Semantics, relation_name, transform
 
