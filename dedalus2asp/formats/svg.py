@@ -348,9 +348,9 @@ def _lane_ends(model: Model, geo: Layout, placer: Placer) -> tuple[list[str], fl
         if not facts:
             continue
         y, cx = geo.lanes[x], geo.x(model.horizon)
-        lines = _wrap(["output:", *facts], 30)[:4]
-        if sum(len(line) for line in lines) < sum(len(f) + 2 for f in facts) + 6:
-            lines[-1] = short(lines[-1] + " …", 30)
+        lines = _wrap(["output:", *facts], 30)
+        if len(lines) > 4:  # the rest is in the tooltip
+            lines = lines[:3] + [short(lines[3] + " …", 30)]
         texts = "".join(_text(x0, y + 22 + ROW * k, line, placer, anchor="start",
                               attrs=f' fill="{GREEN}" font-weight="bold"') for k, line in enumerate(lines))
         width = max(width, *(0.6 * FONT * len(line) for line in lines))
