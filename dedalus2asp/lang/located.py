@@ -412,7 +412,8 @@ def _persist(rule: Rule) -> Rule:
 
 
 def _fact(head: Atom, column: int, step: int | None, error) -> tuple[clingo.Symbol, Fact] | None:
-    """A body-less located rule as (node, input fact or event)."""
+    """A body-less located rule as (node, input fact or event): `p(#a, 1).` is the fact `p(1)` of node a,
+    `p(#a, 1)@3.` its event at step 3 (tr2009 Example 3)."""
     if any(isinstance(a, Variable) for a in head.args):
         error(
             "unsafe-variable",

@@ -24,8 +24,8 @@ from lark import Token, v_args
 from .ast import Atom, Comparison, Literal, Marked, Output, Program, Rule, RuleKind, Span, Timestamped, Variable
 from .diagnostics import Diagnostic, DiagnosticError, Severity, raise_if_errors
 from .facts import load_instance, parse_facts  # noqa: F401  (re-exported: the input reader's entry points)
-from .located import LocatedProgram, locate
 from .lexer import Terms, build, chunks, lark_parser, lex, parse_tokens, read_text, span_of, unescape
+from .located import LocatedProgram, locate
 
 # How a program may be written: `auto` tells the others apart (`detect_dialect`).
 DIALECTS = ("auto", "transparent", "located", "molly")
@@ -170,6 +170,7 @@ def _unique(outputs: list[Output]) -> tuple[Output, ...]:
 
 
 def _numbered(items: list) -> list:
+    """The rules (and timestamped facts) numbered 1, 2, ... in order: messages name a rule by its number."""
     out, number = [], 0
     for item in items:
         number += 1
