@@ -31,7 +31,7 @@ from dedalus2asp import cron  # noqa: E402
 from dedalus2asp.asp.incremental import Unrolling, incremental  # noqa: E402
 from dedalus2asp.lang.facts import parse_facts  # noqa: E402
 from dedalus2asp.lang.parser import load_program  # noqa: E402
-from dedalus2asp.asp.transform import Encoding, Semantics  # noqa: E402
+from dedalus2asp.bounds import Bounds, Encoding, Network, Semantics  # noqa: E402
 
 FAMILIES = {
     "alg1": ("jcss2014/alg1.ded", alg1_chain),
@@ -39,6 +39,7 @@ FAMILIES = {
     "alg2": ("jcss2014/alg2.ded", alg2_empty),
 }
 DELAY = 1
+NETWORK = Network(max_delay=DELAY)
 
 
 class EarlyStop(Exception):
@@ -51,7 +52,7 @@ def causal_side(program, instance, horizon: int, incremental_: bool) -> float:
     deadline = cron.Deadline(None)
     outs = program.output_relations
     if incremental_:
-        unrolling = Unrolling(incremental(program, instance, Semantics.CAUSAL_FINITE, DELAY, outs))
+        unrolling = Unrolling(incremental(program, instance, Semantics.CAUSAL_FINITE, NETWORK, outs))
         for h in range(1, horizon + 1):
             unrolling.extend(h)
             at_h = lambda s, h=h: s.arguments[0].number == h
@@ -59,13 +60,14 @@ def causal_side(program, instance, horizon: int, incremental_: bool) -> float:
             cron.consequences(unrolling.control, "brave", deadline, at_h)
     else:
         for h in range(1, horizon + 1):
-            cron.Semantic(program, instance, h, Semantics.CAUSAL_FINITE, Encoding.FAST, DELAY, outs).consequences(deadline)
+            bounds = Bounds(h, Semantics.CAUSAL_FINITE, Encoding.FAST, NETWORK)
+            cron.Semantic(program, instance, bounds, outs).consequences(deadline)
     return time.perf_counter() - start
 
 
 def search_side(program, instance, horizon: int, incremental_: bool) -> float:
     """Seconds of the search itself (the final full analysis left out); it must reach T."""
-    found = cron.search(program, instance, horizon, DELAY, incremental_=incremental_).search
+    found = cron.search(program, instance, Bounds(horizon, network=NETWORK), incremental_=incremental_).search
     if found["smallest_horizon"] is not None:
         raise EarlyStop(found["smallest_horizon"])
     return found["seconds"]

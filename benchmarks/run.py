@@ -55,7 +55,8 @@ from dedalus2asp.runs import operational
 from dedalus2asp.lang.analysis import restrict  # noqa: E402
 from dedalus2asp.lang.facts import parse_facts  # noqa: E402
 from dedalus2asp.lang.parser import load_program  # noqa: E402
-from dedalus2asp.asp.transform import Encoding, Semantics, transform  # noqa: E402
+from dedalus2asp.asp.transform import transform  # noqa: E402
+from dedalus2asp.bounds import Bounds, Encoding, Semantics  # noqa: E402
 from families import FAMILIES, HORIZONS, Family, alg1_chain  # noqa: E402
 
 SEMANTICS = Semantics.CAUSAL_FINITE
@@ -73,7 +74,7 @@ def first_model(program_path: str, facts: str, horizon: int, encoding: str) -> d
     program = load_program(program_path)
     instance = parse_facts(facts, "benchmark.facts")
     start = time.perf_counter()
-    compiled = transform(program, instance, horizon, SEMANTICS, Encoding(encoding))
+    compiled = transform(program, instance, Bounds(horizon, SEMANTICS, Encoding(encoding)))
     transformed = time.perf_counter()
     ctl = clingo.Control(["1"], logger=lambda code, message: None)
     ctl.add("base", [], compiled.text)
@@ -108,10 +109,10 @@ def count_traces(program_path: str, facts: str, horizon: int, method: str) -> di
     while runs < REPEATS and (runs == 0 or best < REPEAT_BELOW):
         start = time.perf_counter()
         if method == "explore":
-            explored = operational.explore(program, restrict(instance, program), horizon, mode="traces", max_states=10**8)
+            explored = operational.explore(program, restrict(instance, program), Bounds(horizon), mode="traces", max_states=10**8)
             traces, states = len(explored.traces), explored.states
         else:
-            compiled = transform(program, instance, horizon, SEMANTICS, Encoding(method))
+            compiled = transform(program, instance, Bounds(horizon, SEMANTICS, Encoding(method)))
             traces = solve.count(compiled, progress=False, models=False)["traces"]
             states = None
         best, runs = min(best, time.perf_counter() - start), runs + 1

@@ -56,10 +56,11 @@ import clingo
 
 from . import pipeline
 from .asp import solve
-from .runs import engine
+from .asp.transform import Compiled, transform
+from .bounds import Bounds, Encoding, Network, Semantics
 from .lang.diagnostics import Diagnostic, DiagnosticError, format_diagnostic
 from .lang.located import check_events
-from .asp.transform import Compiled, Encoding, Semantics, transform
+from .runs import engine
 
 TASKS = ("count", "cron", "models", "run")
 DEFAULTS: dict[str, Any] = {
@@ -85,12 +86,13 @@ DIALECTS = ("auto", "transparent", "located", "molly")
 
 @dataclass(frozen=True)
 class Job:
-    """One job: its id, its parameters as the manifest gives them, and the resolved files."""
+    """One job: its id, its parameters as the manifest gives them, the resolved files, and its bounds."""
 
     id: str
     parameters: dict
     program: str
     input: str | None  # None: a located or Molly program that carries its own facts
+    bounds: Bounds  # from horizon, semantics, encoding and max_delay (cron: both semantics, whatever this one)
 
 
 def _manifest_error(path: Path, message: str) -> DiagnosticError:
@@ -110,6 +112,15 @@ def _check_values(path: Path, where: str, params: dict) -> None:
             raise _manifest_error(path, f"{where}: {key} = {params[key]!r} is not one of {', '.join(allowed)}")
     if "task" not in params:
         raise _manifest_error(path, f"{where}: 'task' is missing ({' | '.join(TASKS)})")
+
+
+def _bounds(path: Path, where: str, params: dict) -> Bounds:
+    """The job's bounds, made once from its manifest keys; a bad horizon or delay bound is a manifest error."""
+    try:
+        network = Network(max_delay=params["max_delay"])
+        return Bounds(params["horizon"], params["semantics"] or DEFAULTS["semantics"], params["encoding"], network)
+    except ValueError as exc:
+        raise _manifest_error(path, f"{where}: {exc}") from None
 
 
 def read_manifest(path: Path) -> list[Job]:
@@ -146,7 +157,7 @@ def read_manifest(path: Path) -> list[Job]:
         hashed = {k: v for k, v in params.items() if not (k == "dialect" and v == "auto")}  # the ids of before the key
         ident = hashlib.sha256(json.dumps(hashed, sort_keys=True).encode()).hexdigest()[:16]
         given = str(root / params["input"]) if params["input"] else None
-        jobs.setdefault(ident, Job(ident, params, str(root / params["program"]), given))
+        jobs.setdefault(ident, Job(ident, params, str(root / params["program"]), given, _bounds(path, where, params)))
     return list(jobs.values())
 
 
@@ -228,16 +239,15 @@ def execute_job(job: Job) -> tuple[dict, list[tuple], list[tuple]]:
     messages: list[tuple] = []
     start = time.perf_counter()
     try:
-        semantics, encoding = Semantics(p["semantics"] or DEFAULTS["semantics"]), Encoding(p["encoding"])
         program, instance = _load(job)
         if p["task"] == "count":
-            compiled = transform(program, instance, p["horizon"], semantics, encoding, p["max_delay"])
+            compiled = transform(program, instance, job.bounds)
             result = solve.count(compiled, timeout=p["timeout"], progress=False)
             row.update(models=result["models"], traces=result["traces"])
             if not result["complete"]:
                 row.update(status="timeout", error=f"stopped after {p['timeout']} s (counts so far)")
         elif p["task"] == "models":
-            compiled = transform(program, instance, p["horizon"], semantics, encoding, p["max_delay"])
+            compiled = transform(program, instance, job.bounds)
             found = solve.enumerate_models(compiled, p["models"], timeout=p["timeout"], progress=False)
             for model in found.models:
                 t, m = _model_rows(job.id, model.number, model.trace, model.messages)
@@ -248,14 +258,14 @@ def execute_job(job: Job) -> tuple[dict, list[tuple], list[tuple]]:
                 row.update(status="timeout", error=f"stopped after {p['timeout']} s ({found.count} models so far)")
         elif p["task"] == "cron":
             try:
-                verdict = cron.analyse(program, instance, p["horizon"], p["max_delay"], None, encoding, p["timeout"])
+                verdict = cron.analyse(program, instance, job.bounds, None, p["timeout"])
                 row["verdicts"] = json.dumps(verdict.as_dict(), sort_keys=True, default=str)
             except cron.Timeout as exc:
                 row.update(status="timeout", error=f"stopped after {p['timeout']} s: {exc}")
         else:  # run
-            steps = p["steps"] if p["steps"] is not None else p["horizon"] + 1
+            steps = p["steps"] if p["steps"] is not None else job.bounds.horizon + 1
             check_events(instance, steps - 1, run=True)
-            schedule = engine.Schedule(p["schedule"], p["max_delay"] or 1, p["seed"])
+            schedule = engine.Schedule(p["schedule"], job.bounds.network.max_delay or 1, p["seed"])
             result = engine.run(program, engine.from_instance(instance, program), steps, schedule)
             traces = [(job.id, 1, x, s, r, list(args)) for x, s, r, args in result.trace]
             messages = [(job.id, 1, r, list(a), x, s, y, t) for r, a, x, s, y, t in result.messages]
@@ -400,10 +410,7 @@ def split_count(
         "models": sum(c["models"] for c in counts) if models else None,
         "traces": sum(c["traces"] for c in counts),
         "complete": True,
-        "semantics": compiled.semantics.value,
-        "encoding": compiled.encoding.value,
-        "horizon": compiled.horizon,
-        "max_delay": compiled.max_delay,
+        **compiled.bounds.as_dict(),
         "split": parts,
         "engine": engine_name,
         "split_atoms": atoms,

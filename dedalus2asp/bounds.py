@@ -82,8 +82,8 @@ class Network:
         return self.max_delay is None or sent + self.max_delay > horizon
 
     def describe(self) -> str:
-        """The network in words, for verdicts and headers: "delay ≤ 2", "any delay"."""
-        return "any delay" if self.max_delay is None else f"delay ≤ {self.max_delay}"
+        """The network in words, for verdicts and reports: "delay ≤ 2", "no delay bound"."""
+        return "no delay bound" if self.max_delay is None else f"delay ≤ {self.max_delay}"
 
 
 @dataclass(frozen=True)
@@ -101,5 +101,14 @@ class Bounds:
         object.__setattr__(self, "encoding", Encoding(self.encoding))
 
     def describe(self) -> str:
-        """The bounds in words: "horizon 3, delay ≤ 2"."""
-        return f"horizon {self.horizon}, {self.network.describe()}"
+        """The horizon and the delay bound in words: "horizon 3, delay ≤ 2"; "horizon 3" without a bound."""
+        return f"horizon {self.horizon}" + ("" if self.network.max_delay is None else f", {self.network.describe()}")
+
+    def as_dict(self) -> dict:
+        """The bounds as the JSON outputs write them (docs/trace-schema.md)."""
+        return {
+            "semantics": self.semantics.value,
+            "encoding": self.encoding.value,
+            "horizon": self.horizon,
+            "max_delay": self.network.max_delay,
+        }

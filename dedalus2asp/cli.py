@@ -1,5 +1,9 @@
-"""The command line (SPEC §4): check, compile, models, count, explore; and, to inspect
+"""The command line: check, compile, models, count, explore; and, to inspect
 models, report, explain, replay (`models --svg` and `--json` too, docs/trace-schema.md).
+
+The options --horizon, --semantics, --encoding and --max-delay are declared once
+(`HorizonOpt`, ...) and turned once into the question's `Bounds` (`_bounds`), which every
+phase then receives whole.
 
 Exit status: 0 on success; 1 where a command documents a "no" answer
 (`models` on an unsatisfiable program); 2 for user errors (bad program, bad
@@ -24,10 +28,10 @@ from rich.console import Console
 
 from . import inspect, pipeline
 from .asp import solve
+from .bounds import MAX_STEP, Bounds, Encoding, Network, Semantics
 from .lang import analysis, located, parser
-from .runs import operational
 from .lang.diagnostics import Diagnostic, DiagnosticError, format_diagnostic
-from .asp.transform import MAX_STEP, Encoding, Semantics
+from .runs import operational
 
 app = typer.Typer(
     help="The stable-model semantics of Dedalus (Ameloot et al., TPLP 2016), executable with clingo.",
@@ -83,11 +87,19 @@ def _warn(warnings) -> None:
         stderr.print(format_diagnostic(diag), markup=False, highlight=False)
 
 
-def _prepare(
-    program, input_, horizon, semantics, encoding, max_delay, dialect=Dialect.AUTO, needs_input=True
-) -> pipeline.Prepared:
+def _bounds(
+    horizon: int, semantics: Semantics = Semantics.CAUSAL_FINITE, encoding: Encoding = Encoding.FAST, max_delay=None
+) -> Bounds:
+    """The bounds of the command's question, made once from its options; a bad value exits 2."""
     try:
-        prepared = pipeline.prepare(program, input_, horizon, semantics, encoding, max_delay, dialect.value)
+        return Bounds(horizon, semantics, encoding, Network(max_delay=max_delay))
+    except ValueError as error:
+        _usage("bad-option", str(error))
+
+
+def _prepare(program, input_, bounds: Bounds, dialect=Dialect.AUTO, needs_input=True) -> pipeline.Prepared:
+    try:
+        prepared = pipeline.prepare(program, input_, bounds, dialect.value)
     except DiagnosticError as error:
         _fail(error)
     if needs_input:
@@ -167,7 +179,8 @@ def compile_(
     ),
 ) -> None:
     """Write the clingo program of PROG; `python -m clingo OUT.lp 0` runs it."""
-    prepared = _prepare(program, input_, horizon, semantics, encoding, max_delay, dialect, needs_input=False)
+    bounds = _bounds(horizon, semantics, encoding, max_delay)
+    prepared = _prepare(program, input_, bounds, dialect, needs_input=False)
     text = prepared.compiled.counting_traces() if traces else prepared.compiled.text
     if output is None:
         sys.stdout.write(text)
@@ -194,7 +207,7 @@ def models(
     dialect: Dialect = DialectOpt,
 ) -> None:
     """Enumerate models: each one's trace (node × step) and its messages. Exit 1 if there is none."""
-    prepared = _prepare(program, input_, horizon, semantics, encoding, max_delay, dialect)
+    prepared = _prepare(program, input_, _bounds(horizon, semantics, encoding, max_delay), dialect)
     found = solve.enumerate_models(prepared.compiled, number, timeout=timeout)
     if svg is not None:
         _write_svgs(svg, found.models)
@@ -233,7 +246,8 @@ def count(
     ),
 ) -> None:
     """Count stable models and distinct traces (projective enumeration); --split K counts K disjoint parts."""
-    prepared = _prepare(program, input_, horizon, semantics, encoding, max_delay, dialect)
+    bounds = _bounds(horizon, semantics, encoding, max_delay)
+    prepared = _prepare(program, input_, bounds, dialect)
     if split is None:
         result = solve.count(prepared.compiled, timeout=timeout, models=not traces_only)
     else:
@@ -247,10 +261,7 @@ def count(
     else:
         stdout.print(
             ("" if traces_only else f"{result['models']} model(s), ")
-            + f"{result['traces']} distinct trace(s) "
-            f"({semantics.value}, horizon {horizon}"
-            + ("" if max_delay is None else f", delay ≤ {max_delay}")
-            + f"; {result['seconds']} s)"
+            + f"{result['traces']} distinct trace(s) ({bounds.semantics.value}, {bounds.describe()}; {result['seconds']} s)"
         )
     if not result["complete"]:
         _incomplete("the count", timeout)
@@ -271,6 +282,9 @@ def explore(
     dialect: Dialect = DialectOpt,
 ) -> None:
     """Enumerate the operational run prefixes (tplp2016 §5.1) in which each node takes T+1 steps."""
+    bounds = _bounds(horizon, max_delay=max_delay)
+    mode = "exact" if runs else "traces"
+    where = {"horizon": bounds.horizon, "max_delay": bounds.network.max_delay}  # the JSON's last keys
     try:
         prog, instance, warnings = pipeline.load(program, input_, dialect.value)
     except DiagnosticError as error:
@@ -285,32 +299,18 @@ def explore(
 
     try:
         result = operational.explore(
-            prog,
-            analysis.restrict(instance, prog),
-            horizon,
-            max_delay=max_delay,
-            max_states=max_states,
-            progress=progress,
-            mode="exact" if runs else "traces",
+            prog, analysis.restrict(instance, prog), bounds, max_states=max_states, progress=progress, mode=mode
         )
     except operational.StateLimitExceeded as exc:
         stderr.print(f"\nstate limit: {exc}")
         if json_:  # like count and cron: the JSON still comes, saying that it is incomplete
-            partial = {"traces": None, "states": exc.states, "complete": False, "mode": "exact" if runs else "traces"}
-            print(json.dumps({**partial, "horizon": horizon, "max_delay": max_delay}, indent=2))
+            print(json.dumps({"traces": None, "states": exc.states, "complete": False, "mode": mode, **where}, indent=2))
         raise typer.Exit(EXIT_INCOMPLETE)
     except DiagnosticError as error:  # an input event beyond the horizon
         _fail(error)
     if tty:
         print(file=sys.stderr)
-    summary = {
-        "traces": len(result.traces),
-        "states": result.states,
-        "complete": True,
-        "mode": result.mode,
-        "horizon": horizon,
-        "max_delay": max_delay,
-    }
+    summary = {"traces": len(result.traces), "states": result.states, "complete": True, "mode": result.mode, **where}
     if runs:
         summary["runs"] = result.runs
     if json_:
@@ -319,7 +319,7 @@ def explore(
         prefixes = f" over {result.runs} distinct run prefix(es)" if runs else ""
         stdout.print(
             f"{summary['traces']} distinct trace(s){prefixes}; {summary['states']} configurations explored "
-            f"(horizon {horizon}" + ("" if max_delay is None else f", delay ≤ {max_delay}") + ")"
+            f"({bounds.describe()})"
         )
 
 
@@ -378,12 +378,11 @@ def _nth_model(prepared: pipeline.Prepared, k: int, timeout) -> inspect.Model:
         if not found.complete:
             _incomplete(f"the search for model {k}", timeout)
             raise typer.Exit(EXIT_INCOMPLETE)
-        c = prepared.compiled
+        bounds = prepared.compiled.bounds
         _usage(
             "no-such-model",
-            f"--model {k}: there are only {found.count} model(s) ({c.semantics.value}, horizon {c.horizon}"
-            + ("" if c.max_delay is None else f", delay ≤ {c.max_delay}")
-            + ")" + (f"; choose 1..{found.count}" if found.count else ""),
+            f"--model {k}: there are only {found.count} model(s) ({bounds.semantics.value}, {bounds.describe()})"
+            + (f"; choose 1..{found.count}" if found.count else ""),
             "--model",
         )
     return found.models[k - 1]
@@ -417,13 +416,14 @@ def report(
         _usage("io", "cannot read it: no such program file or batch directory", str(target))
     if horizon is None:
         _usage("missing-option", f"report on the program {target} needs --horizon T")
-    prepared = _prepare(target, input_, horizon, semantics, encoding, max_delay, dialect)
+    bounds = _bounds(horizon, semantics, encoding, max_delay)
+    prepared = _prepare(target, input_, bounds, dialect)
     found = solve.enumerate_models(prepared.compiled, number, timeout=timeout)
     from .formats.render import report_html
 
-    delay = "no delay bound" if max_delay is None else f"delay ≤ {max_delay}"
     notes = [
-        f"Program {target}, input {input_}: {semantics.value} semantics ({encoding.value} encoding), horizon {horizon}, {delay}.",
+        f"Program {target}, input {input_}: {semantics.value} semantics ({encoding.value} encoding), "
+        f"horizon {horizon}, {bounds.network.describe()}.",
         "Each diagram has one lane per node and a tick per local step; an arrow is a message from its send step to its "
         "arrival step (tplp2016 §5.2.1). Grey dotted arrows are pending at the horizon; thick dashed red arrows arrive "
         "before they were sent (non-causal); green boxes mark output facts at the last step. Hover a step for its facts.",
@@ -458,9 +458,10 @@ def explain_(
     """Why does FACT hold at NODE:STEP in a model? Its derivation back to input facts, carry-overs and messages."""
     from .inspect import explain
 
+    bounds = _bounds(horizon, semantics, encoding, max_delay)
     node, step = _point(at)
     wanted = _fact(fact)
-    prepared = _prepare(program, input_, horizon, semantics, encoding, max_delay, dialect)
+    prepared = _prepare(program, input_, bounds, dialect)
     schema = prepared.program.schema()
     if wanted[0] not in schema:
         _usage("unknown-relation", f"--fact {fact}: '{wanted[0]}' is not a relation of {program} ({', '.join(sorted(schema))})", "--fact")
@@ -492,7 +493,7 @@ def replay_(
     dialect: Dialect = DialectOpt,
 ) -> None:
     """Rebuild the run a model stands for (tplp2016 §5.3.2), replay it operationally, compare traces. Exit 1 if they differ."""
-    prepared = _prepare(program, input_, horizon, semantics, encoding, max_delay, dialect)
+    prepared = _prepare(program, input_, _bounds(horizon, semantics, encoding, max_delay), dialect)
     chosen = _nth_model(prepared, model, timeout)
     try:
         run = chosen.run()
@@ -575,6 +576,7 @@ def cron_(
     """
     from . import cron
 
+    bounds = _bounds(horizon, encoding=encoding, max_delay=max_delay)  # cron analyses both semantics
     try:
         prog, instance, warnings = pipeline.load(program, input_, dialect.value)
         outputs = tuple(r.strip() for r in output.split(",") if r.strip()) if output else None
@@ -585,9 +587,9 @@ def cron_(
     _warn(warnings)
     try:
         if search_horizon:
-            verdict = cron.search(prog, instance, horizon, max_delay, outputs, timeout=timeout)
+            verdict = cron.search(prog, instance, bounds, outputs, timeout=timeout)
         else:
-            verdict = cron.analyse(prog, instance, horizon, max_delay, outputs, encoding, timeout=timeout)
+            verdict = cron.analyse(prog, instance, bounds, outputs, timeout=timeout)
     except cron.Timeout:
         _incomplete("the analysis", timeout)
         raise typer.Exit(EXIT_INCOMPLETE)

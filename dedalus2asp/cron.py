@@ -1,6 +1,6 @@
-"""Consistency and tolerance of non-causality (jcss2014's CRON questions), bounded (SPEC §3).
+"""Consistency and tolerance of non-causality (jcss2014's CRON questions), bounded.
 
-`analyse(program, instance, horizon, max_delay)` answers, for the output
+`analyse(program, instance, bounds)` answers, for the output
 facts at the last step T united over the nodes (output(M), jcss2014 §2.5.5):
 
 * certain / possible outputs: the cautious / brave consequences over
@@ -20,8 +20,9 @@ facts at the last step T united over the nodes (output(M), jcss2014 §2.5.5):
 * jcss2014 Theorem 4.1: a positive program that is consistent tolerates
   non-causality; the verdict says when it applies.
 
-Every answer holds up to horizon T and, with `max_delay` D, for runs in which
-every message arrives within D steps (SPEC §2): it is a bounded verdict.
+Every answer holds up to the horizon T of `bounds` and, with the delay bound D of
+`bounds.network`, for runs in which every message arrives within D steps: it is
+a bounded verdict (the semantics of `bounds` is ignored: both are analysed).
 
 `search(...)` grows the horizon from 1 to T and stops at the smallest one with
 a consistency violation or a counterexample. The `causal-finite` side is
@@ -41,14 +42,14 @@ from dataclasses import dataclass, field, replace
 
 import clingo
 
+from .asp.incremental import Unrolling, incremental
+from .asp.names import OUTPUT, relation_name
+from .asp.solve import control
+from .asp.transform import Compiled, transform
+from .bounds import Bounds, Encoding, Semantics
+from .inspect.model import Model, decode, show_fact
 from .lang.ast import Instance, Program
 from .lang.diagnostics import Diagnostic, DiagnosticError
-from .asp.incremental import Unrolling, incremental
-from .inspect.model import Model, decode, show_fact
-from .asp.solve import control
-from .asp.transform import Compiled, Encoding, Semantics, relation_name, transform
-
-OUTPUT = "_output"
 
 
 class Timeout(Exception):
@@ -86,17 +87,17 @@ def fewest_backward(compiled: Compiled) -> str:
 
 
 def output_rules(outputs: tuple[str, ...], arities: dict[str, int], horizon: int) -> str:
-    """`_output("R",(W1,..)) :- R(X,T,W1,..).` for every output relation R at step T (SPEC §3)."""
+    """`_output("R",(W1,..)) :- R(X,T,W1,..).` for every output relation R at step T (output(M), jcss2014 §2.5.5)."""
     lines = []
     for r in outputs:
         w = [f"W{i}" for i in range(1, arities[r] + 1)]
         tuple_ = "(" + ",".join(w) + ("," if len(w) == 1 else "") + ")"
         lines.append(f'{OUTPUT}("{r}",{tuple_}) :- {relation_name(r)}({",".join(["X", str(horizon), *w])}).')
-    return "\n% the output facts at the horizon, united over nodes (SPEC §3)\n" + "\n".join(lines) + f"\n#show {OUTPUT}/2.\n"
+    return "\n% the output facts at the horizon, united over nodes (jcss2014 §2.5.5)\n" + "\n".join(lines) + f"\n#show {OUTPUT}/2.\n"
 
 
 def model_output(model: Model, outputs: tuple[str, ...]) -> frozenset[str]:
-    """output(M) for the relations `outputs` (SPEC §3), as a set."""
+    """output(M) for the relations `outputs` (jcss2014 §2.5.5), as a set."""
     return frozenset(model.outputs(outputs))
 
 
@@ -164,12 +165,12 @@ class Consequences:
 
 
 class Semantic:
-    """The program of one semantics at one horizon, grounded once, with the output atoms added."""
+    """The program of P on H within `bounds` (one semantics, one horizon), grounded once, with the output atoms added."""
 
-    def __init__(self, program, instance, horizon, semantics, encoding, max_delay, outputs):
-        compiled = transform(program, instance, horizon, semantics, encoding, max_delay)
-        extra = output_rules(outputs, compiled.arities, horizon)
-        self.optimize = not semantics.causal
+    def __init__(self, program: Program, instance: Instance, bounds: Bounds, outputs: tuple[str, ...]):
+        compiled = transform(program, instance, bounds)
+        extra = output_rules(outputs, compiled.arities, bounds.horizon)
+        self.optimize = not bounds.semantics.causal
         if self.optimize:
             extra += fewest_backward(compiled)
         self.compiled = replace(compiled, text=compiled.text + extra)
@@ -194,10 +195,9 @@ def _sorted(facts) -> list[str] | None:
 
 @dataclass
 class Verdict:
-    """What `analyse` found, under the bound (horizon, max_delay)."""
+    """What `analyse` found, within `bounds` (its horizon and network)."""
 
-    horizon: int
-    max_delay: int | None
+    bounds: Bounds
     outputs: tuple[str, ...]
     positive: bool
     satisfiable: bool  # some causal-finite model exists
@@ -240,8 +240,7 @@ class Verdict:
 
     @property
     def bound(self) -> str:
-        delay = "no delay bound" if self.max_delay is None else f"delay ≤ {self.max_delay}"
-        return f"up to horizon {self.horizon} with {delay}"
+        return f"up to horizon {self.bounds.horizon} with {self.bounds.network.describe()}"
 
     def sentence(self) -> str:
         """One sentence: what was found, under which bound."""
@@ -283,7 +282,7 @@ class Verdict:
             "witnesses": [{**m.as_dict(), "output": sorted(out)} for m, out in self.witnesses],
             "positive": self.positive,
             "theorem": self.theorem,
-            "bound": {"horizon": self.horizon, "max_delay": self.max_delay},
+            "bound": {"horizon": self.bounds.horizon, "max_delay": self.bounds.network.max_delay},
             "search": self.search,
             "seconds": round(self.seconds, 4),
         }
@@ -292,28 +291,26 @@ class Verdict:
 def analyse(
     program: Program,
     instance: Instance,
-    horizon: int,
-    max_delay: int | None = None,
+    bounds: Bounds,
     outputs: tuple[str, ...] | None = None,
-    encoding: Encoding = Encoding.FAST,
     timeout: float | None = None,
 ) -> Verdict:
-    """Consistency and tolerance of P on H up to horizon T (and delay bound D); raises Timeout."""
+    """Consistency and tolerance of P on H within `bounds` (horizon, encoding, network); raises Timeout."""
     start = time.perf_counter()
     deadline = Deadline(timeout)
     outs = outputs_of(program, outputs)
-    verdict = Verdict(horizon, max_delay, outs, program.positive, satisfiable=False)
-    causal = Semantic(program, instance, horizon, Semantics.CAUSAL_FINITE, encoding, max_delay, outs)
+    verdict = Verdict(bounds, outs, program.positive, satisfiable=False)
+    causal = Semantic(program, instance, replace(bounds, semantics=Semantics.CAUSAL_FINITE), outs)
     found = causal.consequences(deadline)
     if found is not None:
         verdict.satisfiable = True
         verdict.certain, verdict.possible = found.certain, found.possible
-        choice = Semantic(program, instance, horizon, Semantics.CHOICE, encoding, max_delay, outs)
+        choice = Semantic(program, instance, replace(bounds, semantics=Semantics.CHOICE), outs)
         chosen = choice.consequences(deadline)  # every causal model is a choice model: not None
         verdict.choice_certain, verdict.choice_possible = chosen.certain, chosen.possible
         verdict.consistent = found.certain == found.possible
         if not verdict.consistent:
-            verdict.tolerant = False  # tolerance asks for consistency first (jcss2014 §3.2, SPEC §3)
+            verdict.tolerant = False  # tolerance asks for consistency first (jcss2014 §3.2)
             f = min(found.possible - found.certain)
             verdict.witnesses = [
                 (replace(m, number=i), model_output(m, outs))  # witness i is model i, in the text and the JSON
@@ -335,8 +332,7 @@ def analyse(
 def search(
     program: Program,
     instance: Instance,
-    horizon: int,
-    max_delay: int | None = None,
+    bounds: Bounds,
     outputs: tuple[str, ...] | None = None,
     timeout: float | None = None,
     incremental_: bool = True,
@@ -345,16 +341,19 @@ def search(
 
     Each horizon's causal certain/possible outputs come from one multi-shot control
     (`incremental_`, each step grounded once) or, for comparison, from a program grounded from
-    scratch; the choice ones are grounded from scratch (see the module docstring). The verdict at
-    the horizon found (or at T) is then `analyse`d in full, for its witnesses or counterexample.
+    scratch; the choice ones are grounded from scratch (see the module docstring). Every program
+    is written in the fast encoding, whatever `bounds.encoding`. The verdict at the horizon found
+    (or at T) is then `analyse`d in full, for its witnesses or counterexample.
     """
     start = time.perf_counter()
     deadline = Deadline(timeout)
     outs = outputs_of(program, outputs)
-    unrolling = Unrolling(incremental(program, instance, Semantics.CAUSAL_FINITE, max_delay, outs)) if incremental_ else None
+    fast = replace(bounds, encoding=Encoding.FAST)
+    unrolling = Unrolling(incremental(program, instance, Semantics.CAUSAL_FINITE, bounds.network, outs)) if incremental_ else None
     steps, found = [], None
-    for h in range(min(1, horizon), horizon + 1):
+    for h in range(min(1, bounds.horizon), bounds.horizon + 1):
         began = time.perf_counter()
+        causal_at, choice_at = (replace(fast, horizon=h, semantics=s) for s in (Semantics.CAUSAL_FINITE, Semantics.CHOICE))
         if unrolling is not None:
             unrolling.extend(h)
             at_h = lambda s, h=h: s.arguments[0].number == h
@@ -362,13 +361,13 @@ def search(
             possible = None if certain is None else consequences(unrolling.control, "brave", deadline, at_h)
             causal = None if certain is None else (frozenset(map(_fact, certain)), frozenset(map(_fact, possible)))
         else:
-            c = Semantic(program, instance, h, Semantics.CAUSAL_FINITE, Encoding.FAST, max_delay, outs).consequences(deadline)
+            c = Semantic(program, instance, causal_at, outs).consequences(deadline)
             causal = None if c is None else (c.certain, c.possible)
         row = {"horizon": h, "satisfiable": causal is not None, "consistent": None, "tolerant": None}
         if causal is not None:
             row["consistent"] = row["tolerant"] = causal[0] == causal[1]
             if row["consistent"]:
-                choice = Semantic(program, instance, h, Semantics.CHOICE, Encoding.FAST, max_delay, outs).consequences(deadline)
+                choice = Semantic(program, instance, choice_at, outs).consequences(deadline)
                 row["tolerant"] = choice.certain == choice.possible == causal[0]
         row["seconds"] = round(time.perf_counter() - began, 4)
         steps.append(row)
@@ -377,7 +376,7 @@ def search(
             break
     searched = time.perf_counter() - start
     remaining = deadline.remaining()
-    verdict = analyse(program, instance, horizon if found is None else found, max_delay, outs, timeout=remaining)
+    verdict = analyse(program, instance, fast if found is None else replace(fast, horizon=found), outs, remaining)
     verdict.search = {
         "smallest_horizon": found,
         "incremental": incremental_,
@@ -413,7 +412,7 @@ def render_text(verdict: Verdict, console) -> None:
         )
     if not verdict.satisfiable:
         return
-    console.print(f"output relations: {', '.join(verdict.outputs)} (facts at step {verdict.horizon}, united over nodes)")
+    console.print(f"output relations: {', '.join(verdict.outputs)} (facts at step {verdict.bounds.horizon}, united over nodes)")
     console.print(f"  certain  (causal-finite): {_facts(verdict.certain)}")
     console.print(f"  possible (causal-finite): {_facts(verdict.possible)}")
     console.print(f"  certain  (choice):        {_facts(verdict.choice_certain)}")

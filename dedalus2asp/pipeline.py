@@ -1,8 +1,9 @@
 """The pipeline, in one place:
 
-    parse → check → transform(semantics, encoding, horizon) → ground/solve → decode
+    parse → check → transform(bounds) → ground/solve → decode
 
-`prepare` runs the first three phases on files; `solve.enumerate_models`
+`prepare` runs the first three phases on files, within the bounds (`bounds.Bounds`: horizon,
+semantics, encoding, network) made once by the caller; `solve.enumerate_models`
 and `solve.count` ground and solve, and `inspect.decode` reads each answer
 set back as a trace and its messages.
 """
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from . import inspect
 from .asp import solve, transform
+from .bounds import Bounds
 from .lang import analysis, parser
 from .lang.ast import Instance, Program
 from .lang.diagnostics import Diagnostic, DiagnosticError
@@ -78,13 +80,10 @@ def load(
 def prepare(
     program_path: str | Path,
     input_path: str | Path | None,
-    horizon: int,
-    semantics: transform.Semantics = transform.Semantics.CAUSAL_FINITE,
-    encoding: transform.Encoding = transform.Encoding.FAST,
-    max_delay: int | None = None,
+    bounds: Bounds,
     dialect: str = "auto",
 ) -> Prepared:
     """parse → check → transform."""
     program, instance, warnings = load(program_path, input_path, dialect)
-    compiled = transform.transform(program, instance, horizon, semantics, encoding, max_delay)
+    compiled = transform.transform(program, instance, bounds)
     return Prepared(program, instance, compiled, tuple(warnings))

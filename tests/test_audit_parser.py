@@ -24,7 +24,7 @@ from dedalus2asp.cli import app
 from dedalus2asp.lang.diagnostics import DiagnosticError, Severity, format_diagnostic
 from dedalus2asp.lang.facts import json_value, parse_facts, parse_json
 from dedalus2asp.lang.parser import detect_dialect, parse_program, parse_source
-from dedalus2asp.asp.transform import Semantics
+from dedalus2asp.bounds import Bounds, Semantics
 
 from conftest import EXAMPLES
 
@@ -118,7 +118,7 @@ def test_a_json_input_with_not_counts_under_clingo(tmp_path):
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["models"] == 1
     found = solve.enumerate_models(
-        pipeline.prepare(tmp_path / "P.ded", tmp_path / "in.json", 1, Semantics.CAUSAL_FINITE).compiled
+        pipeline.prepare(tmp_path / "P.ded", tmp_path / "in.json", Bounds(1, Semantics.CAUSAL_FINITE)).compiled
     )
     (model,) = found.models
     assert (clingo.String("not"), 1, "q", (clingo.String("not"),)) in model.trace

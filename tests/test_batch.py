@@ -17,7 +17,7 @@ from dedalus2asp.asp import solve
 from dedalus2asp.runs import engine
 from dedalus2asp.cli import app
 from dedalus2asp.lang.diagnostics import DiagnosticError
-from dedalus2asp.asp.transform import Semantics
+from dedalus2asp.bounds import Bounds, Network, Semantics
 
 runner = CliRunner()
 
@@ -81,7 +81,7 @@ def test_each_task_in_one_worker(tmp_path):
     row, traces, messages = batch.execute_job(
         job(tmp_path, program="examples/jcss2014/alg3.ded", input="examples/jcss2014/alg3.facts", task="count", horizon=2)
     )
-    compiled = pipeline.prepare(EXAMPLES / "jcss2014/alg3.ded", EXAMPLES / "jcss2014/alg3.facts", 2).compiled
+    compiled = pipeline.prepare(EXAMPLES / "jcss2014/alg3.ded", EXAMPLES / "jcss2014/alg3.facts", Bounds(2)).compiled
     expected = solve.count(compiled, progress=False)
     assert (row["status"], row["models"], row["traces"]) == ("ok", expected["models"], expected["traces"])
     row, traces, messages = batch.execute_job(
@@ -104,7 +104,7 @@ def test_dialect_key_and_a_program_with_its_own_facts(tmp_path):
     """molly/broadcast carries its facts: no input needed; `dialect` is checked and passed on."""
     params = dict(program="examples/molly/broadcast.ded", task="count", horizon=2, max_delay=1)
     row, _, _ = batch.execute_job(job(tmp_path, **params, dialect="molly"))
-    compiled = pipeline.prepare(EXAMPLES / "molly/broadcast.ded", None, 2, max_delay=1).compiled
+    compiled = pipeline.prepare(EXAMPLES / "molly/broadcast.ded", None, Bounds(2, network=Network(max_delay=1))).compiled
     expected = solve.count(compiled, progress=False)
     assert (row["status"], row["dialect"], row["models"], row["traces"]) == ("ok", "molly", expected["models"], expected["traces"])
     row, _, _ = batch.execute_job(job(tmp_path, **params, dialect="transparent"))  # read as tplp2016: not valid
@@ -206,7 +206,7 @@ steps = 3
 def test_split_counts_add_up(pair, semantics):
     """At the largest horizon ≤ 2 where the whole count finishes within 2 s."""
     for horizon in (2, 1, 0):
-        compiled = pipeline.prepare(EXAMPLES / pair[0], EXAMPLES / pair[1], horizon, semantics).compiled
+        compiled = pipeline.prepare(EXAMPLES / pair[0], EXAMPLES / pair[1], Bounds(horizon, semantics)).compiled
         whole = solve.count(compiled, timeout=2, progress=False)
         if whole["complete"]:
             break

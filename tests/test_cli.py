@@ -42,7 +42,7 @@ import pytest
 from typer.testing import CliRunner
 
 from dedalus2asp.cli import app
-from dedalus2asp.asp.transform import Encoding
+from dedalus2asp.bounds import Encoding
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -29,7 +29,8 @@ from dedalus2asp.cli import app
 from dedalus2asp.asp.incremental import Unrolling, incremental
 from dedalus2asp.lang.facts import load_instance
 from dedalus2asp.lang.parser import load_program
-from dedalus2asp.asp.transform import Semantics, transform
+from dedalus2asp.asp.transform import transform
+from dedalus2asp.bounds import Bounds, Network, Semantics
 
 from conftest import EXAMPLES
 
@@ -38,8 +39,12 @@ def load(program: str, facts: str):
     return load_program(EXAMPLES / program), load_instance(EXAMPLES / facts)
 
 
+def bounded(horizon: int, delay: int | None) -> Bounds:
+    return Bounds(horizon, network=Network(max_delay=delay))
+
+
 def analyse(program: str, facts: str, horizon: int, delay: int | None) -> cron.Verdict:
-    return cron.analyse(*load(program, facts), horizon, delay, timeout=120)
+    return cron.analyse(*load(program, facts), bounded(horizon, delay), timeout=120)
 
 
 def output(model, relations) -> set[str]:
@@ -136,7 +141,7 @@ def test_witnesses_really_differ():
     (a, out_a), (b, out_b) = v.witnesses
     assert out_a == output(a, ("T",)) and out_b == output(b, ("T",))
     assert out_a != out_b
-    assert a.semantics == b.semantics == "causal-finite" and not a.noncausal() and not b.noncausal()
+    assert a.bounds.semantics == b.bounds.semantics == "causal-finite" and not a.noncausal() and not b.noncausal()
 
 
 def test_no_causal_model_is_said():
@@ -179,12 +184,12 @@ def _count(unrolling: Unrolling) -> int:
 @pytest.mark.parametrize("delay", [None, 1])
 def test_incremental_has_the_one_shot_models_and_traces_at_every_horizon(pair, delay):
     program, instance = load(*pair)
-    inc = incremental(program, instance, Semantics.CAUSAL_FINITE, delay)
+    inc = incremental(program, instance, Semantics.CAUSAL_FINITE, Network(max_delay=delay))
     models, traces = Unrolling(inc, ["0"]), Unrolling(inc, ["0"], project=True)
     for horizon in range(4):
         models.extend(horizon)
         traces.extend(horizon)
-        compiled = transform(program, instance, horizon, Semantics.CAUSAL_FINITE, max_delay=delay)
+        compiled = transform(program, instance, bounded(horizon, delay))
         one_shot = solve.count(compiled, progress=False)
         assert (_count(models), _count(traces)) == (one_shot["models"], one_shot["traces"]), horizon
         found = []
@@ -214,9 +219,9 @@ def test_incremental_is_for_causal_semantics_only():
     ],
 )
 def test_search_finds_the_known_smallest_horizon(program, facts, horizon, delay, smallest):
-    v = cron.search(*load(program, facts), horizon, delay)
+    v = cron.search(*load(program, facts), bounded(horizon, delay))
     assert v.search["smallest_horizon"] == smallest
-    assert v.horizon == (horizon if smallest is None else smallest)
+    assert v.bounds.horizon == (horizon if smallest is None else smallest)
 
 
 @pytest.mark.parametrize(
@@ -233,12 +238,12 @@ def test_search_finds_the_known_smallest_horizon(program, facts, horizon, delay,
 def test_search_agrees_with_analysing_each_horizon_from_scratch(program, facts, delay):
     pair = load(program, facts)
     first = next(
-        (h for h in range(1, 5) if not cron.analyse(*pair, h, delay).answer),
+        (h for h in range(1, 5) if not cron.analyse(*pair, bounded(h, delay)).answer),
         None,
     )
     rows = []
     for incremental_ in (True, False):
-        v = cron.search(*pair, 4, delay, incremental_=incremental_)
+        v = cron.search(*pair, bounded(4, delay), incremental_=incremental_)
         assert v.search["smallest_horizon"] == first
         rows.append([{k: r[k] for k in ("horizon", "satisfiable", "consistent", "tolerant")} for r in v.search["horizons"]])
     assert rows[0] == rows[1]

@@ -15,7 +15,7 @@ from dedalus2asp.runs import engine, operational
 from dedalus2asp.lang.analysis import restrict
 from dedalus2asp.lang.parser import parse_program
 from dedalus2asp.cli import app
-from dedalus2asp.asp.transform import Semantics
+from dedalus2asp.bounds import Bounds, Semantics
 
 SCHEDULES = [engine.Schedule(), engine.Schedule("random", 3, 7)]
 runner = CliRunner()
@@ -67,7 +67,7 @@ def test_run_trace_is_a_trace_of_pure(pair):
     """Theorem 4 (i): the trace of a (causal) run is the trace of a model of pure(P), here at T = steps - 1."""
     program, instance = load(pair)
     data = engine.from_instance(instance, program)
-    compiled = pipeline.prepare(EXAMPLES / pair[0], EXAMPLES / pair[1], 2, Semantics.CAUSAL_FINITE).compiled
+    compiled = pipeline.prepare(EXAMPLES / pair[0], EXAMPLES / pair[1], Bounds(2, Semantics.CAUSAL_FINITE)).compiled
     traces = {model.trace for model in solve.traces(compiled).models}
     for schedule in SCHEDULES:
         assert symbolic(engine.run(program, data, 3, schedule).trace) in traces

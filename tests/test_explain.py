@@ -10,7 +10,7 @@ from dedalus2asp.asp import solve
 from dedalus2asp.inspect import explain
 from dedalus2asp.cli import app
 from dedalus2asp.pipeline import prepare
-from dedalus2asp.asp.transform import Semantics
+from dedalus2asp.bounds import Bounds, Network, Semantics
 
 from conftest import EXAMPLES, SMALL, example_id
 
@@ -21,7 +21,7 @@ v1, v2, v3 = clingo.Function("v1"), clingo.Function("v2"), clingo.Function("v3")
 
 
 def models(files, horizon, semantics=Semantics.CAUSAL, limit=0, max_delay=None):
-    compiled = prepare(*files, horizon, semantics, max_delay=max_delay).compiled
+    compiled = prepare(*files, Bounds(horizon, semantics, network=Network(max_delay=max_delay))).compiled
     return solve.enumerate_models(compiled, limit, progress=False).models
 
 

@@ -21,7 +21,8 @@ from dedalus2asp.asp import solve
 from dedalus2asp.lang.facts import load_instance, parse_facts
 from dedalus2asp.lang.parser import load_program, parse_program
 from dedalus2asp.pipeline import prepare
-from dedalus2asp.asp.transform import Encoding, Semantics, transform
+from dedalus2asp.asp.transform import transform
+from dedalus2asp.bounds import Bounds, Encoding, Network, Semantics
 
 from conftest import EXAMPLES, SMALL, example_id
 from test_theorem4 import inputs, rules, well_formed
@@ -82,7 +83,7 @@ def trace_set(compiled) -> set:
 )
 def test_fast_and_paper_have_the_same_models_and_traces(pair, semantics, horizon, delay):
     program, instance = load_program(EXAMPLES / pair[0]), load_instance(EXAMPLES / pair[1])
-    paper, fast = (transform(program, instance, horizon, semantics, e, delay) for e in (Encoding.PAPER, Encoding.FAST))
+    paper, fast = (transform(program, instance, Bounds(horizon, semantics, e, Network(max_delay=delay))) for e in (Encoding.PAPER, Encoding.FAST))
     traces = trace_set(paper)
     assert traces and trace_set(fast) == traces
     count = capped_count(paper)
@@ -106,7 +107,7 @@ def test_decoded_models_are_the_same(program, facts, semantics, horizon, delay):
     """Each model, decoded: the same trace and the same messages (α is the model), the same into-the-past flags."""
 
     def decoded(encoding):
-        compiled = prepare(EXAMPLES / program, EXAMPLES / facts, horizon, semantics, encoding, delay).compiled
+        compiled = prepare(EXAMPLES / program, EXAMPLES / facts, Bounds(horizon, semantics, encoding, Network(max_delay=delay))).compiled
         found = solve.enumerate_models(compiled, 0, progress=False)
         return [(m.trace, m.messages, m.noncausal()) for m in found.models]
 
@@ -121,7 +122,7 @@ FIG4 = "A()@async(X) :- Id(X).\nB()@async(X) :- A(), Id(X).\nT() :- A(), not B()
 
 
 def test_fast_program_has_no_before_and_no_other():
-    text = transform(parse_program(FIG4, "fig4.ded"), parse_facts("z { Id(z). }", "fig4.facts"), 2, encoding_=Encoding.FAST).text
+    text = transform(parse_program(FIG4, "fig4.ded"), parse_facts("z { Id(z). }", "fig4.facts"), Bounds(2, encoding=Encoding.FAST)).text
     for name in ("before(", "other_", "hasSender", "rcvInf", "arrival("):
         assert name not in text
     assert "#edge ((X,S),(X,T)) : all(X), tsucc(S,T)." in text
@@ -130,7 +131,7 @@ def test_fast_program_has_no_before_and_no_other():
 
 
 def test_choice_semantics_has_no_edge():
-    text = transform(parse_program(FIG4, "fig4.ded"), parse_facts("z { Id(z). }", "fig4.facts"), 2, Semantics.CHOICE, Encoding.FAST).text
+    text = transform(parse_program(FIG4, "fig4.ded"), parse_facts("z { Id(z). }", "fig4.facts"), Bounds(2, Semantics.CHOICE, Encoding.FAST)).text
     assert "\n#edge" not in text
     assert "1 { chosen_A(X,S,Y,T) : time(T);\n    chosen_A(X,S,Y,pending) } 1 :- cand_A(X,S,Y)." in text
 
@@ -143,7 +144,7 @@ def test_arrival_domain_matches_the_paper(semantics):
     for delay in (None, 0, 1, 2):
         arrivals = []
         for encoding in Encoding:
-            compiled = transform(program, instance, 2, semantics, encoding, delay)
+            compiled = transform(program, instance, Bounds(2, semantics, encoding, Network(max_delay=delay)))
             models = solve.enumerate_models(compiled, 0, progress=False).models
             arrivals.append({tuple((m.sent, m.arrives) for m in model.messages) for model in models})
         assert arrivals[0] == arrivals[1]
@@ -162,15 +163,15 @@ def test_cycle_across_nodes_is_excluded():
     instance = parse_facts("a { go(). peer(b). }\nb { peer(a). }\n", "ping.facts")
     for semantics, expected in ((Semantics.CHOICE, 3), (Semantics.CAUSAL, 2), (Semantics.CAUSAL_FINITE, 2)):
         for encoding in Encoding:
-            models = solve.enumerate_models(transform(program, instance, 0, semantics, encoding), 0, progress=False).models
+            models = solve.enumerate_models(transform(program, instance, Bounds(0, semantics, encoding)), 0, progress=False).models
             arrivals = {tuple((m.relation, m.arrives) for m in model.messages) for model in models}
             assert len(arrivals) == expected
             assert ((("m", 0), ("r", 0)) in arrivals) == (semantics is Semantics.CHOICE)
 
 
 def test_count_reports_the_encoding():
-    compiled = transform(parse_program(FIG4, "fig4.ded"), parse_facts("z { Id(z). }", "fig4.facts"), 1)
-    assert compiled.encoding is Encoding.FAST
+    compiled = transform(parse_program(FIG4, "fig4.ded"), parse_facts("z { Id(z). }", "fig4.facts"), Bounds(1))
+    assert compiled.bounds.encoding is Encoding.FAST
     assert solve.count(compiled, progress=False)["encoding"] == "fast"
 
 
@@ -191,7 +192,7 @@ def test_random_programs_fast_equals_paper(rule_texts, facts, semantics, horizon
     program = well_formed("\n".join(rule_texts))
     assume(program is not None)  # not stratifiable: the generator cannot rule that out cheaply
     instance = parse_facts(facts, "random.facts")
-    paper, fast = (transform(program, instance, horizon, semantics, e, max_delay) for e in (Encoding.PAPER, Encoding.FAST))
+    paper, fast = (transform(program, instance, Bounds(horizon, semantics, e, Network(max_delay=max_delay))) for e in (Encoding.PAPER, Encoding.FAST))
     counts = [
         solve.enumerate_models(c, RANDOM_CAP + 1, keep=False, progress=False, timeout=60) for c in (paper, fast)
     ]

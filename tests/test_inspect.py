@@ -12,7 +12,7 @@ from dedalus2asp import inspect
 from dedalus2asp.asp import solve
 from dedalus2asp.cli import app
 from dedalus2asp.pipeline import prepare
-from dedalus2asp.asp.transform import Encoding, Semantics
+from dedalus2asp.bounds import Bounds, Encoding, Network, Semantics
 
 from conftest import EXAMPLES, SMALL, example_id
 
@@ -21,7 +21,7 @@ Z = clingo.Function("z")
 
 
 def models_of(program, facts, horizon, semantics, encoding=Encoding.FAST, limit=0, max_delay=None):
-    compiled = prepare(program, facts, horizon, semantics, encoding, max_delay).compiled
+    compiled = prepare(program, facts, Bounds(horizon, semantics, encoding, Network(max_delay=max_delay))).compiled
     return solve.enumerate_models(compiled, limit, progress=False).models
 
 

@@ -25,7 +25,8 @@ from dedalus2asp.lang.diagnostics import DiagnosticError, format_diagnostic
 from dedalus2asp.lang.located import LocatedProgram, located_text
 from dedalus2asp.lang.facts import parse_facts, parse_json
 from dedalus2asp.lang.parser import detect_dialect, load_program, parse_program, parse_source
-from dedalus2asp.asp.transform import Semantics, transform
+from dedalus2asp.asp.transform import transform
+from dedalus2asp.bounds import Bounds, Network, Semantics
 
 from conftest import EXAMPLES, SMALL
 
@@ -43,7 +44,8 @@ TWINS = [
 
 
 def prepared(program: str, facts: str, horizon: int, semantics=Semantics.CAUSAL_FINITE, max_delay=None):
-    return pipeline.prepare(EXAMPLES / f"{program}.ded", EXAMPLES / f"{facts}.facts", horizon, semantics, max_delay=max_delay)
+    bounds = Bounds(horizon, semantics, network=Network(max_delay=max_delay))
+    return pipeline.prepare(EXAMPLES / f"{program}.ded", EXAMPLES / f"{facts}.facts", bounds)
 
 
 def traces(compiled) -> set:
@@ -235,7 +237,7 @@ def test_an_event_beyond_the_horizon_is_an_error():
     assert d.code == "event-beyond-horizon" and "beyond the horizon 3" in d.message
     program, instance, _ = pipeline.load(EXAMPLES / "tr2009/example3_events.ded", EXAMPLES / "tr2009/example3_events.facts")
     with pytest.raises(DiagnosticError):
-        operational.explore(program, instance, 3)
+        operational.explore(program, instance, Bounds(3))
 
 
 # (program, input, horizons): bounded Theorem 4 with events and located programs
@@ -252,9 +254,10 @@ def test_bounded_theorem_4_with_events(program, facts, horizons, max_delay):
     ir, instance, _ = pipeline.load(EXAMPLES / f"{program}.ded", EXAMPLES / f"{facts}.facts")
     assert any(f.step is not None for fs in instance.facts.values() for f in fs)
     for horizon in horizons:
-        explored = operational.explore(ir, restrict(instance, ir), horizon, max_delay=max_delay, mode="traces")
+        explored = operational.explore(ir, restrict(instance, ir), Bounds(horizon, network=Network(max_delay=max_delay)), mode="traces")
         for semantics in (Semantics.CAUSAL, Semantics.CAUSAL_FINITE):
-            assert traces(transform(ir, instance, horizon, semantics, max_delay=max_delay)) == set(explored.traces)
+            bounds = Bounds(horizon, semantics, network=Network(max_delay=max_delay))
+            assert traces(transform(ir, instance, bounds)) == set(explored.traces)
 
 
 def test_an_event_joins_the_input_of_its_step_only_in_a_replay():

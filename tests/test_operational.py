@@ -26,6 +26,7 @@ from dedalus2asp.runs.operational import (
 )
 from dedalus2asp.lang.facts import parse_facts
 from dedalus2asp.lang.parser import parse_program
+from dedalus2asp.bounds import Bounds, Network
 
 
 def sym(value):
@@ -225,7 +226,7 @@ def test_replay_rejects_illegal_deliveries():
 
 
 def test_fig4_horizon_1_exact():
-    result = explore(fig4(), Z, 1)
+    result = explore(fig4(), Z, Bounds(1))
     base = {tf("z", 0, "Id", "z"), tf("z", 1, "Id", "z")}
     late = frozenset(base)  # A() not delivered at step 1
     early = frozenset(base | {tf("z", 1, "A"), tf("z", 1, "T")})  # A() delivered at step 1
@@ -238,7 +239,7 @@ def test_fig4_horizon_1_exact():
 
 
 def test_fig4_horizon_2_pending_sets():
-    result = explore(fig4(), Z, 2)
+    result = explore(fig4(), Z, Bounds(2))
     id_ = {tf("z", s, "Id", "z") for s in range(3)}
     only_step_2 = frozenset(id_ | {tf("z", 2, "A"), tf("z", 2, "T")})
     # A() sent at 0 and 1 are both in the buffer at step 2: any non-empty subset of them arrives
@@ -267,7 +268,7 @@ def fig4_traces_by_formula(horizon):
 @pytest.mark.parametrize("horizon, expected", [(0, 1), (1, 2), (2, 6), (3, 18), (4, 50)])
 def test_fig4_trace_counts(horizon, expected):
     assert fig4_traces_by_formula(horizon) == expected
-    result = explore(fig4(), Z, horizon)
+    result = explore(fig4(), Z, Bounds(horizon))
     assert len(result.traces) == expected
     for trace in result.traces:
         steps = range(horizon + 1)
@@ -279,7 +280,7 @@ def test_fig4_trace_counts(horizon, expected):
 
 @pytest.mark.parametrize("horizon", [1, 2, 3, 4])
 def test_fig4_delay_bound_1_is_deterministic(horizon):
-    result = explore(fig4(), Z, horizon, max_delay=1)
+    result = explore(fig4(), Z, Bounds(horizon, network=Network(max_delay=1)))
     (trace,) = result.traces
     expected = {tf("z", s, "Id", "z") for s in range(horizon + 1)}
     expected |= {tf("z", s, "A") for s in range(1, horizon + 1)}
@@ -293,8 +294,8 @@ def test_fig4_delay_bound_1_is_deterministic(horizon):
 
 def test_delay_bound_limits_pending_and_arrival():
     horizon, bound = 3, 2
-    bounded = explore(fig4(), Z, horizon, max_delay=bound)
-    free = explore(fig4(), Z, horizon)
+    bounded = explore(fig4(), Z, Bounds(horizon, network=Network(max_delay=bound)))
+    free = explore(fig4(), Z, Bounds(horizon))
     assert bounded.traces < free.traces
     for trace, sets in bounded.pending.items():
         for pending in sets:
@@ -309,7 +310,7 @@ def test_delay_bound_limits_pending_and_arrival():
 
 def test_delay_bound_0_forbids_messages_to_oneself():
     # a message to oneself arrives at a later step (causality), never at its own step
-    assert explore(fig4(), Z, 2, max_delay=0).traces == frozenset()
+    assert explore(fig4(), Z, Bounds(2, network=Network(max_delay=0))).traces == frozenset()
 
 
 PING = """
@@ -323,11 +324,11 @@ AB_AND_C = parse_facts("peer(a). peer(b). peer(c). a { id(a). } b { id(b). }")
 def test_two_nodes_message_outside_network_dropped():
     program = parse_program(PING)
     # horizon 0: ping(b) reaches a0 (b0 went first), or ping(a) reaches b0, or neither; not both (causality)
-    assert len(explore(program, AB_AND_C, 0).traces) == 3
+    assert len(explore(program, AB_AND_C, Bounds(0)).traces) == 3
     # horizon 1: a trace shows which ping arrives at which step. ping(a) at a1 and ping(b) at b1 are free (×4);
     # (ping(b) at a0, ping(a) at b0) is one of 00, 10, 01, and in each case ping(b) at a1 and ping(a)
     # at b1 can each happen or not, all four together (e.g. with 00: a0 b0 a1 b1): 3 × 4 × 4 = 48.
-    result = explore(program, AB_AND_C, 1)
+    result = explore(program, AB_AND_C, Bounds(1))
     assert len(result.traces) == 48
     c = sym("c")
     assert all(m.addressee != c for sets in result.pending.values() for p in sets for m in p)
@@ -340,7 +341,7 @@ def test_two_nodes_message_outside_network_dropped():
 
 def test_message_to_unknown_addressee_reaches_no_one():
     program = parse_program("to(Y)@async(Y) :- peer(Y).")
-    result = explore(program, AB_AND_C, 1)
+    result = explore(program, AB_AND_C, Bounds(1))
     assert {args for trace in result.traces for (_, _, r, args) in trace if r == "to"} == {(sym("a"),), (sym("b"),)}
     assert {(m.addressee, m.fact) for sets in result.pending.values() for p in sets for m in p} == {
         (sym(y), fact("to", y)) for y in "ab"
@@ -350,13 +351,13 @@ def test_message_to_unknown_addressee_reaches_no_one():
 def test_two_nodes_delay_bound_1():
     # ping(a) at a1 and ping(b) at b1 are forced; with neither ping at step 0, both pings sent at step 0 to
     # the other node arrive at step 1; with one at step 0 the other node's step-1 ping may arrive or not: 1+2+2
-    result = explore(parse_program(PING), AB_AND_C, 1, max_delay=1)
+    result = explore(parse_program(PING), AB_AND_C, Bounds(1, network=Network(max_delay=1)))
     assert len(result.traces) == 5
 
 
 def test_node_without_facts():
     program = parse_program("hello(X)@async(Y) :- id(X), peer(Y).\nseen(X) :- hello(X).")
-    result = explore(program, parse_facts("a { id(a). peer(b). } b { }"), 1)
+    result = explore(program, parse_facts("a { id(a). peer(b). } b { }"), Bounds(1))
     a_part = {tf("a", s, r, *args) for s in (0, 1) for r, args in (("id", ["a"]), ("peer", ["b"]))}
     hello = {tf("b", s, "hello", "a") for s in (0, 1)}
     seen = {tf("b", s, "seen", "a") for s in (0, 1)}
@@ -373,7 +374,7 @@ def test_relation_both_input_and_derived():
     program = parse_program("r(X) :- s(X).\ns(Y)@next :- r(X), succ(X, Y).")
     instance = parse_facts("a { r(1). succ(1, 2). succ(2, 3). }")
     assert deduc(strata(program), [fact("r", 1), fact("s", 2)]) == {fact("r", 1), fact("s", 2), fact("r", 2)}
-    (trace,) = explore(program, instance, 2).traces
+    (trace,) = explore(program, instance, Bounds(2)).traces
     inputs = {tf("a", s, p, *args) for s in range(3) for p, args in (("r", [1]), ("succ", [1, 2]), ("succ", [2, 3]))}
     assert trace == inputs | {
         tf("a", 1, "s", 2), tf("a", 1, "r", 2),
@@ -384,7 +385,7 @@ def test_relation_both_input_and_derived():
 def test_comparisons_inside_explore_follow_clingo_order():
     program = parse_program("small(X) :- v(X), X < b.\nbig(X) :- v(X), X >= b.\nv(Y)@next :- v(X), w(X, Y), X != Y.")
     instance = parse_facts('a { v(a). v(b). v(1). v("s"). w(a, c). w(b, b). }')
-    (trace,) = explore(program, instance, 1).traces
+    (trace,) = explore(program, instance, Bounds(1)).traces
     assert {(s, r, args) for (_, s, r, args) in trace if r in ("small", "big")} == {
         (0, "small", (sym(1),)), (0, "small", (sym("a"),)),
         (0, "big", (sym("b"),)), (0, "big", (clingo.String("s"),)),
@@ -394,7 +395,7 @@ def test_comparisons_inside_explore_follow_clingo_order():
 
 
 def test_unused_input_relations_not_in_trace():
-    (trace,) = explore(parse_program("p(X) :- q(X)."), parse_facts("a { q(1). other(2). }"), 0).traces
+    (trace,) = explore(parse_program("p(X) :- q(X)."), parse_facts("a { q(1). other(2). }"), Bounds(0)).traces
     assert trace == {tf("a", 0, "q", 1), tf("a", 0, "p", 1)}
 
 
@@ -438,7 +439,7 @@ def brute_force(program, instance, horizon, max_delay=None):
 )
 def test_explore_agrees_with_brute_force(text, instance, horizon, bound):
     program = parse_program(text)
-    result = explore(program, instance, horizon, max_delay=bound)
+    result = explore(program, instance, Bounds(horizon, network=Network(max_delay=bound)))
     ends = {(trace, pending) for trace, sets in result.pending.items() for pending in sets}
     assert ends == brute_force(program, instance, horizon, bound)
     assert result.runs == len(ends)
@@ -447,7 +448,7 @@ def test_explore_agrees_with_brute_force(text, instance, horizon, bound):
 
 def test_witnesses_replay_to_their_trace():
     for program, instance, horizon in ((fig4(), Z, 3), (parse_program(PING), AB_AND_C, 1)):
-        result = explore(program, instance, horizon)
+        result = explore(program, instance, Bounds(horizon))
         assert result.witnesses.keys() == result.traces
         for trace, witness in result.witnesses.items():
             run = replay(program, instance, witness)
@@ -456,9 +457,9 @@ def test_witnesses_replay_to_their_trace():
 
 def test_state_limit_and_progress():
     with pytest.raises(StateLimitExceeded, match="--max-states"):
-        explore(fig4(), Z, 4, max_states=10)
+        explore(fig4(), Z, Bounds(4), max_states=10)
     seen = []
-    result = explore(parse_program(PING), AB_AND_C, 2, progress=seen.append)
+    result = explore(parse_program(PING), AB_AND_C, Bounds(2), progress=seen.append)
     assert result.states > 10_000 and seen and seen[0] == 10_000
 
 
@@ -474,8 +475,8 @@ def example(name):
 
 
 def both_modes(program, instance, horizon, bound=None, max_states=1_000_000):
-    exact = explore(program, instance, horizon, max_delay=bound, max_states=max_states)
-    reduced = explore(program, instance, horizon, max_delay=bound, mode="traces")
+    exact = explore(program, instance, Bounds(horizon, network=Network(max_delay=bound)), max_states=max_states)
+    reduced = explore(program, instance, Bounds(horizon, network=Network(max_delay=bound)), mode="traces")
     return exact, reduced
 
 
@@ -518,24 +519,24 @@ def test_traces_mode_alg1_matches_the_causal_models():
     # The exact search exceeds millions of configurations at horizon 2 (A and T edges re-sent at every step).
     from dedalus2asp.asp import solve
     from dedalus2asp.pipeline import prepare
-    from dedalus2asp.asp.transform import Semantics
+    from dedalus2asp.bounds import Semantics
 
     program, instance = example("jcss2014/alg1")
     for horizon, count in ((2, 37), (3, 81)):
-        result = explore(program, instance, horizon, mode="traces", max_states=20_000)
+        result = explore(program, instance, Bounds(horizon), mode="traces", max_states=20_000)
         files = EXAMPLES / "jcss2014/alg1.ded", EXAMPLES / "jcss2014/alg1.facts"
-        compiled = prepare(*files, horizon, Semantics.CAUSAL).compiled
+        compiled = prepare(*files, Bounds(horizon, Semantics.CAUSAL)).compiled
         assert len(result.traces) == count
         assert result.traces == {m.trace for m in solve.traces(compiled).models}
 
 
 def test_traces_mode_arguments():
     with pytest.raises(ValueError, match="mode"):
-        explore(fig4(), Z, 1, mode="fast")
+        explore(fig4(), Z, Bounds(1), mode="fast")
     with pytest.raises(StateLimitExceeded, match="--max-states"):
-        explore(fig4(), Z, 4, max_states=10, mode="traces")
+        explore(fig4(), Z, Bounds(4), max_states=10, mode="traces")
     seen = []
-    explore(*example("tr2009/broadcast"), 6, mode="traces", progress=seen.append)  # 32393 classes
+    explore(*example("tr2009/broadcast"), Bounds(6), mode="traces", progress=seen.append)  # 32393 classes
     assert seen and seen[0] == 10_000
 
 
@@ -554,7 +555,7 @@ def test_copies_with_the_same_key_can_arrive_at_the_same_steps():
     # (1)-(2) and (N) of _search_traces on one fact in isolation: the key (d_min, h) and the normalisation keep
     # the sets of steps at which the copies may arrive.
     horizon = 3
-    reduced = _Reduced(None, horizon, 1)
+    reduced = _Reduced(None, Bounds(horizon, network=Network(max_delay=1)))
     for t in range(horizon + 1):
         by_key = {}
         for size in range(1, 5):

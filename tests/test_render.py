@@ -15,7 +15,7 @@ from dedalus2asp.asp import solve
 from dedalus2asp.formats import render
 from dedalus2asp.cli import app
 from dedalus2asp.pipeline import prepare
-from dedalus2asp.asp.transform import Semantics
+from dedalus2asp.bounds import Bounds, Network, Semantics
 
 from conftest import EXAMPLES
 
@@ -25,7 +25,7 @@ ALG1_LARGE = (EXAMPLES / "jcss2014/alg1.ded", EXAMPLES / "jcss2014/alg1-large.fa
 
 
 def models_of(files, horizon, semantics=Semantics.CAUSAL, limit=0, max_delay=None):
-    compiled = prepare(*files, horizon, semantics, max_delay=max_delay).compiled
+    compiled = prepare(*files, Bounds(horizon, semantics, network=Network(max_delay=max_delay))).compiled
     return solve.enumerate_models(compiled, limit, progress=False).models
 
 

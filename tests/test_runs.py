@@ -21,9 +21,11 @@ import pytest
 from dedalus2asp import inspect
 from dedalus2asp.asp import solve
 from dedalus2asp.runs import operational
+from dedalus2asp.runs.evaluator import strata_of
+from dedalus2asp.runs.local import Node
 from dedalus2asp.lang.analysis import restrict, strata
 from dedalus2asp.pipeline import prepare
-from dedalus2asp.asp.transform import Encoding, Semantics
+from dedalus2asp.bounds import Bounds, Encoding, Network, Semantics
 
 from conftest import EXAMPLES, SMALL, example_id
 
@@ -71,14 +73,14 @@ def check_run(model: inspect.Model, prepared) -> None:
     glob = {point: i for i, point in enumerate(order)}
     assert all(glob[a] < glob[b] for a, b in model.happens_before), "not a linear extension of happens-before"
     assert len(run.configurations) == len(run.transitions) + 1
-    deductive = strata(prepared.program)
+    deductive = strata_of(strata(prepared.program))
     for t, before in zip(run.transitions, run.configurations):
         # transition i delivers m_i out of bf_i(x_i), and D_i = deduc_P(st_i(x_i) ∪ m_i ∪ E) is the model at
         # (x_i, s_i), where E are the input events of x_i at step s_i (tr2009 Example 3; none in tplp2016)
         assert set(t.delivered) <= set(before.buffers[t.node])
         received = {(m.relation, m.args) for m in t.delivered}
         events = {(f.predicate, f.args) for f in prepared.instance.facts[t.node] if f.step == t.step}
-        assert operational.deduc(deductive, before.states[t.node] | received | events) == model.slice(t.node, t.step)
+        assert Node().deduc(deductive, before.states[t.node] | received | events) == model.slice(t.node, t.step)
     assert {m for ms in run.configurations[-1].buffers.values() for m in ms} == set(model.pending)
     replayed = run.replay(prepared.program, prepared.instance)
     assert replayed.trace == model.trace
@@ -92,7 +94,7 @@ CASES = [(pair, horizon) for pair in EXAMPLES_WITH_INPUTS for horizon in (1, 2, 
 @pytest.mark.parametrize("pair, horizon", CASES, ids=[f"{pair_id(p)}-T{h}" for p, h in CASES])
 def test_the_run_of_a_causal_model_replays_to_its_trace(pair, horizon):
     """tplp2016 Theorem 4 (ii), executable: the first models of every example."""
-    prepared = prepare(EXAMPLES / pair[0], EXAMPLES / pair[1], horizon, Semantics.CAUSAL_FINITE)
+    prepared = prepare(EXAMPLES / pair[0], EXAMPLES / pair[1], Bounds(horizon, Semantics.CAUSAL_FINITE))
     models = solve.enumerate_models(prepared.compiled, MODELS_PER_CASE, progress=False).models
     assert models
     for model in models:
@@ -102,7 +104,7 @@ def test_the_run_of_a_causal_model_replays_to_its_trace(pair, horizon):
 @pytest.mark.parametrize("pair", SMALL, ids=[example_id(p) for p in SMALL])
 def test_every_trace_at_horizon_2_with_a_delay_bound_replays(pair):
     """One model per distinct trace (projective enumeration), delay bound 1, the paper encoding."""
-    prepared = prepare(EXAMPLES / pair[0], EXAMPLES / pair[1], 2, Semantics.CAUSAL, Encoding.PAPER, max_delay=1)
+    prepared = prepare(EXAMPLES / pair[0], EXAMPLES / pair[1], Bounds(2, Semantics.CAUSAL, Encoding.PAPER, Network(max_delay=1)))
     found = solve.traces(prepared.compiled, timeout=120)
     assert found.complete and found.models
     for model in found.models:
@@ -110,7 +112,7 @@ def test_every_trace_at_horizon_2_with_a_delay_bound_replays(pair):
 
 
 def test_a_model_into_the_past_stands_for_no_run():
-    prepared = prepare(EXAMPLES / "tplp2016/fig4_noncausal.ded", EXAMPLES / "tplp2016/fig4.facts", 1, Semantics.CHOICE)
+    prepared = prepare(EXAMPLES / "tplp2016/fig4_noncausal.ded", EXAMPLES / "tplp2016/fig4.facts", Bounds(1, Semantics.CHOICE))
     models = solve.enumerate_models(prepared.compiled, 0, progress=False).models
     noncausal = [m for m in models if m.noncausal()]
     assert noncausal and len(noncausal) < len(models)
@@ -148,10 +150,9 @@ RUN_CASES = [
 )
 def test_a_run_prefix_written_as_constraints_is_a_model(pair, horizon, delay, semantics):
     """tplp2016 Theorem 4 (i), bounded: the witness run of each explored trace is exactly one model."""
-    prepared = prepare(EXAMPLES / pair[0], EXAMPLES / pair[1], horizon, semantics, max_delay=delay)
-    explored = operational.explore(
-        prepared.program, restrict(prepared.instance, prepared.program), horizon, max_delay=delay, mode="exact"
-    )
+    bounds = Bounds(horizon, semantics, network=Network(max_delay=delay))
+    prepared = prepare(EXAMPLES / pair[0], EXAMPLES / pair[1], bounds)
+    explored = operational.explore(prepared.program, restrict(prepared.instance, prepared.program), bounds, mode="exact")
     assert explored.witnesses
     for trace, transitions in sorted(explored.witnesses.items(), key=lambda kv: sorted(kv[0]))[:WITNESSES_PER_CASE]:
         models = run_models(prepared, transitions)
@@ -166,7 +167,7 @@ def test_a_run_prefix_written_as_constraints_is_a_model(pair, horizon, delay, se
 
 def test_constraints_of_a_run_name_each_arrival():
     """On Fig. 4 by hand: z sends A() at 0, it arrives at 1; the rest stays pending."""
-    prepared = prepare(EXAMPLES / "tplp2016/fig4_noncausal.ded", EXAMPLES / "tplp2016/fig4.facts", 1, Semantics.CAUSAL)
+    prepared = prepare(EXAMPLES / "tplp2016/fig4_noncausal.ded", EXAMPLES / "tplp2016/fig4.facts", Bounds(1, Semantics.CAUSAL))
     z = prepared.instance.network[0]
     transitions = [(z, []), (z, [(z, 0, ("A", ()))])]
     text = inspect.run_constraints(prepared.compiled, prepared.program, prepared.instance, transitions)

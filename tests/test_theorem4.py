@@ -15,7 +15,8 @@ from dedalus2asp.runs import operational
 from dedalus2asp.lang.analysis import check, restrict
 from dedalus2asp.lang.facts import load_instance, parse_facts
 from dedalus2asp.lang.parser import load_program, parse_program
-from dedalus2asp.asp.transform import Semantics, transform
+from dedalus2asp.asp.transform import transform
+from dedalus2asp.bounds import Bounds, Network, Semantics
 
 from conftest import EXAMPLES, SMALL, example_id
 
@@ -23,14 +24,15 @@ CAUSAL = [Semantics.CAUSAL, Semantics.CAUSAL_FINITE]
 
 
 def asp_traces(program, instance, horizon, semantics, max_delay=None) -> set:
-    compiled = transform(program, instance, horizon, semantics, max_delay=max_delay)
+    compiled = transform(program, instance, Bounds(horizon, semantics, network=Network(max_delay=max_delay)))
     found = solve.traces(compiled, timeout=120)
     assert found.complete
     return {m.trace for m in found.models}
 
 
 def operational_traces(program, instance, horizon, max_delay=None) -> set:
-    explored = operational.explore(program, restrict(instance, program), horizon, max_delay=max_delay, mode="traces")
+    bounds = Bounds(horizon, network=Network(max_delay=max_delay))
+    explored = operational.explore(program, restrict(instance, program), bounds, mode="traces")
     return set(explored.traces)
 
 
@@ -145,7 +147,7 @@ def test_random_programs_model_traces_equal_run_traces(rule_texts, facts, horizo
     try:
         expected = set(
             operational.explore(
-                program, restrict(instance, program), horizon, max_delay=max_delay, max_states=20_000, mode="traces"
+                program, restrict(instance, program), Bounds(horizon, network=Network(max_delay=max_delay)), max_states=20_000, mode="traces"
             ).traces
         )
     except operational.StateLimitExceeded:

@@ -22,7 +22,9 @@ from hypothesis import strategies as st
 from dedalus2asp.asp import solve
 from dedalus2asp.lang.facts import load_instance, parse_facts
 from dedalus2asp.lang.parser import load_program, parse_program
-from dedalus2asp.asp.transform import Encoding, Semantics, persisted, transform
+from dedalus2asp.asp.transform import transform
+from dedalus2asp.asp.views import persisted
+from dedalus2asp.bounds import Bounds, Encoding, Network, Semantics
 
 from conftest import EXAMPLES, SMALL, example_id
 from test_cli import ok
@@ -56,7 +58,7 @@ CASES = [(pair, semantics, delay) for pair in SMALL for semantics in CAUSAL for 
 def test_examples_have_the_same_traces(pair, semantics, delay):
     program, instance = load_program(EXAMPLES / pair[0]), load_instance(EXAMPLES / pair[1])
     for horizon in (1, 2, 3):
-        same_traces(transform(program, instance, horizon, semantics, Encoding.FAST, delay))
+        same_traces(transform(program, instance, Bounds(horizon, semantics, Encoding.FAST, Network(max_delay=delay))))
 
 
 PERSISTENCE = ["p(U)@next :- p(U).", "q(U)@next :- q(U).", "r(U, V)@next :- r(U, V)."]
@@ -75,7 +77,7 @@ PERSISTENCE = ["p(U)@next :- p(U).", "q(U)@next :- q(U).", "r(U, V)@next :- r(U,
 def test_random_programs_have_the_same_traces(rule_texts, facts, semantics, horizon, max_delay):
     program = well_formed("\n".join(rule_texts))
     assume(program is not None)  # not stratifiable: the generator cannot rule that out cheaply
-    same_traces(transform(program, parse_facts(facts, "random.facts"), horizon, semantics, Encoding.FAST, max_delay))
+    same_traces(transform(program, parse_facts(facts, "random.facts"), Bounds(horizon, semantics, Encoding.FAST, Network(max_delay=max_delay))))
 
 
 # --- the corners of the conditions ------------------------------------------------------------
@@ -84,7 +86,7 @@ SEND = "A()@async(X) :- go(), Id(X).\n"
 
 
 def traces(program: str, facts: str, horizon: int, semantics=Semantics.CAUSAL, delay=None) -> set[frozenset[str]]:
-    compiled = transform(parse_program(program, "t.ded"), parse_facts(facts, "t.facts"), horizon, semantics, Encoding.FAST, delay)
+    compiled = transform(parse_program(program, "t.ded"), parse_facts(facts, "t.facts"), Bounds(horizon, semantics, Encoding.FAST, Network(max_delay=delay)))
     return same_traces(compiled)
 
 
@@ -130,7 +132,7 @@ def test_a_persistent_relation_gets_one_witness_per_trace():
     program = SEND + "A()@next :- A().\n"
     found = arrivals(traces(program, "z { Id(z). go()@0. go()@1. }", 3))
     assert found == {(), (1, 2, 3), (2, 3), (3,)}
-    compiled = transform(parse_program(program, "t.ded"), parse_facts("z { Id(z). go()@0. go()@1. }", "t.facts"), 3)
+    compiled = transform(parse_program(program, "t.ded"), parse_facts("z { Id(z). go()@0. go()@1. }", "t.facts"), Bounds(3))
     ctl = clingo.Control(["0"])  # every model of the program at the level of traces is its own trace
     ctl.add("base", [], compiled.trace_text)
     ctl.ground([("base", [])])
@@ -161,10 +163,10 @@ def test_no_program_at_the_level_of_traces_under_choice():
         "r(U, U)@async(Y) :- p(U), nd(Y).\np(U) :- e(U, U).\np(U)@async(Y) :- p(U), r(U, U), nd(Y).\n", "loop.ded"
     )
     instance = parse_facts("nd(n1). nd(n2).\nn1 { }\nn2 { p(a). }\n", "loop.facts")
-    compiled = transform(program, instance, 2, Semantics.CHOICE, Encoding.FAST, 0)
+    compiled = transform(program, instance, Bounds(2, Semantics.CHOICE, Encoding.FAST, Network(max_delay=0)))
     assert compiled.trace_text is None
     assert solve.count(compiled, progress=False, models=False)["traces"] == 42
-    assert transform(program, instance, 2, Semantics.CAUSAL, Encoding.FAST, 0).trace_text is not None
+    assert transform(program, instance, Bounds(2, Semantics.CAUSAL, Encoding.FAST, Network(max_delay=0))).trace_text is not None
 
 
 def test_the_delay_bound_forces_a_landing():
@@ -201,12 +203,12 @@ FIG4 = (EXAMPLES / "tplp2016/fig4_noncausal.ded", EXAMPLES / "tplp2016/fig4.fact
 
 
 def test_count_uses_the_program_at_the_level_of_traces():
-    compiled = transform(load_program(FIG4[0]), load_instance(FIG4[1]), 4)
+    compiled = transform(load_program(FIG4[0]), load_instance(FIG4[1]), Bounds(4))
     assert "arrives_A" in compiled.trace_text and "arrives_A" not in compiled.text
     counted = solve.count(compiled, progress=False)
     assert counted["traces"] == len(projected(compiled, by_trace=False)) == 50
     assert counted["models"] > counted["traces"]
-    paper = transform(load_program(FIG4[0]), load_instance(FIG4[1]), 4, encoding_=Encoding.PAPER)
+    paper = transform(load_program(FIG4[0]), load_instance(FIG4[1]), Bounds(4, encoding=Encoding.PAPER))
     assert paper.trace_text is None and solve.count(paper, progress=False)["traces"] == 50
     with pytest.raises(ValueError):
         solve.enumerate_models(compiled, 0, project=True, by_trace=True)  # it cannot decode messages

@@ -18,7 +18,9 @@ from dedalus2asp.asp import solve
 from dedalus2asp.lang.facts import parse_facts
 from dedalus2asp.lang.parser import parse_program
 from dedalus2asp.pipeline import prepare
-from dedalus2asp.asp.transform import Encoding, Semantics, relation_name, transform
+from dedalus2asp.asp.names import relation_name
+from dedalus2asp.asp.transform import transform
+from dedalus2asp.bounds import Bounds, Encoding, Network, Semantics
 
 from conftest import ROOT, SMALL, example_id
 
@@ -26,7 +28,7 @@ GOLDEN = ROOT / "tests" / "golden"
 
 
 def compiled(program: str, facts: str, horizon: int, semantics=Semantics.CAUSAL_FINITE, max_delay=None, encoding=Encoding.FAST):
-    return transform(parse_program(program, "test.ded"), parse_facts(facts, "test.facts"), horizon, semantics, encoding, max_delay)
+    return transform(parse_program(program, "test.ded"), parse_facts(facts, "test.facts"), Bounds(horizon, semantics, encoding, Network(max_delay=max_delay)))
 
 
 def solved_traces(program: str, facts: str, horizon: int, semantics=Semantics.CAUSAL_FINITE, max_delay=None):
@@ -41,7 +43,7 @@ def solved_traces(program: str, facts: str, horizon: int, semantics=Semantics.CA
 def test_golden_files(pair, semantics, encoding, monkeypatch):
     monkeypatch.chdir(ROOT)
     program, facts = (f"examples/{p}" for p in pair)
-    text = prepare(program, facts, 2, semantics, encoding).compiled.text
+    text = prepare(program, facts, Bounds(2, semantics, encoding)).compiled.text
     golden = GOLDEN / encoding.value / f"{Path(program).stem}.{semantics.value}.lp"
     if os.environ.get("UPDATE_GOLDEN"):
         golden.parent.mkdir(exist_ok=True)
@@ -76,7 +78,7 @@ FRONT_END = [
 )
 def test_compiled_program_runs_under_clingo_front_end(pair, semantics, encoding, tmp_path):
     program, facts = (ROOT / "examples" / p for p in pair)
-    prepared = prepare(program, facts, 1, semantics, encoding)
+    prepared = prepare(program, facts, Bounds(1, semantics, encoding))
     out = tmp_path / "out.lp"
     out.write_text(prepared.compiled.text)
     assert clingo_front_end_models(out) == solve.count(prepared.compiled, progress=False)["models"]
@@ -164,13 +166,13 @@ def test_file_names_cannot_inject_statements():
     name = "x\n:- time(0).\n#script (python)\n%.ded"
     program = parse_program("p(X)@next :- q(X).\n", name)
     instance = parse_facts("a { q(1). }\n", "test.facts")
-    texts = [transform(program, instance, 1, Semantics.CAUSAL, e).text for e in Encoding]
-    texts.append(transform(program, instance, 1, Semantics.CAUSAL).counting_traces())
+    texts = [transform(program, instance, Bounds(1, Semantics.CAUSAL, e)).text for e in Encoding]
+    texts.append(transform(program, instance, Bounds(1, Semantics.CAUSAL)).counting_traces())
     texts.append(incremental(program, instance, Semantics.CAUSAL).text)
     for text in texts:
         assert not any(line.startswith((":-", "#script")) for line in text.splitlines())
         assert "x\\n:- time(0).\\n#script (python)\\n%.ded" in text
-    assert solve.count(transform(program, instance, 1, Semantics.CAUSAL), progress=False)["models"] == 1
+    assert solve.count(transform(program, instance, Bounds(1, Semantics.CAUSAL)), progress=False)["models"] == 1
 
 
 def test_rule_without_positive_atom_gets_the_guard():

@@ -1,14 +1,14 @@
 """The fast encoding as a multi-shot program: the horizon grows one step at a time.
 
-`incremental(program, instance, semantics, max_delay, outputs)`, for the
-causal semantics, writes
+`incremental(program, instance, semantics, network, outputs)`, for the
+causal semantics and the delay bound of `network`, writes
 `templates/incremental.lp.j2`: `#program base.` (the network, and `_may_R`)
 and `#program step(_t).`, every rule of the fast encoding (transform.py)
 about step _t of every node: decl(H) at _t (tplp2016 §4.3.2), the deductive
 rules at _t (1), the inductive rules from _t-1 to _t (2), the messages sent
 at _t (3) and the arrivals chosen at _t (4)-(6), the #edge of happens-before
 (7)-(10). `Unrolling.extend(T)` grounds step(0)..step(T) once each; after it
-the control has the models of `transform(..., horizon=T, encoding=FAST)` up to
+the control has the models of `transform` at horizon T in the fast encoding, up to
 the auxiliary atoms: the same number of models and the same traces
 (tests/test_cron.py checks it at every horizon on several examples).
 
@@ -29,8 +29,8 @@ traces, this program without #edge 45). Under causality the loop closes a
 cycle of happens-before, which #edge rules out.
 
 Names the generated program adds begin with `_` (`_late_R`, `_arrived_R`,
-`_may_R`, `_output`): no user relation's clingo name does (transform.
-relation_name), so they cannot collide.
+`_may_R`, `_output`: names.INTERNAL): no user relation's clingo name does
+(names.relation_name), so they cannot collide.
 """
 
 from __future__ import annotations
@@ -40,8 +40,10 @@ from dataclasses import dataclass, replace
 
 import clingo
 
+from ..bounds import Network, Semantics
 from ..lang.ast import Instance, Literal, Program, RuleKind
-from .transform import Semantics, _environment, _term, in_comment, message_relation, relation_name, rule_view
+from .names import in_comment, internal, message_relation, relation_name
+from .views import environment, rule_view, term
 
 
 def _tuple(terms: list[str]) -> str:
@@ -70,14 +72,14 @@ class IncrementalMessage:
         return self._atom(message_relation("chosen", self.relation), [x, s, y, t])
 
     def arrived(self, x: str, s: str, y: str, t: str) -> str:
-        return self._atom(f"_arrived_{self.relation}", [x, s, y, t])
+        return self._atom(internal("arrived", self.relation), [x, s, y, t])
 
     def late(self, y: str, t: str, k: str) -> str:
-        return f"_late_{self.relation}({','.join([y, t, *self._w, k])})"
+        return f"{internal('late', self.relation)}({','.join([y, t, *self._w, k])})"
 
     @property
     def may(self) -> str:
-        return f"_may_{self.relation}" + (f"({','.join(self._w)})" if self.arity else "")
+        return internal("may", self.relation) + (f"({','.join(self._w)})" if self.arity else "")
 
     @property
     def arrive(self) -> str:
@@ -86,7 +88,7 @@ class IncrementalMessage:
 
 @dataclass(frozen=True)
 class OutputView:
-    """`_output(_t,"R",(W1,..)) :- R(X,_t,W1,..).`: output relation R at step _t, united over nodes (SPEC §3)."""
+    """`_output(_t,"R",(W1,..)) :- R(X,_t,W1,..).`: output relation R at step _t, united over nodes (jcss2014 §2.5.5)."""
 
     relation: str
     arity: int
@@ -114,10 +116,10 @@ def may(program: Program, instance: Instance) -> dict[str, set[tuple[clingo.Symb
         view = rule_view(rule)
 
         def atom(a) -> str:
-            return f"{relation_name(a.predicate)}({_tuple([_term(t, view) for t in a.args])})"
+            return f"{relation_name(a.predicate)}({_tuple([term(t, view) for t in a.args])})"
 
         body = [atom(b.atom) for b in rule.body if isinstance(b, Literal) and not b.negated]
-        body += [f"{_term(c.left, view)} {c.op} {_term(c.right, view)}" for c in rule.comparisons]
+        body += [f"{term(c.left, view)} {c.op} {term(c.right, view)}" for c in rule.comparisons]
         lines.append(atom(rule.head) + (" :- " + ", ".join(body) if body else "") + ".")
     ctl = clingo.Control(["--warn=none"])
     ctl.add("base", [], "\n".join(lines))
@@ -140,21 +142,19 @@ class Incremental:
     arities: dict[str, int]
     messages: dict[str, str]
     semantics: Semantics
-    max_delay: int | None
+    network: Network
 
 
 def incremental(
     program: Program,
     instance: Instance,
     semantics: Semantics = Semantics.CAUSAL_FINITE,
-    max_delay: int | None = None,
+    network: Network = Network(),
     outputs: tuple[str, ...] = (),
 ) -> Incremental:
-    """Write the multi-shot version of the fast encoding of P on H (rules (11)-(14) prune nothing, SPEC §2)."""
+    """Write the multi-shot version of the fast encoding of P on H (rules (11)-(14) prune nothing within a finite horizon)."""
     if not semantics.causal:
         raise ValueError("the incremental program is written for causal semantics only")
-    if max_delay is not None and max_delay < 0:
-        raise ValueError("the delay bound must be 0 or more")
     schema = program.schema()
     async_relations = program.async_relations()
     reachable = may(program, instance)
@@ -171,20 +171,20 @@ def incremental(
         if f.predicate in schema
     ]
     may_facts = [
-        f"_may_{m.relation}" + (f"({','.join(map(str, w))})" if w else "")
+        internal("may", m.relation) + (f"({','.join(map(str, w))})" if w else "")
         for m in messages
         for w in sorted(reachable[m.relation])
     ]
-    text = _environment().get_template("incremental.lp.j2").render(
+    text = environment().get_template("incremental.lp.j2").render(
         filename=in_comment(program.filename),
         semantics=semantics.value,
-        network=[str(n) for n in instance.network],
+        nodes=[str(n) for n in instance.network],
         may=may_facts,
         projection=[f"{relation_name(r)}({','.join(['X', '_t', *(f'W{i}' for i in range(1, k + 1))])})" for r, k in schema.items()],
         inputs=inputs,
         rules=rules,
         messages=messages,
-        max_delay=max_delay,
+        network=network,
         outputs=[OutputView(r, schema[r]) for r in outputs],
     )
     return Incremental(
@@ -193,7 +193,7 @@ def incremental(
         arities=dict(schema),
         messages={message_relation("chosen", m.relation): m.relation for m in messages},
         semantics=semantics,
-        max_delay=max_delay,
+        network=network,
     )
 
 

@@ -33,7 +33,9 @@ import clingo
 
 from ..runs import operational
 from ..lang.ast import Instance, Program, Rule, RuleKind, Trace, TraceFact
-from ..asp.transform import PENDING, Compiled, Encoding
+from ..asp.names import PENDING
+from ..asp.transform import Compiled
+from ..bounds import Bounds, Encoding
 
 Point = tuple[clingo.Symbol, int]
 """A local step (x, s) of node x: a point of N × {0..T}."""
@@ -116,7 +118,8 @@ class Model:
     """One stable model, seen as a trace, its messages and its happens-before relation.
 
     `before` holds the pairs of the model's `before` atoms when the encoding
-    has them (paper encoding, causal semantics), else None. `program` is P,
+    has them (paper encoding, causal semantics), else None. `bounds` are
+    those of the program the model comes from. `program` is P,
     when the compiled program carries it: it names the sending rules and the
     outputs, and lets `run` and `explain` work.
     """
@@ -125,12 +128,14 @@ class Model:
     trace: Trace
     messages: tuple[Message, ...]
     network: tuple[clingo.Symbol, ...]
-    horizon: int
-    semantics: str
-    encoding: str = Encoding.FAST.value
-    max_delay: int | None = None
+    bounds: Bounds
     before: frozenset[tuple[Point, Point]] | None = field(default=None, compare=False, repr=False)
     program: Program | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def horizon(self) -> int:
+        """T: every node of the model performs the local steps 0..T."""
+        return self.bounds.horizon
 
     # -- the trace -----------------------------------------------------------
 
@@ -460,10 +465,7 @@ def document(compiled: Compiled, network: Iterable[clingo.Symbol], models: Itera
     """Models as the versioned JSON document of docs/trace-schema.md."""
     return {
         "schema": SCHEMA,
-        "semantics": compiled.semantics.value,
-        "encoding": compiled.encoding.value,
-        "horizon": compiled.horizon,
-        "max_delay": compiled.max_delay,
+        **compiled.bounds.as_dict(),
         "nodes": [str(n) for n in network],
         "complete": complete,
         "models": [m.as_dict() for m in models],
@@ -503,16 +505,13 @@ def decode(symbols: Iterable[clingo.Symbol], compiled: Compiled, number: int = 1
             network.add(args[0])
         elif name == "before" and len(args) == 4:
             before.add(((args[0], args[1].number), (args[2], args[3].number)))
-    has_before = compiled.encoding is Encoding.PAPER and compiled.semantics.causal
+    has_before = compiled.bounds.encoding is Encoding.PAPER and compiled.bounds.semantics.causal
     return Model(
         number=number,
         trace=frozenset(trace),
         messages=tuple(sorted(messages, key=Message.key)),
         network=tuple(sorted(network)),
-        horizon=compiled.horizon,
-        semantics=compiled.semantics.value,
-        encoding=compiled.encoding.value,
-        max_delay=compiled.max_delay,
+        bounds=compiled.bounds,
         before=frozenset(before) if has_before else None,
         program=compiled.program,
     )
@@ -531,7 +530,7 @@ def render_text(model: Model, console) -> None:
     """Print a model as a node × step table of facts, its messages and its outputs (rich)."""
     from rich.table import Table
 
-    table = Table(title=f"model {model.number} ({model.semantics}, horizon {model.horizon})", show_lines=True)
+    table = Table(title=f"model {model.number} ({model.bounds.semantics.value}, horizon {model.horizon})", show_lines=True)
     table.add_column("node", style="bold")
     for step in range(model.horizon + 1):
         table.add_column(f"step {step}")

@@ -47,6 +47,7 @@ from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import clingo
 
+from ..bounds import Bounds
 from ..lang.analysis import check, restrict, strata
 from ..lang.ast import Atom, Constant, Instance, Literal, Program, Rule, RuleKind, Term, Trace
 from ..lang.located import check_events
@@ -476,8 +477,7 @@ class Exploration:
     witnesses: Mapping[Trace, tuple[Transition, ...]]
     runs: int
     states: int
-    horizon: int
-    max_delay: int | None
+    bounds: Bounds
     mode: str = "exact"
 
 
@@ -491,9 +491,10 @@ def _subsets(items: Sequence) -> Iterator[tuple]:
 
 
 def _successors(
-    network: _Network, config: tuple[_Local, ...], horizon: int, max_delay: int | None
+    network: _Network, config: tuple[_Local, ...], bounds: Bounds
 ) -> Iterator[tuple[_Move, tuple[_Local, ...]]]:
     """Every transition from `config` of a node with steps left, with its target (see `explore`)."""
+    horizon, max_delay = bounds.horizon, bounds.network.max_delay
     for i, local in enumerate(config):
         t = len(local.history)
         if t > horizon:
@@ -512,14 +513,15 @@ def _successors(
             yield (i, delivered), target
 
 
-def _first_visit(visited: set, key, horizon: int, max_delay: int | None, max_states: int, progress) -> bool:
+def _first_visit(visited: set, key, bounds: Bounds, max_states: int, progress) -> bool:
     """Record `key` as visited; False if it was already. Enforces the state limit and reports progress."""
     if key in visited:
         return False
     visited.add(key)
     if len(visited) > max_states:
+        max_delay = bounds.network.max_delay
         raise StateLimitExceeded(
-            f"more than {max_states} configurations explored at horizon {horizon}"
+            f"more than {max_states} configurations explored at horizon {bounds.horizon}"
             + (f" with delay bound {max_delay}" if max_delay is not None else "")
             + ": lower the horizon (or set a delay bound) or raise --max-states",
             len(visited),
@@ -530,13 +532,13 @@ def _first_visit(visited: set, key, horizon: int, max_delay: int | None, max_sta
 
 
 def _search(
-    network: _Network, horizon: int, max_delay: int | None, max_states: int, progress: Callable[[int], None] | None
+    network: _Network, bounds: Bounds, max_states: int, progress: Callable[[int], None] | None
 ) -> tuple[dict[tuple[_Local, ...], tuple[_Move, ...]], int]:
     """Depth first from start(P, H): each end configuration with a run reaching it, and the number of configurations."""
     start = network.start()
     visited = {start}
     ends: dict[tuple[_Local, ...], tuple[_Move, ...]] = {}
-    stack = [_successors(network, start, horizon, max_delay)]
+    stack = [_successors(network, start, bounds)]
     path: list[_Move] = []
     while stack:
         following = next(stack[-1], None)
@@ -546,13 +548,13 @@ def _search(
                 path.pop()
             continue
         move, config = following
-        if not _first_visit(visited, config, horizon, max_delay, max_states, progress):
+        if not _first_visit(visited, config, bounds, max_states, progress):
             continue
-        if all(len(local.history) == horizon + 1 for local in config):
+        if all(len(local.history) == bounds.horizon + 1 for local in config):
             ends[config] = (*path, move)
             continue
         path.append(move)
-        stack.append(_successors(network, config, horizon, max_delay))
+        stack.append(_successors(network, config, bounds))
     return ends, len(visited)
 
 
@@ -577,13 +579,13 @@ class _Held(NamedTuple):
 
 
 class _Reduced:
-    """The reduced transition system of `_search_traces`, for one network, horizon and delay bound."""
+    """The reduced transition system of `_search_traces`, for one network and its bounds (horizon, delay bound)."""
 
-    def __init__(self, network: _Network, horizon: int, max_delay: int | None):
+    def __init__(self, network: _Network, bounds: Bounds):
         self.network = network
-        self.horizon = horizon
-        self.max_delay = max_delay
-        self.never = horizon + 1  # the deadline of a copy that is never forced and may stay pending
+        self.horizon = bounds.horizon
+        self.max_delay = bounds.network.max_delay  # D, read in the inner loops
+        self.never = self.horizon + 1  # the deadline of a copy that is never forced and may stay pending
         self._kept: dict[tuple[_Deadlines, int], _Deadlines] = {}
         self._keys: dict[tuple[_Deadlines, int], tuple[int, tuple[int, ...]]] = {}
         self._options: dict[tuple[_Deadlines, int], tuple[tuple[bool, _Deadlines], ...]] = {}
@@ -675,7 +677,7 @@ class _Reduced:
 
 
 def _search_traces(
-    network: _Network, horizon: int, max_delay: int | None, max_states: int, progress: Callable[[int], None] | None
+    network: _Network, bounds: Bounds, max_states: int, progress: Callable[[int], None] | None
 ) -> tuple[dict[tuple, tuple[_Held, ...]], int]:
     """Depth first over the reduced configurations: one end configuration per trace, and the number visited.
 
@@ -774,7 +776,7 @@ def _search_traces(
     those of `_search`. (A test checks (1), (2) and (N) exhaustively on one
     fact for T = 3, and the two searches against each other.)
     """
-    reduced = _Reduced(network, horizon, max_delay)
+    reduced = _Reduced(network, bounds)
     start = reduced.start()
     visited = {reduced.key(start)}
     ends: dict[tuple, tuple[_Held, ...]] = {}
@@ -784,9 +786,9 @@ def _search_traces(
         if config is None:
             stack.pop()
             continue
-        if not _first_visit(visited, reduced.key(config), horizon, max_delay, max_states, progress):
+        if not _first_visit(visited, reduced.key(config), bounds, max_states, progress):
             continue
-        if all(len(local.history) == horizon + 1 for local in config):
+        if all(len(local.history) == bounds.horizon + 1 for local in config):
             ends[tuple(local.history for local in config)] = config
             continue
         stack.append(reduced.successors(config))
@@ -796,13 +798,12 @@ def _search_traces(
 def explore(
     program: Program,
     instance: Instance,
-    horizon: int,
-    max_delay: int | None = None,
+    bounds: Bounds,
     max_states: int = 1_000_000,
     progress: Callable[[int], None] | None = None,
     mode: Mode = "exact",
 ) -> Exploration:
-    """Enumerate every run prefix (tplp2016 §5.1.3) in which each node does steps 0..horizon.
+    """Enumerate every run prefix (tplp2016 §5.1.3) in which each node does steps 0..T (`bounds.horizon`).
 
     Depth first over configurations, each visited once: from a configuration,
     every node with steps left may move next, receiving any subset of its
@@ -811,7 +812,7 @@ def explore(
     and its state) and its buffer; so different interleavings that reach the
     same configuration are merged, and distinct traces never are.
 
-    max_delay D: a message sent at step s to y must be delivered at a step
+    The delay bound D of `bounds.network`: a message sent at step s to y must be delivered at a step
     t ≤ s + D of y. It is delivered by force when y takes step s + D, and a
     configuration is abandoned as soon as a message is sent to a node that has
     already passed step s + D (for a message to oneself: when D = 0). So a
@@ -832,21 +833,17 @@ def explore(
     Raises StateLimitExceeded past `max_states` configurations; `progress`,
     if given, is called with the number of configurations every 10000.
     """
-    if horizon < 0:
-        raise ValueError(f"the horizon must be 0 or more, not {horizon}")
-    if max_delay is not None and max_delay < 0:
-        raise ValueError(f"the delay bound must be 0 or more, not {max_delay}")
     if mode not in ("exact", "traces"):
         raise ValueError(f"the mode must be 'exact' or 'traces', not {mode!r}")
-    check_events(instance, horizon)
+    check_events(instance, bounds.horizon)
     network = _Network(program, instance)
     enabled = gc.isenabled()
     gc.disable()  # the search builds millions of acyclic tuples and frozensets: cycle collection only costs time
     try:
         if mode == "traces":
-            finals, states = _search_traces(network, horizon, max_delay, max_states, progress)
+            finals, states = _search_traces(network, bounds, max_states, progress)
         else:
-            ends, states = _search(network, horizon, max_delay, max_states, progress)
+            ends, states = _search(network, bounds, max_states, progress)
     finally:
         if enabled:
             gc.enable()
@@ -858,8 +855,7 @@ def explore(
             witnesses={},
             runs=len(finals),
             states=states,
-            horizon=horizon,
-            max_delay=max_delay,
+            bounds=bounds,
             mode=mode,
         )
 
@@ -879,6 +875,5 @@ def explore(
         witnesses=witnesses,
         runs=len(ends),
         states=states,
-        horizon=horizon,
-        max_delay=max_delay,
+        bounds=bounds,
     )

@@ -1,0 +1,66 @@
+"""The names a generated program uses besides the user's, and how user text enters it.
+
+One convention keeps the user's relations apart from ours:
+
+* the auxiliary relations of tplp2016 Table 1 (all, time, tsucc, before, hasSender, isSmaller,
+  hasMax, rcvInf), our `arrival`, and the message relations cand_R, chosen_R, other_R and
+  arrives_R keep the paper's names;
+* the names only dedalus2asp's own programs add — the multi-shot program's `_late_R`,
+  `_arrived_R`, `_may_R` and the analyses' `_output` — begin with `_` (`INTERNAL`);
+* a user relation keeps its own name unless it could collide with those or is not a clingo
+  identifier; then it is written `u_<name>` (an injective map: a name that begins with `u_` is
+  always prefixed, and no written name begins with `_`).
+
+The paper's new variables x, s, t of a rule are chosen `fresh`, so they never capture a user
+variable; user text in a comment goes through `in_comment`.
+"""
+
+from __future__ import annotations
+
+import re
+
+AUXILIARY = frozenset({"all", "time", "tsucc", "before", "arrival", "hasSender", "isSmaller", "hasMax", "rcvInf"})
+MESSAGE_PREFIXES = ("cand_", "chosen_", "other_", "arrives_")
+USER_PREFIX = "u_"
+PENDING = "pending"
+"""The arrival of a message still in flight at the horizon."""
+INTERNAL = "_"
+OUTPUT = INTERNAL + "output"
+
+CLINGO_NAME = re.compile(r"[a-z][A-Za-z0-9_]*\Z")
+CLINGO_VARIABLE = re.compile(r"_*[A-Z][A-Za-z0-9_]*\Z")
+
+
+def relation_name(name: str) -> str:
+    """The clingo name of user relation `name` (injective, never an auxiliary or internal name)."""
+    if CLINGO_NAME.match(name) and name not in AUXILIARY and not name.startswith(MESSAGE_PREFIXES + (USER_PREFIX,)):
+        return name
+    return USER_PREFIX + name
+
+
+def message_relation(kind: str, name: str) -> str:
+    """cand_R, chosen_R, other_R or arrives_R for user relation R (R written as in the source)."""
+    return f"{kind}_{name}"
+
+
+def internal(kind: str, name: str) -> str:
+    """_late_R, _arrived_R or _may_R for user relation R: a name of the multi-shot program."""
+    return f"{INTERNAL}{kind}_{name}"
+
+
+def fresh(base: str, taken: set[str]) -> str:
+    """`base`, or `base` with the smallest number appended that is not in `taken`; added to `taken`."""
+    name, i = base, 0
+    while name in taken:
+        name, i = f"{base}{i}", i + 1
+    taken.add(name)
+    return name
+
+
+def in_comment(text: str) -> str:
+    """User text (a file name, a rule) for a `%` comment line of the generated program.
+
+    A character that could end the line (a newline, a carriage return, ...) is written as its
+    escape, so that nothing a user names can turn the rest of a comment into clingo statements.
+    """
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
