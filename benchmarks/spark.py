@@ -17,7 +17,7 @@ Part 2 runs a sweep of 64 `count` jobs (8 example programs × 2 semantics × 2 e
 horizons 1, 2) with `dedalus2asp batch` on `local[1]` and on `local[2]`, each into a fresh
 directory; the time is the batch's own (`batch.json`: session start, 64 jobs, results).
 
-Part 3 measures what not deriving persisted facts again buys (`engine.Plan.incremental`, tr2009
+Part 3 measures what not deriving persisted facts again buys (`evaluator.Plan.incremental`, tr2009
 Alg. 1 / psn2010): the local engine on Alg. 1 with the fixpoint of the positive recursive
 component started from the facts new since the previous step, against the same run deriving
 everything from scratch at every step, in one process, side by side, on the smaller graphs.
@@ -172,7 +172,7 @@ def part3(sizes: list[int]) -> list[dict]:
 
 
 def spark_start() -> float:
-    code = "import time; t=time.perf_counter(); from dedalus2asp.runs.engine import spark_session; " \
+    code = "import time; t=time.perf_counter(); from dedalus2asp.runs.spark import spark_session; " \
            "s=spark_session('local[2]'); s.range(1).count(); print(time.perf_counter()-t)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     return round(float(done.stdout.strip().splitlines()[-1]), 2)

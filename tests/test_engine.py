@@ -12,6 +12,7 @@ from conftest import EXAMPLES, SMALL, example_id
 from dedalus2asp import pipeline
 from dedalus2asp.asp import solve
 from dedalus2asp.runs import engine, operational
+from dedalus2asp.runs.values import cell, order
 from dedalus2asp.lang.analysis import restrict
 from dedalus2asp.lang.parser import parse_program
 from dedalus2asp.cli import app
@@ -75,8 +76,8 @@ def test_run_trace_is_a_trace_of_pure(pair):
 
 def test_comparisons_follow_clingo_order():
     values = ["-3", "2", "10", "a", "b", '"A"', '"a b"']
-    assert sorted(values, key=engine.order) == ["-3", "2", "10", "a", "b", '"A"', '"a b"']
-    assert engine.cell("Hello world") == '"Hello world"' and engine.cell("v1") == "v1" and engine.cell("42") == "42"
+    assert sorted(values, key=order) == ["-3", "2", "10", "a", "b", '"A"', '"a b"']
+    assert cell("Hello world") == '"Hello world"' and cell("v1") == "v1" and cell("42") == "42"
 
 
 def rows(directory, name):
@@ -225,7 +226,7 @@ def test_a_table_cell_not_is_the_string_as_in_json(tmp_path, spark):
     program = parse_program("got(X) :- R(X).\n", "got.ded")
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "R.csv").write_text("a,not\na,v1\n")
-    assert engine.cell("not") == '"not"'
+    assert cell("not") == '"not"'
     local = {(t[2], t[3]) for t in engine.run(program, engine.read_directory(tmp_path / "in", program), 1).trace}
     assert ("got", ('"not"',)) in local and ("got", ("v1",)) in local
     remote = engine.run(program, engine.read_directory(tmp_path / "in", program, spark), 1, engine="spark", spark=spark)

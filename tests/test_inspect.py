@@ -124,7 +124,8 @@ def closure(edges):
 
 
 def test_outputs_are_united_over_nodes_at_the_last_step():
-    """SPEC §3 on tplp2016 Ex. 1: covered() at step T of some node; missing() is not an output relation."""
+    """Outputs (what some node holds at the last step; docs/cron.md) on tplp2016 Ex. 1: covered() at step T
+    of some node; missing() is not an output relation."""
     program, facts = EXAMPLES / "tplp2016/ex1_reachability.ded", EXAMPLES / "tplp2016/ex1_reachability.facts"
     models = models_of(program, facts, 2, Semantics.CAUSAL)
     for model in models:

@@ -10,21 +10,17 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from dedalus2asp.lang.analysis import check, strata
-from dedalus2asp.lang.ast import RuleKind
+from dedalus2asp.lang.analysis import check
 from dedalus2asp.lang.diagnostics import DiagnosticError
 from dedalus2asp.runs.operational import (
     Message,
     StateLimitExceeded,
-    _Reduced,
-    async_,
-    deduc,
     explore,
-    induc,
     replay,
     run_trace,
 )
 from dedalus2asp.lang.facts import parse_facts
+from dedalus2asp.runs.reduced import Reduced
 from dedalus2asp.lang.parser import parse_program
 from dedalus2asp.bounds import Bounds, Network
 
@@ -41,136 +37,6 @@ def fact(predicate, *args):
 def tf(node, step, predicate, *args):
     """A trace fact R(x, s, ā)."""
     return (sym(node), step, predicate, tuple(sym(a) for a in args))
-
-
-def deductive(text):
-    return strata(parse_program(text))
-
-
-def rules(text, kind):
-    return parse_program(text).rules_of(kind)
-
-
-# ---------------------------------------------------------------------------
-# deduc_P, induc_P, async_P (tplp2016 §5.1.2)
-
-EXAMPLE_1 = """
-marked(U)@async(Y) :- start(U), Node(Y).
-marked(U)@next :- marked(U).
-marked(V) :- marked(U), R(U, V).
-vert(U) :- R(U, V).
-vert(U) :- R(V, U).
-missing() :- vert(U), not marked(U).
-covered() :- not missing().
-"""
-
-
-def test_deduc_example_1_stratified():
-    graph = [fact("R", "v1", "v2"), fact("R", "v2", "v3"), fact("R", "v4", "v3")]
-    out = deduc(deductive(EXAMPLE_1), graph + [fact("marked", "v1")])
-    assert {f for f in out if f[0] == "marked"} == {fact("marked", v) for v in ("v1", "v2", "v3")}
-    assert {f for f in out if f[0] == "vert"} == {fact("vert", v) for v in ("v1", "v2", "v3", "v4")}
-    assert fact("missing") in out and fact("covered") not in out
-    assert set(graph) <= out  # I ⊆ deduc_P(I)
-
-    out = deduc(deductive(EXAMPLE_1), graph + [fact("marked", "v1"), fact("marked", "v4")])
-    assert fact("missing") not in out and fact("covered") in out
-
-
-def test_deduc_negation_waits_for_lower_stratum():
-    # p's rule is written first: evaluating rules in program order would derive p(2).
-    program = deductive("p(X) :- q(X), not r(X).\nr(X) :- s(X).\nr(X) :- r2(X).\nr2(X) :- t(X).")
-    out = deduc(program, [fact("q", 1), fact("q", 2), fact("q", 3), fact("s", 2), fact("t", 3)])
-    assert {f for f in out if f[0] == "p"} == {fact("p", 1)}
-
-
-def test_deduc_recursive_closure_semi_naive():
-    # tc(X, Z) :- tc(X, Y), tc(Y, Z) needs facts of two different rounds in one join.
-    n = 9
-    edges = [fact("e", i, i + 1) for i in range(n)]
-    out = deduc(deductive("tc(X, Y) :- e(X, Y).\ntc(X, Z) :- tc(X, Y), tc(Y, Z)."), edges)
-    assert {f for f in out if f[0] == "tc"} == {fact("tc", i, j) for i in range(n + 1) for j in range(i + 1, n + 1)}
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.sets(st.tuples(st.integers(0, 5), st.integers(0, 5)), max_size=12))
-def test_deduc_reachability_with_negation_matches_python(edges):
-    program = deductive(
-        "reach(Y) :- src(X), e(X, Y).\nreach(Y) :- reach(X), e(X, Y).\n"
-        "node(X) :- e(X, _).\nnode(Y) :- e(_, Y).\nunreached(X) :- node(X), not reach(X)."
-    )
-    out = deduc(program, [fact("e", a, b) for a, b in edges] + [fact("src", 0)])
-    reach, frontier = set(), {0}
-    while frontier:
-        frontier = {b for a, b in edges if a in frontier} - reach
-        reach |= frontier
-    nodes = {a for e in edges for a in e}
-    assert {f for f in out if f[0] == "reach"} == {fact("reach", v) for v in reach}
-    assert {f for f in out if f[0] == "unreached"} == {fact("unreached", v) for v in nodes - reach}
-
-
-def test_deduc_constants_repeated_variables_anonymous_comparisons():
-    program = deductive(
-        """
-        eq(U, U) :- s(U).
-        loop(X) :- e(X, X).
-        source(X) :- e(X, _).
-        pair(X, Y) :- e(X, _), e(_, Y).
-        to_b(X) :- e(X, b).
-        lt(X, Y) :- e(X, Y), X < Y.
-        le(X, Y) :- e(X, Y), X <= Y.
-        gt(X, Y) :- e(X, Y), X > Y.
-        ge(X, Y) :- e(X, Y), X >= Y.
-        ne(X, Y) :- e(X, Y), X != Y.
-        same(X, Y) :- e(X, Y), X = Y.
-        small(X) :- s(X), X < 5.
-        """
-    )
-    x = clingo.String("x")
-    edges = [("e", (sym("a"), sym("b"))), ("e", (sym("b"), sym("b"))), ("e", (x, sym(3))), ("e", (sym(3), sym("a")))]
-    out = deduc(program, edges + [fact("s", 1), fact("s", "a")])
-
-    def rel(name):
-        return {args for p, args in out if p == name}
-
-    a, b, three = sym("a"), sym("b"), sym(3)
-    assert rel("eq") == {(sym(1), sym(1)), (a, a)}
-    assert rel("loop") == {(b,)}
-    assert rel("source") == {(a,), (b,), (x,), (three,)}
-    assert len(rel("pair")) == 4 * 3  # sources × targets {b, 3, a}
-    assert rel("to_b") == {(a,), (b,)}
-    # clingo's order: numbers < names < strings
-    assert rel("lt") == {(a, b), (three, a)}
-    assert rel("le") == {(a, b), (b, b), (three, a)}
-    assert rel("gt") == {(x, three)}
-    assert rel("ge") == {(x, three), (b, b)}
-    assert rel("ne") == {(a, b), (x, three), (three, a)}
-    assert rel("same") == {(b, b)}
-    assert rel("small") == {(sym(1),)}
-
-
-def test_rules_without_positive_atom_fire_once():
-    program = deductive("covered() :- not missing().")
-    assert deduc(program, []) == {fact("covered")}
-    assert deduc(program, [fact("missing")]) == {fact("missing")}
-    assert deduc(deductive("p(a)."), []) == {fact("p", "a")}
-    ticks = rules("tick()@next :- not stop().", RuleKind.INDUCTIVE)
-    assert induc(ticks, [fact("q", 1), fact("q", 2)]) == {fact("tick")}
-    assert induc(ticks, [fact("stop")]) == frozenset()
-
-
-def test_induc_is_one_step():
-    inductive = rules("p(X)@next :- q(X).\nr(X)@next :- p(X).\nq(X)@next :- q(X), not p(X).", RuleKind.INDUCTIVE)
-    # one derivation step: the new p(1) does not yield r(1), and q(1) is kept since p(1) is not in I
-    assert induc(inductive, [fact("q", 1)]) == {fact("p", 1), fact("q", 1)}
-    assert induc(inductive, [fact("q", 1), fact("p", 1)]) == {fact("p", 1), fact("r", 1)}
-
-
-def test_async_addressee_is_the_variable_value():
-    asynchronous = rules("m(X)@async(Y) :- v(X), to(Y).\nn()@async(Y) :- m(_), to(Y).", RuleKind.ASYNC)
-    out = async_(asynchronous, [fact("v", 1), fact("v", 2), fact("to", "a"), fact("to", "zz")])
-    assert out == {(sym(y), fact("m", v)) for y in ("a", "zz") for v in (1, 2)}
-    assert async_(asynchronous, [fact("m", 5), fact("to", "a")]) == {(sym("a"), fact("n"))}
 
 
 # ---------------------------------------------------------------------------
@@ -373,7 +239,6 @@ def test_node_without_facts():
 def test_relation_both_input_and_derived():
     program = parse_program("r(X) :- s(X).\ns(Y)@next :- r(X), succ(X, Y).")
     instance = parse_facts("a { r(1). succ(1, 2). succ(2, 3). }")
-    assert deduc(strata(program), [fact("r", 1), fact("s", 2)]) == {fact("r", 1), fact("s", 2), fact("r", 2)}
     (trace,) = explore(program, instance, Bounds(2)).traces
     inputs = {tf("a", s, p, *args) for s in range(3) for p, args in (("r", [1]), ("succ", [1, 2]), ("succ", [2, 3]))}
     assert trace == inputs | {
@@ -552,10 +417,10 @@ def arrival_patterns(deadlines, t, horizon):
 
 
 def test_copies_with_the_same_key_can_arrive_at_the_same_steps():
-    # (1)-(2) and (N) of _search_traces on one fact in isolation: the key (d_min, h) and the normalisation keep
+    # (1)-(2) and (N) of the reduction (runs.reduced) on one fact in isolation: the key (d_min, h) and the normalisation keep
     # the sets of steps at which the copies may arrive.
     horizon = 3
-    reduced = _Reduced(None, Bounds(horizon, network=Network(max_delay=1)))
+    reduced = Reduced(None, Bounds(horizon, network=Network(max_delay=1)))
     for t in range(horizon + 1):
         by_key = {}
         for size in range(1, 5):

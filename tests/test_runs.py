@@ -1,4 +1,4 @@
-"""The run a model stands for, both ways (tplp2016 Theorem 4, bounded; SPEC §2).
+"""The run a model stands for, both ways (tplp2016 Theorem 4, bounded to the horizon; docs/semantics.md).
 
 (ii) model → run (§5.3.2): `Model.run` orders the steps by a linear extension of
 happens-before and delivers each message at its arrival step; replaying that

@@ -1,4 +1,4 @@
-"""Bounded Theorem 4 (tplp2016 §5; SPEC §2), checked: for `causal` and `causal-finite`, the traces
+"""Bounded Theorem 4 (tplp2016 §5, bounded to the horizon; docs/semantics.md), checked: for `causal` and `causal-finite`, the traces
 of the bounded stable models are exactly the traces of the operational run prefixes in which every
 node takes T+1 steps, with and without a delay bound. The two sides share no code beyond the parser:
 one is clingo on the generated program, the other `operational.explore`.

@@ -29,9 +29,9 @@ from typing import Iterator
 import clingo
 
 from ..lang.analysis import strata
-from ..lang.ast import Rule, RuleKind
+from ..lang.ast import Atom, Rule, RuleKind
+from ..runs.local import Node
 from .model import GroundFact, Message, Model, Point, show_fact
-from ..runs.operational import _bind, _ground, _index, _valuations
 
 INPUT, ARRIVED, CARRIED, DEDUCED = "input", "arrived", "carried", "deduced"
 
@@ -80,8 +80,14 @@ class Lineage:
         self.edb = set(self.program.edb())
         self.strata = strata(self.program)
         self.inductive = self.program.rules_of(RuleKind.INDUCTIVE)
+        self.node = Node()  # the evaluator at one node, on the model's facts
         self._reasons: dict[Point, dict[GroundFact, list[Reason]]] = {}
         self._derivations: dict[tuple, Derivation] = {}
+
+    def instances(self, rule: Rule, facts) -> Iterator[tuple[dict, GroundFact]]:
+        """Each satisfying valuation of `rule` on `facts`, with the head fact it derives."""
+        for b in self.node.valuations(rule, facts):
+            yield b, (rule.head.predicate, self.node.instance(rule.head, b))
 
     def reasons(self, node: clingo.Symbol, step: int) -> dict[GroundFact, list[Reason]]:
         """Every fact of D^{x,s} with its reasons, best first: input, arrived, carried, then deduced by fixpoint round."""
@@ -97,25 +103,21 @@ class Lineage:
             if m.arrival == point:
                 found[(m.relation, m.args)].append(Reason(ARRIVED, message=m))
         if step > 0:
-            before = _index(self.model.slice(node, step - 1))
+            before = self.model.slice(node, step - 1)
             for rule in self.inductive:
-                for b in _valuations(rule, before):
-                    fact = (rule.head.predicate, _ground(rule.head.args, b))
+                for b, fact in self.instances(rule, before):
                     found[fact].append(Reason(CARRIED, rule, tuple(sorted(b.items()))))
-        index = _index(found)
         for stratum in self.strata:
             while True:  # one round of the fixpoint: only facts of earlier rounds are premises
                 new: dict[GroundFact, list[Reason]] = defaultdict(list)
+                known = set(found)
                 for rule in stratum:
-                    for b in _valuations(rule, index):
-                        fact = (rule.head.predicate, _ground(rule.head.args, b))
+                    for b, fact in self.instances(rule, known):
                         if fact not in found:
                             new[fact].append(Reason(DEDUCED, rule, tuple(sorted(b.items()))))
                 if not new:
                     break
-                for fact, reasons in new.items():
-                    found[fact] = reasons
-                    index[fact[0]].add(fact[1])
+                found.update(new)
         if set(found) != held:
             raise ValueError(
                 f"model {self.model.number} at {node}:{step} is not D = deduc_P(st ∪ arrivals): "
@@ -156,8 +158,8 @@ class Lineage:
             m = reason.message
             at, rule, binding = m.send, None, None
             for candidate in self.model.sending_rules[m][:1]:
-                for b in _valuations(candidate, _index(self.model.slice(*m.send))):
-                    if b[candidate.addressee.name] == m.addressee and _ground(candidate.head.args, b) == m.args:
+                for b, (_, args) in self.instances(candidate, self.model.slice(*m.send)):
+                    if b[candidate.addressee.name] == m.addressee and args == m.args:
                         rule, binding = candidate, b
                         break
             if rule is None:
@@ -166,8 +168,8 @@ class Lineage:
             at = (node, step - 1) if reason.how == CARRIED else (node, step)
             rule, binding = reason.rule, dict(reason.binding)
         held = sorted(self.model.slice(*at))
-        positive = [next(f for f in held if f[0] == a.predicate and _bind(a.args, f[1], binding) is not None) for a in rule.positive]
-        absent = tuple((a.predicate, tuple(ANY if _anonymous(t) else v for t, v in zip(a.args, _ground_known(a.args, binding)))) for a in rule.negative)
+        positive = [next(f for f in held if _matches(a, self.node.instance(a, binding), f)) for a in rule.positive]
+        absent = tuple((a.predicate, tuple(ANY if v is None else v for v in self.node.instance(a, binding))) for a in rule.negative)
         return at, positive, absent
 
 
@@ -175,12 +177,9 @@ ANY = clingo.Function("_")
 """Printed for an anonymous variable `_` of an absent (negated) atom: no value of it holds."""
 
 
-def _anonymous(term) -> bool:
-    return getattr(term, "anonymous", False)
-
-
-def _ground_known(terms, binding: dict) -> tuple:
-    return tuple(None if _anonymous(t) else _ground((t,), binding)[0] for t in terms)
+def _matches(atom: Atom, args: tuple, fact: GroundFact) -> bool:
+    """Whether `fact` is an instance of `atom` whose arguments are `args` (None: an anonymous `_`, any value)."""
+    return fact[0] == atom.predicate and all(v is None or v == w for v, w in zip(args, fact[1]))
 
 
 def sending_rule(derivation: Derivation, model: Model) -> Rule | None:

@@ -32,6 +32,7 @@ from typing import Iterable, Iterator, Mapping
 import clingo
 
 from ..runs import operational
+from ..runs.local import Node
 from ..lang.ast import Instance, Program, Rule, RuleKind, Trace, TraceFact
 from ..asp.names import PENDING
 from ..asp.transform import Compiled
@@ -194,7 +195,7 @@ class Model:
                     continue
                 key = (m.send, rule)
                 if key not in sends:
-                    sends[key] = operational.async_((rule,), self.slice(*m.send))
+                    sends[key] = Node().async_((rule,), self.slice(*m.send))
                 if (m.addressee, (m.relation, m.args)) in sends[key]:
                     matching.append(rule)
             found[m] = tuple(matching)
@@ -310,7 +311,7 @@ class Model:
 
         def state(x: clingo.Symbol, s: int) -> frozenset[GroundFact]:
             inputs = {f for f in self.slice(x, min(s, self.horizon)) if f[0] in edb}
-            carried = operational.induc(inductive, self.slice(x, s - 1)) if s > 0 else frozenset()
+            carried = Node().induc(inductive, self.slice(x, s - 1)) if s > 0 else frozenset()
             return frozenset(inputs) | carried
 
         def configuration(i: int) -> Configuration:

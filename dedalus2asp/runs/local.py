@@ -1,0 +1,261 @@
+"""The evaluator's back end on Python sets, and the evaluator at one node on ground facts.
+
+`Local` implements `evaluator.Backend`: facts are a dict relation -> {(node,
+args)}, a table of valuations is a list of rows (node, values of the
+variables...), joins are hash joins on the shared columns, an antijoin is a set
+lookup. Values are in any representation of `values` (`Values`): strings for the
+run engine (`--engine local`, the reference for Spark), ints for the explorer,
+clingo symbols for explain and the inspector.
+
+`Node` is the evaluator at one node x, on the ground facts (R, ā) of x at one
+step, as the explorer, `replay`, explain and the inspector hold them: the
+subprograms deduc_P, induc_P and async_P of tplp2016 §5.1.2 and the valuations
+of a rule body, on `Local` with the single node `HERE`.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from ..lang.ast import Atom, Comparison, Constant, Rule, Term, Variable
+from . import evaluator
+from .evaluator import Pattern, Plan, Strata
+from .schedule import Schedule
+from .values import SYMBOLS, TEXT, Values
+
+Args = tuple
+FactRow = tuple[Any, str, Args]
+"""(node, relation, args)."""
+EventRow = tuple[Any, str, Args, int]
+"""An input event R(ā)@k at a node: it holds at step k only (tr2009 Example 3)."""
+MessageRow = tuple[str, Args, Any, int, Any, "int | None"]
+"""(relation, args, sender, sent, addressee, arrives); arrives is None for a pending message."""
+SentRow = tuple[str, Args, Any, Any]
+"""A message just sent: (relation, args, sender, addressee)."""
+
+Facts = dict[str, set[tuple[Any, Args]]]
+"""relation -> {(node, args)}."""
+
+_COMPARE = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "=": operator.eq,
+    "!=": operator.ne,
+}
+
+
+@dataclass
+class Table:
+    """Valuations: column names (node first, then variables) and rows."""
+
+    columns: tuple[str, ...]
+    rows: list[tuple]
+
+
+class Local:
+    """The reference back end: every table is a Python set or list, joins are hash joins.
+
+    `network`: the nodes; `facts` and `events`: H as rows (node, relation,
+    args) and (node, relation, args, step); `values`: how values are held.
+    """
+
+    name = "local"
+
+    def __init__(
+        self,
+        network: Sequence[Any],
+        facts: Iterable[FactRow] = (),
+        events: Iterable[EventRow] = (),
+        values: Values = TEXT,
+    ):
+        self.network = tuple(network)
+        self.values = values
+        self._input: Facts = defaultdict(set)
+        for node, relation, args in facts:
+            self._input[relation].add((node, tuple(args)))
+        self._events: dict[int, Facts] = defaultdict(lambda: defaultdict(set))
+        for node, relation, args, step in events:
+            self._events[step][relation].add((node, tuple(args)))
+
+    # -- the evaluator's operators (evaluator.Backend) --------------------------
+
+    def nodes(self) -> Table:
+        return Table(("node",), [(x,) for x in self.network])
+
+    def scan(self, facts: Facts, p: Pattern) -> Table:
+        constants = [(i, self.values.constant(c)) for i, c in p.constants]
+        rows = []
+        for node, args in facts.get(p.relation, ()):
+            if all(args[i] == c for i, c in constants) and all(args[i] == args[j] for i, j in p.same):
+                rows.append((node, *(args[i] for _, i in p.columns)))
+        return Table(("node", *(name for name, _ in p.columns)), rows)
+
+    def join(self, a: Table, b: Table) -> Table:
+        shared = [c for c in a.columns if c in b.columns]
+        ia = [a.columns.index(c) for c in shared]
+        ib = [b.columns.index(c) for c in shared]
+        rest = [i for i, c in enumerate(b.columns) if c not in shared]
+        index: dict[tuple, list[tuple]] = defaultdict(list)
+        for row in b.rows:
+            index[tuple(row[i] for i in ib)].append(tuple(row[i] for i in rest))
+        rows = [ra + rb for ra in a.rows for rb in index.get(tuple(ra[i] for i in ia), ())]
+        return Table(a.columns + tuple(b.columns[i] for i in rest), rows)
+
+    def _getter(self, table: Table, term: Term) -> Callable[[tuple], Any]:
+        if isinstance(term, Constant):
+            v = self.values.constant(term.value)
+            return lambda row: v
+        i = table.columns.index(term.name)
+        return lambda row: row[i]
+
+    def compare(self, table: Table, c: Comparison) -> Table:
+        left, right, op = self._getter(table, c.left), self._getter(table, c.right), _COMPARE[c.op]
+        key = self.values.key
+        if key is None or c.op in ("=", "!="):
+            return Table(table.columns, [row for row in table.rows if op(left(row), right(row))])
+        return Table(table.columns, [row for row in table.rows if op(key(left(row)), key(right(row)))])
+
+    def antijoin(self, table: Table, facts: Facts, p: Pattern) -> Table:
+        present = set(self.scan(facts, p).rows)
+        idx = [table.columns.index(name) for name, _ in p.columns]
+        return Table(table.columns, [row for row in table.rows if (row[0], *(row[i] for i in idx)) not in present])
+
+    def bindings(self, table: Table) -> Iterator[dict[str, Any]]:
+        names = table.columns[1:]
+        return (dict(zip(names, row[1:])) for row in table.rows)
+
+    def _args(self, table: Table, atom: Atom) -> Callable[[tuple], tuple]:
+        getters = [self._getter(table, t) for t in atom.args]
+        return lambda row: tuple(g(row) for g in getters)
+
+    def heads(self, table: Table, head: Atom) -> Facts:
+        args = self._args(table, head)
+        return {head.predicate: {(row[0], args(row)) for row in table.rows}}
+
+    def sends(self, table: Table, head: Atom, addressee: Variable) -> set[SentRow]:
+        args, to = self._args(table, head), table.columns.index(addressee.name)
+        return {(head.predicate, args(row), row[0], row[to]) for row in table.rows}
+
+    def union_sends(self, parts: Sequence[set[SentRow]]) -> set[SentRow]:
+        return set().union(*parts)
+
+    def union(self, parts: Sequence[Facts]) -> Facts:
+        out: Facts = defaultdict(set)
+        for part in parts:
+            for relation, rows in part.items():
+                out[relation] |= rows
+        return out
+
+    def minus(self, a: Facts, b: Facts) -> Facts:
+        out = {r: rows - b.get(r, set()) for r, rows in a.items()}
+        return {r: rows for r, rows in out.items() if rows}
+
+    def restrict(self, facts: Facts, relations: set[str]) -> Facts:
+        return {r: rows for r, rows in facts.items() if r in relations}
+
+    def contains(self, facts: Facts, other: Facts, relations: set[str]) -> bool:
+        return all(other.get(r, set()) <= facts.get(r, set()) for r in relations)
+
+    def empty(self, facts: Facts) -> bool:
+        return not any(facts.values())
+
+    def materialize(self, facts: Facts) -> Facts:
+        return facts
+
+    def input(self, t: int) -> Facts:
+        """H(x) at step t: the persistent input facts and the events R(ā)@t."""
+        return self.union([self._input, self._events[t]]) if t in self._events else self._input
+
+    def deliver(self, messages: Sequence[list[MessageRow]], t: int) -> Facts:
+        out: Facts = defaultdict(set)
+        for part in messages:
+            for relation, args, _, _, addressee, arrives in part:
+                if arrives == t:
+                    out[relation].add((addressee, args))
+        return out
+
+    def schedule(self, sent: set[SentRow], t: int, steps: int, schedule: Schedule) -> list[MessageRow]:
+        network = set(self.network)
+        rows = []
+        for relation, args, sender, addressee in sent:
+            if addressee in network:  # a message to a node outside N is dropped (tplp2016 §5.1.3)
+                arrives = t + schedule.delay(relation, args, sender, t, addressee)
+                rows.append((relation, args, sender, t, addressee, arrives if arrives < steps else None))
+        return rows
+
+    # -- a run's tables (engine.run) ---------------------------------------------
+
+    def trace(self, deduced: Sequence[Facts]) -> list[tuple]:
+        """The trace rows (node, step, relation, args) of the D of each step."""
+        return [(x, t, r, args) for t, d in enumerate(deduced) for r, rows in d.items() for x, args in rows]
+
+    def messages(self, parts: Sequence[list[MessageRow]]) -> list[MessageRow]:
+        return [m for part in parts for m in part]
+
+    def outputs(self, facts: Facts, relations: Iterable[str]) -> list[tuple]:
+        """The rows (node, relation, args) of `facts` of `relations`."""
+        relations = set(relations)
+        return [(x, r, args) for r, rows in facts.items() if r in relations for x, args in rows]
+
+
+# ---------------------------------------------------------------------------
+# The evaluator at one node
+
+GroundFact = tuple[str, tuple]
+"""A fact R(a1..ak) at one node as (R, (a1..ak))."""
+
+HERE = None
+"""The node of a one-node evaluation: a rule cannot tell which node it runs at."""
+
+
+class Node:
+    """The evaluator at one node, on its ground facts (R, ā) at one step; values as `values` holds them."""
+
+    def __init__(self, values: Values = SYMBOLS):
+        self.backend = Local((HERE,), values=values)
+
+    @staticmethod
+    def facts(ground: Iterable[GroundFact]) -> Facts:
+        """Ground facts as the back end's facts at the node."""
+        facts: Facts = defaultdict(set)
+        for relation, args in ground:
+            facts[relation].add((HERE, args))
+        return facts
+
+    @staticmethod
+    def ground(facts: Facts) -> frozenset[GroundFact]:
+        return frozenset((relation, args) for relation, rows in facts.items() for _, args in rows)
+
+    def deduc(self, strata: Strata, facts: Iterable[GroundFact]) -> frozenset[GroundFact]:
+        """deduc_P(I) (see `evaluator.deduc`; `strata` as `evaluator.strata_of` gives them). The output contains I."""
+        return self.ground(evaluator.deduc(self.backend, strata, self.facts(facts)))
+
+    def induc(self, rules: Sequence[Rule], facts: Iterable[GroundFact]) -> frozenset[GroundFact]:
+        """induc_P(I): one derivation step of `rules` (see `evaluator.induc`)."""
+        return self.ground(evaluator.induc(self.backend, rules, self.facts(facts)))
+
+    def async_(self, rules: Sequence[Rule], facts: Iterable[GroundFact]) -> frozenset[tuple[Any, GroundFact]]:
+        """async_P(I) as (addressee, fact) pairs (see `evaluator.sends`)."""
+        sent = evaluator.sends(self.backend, rules, self.facts(facts))
+        return frozenset((addressee, (relation, args)) for relation, args, _, addressee in sent)
+
+    def step(self, plan: Plan, facts: Iterable[GroundFact]) -> tuple[frozenset[GroundFact], frozenset[GroundFact], frozenset]:
+        """What a step computes from I = `facts` (tplp2016 §5.1.3): D = deduc_P(I), induc_P(D), async_P(D)."""
+        d = evaluator.deduc(self.backend, plan.strata, self.facts(facts))
+        carried = self.ground(evaluator.induc(self.backend, plan.inductive, d))
+        sent = evaluator.sends(self.backend, plan.asynchronous, d)
+        return self.ground(d), carried, frozenset((addressee, (relation, args)) for relation, args, _, addressee in sent)
+
+    def valuations(self, rule: Rule, facts: Iterable[GroundFact]) -> list[dict[str, Any]]:
+        """The satisfying valuations of the body of `rule` on `facts` (tplp2016 §3.2): variable name -> value."""
+        return evaluator.valuations(self.backend, rule, self.facts(facts))
+
+    def instance(self, atom: Atom, binding: dict[str, Any]) -> tuple:
+        """The arguments of `atom` under `binding`; None for an anonymous `_` (and for an unbound variable)."""
+        value = self.backend.values.constant
+        return tuple(value(t.value) if isinstance(t, Constant) else binding.get(t.name) for t in atom.args)
