@@ -229,7 +229,13 @@ class Node:
 
     @staticmethod
     def ground(facts: Facts) -> frozenset[GroundFact]:
+        """The back end's facts at the node as ground facts."""
         return frozenset((relation, args) for relation, rows in facts.items() for _, args in rows)
+
+    @staticmethod
+    def addressed(sent: set[SentRow]) -> frozenset[tuple[Any, GroundFact]]:
+        """Messages sent at the node as (addressee, fact) pairs."""
+        return frozenset((addressee, (relation, args)) for relation, args, _, addressee in sent)
 
     def deduc(self, strata: Strata, facts: Iterable[GroundFact]) -> frozenset[GroundFact]:
         """deduc_P(I) (see `evaluator.deduc`; `strata` as `evaluator.strata_of` gives them). The output contains I."""
@@ -241,15 +247,14 @@ class Node:
 
     def async_(self, rules: Sequence[Rule], facts: Iterable[GroundFact]) -> frozenset[tuple[Any, GroundFact]]:
         """async_P(I) as (addressee, fact) pairs (see `evaluator.sends`)."""
-        sent = evaluator.sends(self.backend, rules, self.facts(facts))
-        return frozenset((addressee, (relation, args)) for relation, args, _, addressee in sent)
+        return self.addressed(evaluator.sends(self.backend, rules, self.facts(facts)))
 
     def step(self, plan: Plan, facts: Iterable[GroundFact]) -> tuple[frozenset[GroundFact], frozenset[GroundFact], frozenset]:
         """What a step computes from I = `facts` (tplp2016 §5.1.3): D = deduc_P(I), induc_P(D), async_P(D)."""
         d = evaluator.deduc(self.backend, plan.strata, self.facts(facts))
         carried = self.ground(evaluator.induc(self.backend, plan.inductive, d))
         sent = evaluator.sends(self.backend, plan.asynchronous, d)
-        return self.ground(d), carried, frozenset((addressee, (relation, args)) for relation, args, _, addressee in sent)
+        return self.ground(d), carried, self.addressed(sent)
 
     def valuations(self, rule: Rule, facts: Iterable[GroundFact]) -> list[dict[str, Any]]:
         """The satisfying valuations of the body of `rule` on `facts` (tplp2016 §3.2): variable name -> value."""
