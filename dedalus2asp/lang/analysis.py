@@ -152,32 +152,46 @@ def _dependencies(program: Program) -> dict[str, set[tuple[str, bool, Rule, Atom
 
 
 def strongly_connected(nodes: list[str], succ: dict[str, list[str]]) -> list[list[str]]:
-    """Strongly connected components (Tarjan), in reverse topological order."""
-    index, low, stack, on, comps = {}, {}, [], set(), []
+    """Strongly connected components (Tarjan), in reverse topological order.
 
-    def visit(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on.add(v)
-        for w in succ.get(v, ()):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
+    Tarjan's depth-first search with its own stack of (vertex, successors left), not Python's: a
+    chain of a thousand deductive rules is a path a thousand vertices deep.
+    """
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack, on, comps = [], set(), []
+    for root in nodes:
+        if root in index:
+            continue
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        search = [(root, iter(succ.get(root, ())))]
+        while search:
+            v, successors = search[-1]
+            w = next((w for w in successors if w not in index or w in on), None)
+            if w is not None and w not in index:  # tree edge: visit w first
+                index[w] = low[w] = len(index)
+                stack.append(w)
+                on.add(w)
+                search.append((w, iter(succ.get(w, ()))))
+                continue
+            if w is not None:  # an edge back into the stack
                 low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            comps.append(comp)
-
-    for v in nodes:
-        if v not in index:
-            visit(v)
+                continue
+            search.pop()  # every successor of v is done
+            if search:
+                parent = search[-1][0]
+                low[parent] = min(low[parent], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                comps.append(comp)
     return comps
 
 

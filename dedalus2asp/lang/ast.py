@@ -42,6 +42,16 @@ class Span:
 NOWHERE = Span(0, 0, 0, 0)
 
 
+def printable(text: str) -> str:
+    """User text (a file name, a rule's origin) for a line of output: every character that is not
+    printable (a line break, a tab, a control or bidirectional-format character) as its Python escape.
+
+    A `%` comment of a Dedalus program and of a clingo program (`asp.names.in_comment`), and the first
+    line of a diagnostic, then end where they should: `z⏎p(X) :- q(X).` names a file, it adds no rule.
+    """
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 def _span() -> Span:
     return field(default=NOWHERE, compare=False, repr=False)
 

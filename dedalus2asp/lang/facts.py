@@ -27,12 +27,17 @@ from lark import Token, v_args
 
 from .ast import NOWHERE, Constant, Fact, Instance, Span, Variable
 from .diagnostics import Diagnostic, DiagnosticError, Severity, raise_if_errors
+from ..bounds import MAX_STEP
+from .diagnostics import position
 from .lexer import (
     FACT_CHARACTER_HINTS,
+    INT_DIGITS,
     INT_RANGE,
+    MAX_ERRORS,
     BadLiteral,
     Report,
     Terms,
+    bounded_int,
     build,
     chunks,
     lark_parser,
@@ -40,7 +45,10 @@ from .lexer import (
     number,
     parse_tokens,
     read_text,
+    shown_literal,
     span_of,
+    step,
+    too_many_errors,
     unescape,
 )
 
@@ -88,9 +96,9 @@ class _ToFacts(Terms):
     @v_args(meta=True)
     def fact(self, meta, items):
         name, *args = items
-        step = None
+        at = None
         if args and isinstance(args[-1], Token) and args[-1].type == "EVENT":
-            step = int(args.pop()[1:])
+            at = step(args.pop())
         for a in args:
             if isinstance(a, Variable):
                 self.diagnostics.append(
@@ -105,7 +113,7 @@ class _ToFacts(Terms):
                         self.text,
                     )
                 )
-        return Fact(str(name), tuple(a.value for a in args if isinstance(a, Constant)), span_of(meta), step)
+        return Fact(str(name), tuple(a.value for a in args if isinstance(a, Constant)), span_of(meta), at)
 
 
 def parse_facts(text: str, filename: str = "<input>", columns: Mapping[str, int] | None = None) -> Instance:
@@ -120,16 +128,23 @@ def parse_facts(text: str, filename: str = "<input>", columns: Mapping[str, int]
     every error is reported; the braces of blocks are matched here.
     """
     diagnostics: list[Diagnostic] = []
-    tokens, bad = lex("facts.lark", text, filename, diagnostics)
-    tokens = _semicolons_in_values(tokens, bad, filename, text, diagnostics)
+    bad: list[int] = []
+    tokens = _semicolons_in_values(lex("facts.lark", text, filename, diagnostics, bad), bad, filename, text, diagnostics)
     lark = lark_parser("facts.lark", "fact")
     builder = _ToFacts(filename, text)
+    errors = 0
 
     def error(message: str, span: Span) -> None:
+        nonlocal errors
+        errors += 1
         diagnostics.append(Diagnostic("syntax", message, span, filename, text))
 
     nodes = _Blocks(columns, error)
     for chunk, lex_error in chunks(tokens, {"_END", "LBRACE", "RBRACE"}, bad, len(text)):
+        if errors + len(builder.diagnostics) >= MAX_ERRORS:
+            diagnostics.append(too_many_errors(filename, text, chunk[0].start_pos))
+            nodes.block = None  # whether it is closed is not known
+            break
         *items, last = chunk
         if last.type == "LBRACE":
             if not lex_error and not items:
@@ -158,20 +173,25 @@ def parse_facts(text: str, filename: str = "<input>", columns: Mapping[str, int]
     return _instance(nodes.per_node(), filename, text)
 
 
-def _semicolons_in_values(tokens: list[Token], bad: list[int], filename: str, text: str, diagnostics: list[Diagnostic]) -> list[Token]:
+def _semicolons_in_values(
+    tokens: Iterator[Token], bad: list[int], filename: str, text: str, diagnostics: list[Diagnostic]
+) -> Iterator[Token]:
     """A ';' ends a fact (Molly style) only outside its parentheses: inside, it is a lexical error (a
     ',' was meant), reported as such, so that the rest of the fact does not read as a new one."""
-    kept, depth = [], 0
+    depth, errors = 0, 0
     for tok in tokens:
         if tok.type == "_END" and tok.value == ";" and depth > 0:
             bad.append(tok.start_pos)
+            errors += 1
+            if errors > MAX_ERRORS:
+                diagnostics.append(too_many_errors(filename, text, tok.start_pos))
+                return
             diagnostics.append(
                 Diagnostic("syntax", f"unexpected character ';' ({FACT_CHARACTER_HINTS[';']})", span_of(tok), filename, text)
             )
             continue
         depth = 0 if tok.type in ("_END", "LBRACE", "RBRACE") else depth + (tok.type == "LPAR") - (tok.type == "RPAR")
-        kept.append(tok)
-    return kept
+        yield tok
 
 
 def _names_node(items: list[Token]) -> bool:
@@ -301,8 +321,35 @@ def _no_node(located: bool, filename: str, text: str) -> Diagnostic:
 
 _IDENTIFIER = re.compile(r"[a-z][A-Za-z0-9_]*\Z")
 _RELATION_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:@(\d+))?")
+# The keys of "nodes" that name a number: an integer's own decimal form, "1" but not "01", "+1" or "-0".
+_NUMBER_KEY = re.compile(r"-?[1-9][0-9]*|0")
+# What JSON nests: a string (skipped whole: its brackets are text) or a bracket.
+_JSON_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+MAX_JSON_DEPTH = 64
+"""How deep a JSON input may nest: its form needs 4 levels, and Python's decoder would recurse to its end."""
 # A reader's way to report a problem of a JSON input: error(message), optionally with its line and column.
 JsonReport = Callable[..., None]
+
+
+class _LongInteger:
+    """A JSON integer of more digits than any integer clingo holds, not converted (Python converts no
+    more than 4,300 digits)."""
+
+    def __init__(self, digits: str):
+        self.digits = digits
+
+
+def _json_int(digits: str) -> int | _LongInteger:
+    return int(digits) if len(digits.lstrip("-")) <= INT_DIGITS + 1 else _LongInteger(digits)
+
+
+class _Object(dict):
+    """A JSON object, and the keys it names more than once (`repeated`): JSON keeps the last silently."""
+
+    def __init__(self, pairs: list[tuple[str, object]]):
+        super().__init__(pairs)
+        seen: set[str] = set()
+        self.repeated = tuple(dict.fromkeys(k for k, _ in pairs if k in seen or seen.add(k)))
 
 
 def json_value(value) -> clingo.Symbol:
@@ -310,8 +357,11 @@ def json_value(value) -> clingo.Symbol:
 
     "not" is a string: an identifier `not` cannot exist in Dedalus (nor in clingo, whose keyword it is).
     """
+    if isinstance(value, _LongInteger):
+        raise ValueError(f"integer {shown_literal(value.digits)} is out of range: clingo's integers lie in "
+                         f"{INT_RANGE[0]}..{INT_RANGE[1]}")
     if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise ValueError(f"a value must be a string or an integer, not {json.dumps(value)}")
+        raise ValueError(f"a value must be a string or an integer, not {_short(value)}")
     if isinstance(value, int):
         if not INT_RANGE[0] <= value <= INT_RANGE[1]:
             raise ValueError(f"integer {value} is out of range: clingo's integers lie in {INT_RANGE[0]}..{INT_RANGE[1]}")
@@ -319,17 +369,47 @@ def json_value(value) -> clingo.Symbol:
     return clingo.Function(value) if _IDENTIFIER.match(value) and value != KEYWORD else clingo.String(value)
 
 
+def node_key(key: str) -> clingo.Symbol:
+    """The node a key of "nodes" names: an integer written as itself ("1", "-2") is that number, any
+    other key is a value (`json_value`): "a" is the name a, "01" the string "01".
+
+    JSON keys are strings, so the number 1 is named by the key "1"; any other spelling ("01", "1.0",
+    "+1") is the string it spells, as the same JSON string is as a value, so distinct keys are distinct
+    nodes and a located input's value "01" is the node of the key "01".
+    """
+    if not _NUMBER_KEY.fullmatch(key):
+        return json_value(key)
+    value = bounded_int(key, *INT_RANGE)
+    return json_value(_LongInteger(key) if value is None else value)
+
+
+def _too_deep(text: str) -> int | None:
+    """The offset of the first bracket of `text` that opens a level deeper than `MAX_JSON_DEPTH`, if any."""
+    depth = 0
+    for match in _JSON_NESTING.finditer(text):
+        bracket = match[0]
+        if bracket == "[" or bracket == "{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                return match.start()
+        elif bracket == "]" or bracket == "}":
+            depth -= 1
+    return None
+
+
 def parse_json(text: str, filename: str = "<input>", columns: Mapping[str, int] | None = None) -> Instance:
     """Parse the JSON form `{"nodes": {"a": {"r": [["v1", "v2"]]}}}` of an input.
 
     A value is a constant: an integer is a number, a lower-case identifier
-    other than "not" a name, any other string a string. A relation key `"r@k"` holds events at
+    other than "not" a name, any other string a string; a node's key is read
+    alike (`node_key`). A relation key `"r@k"` holds events at
     step k (tr2009 Example 3). With `columns` the input is located (see
     `parse_facts`) and is written `{"facts": {"r": [["a", "v1"]]}}`: each
     tuple goes to the node in its location column; `"nodes": {"c": {}}` may
     name nodes with no facts. Every problem of the structure is reported
     (JSON has no positions past the decoder, so they name the node and the
-    relation instead).
+    relation instead). A key given twice in one object is an error (JSON
+    would keep the last), and so is nesting deeper than `MAX_JSON_DEPTH`.
     """
     diagnostics: list[Diagnostic] = []
 
@@ -337,8 +417,12 @@ def parse_json(text: str, filename: str = "<input>", columns: Mapping[str, int] 
         span = Span(line, col, line, col + 1) if line else NOWHERE
         diagnostics.append(Diagnostic("json", message, span, filename, text))
 
+    deep = _too_deep(text)
+    if deep is not None:
+        error(f"invalid JSON: it nests deeper than {MAX_JSON_DEPTH} levels (an input needs 4)", *position(text, deep))
+        raise DiagnosticError(diagnostics)
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_Object, parse_int=_json_int)
     except json.JSONDecodeError as exc:
         error(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno)
         raise DiagnosticError(diagnostics) from None
@@ -346,8 +430,14 @@ def parse_json(text: str, filename: str = "<input>", columns: Mapping[str, int] 
     if problem is not None:
         error(problem)
     raise_if_errors(diagnostics)
+    for key in data.repeated:
+        error(f"{key!r} is given twice at the top level: a JSON object names each key once")
+    nodes = data.get("nodes", {})
+    for node in getattr(nodes, "repeated", ()):
+        error(f"node {node!r} is given twice in \"nodes\": a JSON object names each key once, and JSON would "
+              "keep the last one's facts only (merge the two)")
     facts: dict[clingo.Symbol, list[Fact]] = {}
-    for node, relations in data.get("nodes", {}).items():
+    for node, relations in nodes.items():
         read = _node_facts(node, relations, columns, error)
         if read is not None:
             facts.setdefault(read[0], []).extend(read[1])
@@ -386,12 +476,19 @@ def _tuples(where: str, relations, error: JsonReport) -> Iterator[tuple[str, str
     if not isinstance(relations, dict):
         error(f"{where}: expected an object mapping relation names to lists of tuples, not {_short(relations)}")
         return
+    for key in getattr(relations, "repeated", ()):
+        error(f"{where}, relation {key!r}: given twice: a JSON object names each key once, and JSON would keep "
+              "the last one's tuples only (merge the two lists)")
     for key, tuples in relations.items():
         match = _RELATION_KEY.fullmatch(key)
         if match is None:
-            error(f"{where}: {key!r} is not a relation name (letters, digits and '_')")
+            error(f"{where}: {shown_literal(key)!r} is not a relation name (letters, digits and '_')")
             continue
-        rel, step = match[1], None if match[2] is None else int(match[2])
+        at = None if match[2] is None else bounded_int(match[2], 0, MAX_STEP)
+        if match[2] is not None and at is None:
+            error(f"{where}, relation {shown_literal(key)!r}: the step of its events is out of range: "
+                  f"a step lies in 0..{MAX_STEP}, the largest horizon")
+            continue
         if not isinstance(tuples, list) or not all(isinstance(t, list) for t in tuples):
             error(
                 f"{where}, relation {key!r}: expected a list of tuples, each a list of values, "
@@ -400,7 +497,7 @@ def _tuples(where: str, relations, error: JsonReport) -> Iterator[tuple[str, str
             continue
         for t in tuples:
             try:
-                yield where, rel, step, tuple(json_value(v) for v in t)
+                yield where, match[1], at, tuple(json_value(v) for v in t)
             except ValueError as exc:
                 error(f"{where}, relation {key!r}: {exc}")
 
@@ -408,9 +505,9 @@ def _tuples(where: str, relations, error: JsonReport) -> Iterator[tuple[str, str
 def _node_facts(node: str, relations, columns: Mapping[str, int] | None, error: JsonReport) -> tuple[clingo.Symbol, list[Fact]] | None:
     """The node named by a key of "nodes" and its facts; of a located input, each must be located there."""
     try:
-        key = json_value(int(node) if re.fullmatch(r"-?\d+", node) else node)
+        key = node_key(node)
     except ValueError as exc:
-        error(f"node {node!r}: {exc}")
+        error(f"node {shown_literal(node)!r}: {exc}")
         return None
     local = []
     for where, rel, step, values in _tuples(f"node {node!r}", relations, error):
@@ -437,7 +534,7 @@ def _located_facts(relations, columns: Mapping[str, int], error: JsonReport) -> 
 
 
 def _short(value) -> str:
-    text = json.dumps(value)
+    text = json.dumps(value, default=lambda v: v.digits)  # a `_LongInteger` is written as a string
     return text if len(text) <= 40 else text[:37] + "..."
 
 

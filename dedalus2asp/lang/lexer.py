@@ -9,24 +9,35 @@ into statements (at `.` for a program; at `.`, `{` and `}` for an input);
 have accepted there; `build` turns its tree into AST nodes. So one run
 reports every error of a file, once per statement.
 
-The values of literal tokens are here too (`Terms`, `number`, `unescape`):
-an integer must fit clingo's 32 bits, a string's escapes are `\\"`, `\\\\` and
-`\\n`.
+The values of literal tokens are here too (`Terms`, `number`, `step`,
+`unescape`): an integer must fit clingo's 32 bits, a step lies in
+0..`bounds.MAX_STEP`, a string's escapes are `\\"`, `\\\\` and `\\n`.
+
+Hostile text costs time and memory in proportion to its size, and no more:
+a file is read up to `MAX_SOURCE_BYTES` and must be text; an integer's
+digits are counted before they are converted; lexing goes on after an error
+from where it stopped (a line-start table gives every position,
+`diagnostics.position`), tokens are produced one statement at a time, and a
+reader stops after `MAX_ERRORS` errors of a file.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import clingo
 from lark import Lark, Token, Transformer, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedToken, VisitError
+from lark.lexer import BasicLexer, LexerState, LineCounter
+from lark.utils import TextSlice
 
+from ..bounds import MAX_STEP
 from .ast import NOWHERE, Constant, Span, Variable
-from .diagnostics import Diagnostic, DiagnosticError
+from .diagnostics import Diagnostic, DiagnosticError, Severity, position
 
 # A reader's way to report a syntax error: error(message, span).
 Report = Callable[[str, Span], None]
@@ -81,6 +92,14 @@ FACT_CHARACTER_HINTS = {
 }
 
 INT_RANGE = (-(2**31), 2**31 - 1)
+# The most digits an integer in INT_RANGE has (leading zeros aside): a longer one is out of range uncounted.
+INT_DIGITS = len(str(2**31))
+
+MAX_SOURCE_BYTES = 64 * 2**20
+"""The largest program or input file read, in bytes: a larger one is an error, not hours of parsing
+(a run on a larger input reads it as a directory of CSV or Parquet tables, `run --input DIR`)."""
+MAX_ERRORS = 100
+"""A reader stops after this many errors of a file, with a note where it stopped (clang stops at 20)."""
 
 
 # ---------------------------------------------------------------------------
@@ -102,30 +121,42 @@ def lark_parser(name: str, start: str) -> Lark:
 
 
 def read_text(path: str | Path, what: str) -> str:
-    """The text of a UTF-8 file (a byte-order mark is dropped); a problem is a diagnostic."""
+    """The text of a UTF-8 file (a byte-order mark is dropped); a problem is a diagnostic.
+
+    The file must be text: at most `MAX_SOURCE_BYTES` bytes (`/dev/zero` is not read to its end),
+    UTF-8, and without NUL bytes.
+    """
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as file:
+            data = file.read(MAX_SOURCE_BYTES + 1)
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise DiagnosticError([Diagnostic("io", f"cannot read {what}: {reason}", filename=str(path))]) from None
+    if len(data) > MAX_SOURCE_BYTES:
+        raise DiagnosticError([Diagnostic(
+            "io",
+            f"cannot read {what}: it is larger than {MAX_SOURCE_BYTES // 2**20} MiB, the largest file dedalus2asp "
+            "reads (a large input is read as a directory of CSV or Parquet tables by `run --input DIR`)",
+            filename=str(path),
+        )])
     try:
-        return data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
+        text = data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        start = data.rfind(b"\n", 0, exc.start) + 1
-        col = len(data[start : exc.start].decode("utf-8", errors="replace")) + 1
-        text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    "io",
-                    f"cannot read {what}: byte 0x{data[exc.start]:02x} is not UTF-8 (save the file as UTF-8)",
-                    Span(line, col, line, col + 1),
-                    str(path),
-                    text,
-                )
-            ]
-        ) from None
+        raise _not_text(data, exc.start, f"cannot read {what}: byte 0x{data[exc.start]:02x} is not UTF-8 "
+                        "(save the file as UTF-8)", path) from None
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise _not_text(data, nul, f"cannot read {what}: it has a NUL byte, so it is not a text file", path)
+    return text
+
+
+def _not_text(data: bytes, offset: int, message: str, path: str | Path) -> DiagnosticError:
+    """The error of a file that is not UTF-8 text, at the byte `offset` of its `data`."""
+    line = data.count(b"\n", 0, offset) + 1
+    start = data.rfind(b"\n", 0, offset) + 1
+    col = len(data[start:offset].decode("utf-8", errors="replace")) + 1
+    text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
+    return DiagnosticError([Diagnostic("io", message, Span(line, col, line, col + 1), str(path), text)])
 
 
 def span_of(meta_or_token) -> Span:
@@ -171,16 +202,45 @@ def unescape(token: Token) -> str:
     return "".join(out)
 
 
+def shown_literal(token: str) -> str:
+    """A literal as a message quotes it: a long one by its ends and its length."""
+    return token if len(token) <= 40 else f"{token[:12]}…{token[-12:]} ({len(token)} characters)"
+
+
+def bounded_int(token: str, low: int, high: int) -> int | None:
+    """The integer `token` (decimal digits, an optional '-') if it lies in low..high, else None.
+
+    Its digits are counted before it is converted: Python converts no more than 4,300 digits.
+    """
+    if len(token.lstrip("-").lstrip("0")) > INT_DIGITS:
+        return None
+    value = int(token)
+    return value if low <= value <= high else None
+
+
 def number(token: Token) -> clingo.Symbol:
     """An integer literal; clingo's integers have 32 bits."""
-    value = int(token)
-    if not INT_RANGE[0] <= value <= INT_RANGE[1]:
+    value = bounded_int(token, *INT_RANGE)
+    if value is None:
+        shown = shown_literal(str(token))
         raise BadLiteral(
-            f"integer {token} is out of range: clingo's integers lie in {INT_RANGE[0]}..{INT_RANGE[1]} "
-            f'(write it as a string, "{token}", if it is a name)',
+            f"integer {shown} is out of range: clingo's integers lie in {INT_RANGE[0]}..{INT_RANGE[1]} "
+            f'(write it as a string, "{shown}", if it is a name)',
             span_of(token),
         )
     return clingo.Number(value)
+
+
+def step(token: Token) -> int:
+    """The step k of an event `@k`: it lies in 0..`MAX_STEP`, the largest horizon."""
+    value = bounded_int(token[1:], 0, MAX_STEP)
+    if value is None:
+        raise BadLiteral(
+            f"the step of the event '{shown_literal(str(token))}' is out of range: a step lies in 0..{MAX_STEP}, "
+            "the largest horizon",
+            span_of(token),
+        )
+    return value
 
 
 class Terms(Transformer):
@@ -207,71 +267,102 @@ class Terms(Transformer):
 # Tokens
 
 
-def lex(grammar_name: str, text: str, filename: str, diagnostics: list[Diagnostic]) -> tuple[list[Token], list[int]]:
-    """Tokens of `text`, and the offsets of the lexical errors; each error is reported and skipped.
+@lru_cache(maxsize=None)
+def _lexer(grammar_name: str) -> BasicLexer:
+    """The lexer of a grammar, built once (`Lark.lex` builds one per call)."""
+    return BasicLexer(lark_parser(grammar_name, "start" if grammar_name == "facts.lark" else "statement").lexer_conf)
+
+
+def _state(text: str, pos: int) -> LexerState:
+    """A lexer state at offset `pos` of `text`: lark goes on there without a copy of the rest of the text."""
+    counter = LineCounter("\n")
+    counter.char_pos = pos
+    counter.line, counter.column = position(text, pos)
+    counter.line_start_pos = pos - counter.column + 1
+    return LexerState(TextSlice(text, pos, len(text)), counter)
+
+
+def lex(grammar_name: str, text: str, filename: str, diagnostics: list[Diagnostic], bad: list[int]) -> Iterator[Token]:
+    """Tokens of `text`; each lexical error is reported, skipped, and its offset appended to `bad`
+    before any token after it comes (so `bad` grows in increasing order).
 
     An unterminated string skips the rest of its line and ends the statement
     there (an empty `DOT` token, so the next line is parsed anew); an
-    unterminated `/*` comment skips the rest of the text.
+    unterminated `/*` comment skips the rest of the text. After `MAX_ERRORS`
+    errors the rest of the text is skipped, with a note.
     """
-    lark = lark_parser(grammar_name, "start" if grammar_name == "facts.lark" else "statement")
-    tokens, bad, pos = [], [], 0
+    lexer, pos, errors = _lexer(grammar_name), 0, 0
     while True:
         try:
-            for tok in lark.lex(text[pos:]):
-                tokens.append(_shift(tok, text, pos))
-            return tokens, bad
+            yield from lexer.lex(_state(text, pos), None)
+            return
         except UnexpectedCharacters as exc:
-            offset = pos + exc.pos_in_stream
+            offset = exc.pos_in_stream
             bad.append(offset)
-            line = text.count("\n", 0, offset) + 1
-            col = offset - (text.rfind("\n", 0, offset) + 1) + 1
-            char = text[offset]
-            end = text.find("\n", offset)
-            end = len(text) if end < 0 else end
-            if char == '"':
-                message = 'unterminated string: a string ends with \'"\' on the line where it starts'
-                span, pos = Span(line, col, line, col + end - offset), end
-                end_type = "_END" if grammar_name == "facts.lark" else "DOT"
-                tokens.append(Token(end_type, "", end, line, col + end - offset, line, col + end - offset, end))
-            elif text.startswith("/*", offset):
-                message = "unterminated comment: '/*' is never closed by '*/'"
-                span, pos = Span(line, col, line, col + 2), len(text)
-            else:
-                hint = (FACT_CHARACTER_HINTS if grammar_name == "facts.lark" else CHARACTER_HINTS).get(char)
-                message = f"unexpected character {char!r}" + (f" ({hint})" if hint else "")
-                span, pos = Span(line, col, line, col + 1), offset + 1
+            errors += 1
+            if errors > MAX_ERRORS:
+                diagnostics.append(too_many_errors(filename, text, offset))
+                return
+            message, span, pos, end_token = _lexical_error(grammar_name, text, offset)
             diagnostics.append(Diagnostic("syntax", message, span, filename, text))
+            if end_token is not None:
+                yield end_token
 
 
-def _shift(tok: Token, text: str, pos: int) -> Token:
-    """Move a token lexed from `text[pos:]` to its place in `text`."""
-    if pos == 0:
-        return tok
-    start = pos + tok.start_pos
-    line = text.count("\n", 0, start) + 1
-    col = start - (text.rfind("\n", 0, start) + 1) + 1
-    end = start + len(tok)
-    end_line = text.count("\n", 0, end) + 1
-    end_col = end - (text.rfind("\n", 0, end) + 1) + 1
-    return Token(tok.type, tok.value, start, line, col, end_line, end_col, end)
+def _lexical_error(grammar_name: str, text: str, offset: int) -> tuple[str, Span, int, Token | None]:
+    """(message, span, where lexing goes on, a token that ends the statement or None) of the
+    character at `offset` that no token starts with."""
+    line, col = position(text, offset)
+    char = text[offset]
+    end = text.find("\n", offset)
+    end = len(text) if end < 0 else end
+    if char == '"':
+        message = 'unterminated string: a string ends with \'"\' on the line where it starts'
+        end_type = "_END" if grammar_name == "facts.lark" else "DOT"
+        token = Token(end_type, "", end, line, col + end - offset, line, col + end - offset, end)
+        return message, Span(line, col, line, col + end - offset), end, token
+    if text.startswith("/*", offset):
+        return "unterminated comment: '/*' is never closed by '*/'", Span(line, col, line, col + 2), len(text), None
+    hint = (FACT_CHARACTER_HINTS if grammar_name == "facts.lark" else CHARACTER_HINTS).get(char)
+    message = f"unexpected character {char!r}" + (f" ({hint})" if hint else "")
+    return message, Span(line, col, line, col + 1), offset + 1, None
 
 
-def chunks(tokens: list[Token], ends: set[str], bad: list[int], length: int) -> Iterator[tuple[list[Token], bool]]:
+def too_many_errors(filename: str, text: str, offset: int) -> Diagnostic:
+    """The note of a reader that stops at `offset` of `text` after `MAX_ERRORS` errors."""
+    line, col = position(text, offset) if offset < len(text) else (0, 0)
+    return Diagnostic(
+        "too-many-errors",
+        f"too many errors: reading stopped here, after {MAX_ERRORS} (fix these, and run again for the rest)",
+        Span(line, col, line, col + 1) if line else NOWHERE,
+        filename,
+        text,
+        Severity.NOTE,
+    )
+
+
+def chunks(tokens: Iterable[Token], ends: set[str], bad: list[int], length: int) -> Iterator[tuple[list[Token], bool]]:
     """Split `tokens` after every token whose type is in `ends`.
 
     Yields (tokens of the chunk, whether a lexical error lies inside the
     chunk): such a chunk is not parsed, as its syntax error would only echo
-    the lexical one.
+    the lexical one. `bad` holds the offsets of the lexical errors, in
+    increasing order, at least up to the last token read (see `lex`).
     """
     chunk, start = [], 0
     for tok in tokens:
         chunk.append(tok)
         if tok.type in ends:
-            yield chunk, any(start <= b < tok.end_pos for b in bad)
+            yield chunk, _any_between(bad, start, tok.end_pos)
             chunk, start = [], tok.end_pos
     if chunk:
-        yield chunk, any(start <= b < length for b in bad)
+        yield chunk, _any_between(bad, start, length)
+
+
+def _any_between(offsets: list[int], start: int, end: int) -> bool:
+    """Whether an offset of the sorted `offsets` lies in start..end-1."""
+    i = bisect_left(offsets, start)
+    return i < len(offsets) and offsets[i] < end
 
 
 # ---------------------------------------------------------------------------

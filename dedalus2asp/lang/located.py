@@ -43,7 +43,7 @@ from typing import Callable, Iterable, Mapping
 import clingo
 
 from .ast import (Atom, Constant, Fact, Instance, Literal, Marked, Output, Program, Rule, RuleKind, Span, Term,
-                  Timestamped, Variable)
+                  Timestamped, Variable, printable)
 from .diagnostics import Diagnostic, DiagnosticError, Severity, raise_if_errors
 
 IDENTITY_NAMES = ("id", "node_id")
@@ -448,9 +448,14 @@ def _molly_warnings(rules: list[Rule], error) -> None:
 
 
 def transparent_text(located: LocatedProgram) -> str:
-    """The location-transparent program (tplp2016 §4.1) equivalent to a located one."""
+    """The location-transparent program (tplp2016 §4.1) equivalent to a located one.
+
+    User text in a comment (the file name, a rule's origin) goes through `ast.printable`: a name with a
+    line break adds no statement. The rules and facts are Dedalus text: names are identifiers, and
+    strings are written with their escapes.
+    """
     lines = [
-        f"% {located.program.filename} in the location-transparent notation of tplp2016 (dedalus2asp convert).",
+        f"% {printable(located.program.filename)} in the location-transparent notation of tplp2016 (dedalus2asp convert).",
         "% The location column of every relation is dropped: "
         + ", ".join(f"{p} (argument {k + 1})" for p, k in sorted(located.columns.items())),
     ]
@@ -464,7 +469,7 @@ def transparent_text(located: LocatedProgram) -> str:
     if located.facts:
         lines.append("% The facts of the program, as an input (one block per node):")
         for node, facts in located.facts.items():
-            lines.append(f"%   {node} {{ {' '.join(f'{f}.' for f in facts)} }}")
+            lines.append(f"%   {printable(f'{node} {{ ' + ' '.join(f'{f}.' for f in facts) + ' }')}")
     return "\n".join(lines) + "\n"
 
 
@@ -473,7 +478,7 @@ def _outputs(outputs: tuple[Output, ...]) -> list[str]:
 
 
 def _rule_text(rule: Rule) -> str:
-    return str(rule) + (f"   % {rule.origin}" if rule.origin else "")
+    return str(rule) + (f"   % {printable(rule.origin)}" if rule.origin else "")
 
 
 def located_text(program: Program) -> str:
@@ -502,5 +507,5 @@ def located_text(program: Program) -> str:
         else:
             head, annotation = at(rule.head, here), "@next" if rule.kind is RuleKind.INDUCTIVE else ""
         items = ", ".join(("not " if b.negated else "") + str(b.atom) if isinstance(b, Literal) else str(b) for b in body)
-        lines.append(f"{head}{annotation} :- {items}." + (f"   % {rule.origin}" if rule.origin else ""))
+        lines.append(f"{head}{annotation} :- {items}." + (f"   % {printable(rule.origin)}" if rule.origin else ""))
     return "\n".join(lines) + "\n"

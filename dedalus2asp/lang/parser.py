@@ -21,14 +21,25 @@ from pathlib import Path
 
 from lark import Token, v_args
 
-from .ast import Atom, Comparison, Literal, Marked, Output, Program, Rule, RuleKind, Span, Timestamped, Variable
+from .ast import (Atom, Comparison, Literal, Marked, Output, Program, Rule, RuleKind, Span, Timestamped, Variable,
+                  printable)
 from .diagnostics import Diagnostic, DiagnosticError, Severity, raise_if_errors
 from .facts import load_instance, parse_facts  # noqa: F401  (re-exported: the input reader's entry points)
-from .lexer import Terms, build, chunks, lark_parser, lex, parse_tokens, read_text, span_of, unescape
+from .lexer import (MAX_ERRORS, Terms, bounded_int, build, chunks, lark_parser, lex, parse_tokens,
+                    read_text, shown_literal, span_of, step, too_many_errors, unescape)
 from .located import LocatedProgram, locate
 
 # How a program may be written: `auto` tells the others apart (`detect_dialect`).
 DIALECTS = ("auto", "transparent", "located", "molly")
+
+MAX_ARITY = 255
+"""The largest k of `persist[p, k]`. The macro is the one place where a few bytes ask for k variables
+(`persist[p, 99999999999]` is 25 bytes); no relation of the papers has more than 5 arguments, and 255
+is the largest arity of many Prolog systems (SICStus, and ISO's `max_arity` commonly)."""
+MAX_INCLUDES = 256
+"""How many files the `include "file";` statements of a program may read in all (a file included twice
+is read twice), and so how deep they may nest: a file that includes another twice, which includes a
+third twice, ... would otherwise read 2^k files."""
 
 
 @v_args(meta=True)
@@ -78,7 +89,7 @@ class _ToAst(Terms):
         return (RuleKind.ASYNC, Variable(str(var), span_of(var)))
 
     def event(self, meta, items):
-        return ("event", int(items[0][1:]))
+        return ("event", step(items[0]))
 
     def marked(self, meta, items):
         return Marked(items[1], span_of(meta))
@@ -128,16 +139,24 @@ def persist_rule(name: Token, arity: int, delete: Token | None, span: Span) -> R
 
 def _statements(text: str, filename: str, grammar: str, diagnostics: list[Diagnostic]) -> tuple[list, list[Output]]:
     """The statements of a program in order (rules, with `persist` expanded; for the located grammar also
-    `Timestamped` facts and ("include", file, span)), and its outputs; syntax errors go to `diagnostics`."""
-    tokens, bad = lex(grammar, text, filename, diagnostics)
+    `Timestamped` facts and ("include", file, span)), and its outputs; syntax errors go to `diagnostics`.
+    After `MAX_ERRORS` syntax errors the rest of the text is skipped, with a note."""
+    bad: list[int] = []
+    tokens = lex(grammar, text, filename, diagnostics, bad)
     lark = lark_parser(grammar, "statement")
     items: list = []
     outputs: list[Output] = []
+    errors = 0
 
     def error(message: str, span: Span, code: str = "syntax") -> None:
+        nonlocal errors
+        errors += 1
         diagnostics.append(Diagnostic(code, message, span, filename, text))
 
     for chunk, lex_error in chunks(tokens, {"DOT"}, bad, len(text)):
+        if errors >= MAX_ERRORS:
+            diagnostics.append(too_many_errors(filename, text, chunk[0].start_pos))
+            break
         if lex_error:
             continue
         tree = parse_tokens(lark, chunk, error)
@@ -149,19 +168,33 @@ def _statements(text: str, filename: str, grammar: str, diagnostics: list[Diagno
         if isinstance(result, (Rule, Timestamped)) or result[0] == "include":
             items.append(result)
         elif isinstance(result, tuple) and result and result[0] == "persist":
-            _, names, arity_tok, span = result
-            arity = int(arity_tok)
-            if arity < 0:
-                error(
-                    f"the arity in persist[{', '.join(names)}, {arity}] is negative: "
-                    f"it is the number of arguments of '{names[0]}', 0 or more",
-                    span_of(arity_tok),
-                )
-                continue
-            items.append(persist_rule(names[0], arity, names[1] if len(names) > 1 else None, span))
+            rule = _persist(*result[1:], error)
+            if rule is not None:
+                items.append(rule)
         else:
             outputs.extend(result)
     return items, outputs
+
+
+def _persist(names: list[Token], arity_tok: Token, span: Span, error) -> Rule | None:
+    """The rule of `persist[p, (del_p,) k]`, or None after reporting a k outside 0..`MAX_ARITY`."""
+    arity = bounded_int(arity_tok, 0, MAX_ARITY)
+    if arity is not None:
+        return persist_rule(names[0], arity, names[1] if len(names) > 1 else None, span)
+    shown = str(int(arity_tok)) if len(arity_tok) <= 40 else shown_literal(arity_tok)
+    if arity_tok.startswith("-"):  # -0 is 0, and read above
+        error(
+            f"the arity in persist[{', '.join(names)}, {shown}] is negative: "
+            f"it is the number of arguments of '{names[0]}', 0 or more",
+            span_of(arity_tok),
+        )
+    else:
+        error(
+            f"the arity {shown} in persist[{', '.join(names)}, ...] is too large: it is the number of arguments "
+            f"of '{names[0]}', and a relation has at most {MAX_ARITY}",
+            span_of(arity_tok),
+        )
+    return None
 
 
 def _unique(outputs: list[Output]) -> tuple[Output, ...]:
@@ -211,19 +244,25 @@ def detect_dialect(text: str) -> str:
 
 def _detect(text: str) -> tuple[str, Token | None]:
     """The dialect of `text` (see `detect_dialect`) and the token that decided it (None for `transparent`)."""
-    tokens, _ = lex("located.lark", text, "<detect>", [])
-    following = [t.type for t in tokens[1:]] + ["$END"]
-    for tok in tokens:
+    molly, previous = None, None
+    for tok in lex("located.lark", text, "<detect>", [], []):
         if tok.type == "HASH":
             return "located", tok
-    for tok, nxt in zip(tokens, following):
-        if (
-            (tok.type == "NOTIN" and nxt in ("LNAME", "VARIABLE"))  # `notin r(X)`; `notin(X)` is a relation
-            or tok.type in ("INCLUDE", "EVENT")
-            or (tok.type == "ASYNC" and nxt != "LPAR")
-        ):
-            return "molly", tok
-    return "transparent", None
+        if molly is None and previous is not None and _molly_marker(previous, tok.type):
+            molly = previous
+        previous = tok
+    if molly is None and previous is not None and _molly_marker(previous, "$END"):
+        molly = previous
+    return ("transparent", None) if molly is None else ("molly", molly)
+
+
+def _molly_marker(tok: Token, following: str) -> bool:
+    """Whether `tok`, followed by a token of type `following`, is written only in Molly."""
+    return (
+        (tok.type == "NOTIN" and following in ("LNAME", "VARIABLE"))  # `notin r(X)`; `notin(X)` is a relation
+        or tok.type in ("INCLUDE", "EVENT")
+        or (tok.type == "ASYNC" and following != "LPAR")
+    )
 
 
 def _read_as(dialect: str, marker: Token, error: DiagnosticError, filename: str, text: str) -> DiagnosticError:
@@ -262,9 +301,13 @@ def _in_file(node, source: tuple[str, str]):
 
 
 def _located_statements(
-    text: str, filename: str, diagnostics: list[Diagnostic], including: tuple[Path, ...]
+    text: str, filename: str, diagnostics: list[Diagnostic], including: tuple[Path, ...], read: list[Path]
 ) -> tuple[list, list[Output]]:
-    """The statements of a located program with its `include "file";` statements replaced by the files' own."""
+    """The statements of a located program with its `include "file";` statements replaced by the files' own.
+
+    `including` is the chain of files that include this one; `read` every file included so far, at most
+    `MAX_INCLUDES` (each time it is included).
+    """
     items, outputs = _statements(text, filename, "located.lark", diagnostics)
     out: list = []
     for item in items:
@@ -273,19 +316,18 @@ def _located_statements(
             continue
         _, name, span = item
         path = (Path(filename).parent / name).resolve()
-        if path in including:
-            diagnostics.append(
-                Diagnostic("include", f"'{name}' includes itself (through {' -> '.join(p.name for p in including)})",
-                           span, filename, text)
-            )
+        problem = _include_problem(name, path, including, read)
+        if problem is not None:
+            diagnostics.append(Diagnostic("include", problem, span, filename, text))
             continue
+        read.append(path)
         try:
-            included_text = read_text(path, f"included file '{name}'")
+            included_text = read_text(path, f"included file '{printable(name)}'")
         except DiagnosticError as exc:
             diagnostics.extend(replace(d, span=span, filename=filename, text=text) for d in exc.diagnostics)
             continue
         shown = str(Path(filename).parent / name)  # the file as the user would name it
-        inner, inner_outputs = _located_statements(included_text, shown, diagnostics, including + (path,))
+        inner, inner_outputs = _located_statements(included_text, shown, diagnostics, including + (path,), read)
         origin, source = f"from {name}", (shown, included_text)
         out += [
             replace(_in_file(s, source), rule=replace(_in_file(s.rule, source), origin=origin))
@@ -295,6 +337,17 @@ def _located_statements(
         ]
         outputs += [_in_file(o, source) for o in inner_outputs]
     return out, outputs
+
+
+def _include_problem(name: str, path: Path, including: tuple[Path, ...], read: list[Path]) -> str | None:
+    """Why `include "name";` (the file `path`) is not read, if it is not: it includes itself, or the
+    program has read `MAX_INCLUDES` files already."""
+    if path in including:
+        return f"'{printable(name)}' includes itself (through {' -> '.join(printable(p.name) for p in including)})"
+    if len(read) >= MAX_INCLUDES:
+        return (f"'{printable(name)}' is not read: the program has included {MAX_INCLUDES} files already, "
+                "the most dedalus2asp reads (a file that includes another twice reads it twice)")
+    return None
 
 
 def parse_source(text: str, filename: str = "<program>", dialect: str = "auto") -> Program | LocatedProgram:
@@ -315,7 +368,7 @@ def parse_source(text: str, filename: str = "<program>", dialect: str = "auto") 
         return parse_program(text, filename)
     try:
         diagnostics: list[Diagnostic] = []
-        items, outputs = _located_statements(text, filename, diagnostics, (Path(filename).resolve(),))
+        items, outputs = _located_statements(text, filename, diagnostics, (Path(filename).resolve(),), [])
         raise_if_errors(diagnostics)
         return locate(_numbered(items), _unique(outputs), dialect, filename, text)
     except DiagnosticError as error:
