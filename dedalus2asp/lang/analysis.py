@@ -292,7 +292,8 @@ def outputs(program: Program, requested: tuple[str, ...] | None = None) -> list[
 
 
 def warnings(program: Program, instance: Instance | None = None) -> list[Diagnostic]:
-    """Singleton variables; with an input: relations neither derived nor given, input relations not used."""
+    """Singleton variables; with an input: relations read positively but neither derived nor given (a relation
+    read only under negation may be empty: the program asks whether it is), input relations not used."""
     out = []
     for rule in program.rules:
         counts = Counter(v.name for v in rule.variables())
@@ -314,7 +315,7 @@ def warnings(program: Program, instance: Instance | None = None) -> list[Diagnos
         schema = program.schema()
         reported = set()
         for rule in program.rules:
-            for atom in rule.atoms[1:]:
+            for atom in rule.positive:
                 p = atom.predicate
                 if p not in derived and p not in given and p not in reported:
                     reported.add(p)
