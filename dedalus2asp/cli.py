@@ -253,7 +253,7 @@ def count(
     else:
         if engine_ not in ENGINES:
             _usage("bad-option", f"--engine must be one of {', '.join(ENGINES)}, not {engine_!r}")
-        from .batch import split_count
+        from .asp.split import split_count
 
         result = split_count(prepared.compiled, split, engine_, master=master, models=not traces_only)
     if json_:

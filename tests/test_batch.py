@@ -1,4 +1,4 @@
-"""Batches of jobs on Spark, split enumeration, and summaries of result directories."""
+"""Batches of jobs on Spark (manifests, execution, resuming) and summaries of result directories."""
 
 from __future__ import annotations
 
@@ -11,13 +11,14 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from conftest import EXAMPLES, ROOT, SMALL, example_id
+from conftest import EXAMPLES, ROOT
 from dedalus2asp import batch, pipeline
 from dedalus2asp.asp import solve
+from dedalus2asp.batch import execute
 from dedalus2asp.runs import engine
 from dedalus2asp.cli import app
 from dedalus2asp.lang.diagnostics import DiagnosticError
-from dedalus2asp.bounds import Bounds, Network, Semantics
+from dedalus2asp.bounds import Bounds, Network
 
 runner = CliRunner()
 
@@ -134,7 +135,7 @@ def test_a_job_still_grounding_long_after_its_timeout_is_killed(tmp_path):
 
 def test_a_job_whose_process_dies_is_recorded(tmp_path, monkeypatch):
     quick = job(tmp_path, program="examples/tplp2016/fig4_noncausal.ded", input="examples/tplp2016/fig4.facts", task="count")
-    monkeypatch.setattr(batch, "execute_job", lambda _: os._exit(9))  # as if killed for memory
+    monkeypatch.setattr(execute, "execute_job", lambda _: os._exit(9))  # as if killed for memory
     assert batch.run_and_write(str(tmp_path / "out"), quick, grace=1.0) == "error"
     (row,) = engine.read_table(tmp_path / "out" / "jobs")
     assert row["error"] == "the job's process ended without a result (exit code 9)" and row["id"] == quick.id
@@ -199,32 +200,6 @@ steps = 3
     text = console.file.getvalue()
     assert "7 job(s), 1 error, 6 ok" in text and "unsafe variable" in text
     assert "<svg" in (tmp_path / "batch.html").read_text()
-
-
-@pytest.mark.parametrize("pair", SMALL, ids=[example_id(p) for p in SMALL])
-@pytest.mark.parametrize("semantics", [Semantics.CAUSAL_FINITE, Semantics.CHOICE], ids=["causal-finite", "choice"])
-def test_split_counts_add_up(pair, semantics):
-    """At the largest horizon ≤ 2 where the whole count finishes within 2 s."""
-    for horizon in (2, 1, 0):
-        compiled = pipeline.prepare(EXAMPLES / pair[0], EXAMPLES / pair[1], Bounds(horizon, semantics)).compiled
-        whole = solve.count(compiled, timeout=2, progress=False)
-        if whole["complete"]:
-            break
-    for parts in (3, 4):
-        split = batch.split_count(compiled, parts)
-        assert (split["models"], split["traces"]) == (whole["models"], whole["traces"])
-        assert len(split["parts"]) == parts
-
-
-def test_split_count_on_spark_from_the_command_line(spark):
-    args = ["count", str(EXAMPLES / "tplp2016/fig4_noncausal.ded"), "--input", str(EXAMPLES / "tplp2016/fig4.facts"),
-            "--horizon", "3", "--semantics", "choice", "--json"]
-    whole = json.loads(runner.invoke(app, args).stdout)
-    result = runner.invoke(app, [*args, "--split", "4", "--engine", "spark"])
-    assert result.exit_code == 0, result.output
-    split = json.loads(result.stdout)
-    assert (split["models"], split["traces"]) == (whole["models"], whole["traces"]) == (52801, 76)
-    assert len(split["split_atoms"]) == 2 and sum(p["models"] > 0 for p in split["parts"]) > 1
 
 
 def test_summarize_a_run_directory(tmp_path):

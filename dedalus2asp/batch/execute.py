@@ -1,0 +1,213 @@
+"""Executing a batch: each job in a worker, in a child process with a time limit, written as Parquet parts.
+
+`run_batch` runs the jobs of a manifest not yet done on Spark executors (one
+task per job: clingo, or the local engine, in the Python worker) and each job
+writes its own Parquet parts into the output directory: `traces/<id>.parquet`
+and `messages/<id>.parquet` (models and run tasks), then `jobs/<id>.parquet`,
+its row of the `jobs` table and the mark that it is done. Every part is
+written under a hidden temporary name and renamed, so a killed batch leaves no
+half-written table (Parquet readers skip hidden files), and a second run of
+the same manifest into the same directory skips the jobs that have a row. A
+job that fails (bad program, timeout, solver error) gets a row with its
+status and error; the others go on. A job runs in a child process, killed
+when it is still busy well past its timeout (`execute_bounded`): clingo
+cannot interrupt grounding.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import socket
+import time
+from pathlib import Path
+
+from .. import pipeline
+from ..asp import solve
+from ..asp.transform import transform
+from ..lang.diagnostics import Diagnostic, DiagnosticError, format_diagnostic
+from ..lang.located import check_events
+from ..runs import engine
+from .manifest import KEYS, Job, read_manifest
+
+GRACE = 10.0  # seconds: a job still running this long past its timeout (at least its timeout again) is killed
+
+
+def _model_rows(job: str, number: int, trace, messages) -> tuple[list[tuple], list[tuple]]:
+    traces = [(job, number, str(x), s, r, [str(a) for a in args]) for x, s, r, args in trace]
+    sent = [
+        (job, number, m.relation, [str(a) for a in m.args], str(m.sender), m.sent, str(m.addressee), m.arrives)
+        for m in messages
+    ]
+    return traces, sent
+
+
+def _load(job: Job):
+    """The job's program and H (`pipeline.load`); H is needed: from `input` or the facts of a located program."""
+    program, instance, _ = pipeline.load(job.program, job.input, job.parameters["dialect"])
+    if instance is None:
+        raise DiagnosticError(
+            [Diagnostic("missing-input", "the job has no input: give 'input' (only a located or Molly program can carry its own facts)", filename=job.program)]
+        )
+    return program, instance
+
+
+def _row(job: Job) -> dict:
+    """The job's row of the `jobs` table before it runs."""
+    p = job.parameters
+    return {**{k: p[k] for k in KEYS if k != "models"}, "models_limit": p["models"], "id": job.id,
+            "parameters": json.dumps(p, sort_keys=True), "status": "ok", "error": None, "models": None, "traces": None,
+            "verdicts": None, "worker": f"{socket.gethostname()}:{os.getpid()}"}
+
+
+def execute_bounded(job: Job, grace: float = GRACE) -> tuple[dict, list[tuple], list[tuple]]:
+    """`execute_job` in a child process that is killed `timeout + max(grace, timeout)` seconds after it starts.
+
+    clingo stops *solving* at the job's timeout by itself and the job records
+    what it found so far; grounding cannot be interrupted, so a job that is
+    still grounding (or decoding) long after its timeout is killed and
+    recorded as a timeout, and the batch goes on.
+    """
+    timeout = job.parameters["timeout"]
+    if timeout is None:
+        return execute_job(job)
+    limit = timeout + max(grace, timeout)
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    child = context.Process(target=_child, args=(send, job), daemon=True)
+    start = time.perf_counter()
+    child.start()
+    send.close()
+    try:
+        if receive.poll(limit):
+            return receive.recv()
+        status, error = "timeout", f"killed after {limit:g} s: still grounding or decoding (clingo cannot interrupt grounding)"
+    except EOFError:  # the child died without an answer (out of memory, say)
+        child.join(1.0)
+        status, error = "error", f"the job's process ended without a result (exit code {child.exitcode})"
+    finally:
+        child.kill()
+        child.join()
+        receive.close()
+    return {**_row(job), "status": status, "error": error, "seconds": round(time.perf_counter() - start, 4)}, [], []
+
+
+def _child(connection, job: Job) -> None:
+    connection.send(execute_job(job))
+    connection.close()
+
+
+def execute_job(job: Job) -> tuple[dict, list[tuple], list[tuple]]:
+    """Run one job: its row of the `jobs` table, and its trace and message rows (models and run tasks)."""
+    from .. import cron
+
+    p = job.parameters
+    row = _row(job)
+    traces: list[tuple] = []
+    messages: list[tuple] = []
+    start = time.perf_counter()
+    try:
+        program, instance = _load(job)
+        if p["task"] == "count":
+            compiled = transform(program, instance, job.bounds)
+            result = solve.count(compiled, timeout=p["timeout"], progress=False)
+            row.update(models=result["models"], traces=result["traces"])
+            if not result["complete"]:
+                row.update(status="timeout", error=f"stopped after {p['timeout']} s (counts so far)")
+        elif p["task"] == "models":
+            compiled = transform(program, instance, job.bounds)
+            found = solve.enumerate_models(compiled, p["models"], timeout=p["timeout"], progress=False)
+            for model in found.models:
+                t, m = _model_rows(job.id, model.number, model.trace, model.messages)
+                traces += t
+                messages += m
+            row.update(models=found.count, traces=len({m.trace for m in found.models}))
+            if not found.complete:
+                row.update(status="timeout", error=f"stopped after {p['timeout']} s ({found.count} models so far)")
+        elif p["task"] == "cron":
+            try:
+                verdict = cron.analyse(program, instance, job.bounds, None, p["timeout"])
+                row["verdicts"] = json.dumps(verdict.as_dict(), sort_keys=True, default=str)
+            except cron.Timeout as exc:
+                row.update(status="timeout", error=f"stopped after {p['timeout']} s: {exc}")
+        else:  # run
+            steps = p["steps"] if p["steps"] is not None else job.bounds.horizon + 1
+            check_events(instance, steps - 1, run=True)
+            schedule = engine.Schedule(p["schedule"], job.bounds.network.max_delay or 1, p["seed"])
+            result = engine.run(program, engine.from_instance(instance, program), steps, schedule)
+            traces = [(job.id, 1, x, s, r, list(args)) for x, s, r, args in result.trace]
+            messages = [(job.id, 1, r, list(a), x, s, y, t) for r, a, x, s, y, t in result.messages]
+            row.update(models=1, traces=1)
+    except DiagnosticError as error:
+        row.update(status="error", error="\n".join(format_diagnostic(d) for d in error.diagnostics))
+    except Exception as exc:  # a solver or engine failure is this job's result, not the batch's
+        row.update(status="error", error=f"{type(exc).__name__}: {exc}")
+    row["seconds"] = round(time.perf_counter() - start, 4)
+    return row, traces, messages
+
+
+def _arrow():
+    import pyarrow as pa
+
+    args = pa.list_(pa.string())
+    jobs = pa.schema(
+        [("id", pa.string()), ("program", pa.string()), ("input", pa.string()), ("task", pa.string()),
+         ("semantics", pa.string()), ("encoding", pa.string()), ("dialect", pa.string()), ("horizon", pa.int64()), ("max_delay", pa.int64()),
+         ("steps", pa.int64()), ("schedule", pa.string()), ("seed", pa.int64()), ("models_limit", pa.int64()),
+         ("timeout", pa.float64()), ("parameters", pa.string()), ("status", pa.string()), ("error", pa.string()),
+         ("seconds", pa.float64()), ("models", pa.int64()), ("traces", pa.int64()), ("verdicts", pa.string()),
+         ("worker", pa.string())]
+    )
+    traces = pa.schema([("job", pa.string()), ("model", pa.int32()), ("node", pa.string()), ("step", pa.int32()),
+                        ("relation", pa.string()), ("args", args)])
+    messages = pa.schema([("job", pa.string()), ("model", pa.int32()), ("relation", pa.string()), ("args", args),
+                          ("sender", pa.string()), ("sent", pa.int32()), ("addressee", pa.string()),
+                          ("arrives", pa.int32())])
+    return jobs, traces, messages
+
+
+def run_and_write(out: str, job: Job, grace: float = GRACE) -> str:
+    """Execute `job` (`execute_bounded`) and write its parts into `out` (trace and messages first, its `jobs`
+    row last); its status."""
+    row, traces, messages = execute_bounded(job, grace)
+    jobs, trace_schema, message_schema = _arrow()
+    directory = Path(out)
+    if traces:
+        engine.write_rows(directory / "traces" / f"{job.id}.parquet", trace_schema, traces)
+    if messages:
+        engine.write_rows(directory / "messages" / f"{job.id}.parquet", message_schema, messages)
+    values = tuple(row[name] for name in jobs.names)
+    engine.write_rows(directory / "jobs" / f"{job.id}.parquet", jobs, [values])
+    return row["status"]
+
+
+def done(out: Path) -> set[str]:
+    """The ids of the jobs that have a row in `out`."""
+    return {p.stem for p in (out / "jobs").glob("*.parquet")} if (out / "jobs").is_dir() else set()
+
+
+def run_batch(manifest: Path, out: Path, master: str | None = None, spark=None) -> dict:
+    """Run the jobs of `manifest` not yet done in `out` on Spark executors; how many ran, skipped, failed."""
+    jobs = read_manifest(manifest)
+    out.mkdir(parents=True, exist_ok=True)
+    finished = done(out)
+    todo = [job for job in jobs if job.id not in finished]
+    start = time.perf_counter()
+    statuses: list[str] = []
+    if todo:
+        session = spark if spark is not None else engine.spark_session(master)
+        target = str(out.resolve())
+        rdd = session.sparkContext.parallelize(todo, numSlices=len(todo))
+        statuses = rdd.map(lambda job: run_and_write(target, job)).collect()
+    summary = {
+        "jobs": len(jobs),
+        "skipped": len(jobs) - len(todo),
+        "ran": len(todo),
+        "ok": statuses.count("ok"),
+        "error": statuses.count("error"),
+        "timeout": statuses.count("timeout"),
+        "seconds": round(time.perf_counter() - start, 3),
+    }
+    (out / "batch.json").write_text(json.dumps({"manifest": str(manifest), **summary}, indent=2) + "\n")
+    return summary
