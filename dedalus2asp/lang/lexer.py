@@ -212,9 +212,10 @@ def bounded_int(token: str, low: int, high: int) -> int | None:
 
     Its digits are counted before it is converted: Python converts no more than 4,300 digits.
     """
-    if len(token.lstrip("-").lstrip("0")) > INT_DIGITS:
+    digits = token.lstrip("-").lstrip("0")
+    if len(digits) > INT_DIGITS:
         return None
-    value = int(token)
+    value = int(digits or "0") * (-1 if token.startswith("-") else 1)
     return value if low <= value <= high else None
 
 

@@ -488,8 +488,9 @@ def located_text(program: Program) -> str:
     variable L of the rule's node (a fresh name), an @async head the
     addressee. A rule without body atoms runs at every node with no way to
     name it: it has no located equivalent, and a `ValueError` names it.
+    User text in a comment goes through `ast.printable`, as in `transparent_text`.
     """
-    lines = [f"% {program.filename} in the located notation of tr2009 §6.2 (dedalus2asp convert)."]
+    lines = [f"% {printable(program.filename)} in the located notation of tr2009 §6.2 (dedalus2asp convert)."]
     lines += _outputs(program.outputs)
     for rule in program.rules:
         if not any(isinstance(b, Literal) for b in rule.body):

@@ -1,0 +1,365 @@
+"""Hostile input (issue #20): what a fuzzing campaign found in the front end, each pinned by its reproducer.
+
+Every reproducer is a user error: the command exits with status 2, prints a
+`file:line:col: error:` line (or `file: error:` for a problem of the whole
+file), nothing on standard output and no traceback, in bounded time and
+memory. Before the fixes they gave a traceback (integers of more than 4,300
+digits, a RecursionError in stratification or in the JSON decoder), ran out
+of memory (`persist[p, 99999999999]`, `check /dev/zero`), merged or dropped
+facts silently (JSON duplicate keys, nodes "1" and "01"), or let a file name
+write statements into `convert`'s output.
+
+How fast a large program is read, with and without errors, is measured by
+`benchmarks/hostile.py`, not here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import clingo
+import pytest
+from typer.testing import CliRunner
+
+from dedalus2asp.cli import app
+from dedalus2asp.lang import analysis, lexer, parser
+from dedalus2asp.lang.ast import Span, printable
+from dedalus2asp.lang.diagnostics import MAX_SHOWN, Diagnostic, DiagnosticError, format_diagnostic, position
+from dedalus2asp.lang.facts import MAX_JSON_DEPTH, parse_json
+from dedalus2asp.lang.parser import MAX_ARITY, parse_program
+
+BIG = "9" * 5000  # more digits than Python converts (4,300)
+QUERY = "p(X) :- q(X).\n"
+
+
+def cli(*args: str):
+    """Run the command line in this process; an exception other than an exit is a failure of the test."""
+    result = CliRunner().invoke(app, list(args))
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result
+
+
+def assert_user_error(result, file: Path | str, place: tuple[int, int] | None = None) -> str:
+    """Exit status 2, nothing on stdout, no traceback, and an error about `file`: at line:col `place`,
+    or about the whole file when `place` is None. Returns stderr."""
+    err = result.stderr
+    assert result.exit_code == 2, err
+    assert result.stdout == ""
+    assert "Traceback" not in err
+    if place is None:
+        assert any(line.startswith(f"{file}: error: ") for line in err.splitlines()), err
+    else:
+        assert any(line.startswith(f"{file}:{place[0]}:{place[1]}: error: ") for line in err.splitlines()), err
+    return err
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# ---------------------------------------------------------------------------
+# Integers of more than 4,300 digits, and event steps
+
+
+@pytest.mark.parametrize(
+    "program, input_name, input_text, where",
+    [
+        (f"p(X) :- q(X, {BIG}).\n", None, None, ("program", (1, 14))),
+        ("p(X) :- q(X, Y).\n", "in.facts", f"a {{ q(1, {BIG}). }}\n", ("input", (1, 10))),
+        ("p(X) :- q(X).\n", "in.facts", f"{BIG} {{ q(1). }}\n", ("input", (1, 1))),
+        ("p(X) :- q(X).\n", "in.facts", f"a {{ q(1)@{BIG}. }}\n", ("input", (1, 9))),
+        ("p(X) :- q(X).\n", "in.facts", "a { q(1)@1073741825. }\n", ("input", (1, 9))),
+        (f"q(#a, 1)@{BIG}.\np(#L, X) :- q(#L, X).\n", None, None, ("program", (1, 9))),
+        (f"persist[p, {BIG}].\n", None, None, ("program", (1, 12))),
+        ("p(X) :- q(X).\n", "in.json", '{"nodes": {"a": {"q": [[%s]]}}}' % BIG, ("input", None)),
+        ("p(X) :- q(X).\n", "in.json", '{"nodes": {"a": {"q@%s": [[1]]}}}' % BIG, ("input", None)),
+        ("p(X) :- q(X).\n", "in.json", '{"nodes": {"%s": {"q": [[1]]}}}' % BIG, ("input", None)),
+    ],
+    ids=["program", "facts-value", "facts-node", "facts-event", "facts-event-beyond-max-step", "located-event",
+         "persist-arity", "json-value", "json-event-key", "json-node-key"],
+)
+def test_a_long_integer_is_a_diagnostic(tmp_path, program, input_name, input_text, where):
+    prog = write(tmp_path / "p.ded", program)
+    args = ["compile", str(prog), "--horizon", "1"]
+    if input_name is not None:
+        args += ["--input", str(write(tmp_path / input_name, input_text))]
+    which, place = where
+    err = assert_user_error(cli(*args), prog if which == "program" else tmp_path / input_name, place)
+    assert "out of range" in err or "too large" in err
+    assert BIG not in err.splitlines()[0]  # the message quotes a long literal by its ends
+
+
+def test_leading_zeros_do_not_count():
+    program = parse_program(f"p(X) :- q(X, {'0' * 5000}7).\n")
+    assert program.rules[0].body[0].atom.args[1].value == clingo.Number(7)
+
+
+@pytest.mark.parametrize("token, value", [("2147483647", 2147483647), ("-2147483648", -2147483648), ("-0", 0),
+                                          ("2147483648", None), ("-2147483649", None), ("9" * 11, None), (BIG, None)])
+def test_bounded_int(token, value):
+    assert lexer.bounded_int(token, *lexer.INT_RANGE) == value
+
+
+# ---------------------------------------------------------------------------
+# persist[p, k]: a few bytes asking for billions of variables
+
+
+def test_a_huge_persist_arity_is_a_diagnostic(tmp_path):
+    prog = write(tmp_path / "persist.ded", "persist[p, 99999999999].")  # 7.9 GB, then MemoryError, before
+    err = assert_user_error(cli("check", str(prog)), prog, (1, 12))
+    assert f"at most {MAX_ARITY}" in err
+
+
+def test_persist_arity_bound():
+    assert parse_program(f"persist[p, {MAX_ARITY}].").rules[0].head.arity == MAX_ARITY
+    with pytest.raises(DiagnosticError, match="too large"):
+        parse_program(f"persist[p, {MAX_ARITY + 1}].")
+    with pytest.raises(DiagnosticError, match="is negative"):
+        parse_program("persist[p, -3].")
+
+
+# ---------------------------------------------------------------------------
+# Recursion over the size of a program
+
+
+def test_a_long_chain_of_deductive_rules_is_stratified(tmp_path):
+    # p0 :- p1, p1 :- p2, ...: the depth-first search of stratification goes 1,200 deep
+    text = "".join(f"p{i}(X) :- p{i + 1}(X).\n" for i in range(1200)) + "p1200(X) :- q(X).\n" + "r(X) :- q(X), not p0(X).\n"
+    prog = write(tmp_path / "chain.ded", text)
+    result = cli("check", str(prog))
+    assert result.exit_code == 0, result.stderr
+    strata = analysis.report(parse_program(text)).strata
+    assert len(strata) == 2 and strata[1] == ("r",)
+
+
+def test_strongly_connected_components_of_a_deep_graph():
+    n = 100_000
+    succ = {f"v{i}": [f"v{i + 1}"] for i in range(n)}
+    succ[f"v{n}"] = ["v0"]  # one cycle through every vertex
+    comps = analysis.strongly_connected([f"v{i}" for i in range(n + 1)], succ)
+    assert len(comps) == 1 and len(comps[0]) == n + 1
+    chain = {f"v{i}": [f"v{i + 1}"] for i in range(n)}
+    comps = analysis.strongly_connected([f"v{i}" for i in range(n + 1)], chain)
+    assert comps == [[f"v{i}"] for i in range(n, -1, -1)]  # reverse topological: dependencies first
+
+
+def test_a_cycle_through_negation_in_a_long_chain_is_reported():
+    text = "".join(f"p{i}(X) :- p{i + 1}(X), q(X).\n" for i in range(1500)) + "p1500(X) :- q(X), not p0(X).\n"
+    with pytest.raises(DiagnosticError) as caught:
+        parse_program(text) and analysis.check(parse_program(text))
+    (diag,) = caught.value.diagnostics
+    assert diag.code == "not-stratifiable" and "p1500 → p0" in diag.message
+
+
+def test_includes_are_bounded(tmp_path):
+    # each file includes the next twice: 2^12 reads without a bound
+    for i in range(12):
+        write(tmp_path / f"f{i}.ded", f'include "f{i + 1}.ded";\ninclude "f{i + 1}.ded";\n')
+    write(tmp_path / "f12.ded", "p(#L, X) :- q(#L, X).\n")
+    result = cli("check", str(tmp_path / "f0.ded"))
+    assert result.exit_code == 2 and result.stdout == "" and "Traceback" not in result.stderr
+    first = result.stderr.splitlines()[0]
+    assert re.match(rf"{re.escape(str(tmp_path))}/f\d+\.ded:\d+:1: error: 'f\d+\.ded' is not read: the program has "
+                    rf"included {parser.MAX_INCLUDES} files already", first), first
+
+
+def test_a_deep_chain_of_includes_is_read(tmp_path):
+    for i in range(200):
+        write(tmp_path / f"f{i}.ded", f'include "f{i + 1}.ded";\n')
+    write(tmp_path / "f200.ded", "p(#L, X) :- q(#L, X).\n")
+    result = cli("check", str(tmp_path / "f0.ded"))
+    assert result.exit_code == 0, result.stderr
+
+
+# ---------------------------------------------------------------------------
+# JSON: depth, duplicate keys, node names
+
+
+def test_deep_json_is_a_diagnostic_with_its_place(tmp_path):
+    prog = write(tmp_path / "p.ded", QUERY)
+    data = write(tmp_path / "deep.json", "[" * 2000 + "]" * 2000)
+    assert_user_error(cli("compile", str(prog), "-i", str(data), "-T", "1"), data, (1, MAX_JSON_DEPTH + 1))
+
+
+def test_brackets_in_strings_do_not_nest():
+    text = '{"nodes": {"a": {"q": [["%s"]]}}}' % ("[" * 1000)
+    assert parse_json(text).facts[clingo.Function("a")][0].args == (clingo.String("[" * 1000),)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('{"nodes": {"a": {"q": [[1]]}, "a": {"q": [[2]]}}}', "node 'a' is given twice"),
+        ('{"nodes": {"a": {"q": [[1]], "q": [[2]]}}}', "node 'a', relation 'q': given twice"),
+        ('{"nodes": {"a": {}}, "nodes": {"b": {}}}', "'nodes' is given twice at the top level"),
+    ],
+    ids=["node", "relation", "top"],
+)
+def test_a_json_key_given_twice_is_an_error(tmp_path, text, message):
+    prog = write(tmp_path / "p.ded", QUERY)
+    data = write(tmp_path / "dup.json", text)
+    assert message in assert_user_error(cli("compile", str(prog), "-i", str(data), "-T", "0"), data)
+
+
+def test_a_located_json_key_given_twice_is_an_error():
+    with pytest.raises(DiagnosticError, match="'\"facts\"', relation 'q': given twice|relation 'q': given twice"):
+        parse_json('{"facts": {"q": [["a", 1]], "q": [["a", 2]]}}', columns={"q": 0})
+
+
+def test_node_keys_1_and_01_are_two_nodes():
+    instance = parse_json('{"nodes": {"1": {"q": [[1]]}, "01": {"q": [[2]]}, "-0": {}, "-7": {}}}')
+    assert set(instance.facts) == {clingo.Number(1), clingo.String("01"), clingo.String("-0"), clingo.Number(-7)}
+    assert instance.facts[clingo.Number(1)][0].args == (clingo.Number(1),)
+    assert instance.facts[clingo.String("01")][0].args == (clingo.Number(2),)
+
+
+def test_a_located_value_names_the_node_of_the_same_key():
+    instance = parse_json('{"facts": {"q": [["01", 5]]}, "nodes": {"01": {}}}', columns={"q": 0})
+    assert set(instance.facts) == {clingo.String("01")}
+
+
+# ---------------------------------------------------------------------------
+# Files that are too large or are not text
+
+
+def test_dev_zero_is_refused(tmp_path):
+    err = assert_user_error(cli("check", "/dev/zero"), "/dev/zero")
+    assert "larger than 64 MiB" in err
+
+
+def test_a_large_file_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(lexer, "MAX_SOURCE_BYTES", 1000)
+    prog = write(tmp_path / "big.ded", QUERY * 100)
+    assert "larger than 0 MiB" in assert_user_error(cli("check", str(prog)), prog)
+    monkeypatch.setattr(lexer, "MAX_SOURCE_BYTES", 2000)
+    assert parse_program(lexer.read_text(prog, "program")).rules
+
+
+@pytest.mark.parametrize("data, place", [(b"p(X) :- q(X).\nr(\x00).\n", (2, 3)), (b"p(X) :- q(\xff).\n", (1, 11))])
+def test_a_file_that_is_not_text_is_refused(tmp_path, data, place):
+    prog = tmp_path / "bin.ded"
+    prog.write_bytes(data)
+    assert_user_error(cli("check", str(prog)), prog, place)
+
+
+# ---------------------------------------------------------------------------
+# Error recovery: right places, at most MAX_ERRORS per file
+
+
+def test_positions_after_lexical_errors_are_right():
+    lines = [f"p{i}(X) :- q(X, {i})." for i in range(50)]
+    text = "\n".join(("~ " if i % 7 == 3 else "") + line + (" ;" if i % 11 == 5 else "") for i, line in enumerate(lines))
+    with pytest.raises(DiagnosticError) as caught:
+        parse_program(text)
+    for diag in caught.value.diagnostics:
+        offset = text.index("\n".join(text.split("\n")[: diag.line - 1])) if diag.line == 1 else None
+        line_start = sum(len(l) + 1 for l in text.split("\n")[: diag.line - 1])
+        assert text[line_start + diag.col - 1] in "~;", (diag, offset)
+
+
+def test_many_errors_stop_after_max_errors(tmp_path):
+    prog = write(tmp_path / "many.ded", "~\n" * 1000 + QUERY)
+    err = assert_user_error(cli("check", str(prog)), prog, (1, 1))
+    assert err.count(": error: ") == lexer.MAX_ERRORS
+    assert f"{prog}:{lexer.MAX_ERRORS + 1}:1: note: too many errors" in err
+
+
+@pytest.mark.parametrize("text", [". " * 1000, "p(X) :- . " * 1000])
+def test_many_syntax_errors_stop_after_max_errors(text):
+    with pytest.raises(DiagnosticError) as caught:
+        parse_program(text)
+    assert sum(d.is_error for d in caught.value.diagnostics) == lexer.MAX_ERRORS
+    assert caught.value.diagnostics[-1].code == "too-many-errors"
+
+
+def test_many_semicolons_in_values_stop_after_max_errors(tmp_path):
+    prog = write(tmp_path / "p.ded", QUERY)
+    data = write(tmp_path / "in.facts", "a { q(" + ";" * 5000 + "). }\n")
+    err = assert_user_error(cli("compile", str(prog), "-i", str(data), "-T", "0"), data, (1, 7))
+    assert err.count(": error: ") <= 2 * lexer.MAX_ERRORS and "too many errors" in err
+
+
+def test_line_starts_and_positions():
+    text = "ab\n\ncd\n"
+    assert [position(text, i) for i in range(len(text) + 1)] == [
+        (1, 1), (1, 2), (1, 3), (2, 1), (3, 1), (3, 2), (3, 3), (4, 1)
+    ]
+
+
+# ---------------------------------------------------------------------------
+# Injection through convert, and diagnostics that stay on their lines
+
+
+def test_a_file_name_with_a_line_break_adds_no_rule(tmp_path):
+    name = tmp_path / "z\nmarked(#L, U) :- R(#L, U, _V).\n%.ded"
+    write(name, "p(#L, X) :- q(#L, X).\n")
+    result = cli("convert", str(name))
+    assert result.exit_code == 0, result.stderr
+    assert [str(r) for r in parse_program(result.stdout).rules] == ["p(X) :- q(X)."]
+    assert result.stdout.splitlines()[0].startswith("% ") and "\\n" in result.stdout.splitlines()[0]
+
+
+def test_a_transparent_file_name_with_a_line_break_adds_no_rule(tmp_path):
+    name = tmp_path / "z\nmarked(X) :- p(X).\n%.ded"
+    write(name, "p(X) :- q(X).\n")
+    result = cli("convert", str(name))
+    assert result.exit_code == 0, result.stderr
+    located = parser.parse_source(result.stdout, dialect="located")
+    assert [str(r) for r in located.program.rules] == ["p(X) :- q(X)."]
+
+
+def test_an_include_name_with_a_line_break_stays_in_its_comment(tmp_path):
+    include = 'a\n#script (python)\nimport os\n#end.\n%'
+    write(tmp_path / include, "r(#L, X) :- q(#L, X).\n")
+    prog = write(tmp_path / "main.ded", 'include "a\\n#script (python)\\nimport os\\n#end.\\n%";\np(#L, X) :- r(#L, X).\n')
+    result = cli("convert", str(prog))
+    assert result.exit_code == 0, result.stderr
+    assert not any(line.startswith("#") for line in result.stdout.splitlines())
+    assert [str(r) for r in parse_program(result.stdout).rules] == ["r(X) :- q(X).", "p(X) :- r(X)."]
+    control = clingo.Control()
+    control.add("base", [], result.stdout)  # no #script: clingo reads comments and two rules
+
+
+def test_an_include_name_with_a_line_break_does_not_split_its_diagnostic(tmp_path):
+    prog = write(tmp_path / "missing.ded", 'include "nope\\nfile:1:1: error: fake";\np(#L, X) :- q(#L, X).\n')
+    err = assert_user_error(cli("check", str(prog)), prog, (1, 1))
+    lines = err.splitlines()
+    assert lines[0] == f"{prog}:1:1: error: cannot read included file 'nope\\nfile:1:1: error: fake': No such file or directory"
+    assert lines[1].startswith("    include") and lines[2].strip().startswith("^")
+
+
+def test_a_diagnostic_escapes_its_file_name_and_shows_control_characters():
+    diag = Diagnostic("syntax", "bad", Span(1, 3, 1, 4), "a\nb\x1b[31m", "p(\x1b~).")
+    first, source, caret = format_diagnostic(diag).split("\n")
+    assert first == "a\\nb\\x1b[31m:1:3: error: bad"
+    assert source == "    p(\ufffd~)." and caret == "      ^"
+    assert printable("a\u2028b\tc") == "a\\u2028b\\tc"
+
+
+def test_a_long_source_line_is_shown_around_its_caret():
+    text = "p(X) :- q(X, " + "1, " * 5000 + "~)."
+    diag = Diagnostic("syntax", "bad", Span(1, text.index("~") + 1, 1, text.index("~") + 2), "f", text)
+    _, source, caret = format_diagnostic(diag).split("\n")
+    assert len(source) <= MAX_SHOWN + 6
+    assert source[caret.index("^")] == "~"
+
+
+def test_convert_output_of_every_shipped_located_program_reads_back():
+    for path in sorted(Path(__file__).resolve().parent.parent.glob("examples/**/*.ded")):
+        source = parser.load_source(path)
+        if isinstance(source, parser.LocatedProgram):
+            from dedalus2asp.lang.located import transparent_text
+
+            assert len(parse_program(transparent_text(source)).rules) == len(source.program.rules)
+
+
+def test_json_messages_quote_long_values_by_their_ends():
+    text = json.dumps({"nodes": {"a": {"q": [[list(range(5000))]]}}})
+    with pytest.raises(DiagnosticError) as caught:
+        parse_json(text)
+    assert len(str(caught.value)) < 400
+    assert re.search(r"a value must be a string or an integer, not \[0, 1, 2", str(caught.value))
