@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from ..lang.ast import printable
+
 AUXILIARY = frozenset({"all", "time", "tsucc", "before", "arrival", "hasSender", "isSmaller", "hasMax", "rcvInf"})
 MESSAGE_PREFIXES = ("cand_", "chosen_", "other_", "arrives_")
 USER_PREFIX = "u_"
@@ -62,5 +64,6 @@ def in_comment(text: str) -> str:
 
     A character that could end the line (a newline, a carriage return, ...) is written as its
     escape, so that nothing a user names can turn the rest of a comment into clingo statements.
+    clingo's comments are Dedalus's: the escape is the front end's (`lang.ast.printable`).
     """
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+    return printable(text)
