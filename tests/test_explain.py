@@ -7,6 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from dedalus2asp.asp import solve
+from dedalus2asp.formats import render
 from dedalus2asp.inspect import explain
 from dedalus2asp.cli import app
 from dedalus2asp.pipeline import prepare
@@ -36,7 +37,7 @@ def test_reachability_back_to_the_message_and_the_input_facts():
         ("marked", "a", 1, "a"): None, ("marked", "a", 1, "b"): None,
     }]
     d = explain.explain(model, b, 1, ("marked", (v2,)))
-    assert explain.text(d, model) == (
+    assert render(d, "text") == (
         "marked(v2) at b:1: deduced by rule 3: marked(V) :- marked(U), R(U, V).\n"
         "  marked(v3) at b:1: deduced by rule 3: marked(V) :- marked(U), R(U, V).\n"
         "    marked(v1) at b:1: arrived from a (sent at a:0) by rule 1: marked(U)@async(Y) :- start(U), Node(Y).\n"
@@ -46,7 +47,7 @@ def test_reachability_back_to_the_message_and_the_input_facts():
         "  R(v3, v2) at b:1: input fact\n"
     )
     covered = explain.explain(model, b, 1, ("covered", ()))
-    assert explain.text(covered, model) == (
+    assert render(covered, "text") == (
         "covered() at b:1: deduced by rule 7: covered() :- not missing().\n  missing() absent at b:1\n"
     )
 
@@ -57,7 +58,7 @@ def test_carry_over_goes_back_step_by_step_and_names_other_reasons():
     d = explain.explain(model, z, 2, ("T", ()))
     assert d.reason.how == explain.CARRIED and d.at == (z, 1)
     assert [(p.fact, p.step, p.reason.how) for p in d.premises] == [(("T", ()), 1, explain.DEDUCED)]
-    text = explain.text(d, model)
+    text = render(d, "text")
     assert text.splitlines()[:4] == [
         "T() at z:2: carried over from z:1 by rule 4: T()@next :- T().",
         "  T() at z:1: deduced by rule 3: T() :- A(), not B().",
@@ -77,7 +78,7 @@ def test_a_fact_with_two_reasons_says_so():
     d = explain.explain(model, z, 3, ("B", ()))
     assert d.reason.how == explain.ARRIVED
     assert [r.how for r in d.also] == [explain.CARRIED]
-    assert "[also carried over from z:2 by rule 5]" in explain.text(d, model)
+    assert "[also carried over from z:2 by rule 5]" in render(d, "text")
 
 
 def test_recursion_is_well_founded_on_every_fact_of_every_example():
@@ -112,7 +113,7 @@ def test_a_fact_that_does_not_hold_is_an_error():
 
 def test_lineage_graph_in_dot():
     (model,) = models(FIG4, 2, max_delay=1)
-    dot = explain.dot(explain.explain(model, z, 2, ("T", ())), model)
+    dot = render(explain.explain(model, z, 2, ("T", ())), "dot")
     assert dot.startswith("digraph lineage {") and dot.rstrip().endswith("}")
     assert dot.count("->") == 4  # T()@1 -> T()@2, A()@1 -> T()@1, not B()@1 -> T()@1, Id(z)@0 -> A()@1
     assert 'label="not B()\\nz:1", style=dashed' in dot

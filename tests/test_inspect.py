@@ -8,7 +8,7 @@ import clingo
 import pytest
 from typer.testing import CliRunner
 
-from dedalus2asp import inspect
+from dedalus2asp import formats, inspect
 from dedalus2asp.asp import solve
 from dedalus2asp.cli import app
 from dedalus2asp.pipeline import prepare
@@ -164,7 +164,7 @@ def test_json_document_follows_the_schema():
     )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert data["schema"] == inspect.SCHEMA == "dedalus2asp/trace/1"
+    assert data["schema"] == formats.json.SCHEMA == "dedalus2asp/trace/1"
     assert {k: data[k] for k in ("semantics", "encoding", "horizon", "max_delay", "nodes", "complete")} == {
         "semantics": "choice", "encoding": "fast", "horizon": 1, "max_delay": None, "nodes": ["z"], "complete": True,
     }
@@ -186,13 +186,9 @@ def test_json_document_follows_the_schema():
 
 
 def test_text_rendering_names_rules_outputs_and_messages_into_the_past():
-    from rich.console import Console
-
     models = models_of(*FIG4, 2, Semantics.CHOICE)
     (paper,) = [m for m in models if arrivals(m) == {("A", 0): 1, ("A", 1): None, ("A", 2): None, ("B", 1): 0}]
-    console = Console(record=True, width=200)
-    inspect.render_text(paper, console)
-    text = console.export_text()
+    text = formats.render(paper, "text")
     assert "B(): z@1 → z@0  [rule 2]   ← sent into the past (non-causal)" in text
     assert "A(): z@1 → z pending  [rule 1]\n" in text
     assert "outputs at step 2: none" in text

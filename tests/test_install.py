@@ -48,7 +48,7 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
 
 
 def test_the_repository_has_what_must_be_packaged():
-    assert {"lang/dedalus.lark", "lang/facts.lark", "cli.py"} <= repository_files("dedalus2asp")
+    assert {"lang/dedalus.lark", "lang/facts.lark", "cli/__init__.py"} <= repository_files("dedalus2asp")
     assert any(name.endswith(".j2") for name in repository_files("templates"))
     assert any(name.endswith(".lp") for name in repository_files("encodings"))
 

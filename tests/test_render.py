@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 
 from dedalus2asp import inspect
 from dedalus2asp.asp import solve
-from dedalus2asp.formats import render
+from dedalus2asp import formats
+from dedalus2asp.formats import html, svg
 from dedalus2asp.cli import app
 from dedalus2asp.pipeline import prepare
 from dedalus2asp.bounds import Bounds, Network, Semantics
@@ -52,7 +53,7 @@ def fig4_into_the_past():
 
 def test_spacetime_diagram_of_a_choice_model_shows_the_message_into_the_past():
     model = fig4_into_the_past()
-    root = parse(render.spacetime_svg(model))
+    root = parse(formats.render(model, "svg"))
     assert root.tag == f"{SVG}svg"
     assert len(groups(root, "lane")) == 1
     assert len(groups(root, "tick")) == 3
@@ -62,7 +63,7 @@ def test_spacetime_diagram_of_a_choice_model_shows_the_message_into_the_past():
     assert len(pending) == 2 and len(noncausal) == 1  # B(); A() is on the cycle but causal
     for g in noncausal:
         path = g.find(f"{SVG}path")
-        assert path.get("stroke") == render.RED and float(path.get("stroke-width")) >= 3 and path.get("stroke-dasharray")
+        assert path.get("stroke") == svg.RED and float(path.get("stroke-width")) >= 3 and path.get("stroke-dasharray")
         (label,) = [x for x in groups(root, "label") if x.get("data-for") == g.get("id")]
         assert label.find(f"{SVG}text").text.startswith("into the past: ")
     assert groups(root, "output") == []  # B() blocks T()
@@ -70,7 +71,7 @@ def test_spacetime_diagram_of_a_choice_model_shows_the_message_into_the_past():
 
 def test_spacetime_diagram_marks_outputs_and_pending_messages():
     (model,) = models_of(FIG4, 2, max_delay=1)
-    root = parse(render.spacetime_svg(model))
+    root = parse(formats.render(model, "svg"))
     (output,) = groups(root, "output")
     assert "T()" in "".join(output.itertext())
     assert messages_drawn(root, "pending") == len(model.pending) == 2  # A() and B(), sent at z:2: one arrow
@@ -87,7 +88,7 @@ def test_spacetime_diagram_marks_outputs_and_pending_messages():
 def test_spacetime_diagram_of_three_nodes_scales_to_horizon_20(horizon):
     """jcss2014 Alg. 1 on three nodes: one lane per node, a tick per step, an arrow per message."""
     (model,) = models_of(ALG1_LARGE, horizon, limit=1, max_delay=2)
-    root = parse(render.spacetime_svg(model))
+    root = parse(formats.render(model, "svg"))
     assert len(groups(root, "lane")) == 3
     assert len(groups(root, "tick")) == 3 * (horizon + 1)
     assert messages_drawn(root) == len(model.messages) > 0
@@ -102,7 +103,7 @@ def test_six_nodes_stay_apart(tmp_path):
     (tmp_path / "p.ded").write_text("p()@async(Y) :- go(), n(Y).\n")
     (tmp_path / "p.facts").write_text("n(a). n(b). n(c). n(d). n(e). n(f).\na { go(). }\nb { }\nc { }\nd { }\ne { }\nf { }\n")
     (model,) = models_of((tmp_path / "p.ded", tmp_path / "p.facts"), 2, limit=1)
-    root = parse(render.spacetime_svg(model))
+    root = parse(formats.render(model, "svg"))
     lanes = sorted(float(g.get("y1")) for g in groups(root, "lane"))
     assert len(lanes) == 6 and min(b - a for a, b in zip(lanes, lanes[1:])) >= 100
     assert messages_drawn(root) == len(model.messages) == 18
@@ -110,18 +111,18 @@ def test_six_nodes_stay_apart(tmp_path):
 
 def test_happens_before_dot_is_transitively_reduced():
     (model,) = models_of(FIG4, 2, max_delay=1)
-    dot = render.happens_before_dot(model)
+    dot = formats.render(model, "dot")
     edges = re.findall(r'"(\w+:\d)" -> "(\w+:\d)"', dot)
     # A() z:0 → z:1 and A(), B() z:1 → z:2 coincide with local edges: only the two local edges remain
     assert edges == [("z:0", "z:1"), ("z:1", "z:2")]
     assert 'label="A()"' in dot and 'label="A(), B()"' in dot
-    cyclic = render.happens_before_dot(fig4_into_the_past())
-    assert f'color="{render.RED}"' in cyclic and '"z:1" -> "z:0"' in cyclic
+    cyclic = formats.render(fig4_into_the_past(), "dot")
+    assert f'color="{svg.RED}"' in cyclic and '"z:1" -> "z:0"' in cyclic
 
 
 def test_happens_before_dot_of_two_nodes_keeps_only_covering_edges():
     for model in models_of((EXAMPLES / "jcss2014/alg1.ded", EXAMPLES / "jcss2014/alg1.facts"), 3, limit=30):
-        dot = render.happens_before_dot(model)
+        dot = formats.render(model, "dot")
         edges = {tuple(e) for e in re.findall(r'"(\w+:\d)" -> "(\w+:\d)"', dot)}
         hb = {(f"{x}:{s}", f"{y}:{t}") for ((x, s), (y, t)) in model.happens_before}
         assert edges <= hb
@@ -142,7 +143,7 @@ class Counter(HTMLParser):
 
 def test_html_report_is_self_contained():
     models = models_of(FIG4, 2)
-    page = render.report_html(models, "Fig. 4 <causal>", ["a note & more"])
+    page = html.page(models, "Fig. 4 <causal>", ["a note & more"])
     counter = Counter()
     counter.feed(page)
     assert counter.tags["svg"] == len(models) == 8
@@ -158,9 +159,10 @@ def test_notebook_reprs():
     model = fig4_into_the_past()
     assert model._repr_svg_().startswith("<svg")
     assert model._repr_html_().count("<svg") == 1
-    collection = inspect.Models(models_of(FIG4, 2))
+    found = models_of(FIG4, 2)
+    collection = inspect.Models(tuple(found), found[0].bounds, found[0].network)
     assert len(collection) == 8 and collection._repr_html_().count("<svg") == 8
-    assert inspect.Models([])._repr_html_() == "<p>No models.</p>"
+    assert inspect.Models((), found[0].bounds, found[0].network)._repr_html_() == "<p>No models.</p>"
 
 
 def run(*args):

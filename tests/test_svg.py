@@ -12,7 +12,7 @@ import pytest
 
 from dedalus2asp.asp import solve
 from dedalus2asp.bounds import Bounds, Network, Semantics
-from dedalus2asp.formats import placement, render, svg
+from dedalus2asp.formats import html, placement, svg
 from dedalus2asp.pipeline import prepare
 
 from conftest import EXAMPLES
@@ -179,6 +179,6 @@ def test_a_message_arriving_at_its_send_step_is_a_loop_above_the_lane_clear_of_t
 
 
 def test_the_report_scrolls_a_wide_diagram_and_has_no_script(cases):
-    page = render.report_html([cases["ring-5x12"]], "ring")
+    page = html.page([cases["ring-5x12"]], "ring")
     assert '<div class="diagram"><svg' in page and ".diagram { overflow-x: auto; }" in page
     assert "<script" not in page

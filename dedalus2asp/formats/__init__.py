@@ -1,0 +1,113 @@
+"""Every rendering of a result, chosen through one registry: `render(value, format, **options)`.
+
+The value's kind and the format's name choose a writer, a function that
+returns the text of a document:
+
+| kind | value | formats |
+| --- | --- | --- |
+| `model` | `inspect.Model` | text, json, svg, dot, html, itf, shiviz |
+| `models` | `inspect.Models` (the models of one question) | text, json, html, shiviz |
+| `verdict` | `cron.Verdict` | text, json |
+| `derivation` | `inspect.explain.Derivation` | text, dot |
+| `run` | `inspect.run.Run` | text |
+| `report` | `lang.analysis.Report` (`check`) | text, json |
+| `count` | the dictionary of `asp.solve.count` | text, json |
+| `exploration` | the summary of `explore` (a dictionary) | text, json |
+
+The writers live in one module per format: `text` (for a reader, rich tables),
+`json` (the trace document of docs/trace-schema.md), `svg` (the spacetime
+diagram, docs/diagrams.md), `dot` (happens-before, lineage), `html` (the
+report page, notebook fragments), `itf` and `shiviz` (docs/exports.md).
+svg, dot and itf documents hold one model each: a set of models is written
+model by model (`models --format svg -o DIR`).
+
+Options a writer takes: `width` and `color` (text of models and verdicts),
+`fragment` (html: a notebook fragment instead of a page), `program` and
+`input` (html of models: the files they come from), `source` (itf), `bounds`
+(text of a count or an exploration), `program` (text of a check report). A
+dictionary has no kind of its own: `render(result, "text", kind="count", bounds=b)`.
+
+The formats never import the values' modules (only for type checking): they
+read the values through their attributes, so `inspect.Model` can show itself
+in a notebook through this registry without an import cycle.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from . import dot, html, itf, json, shiviz, svg, text
+
+
+class UnsupportedFormat(ValueError):
+    """A value, or a format, that has no writer."""
+
+
+KINDS = {
+    "dedalus2asp.inspect.model.Model": "model",
+    "dedalus2asp.inspect.model.Models": "models",
+    "dedalus2asp.cron.Verdict": "verdict",
+    "dedalus2asp.inspect.explain.Derivation": "derivation",
+    "dedalus2asp.inspect.run.Run": "run",
+    "dedalus2asp.lang.analysis.Report": "report",
+}
+"""The kind of each class of values, by its qualified name."""
+
+WRITERS: dict[tuple[str, str], Callable[..., str]] = {
+    ("model", "text"): text.model,
+    ("model", "json"): json.model,
+    ("model", "svg"): svg.spacetime_svg,
+    ("model", "dot"): dot.happens_before,
+    ("model", "html"): html.model,
+    ("model", "itf"): itf.itf_json,
+    ("model", "shiviz"): lambda model: shiviz.shiviz_log([model]),
+    ("models", "text"): text.models,
+    ("models", "json"): json.models,
+    ("models", "html"): html.models,
+    ("models", "shiviz"): shiviz.shiviz_log,
+    ("verdict", "text"): text.verdict,
+    ("verdict", "json"): json.as_dict,
+    ("derivation", "text"): text.derivation,
+    ("derivation", "dot"): dot.lineage,
+    ("run", "text"): text.run,
+    ("report", "text"): text.report,
+    ("report", "json"): json.as_dict,
+    ("count", "text"): text.count,
+    ("count", "json"): json.dumps,
+    ("exploration", "text"): text.exploration,
+    ("exploration", "json"): json.dumps,
+}
+
+FORMATS: dict[str, tuple[str, ...]] = {kind: tuple(f for (k, f) in WRITERS if k == kind) for kind, _ in WRITERS}
+"""The formats of each kind of value, e.g. FORMATS["derivation"] == ("text", "dot")."""
+
+SUFFIXES = {"text": ".txt", "json": ".json", "svg": ".svg", "dot": ".dot", "html": ".html", "itf": ".itf.json", "shiviz": ".log"}
+"""The file name ending of a document in each format."""
+
+
+def kind_of(value) -> str:
+    """The kind of `value` (see the table above), from its class."""
+    for cls in type(value).__mro__:
+        name = f"{cls.__module__}.{cls.__qualname__}"
+        if name in KINDS:
+            return KINDS[name]
+    raise UnsupportedFormat(
+        f"no rendering of a {type(value).__name__}: the registry renders {', '.join(FORMATS)} "
+        "(a dictionary needs kind=, a list of models an inspect.Models)"
+    )
+
+
+def render(value, fmt: str, kind: str | None = None, **options) -> str:
+    """`value` as a document in format `fmt`: the writer registered for (its kind, `fmt`) applied with `options`.
+
+    Raises UnsupportedFormat for a kind that has no such format; a writer
+    may raise ValueError for a value it cannot write (a ShiViz log of a model
+    that sends messages into the past).
+    """
+    kind = kind or kind_of(value)
+    if kind not in FORMATS:
+        raise UnsupportedFormat(f"no kind of value is called {kind!r}: the kinds are {', '.join(FORMATS)}")
+    writer = WRITERS.get((kind, fmt))
+    if writer is None:
+        raise UnsupportedFormat(f"no {fmt} rendering of a {kind}: its formats are {', '.join(FORMATS[kind])}")
+    return writer(value, **options)

@@ -1,27 +1,24 @@
-"""Pictures of models: happens-before graphs (DOT) and HTML reports; the spacetime diagram is `svg`'s.
+"""Results as HTML: a self-contained report page of a set of models, and the fragments a notebook shows.
 
-Everything is drawn from an `inspect.Model` and written by hand as plain text,
-without a dependency:
-
-* `spacetime_svg` (from `svg`): a Lamport (spacetime) diagram, a lane per node and
-  an arrow per message (tplp2016 §5.2.1), which stays legible at a few nodes and
-  a dozen steps.
-* `happens_before_dot`: ≺ of the model, transitively reduced (the Hasse
-  diagram of the partial order of a causal model).
-* `report_html`: a self-contained page for a set of models (no script, no
-  network): a table of the models, then each one's diagram (scrolled sideways
-  when it is wider than the page), per-step state and messages. `model_html`
-  and `models_html` are the notebook fragments.
+A page has no script and fetches nothing (inline SVG and CSS): a table of the
+models (messages, pending, into the past, outputs), then each model's
+spacetime diagram (`svg`, scrolled sideways when it is wider than the page),
+its state per step and its messages. `report` writes the page of the models of
+one question, with a note saying which and how to read the diagrams;
+`model_fragment` and `models_fragment` are what `inspect.Model` and
+`inspect.Models` show in a notebook.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from html import escape
-from typing import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Sequence
 
-from ..inspect.model import Model, trace_table
-from .svg import RED, caption, spacetime_svg
+from .svg import caption, spacetime_svg
+
+if TYPE_CHECKING:
+    from ..inspect.model import Model, Models
 
 STYLE = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em; color: #222; }
@@ -36,50 +33,13 @@ code { font-family: ui-monospace, Menlo, Consolas, monospace; }
 """
 
 
-def _quote(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
-def happens_before_dot(model: Model) -> str:
-    """≺ of `model` in DOT, transitively reduced; one cluster (a row) per node.
-
-    For a causal model ≺ is a strict partial order and the edges drawn are
-    its covering pairs (a ≺ b with no c between), each a local or a message
-    edge. A choice model may have cycles, where the reduction is not unique:
-    then every local and message edge is drawn, the non-causal ones red.
-    """
-    hb = model.happens_before
-    cyclic = any((a, a) in hb for a in model.points())
-    into_past = {(m.send, m.arrival) for m in model.noncausal()}
-    labels = defaultdict(list)
-    for m in model.messages:
-        if m.arrival is not None:
-            labels[(m.send, m.arrival)].append(m.fact)
-    pairs = {(a, b) for a, b, _ in model.edges() if a != b}
-    if not cyclic:
-        pairs = {(a, b) for (a, b) in hb if not any((a, c) in hb and (c, b) in hb for c in model.points())}
-    name = lambda p: _quote(f"{p[0]}:{p[1]}")
-    lines = ["digraph happens_before {", "  rankdir=LR;", "  node [shape=circle, fontname=Helvetica, fontsize=10];"]
-    for i, x in enumerate(model.network):
-        points = " ".join(name((x, s)) for s in range(model.horizon + 1))
-        lines.append(f"  subgraph cluster_{i} {{ label={_quote(str(x))}; {points}; }}")
-    for a, b in sorted(pairs):
-        attrs = []
-        if (a, b) in labels:
-            attrs.append(f"label={_quote(', '.join(labels[(a, b)]))}")
-        if (a, b) in into_past:
-            attrs.append(f'color="{RED}", fontcolor="{RED}", style=dashed, penwidth=2.5')
-        lines.append(f"  {name(a)} -> {name(b)}" + (f" [{', '.join(attrs)}]" if attrs else "") + ";")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
-
-
 def _state_table(model: Model) -> str:
     rows = ["<table class=\"state\"><tr><th>node</th>"]
     rows += [f"<th>step {s}</th>" for s in range(model.horizon + 1)]
     rows.append("</tr>")
-    for node, steps in trace_table(model).items():
-        cells = "".join(f'<td class="facts">{"<br>".join(map(escape, facts))}</td>' for facts in steps.values())
+    for node in model.network:
+        steps = (model.facts_at(node, step) for step in range(model.horizon + 1))
+        cells = "".join(f'<td class="facts">{"<br>".join(map(escape, facts))}</td>' for facts in steps)
         rows.append(f"<tr><th>{escape(str(node))}</th>{cells}</tr>")
     rows.append("</table>")
     return "".join(rows)
@@ -103,7 +63,7 @@ def _messages_table(model: Model) -> str:
     return "".join(rows)
 
 
-def model_html(model: Model) -> str:
+def model_fragment(model: Model) -> str:
     """One model as an HTML fragment: its diagram, its per-step state, its messages and outputs."""
     outputs = ", ".join(model.outputs()) or "none"
     return (
@@ -131,20 +91,56 @@ def _summary(models: Sequence[Model]) -> str:
     return "".join(rows)
 
 
-def models_html(models: Iterable[Model]) -> str:
+def models_fragment(models: Iterable[Model]) -> str:
     """A set of models as an HTML fragment: the summary table, then every model."""
     models = list(models)
     if not models:
         return "<p>No models.</p>"
-    return _summary(models) + "".join(model_html(m) for m in models)
+    return _summary(models) + "".join(model_fragment(m) for m in models)
 
 
-def report_html(models: Iterable[Model], title: str, notes: Iterable[str] = ()) -> str:
+def page(models: Iterable[Model], title: str, notes: Iterable[str] = ()) -> str:
     """A self-contained HTML page (inline SVG and CSS, no script, no network) for a set of models."""
     models = list(models)
     intro = "".join(f"<p>{escape(n)}</p>" for n in notes)
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n<body>"
-        f"<h1>{escape(title)}</h1>{intro}<p>{len(models)} model(s).</p>\n{models_html(models)}\n</body></html>\n"
+        f"<h1>{escape(title)}</h1>{intro}<p>{len(models)} model(s).</p>\n{models_fragment(models)}\n</body></html>\n"
     )
+
+
+GUIDE = (
+    "Each diagram has one lane per node and a tick per local step; an arrow is a message from its send step to its "
+    "arrival step (tplp2016 §5.2.1). Grey dotted arrows are pending at the horizon; thick dashed red arrows arrive "
+    "before they were sent (non-causal); green boxes mark output facts at the last step. Hover a step for its facts."
+)
+"""How to read the diagrams of a report."""
+
+
+def report(models: Models, program: str | None = None, input: str | None = None) -> str:
+    """The page of the models of one question: which program, input and bounds, how to read it, then the models.
+
+    `program` and `input` name the files the models come from, when they
+    come from files.
+    """
+    bounds = models.bounds
+    semantics = bounds.semantics.value
+    where = (
+        f"{semantics} semantics ({bounds.encoding.value} encoding), horizon {bounds.horizon}, {bounds.network.describe()}."
+    )
+    notes = [f"Program {program}, input {input}: {where}" if program is not None else where[0].upper() + where[1:], GUIDE]
+    if not models.complete:
+        notes.append(f"The enumeration was stopped by the timeout after {len(models)} model(s).")
+    name = f"{Path(program).name}: " if program is not None else ""
+    return page(models, f"{name}{len(models)} {semantics} model(s)", notes)
+
+
+def model(model: Model, fragment: bool = False) -> str:
+    """One model: a notebook fragment, or a page of its own."""
+    return model_fragment(model) if fragment else page([model], caption(model))
+
+
+def models(models: Models, fragment: bool = False, program: str | None = None, input: str | None = None) -> str:
+    """A set of models: a notebook fragment, or the report page (see `report`)."""
+    return models_fragment(models) if fragment else report(models, program, input)

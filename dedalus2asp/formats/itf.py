@@ -29,11 +29,12 @@ messages into the past (`Model.noncausal`, with their arrival step).
 from __future__ import annotations
 
 import json
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 import clingo
 
-from ..inspect.model import Message, Model
+if TYPE_CHECKING:
+    from ..inspect.model import Message, Model
 
 VARS = ("step", "facts", "sent", "delivered", "in_flight")
 FORMAT_DESCRIPTION = "https://apalache-mc.org/docs/adr/015adr-trace.html"

@@ -28,9 +28,10 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-from ..inspect.model import Model, Point
+if TYPE_CHECKING:
+    from ..inspect.model import Model, Point
 
 REGEX = r"(?<event>.*)\n(?<host>\S*) (?<clock>{.*})"
 """ShiViz's default log parsing regular expression (its named groups are written `(?<name>...)`)."""

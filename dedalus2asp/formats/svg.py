@@ -31,12 +31,14 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 from html import escape
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import clingo
 
-from ..inspect.model import Message, Model, Point
 from .placement import Box, Placer, candidates, text_box
+
+if TYPE_CHECKING:
+    from ..inspect.model import Message, Model, Point
 
 STEP = 100
 """Width of one step, in pixels: the same at every horizon."""

@@ -1,3 +1,10 @@
-"""Decoding answer sets into models, happens-before, runs and explanations."""
+"""Reading models: answer sets decoded into traces, messages and happens-before (`model`), the run a
+causal model stands for (`run`), and why a fact holds (`explain`)."""
 
-from .model import *  # noqa: F401,F403
+from .model import GroundFact, Message, Model, Models, Point, closure, decode, show_fact
+from .run import Configuration, Run, Transition, agrees, run_constraints, run_of
+
+__all__ = [
+    "Configuration", "GroundFact", "Message", "Model", "Models", "Point", "Run", "Transition",
+    "agrees", "closure", "decode", "run_constraints", "run_of", "show_fact",
+]

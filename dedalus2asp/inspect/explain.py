@@ -16,8 +16,8 @@ Deduced facts are explained by the round of the stratified fixpoint
 the chosen rule instance appeared earlier and the derivation is well founded
 even for recursive rules; a negated body atom is reported as absent. Each
 premise is explained in turn, back to input facts. `Derivation` is the tree;
-`text` prints it indented, `dot` draws it as a lineage graph (in the spirit of
-Molly's provenance diagrams).
+`dedalus2asp.formats` prints it indented (text) or draws it as a lineage graph
+(DOT, in the spirit of Molly's provenance diagrams).
 """
 
 from __future__ import annotations
@@ -52,7 +52,9 @@ class Derivation:
 
     The premises and the `absent` (negated, ground) body atoms are evaluated
     at `at`: (x,s) for a deduced fact, (x,s-1) for a carried one, the sender's
-    step for an arrived one. `also` names the other reasons, if any.
+    step for an arrived one. `also` names the other reasons, if any. `rule` is
+    the rule behind this step: the reason's rule, or for an arrival the
+    asynchronous rule that sent the message (None for an input fact).
     """
 
     node: clingo.Symbol
@@ -63,6 +65,7 @@ class Derivation:
     premises: tuple["Derivation", ...]
     absent: tuple[GroundFact, ...]
     also: tuple[Reason, ...] = ()
+    rule: Rule | None = None
 
     @property
     def key(self) -> tuple:
@@ -146,9 +149,16 @@ class Lineage:
             self._derivations[key] = Derivation(
                 node, step, fact, reason, at,
                 tuple(self.derive(*at, p) for p in premises),
-                absent, tuple(others),
+                absent, tuple(others), self.rule(reason),
             )
         return self._derivations[key]
+
+    def rule(self, reason: Reason) -> Rule | None:
+        """The rule behind a reason: its own, or for an arrival the asynchronous rule that sent the message."""
+        if reason.how == ARRIVED:
+            rules = self.model.sending_rules[reason.message]
+            return rules[0] if rules else None
+        return reason.rule
 
     def _premises(self, node, step, reason: Reason) -> tuple[Point | None, list[GroundFact], tuple[GroundFact, ...]]:
         """Where the rule instance of `reason` was evaluated, its positive body facts and its absent ones."""
@@ -182,107 +192,9 @@ def _matches(atom: Atom, args: tuple, fact: GroundFact) -> bool:
     return fact[0] == atom.predicate and all(v is None or v == w for v, w in zip(args, fact[1]))
 
 
-def sending_rule(derivation: Derivation, model: Model) -> Rule | None:
-    """The rule behind a derivation step (for an arrival, the asynchronous rule that sent the message)."""
-    if derivation.reason.how == ARRIVED:
-        rules = model.sending_rules[derivation.reason.message]
-        return rules[0] if rules else None
-    return derivation.reason.rule
-
-
 def explain(model: Model, node: clingo.Symbol, step: int, fact: GroundFact) -> Derivation:
     """The derivation of `fact` at (node, step) in `model` (see the module docstring)."""
     return Lineage(model).derive(node, step, fact)
-
-
-def _why(d: Derivation, model: Model) -> str:
-    rule = sending_rule(d, model)
-    by = f" by rule {rule.number}: {rule}" if rule is not None else ""
-    how = d.reason.how
-    if how == INPUT:
-        return "input fact"
-    if how == ARRIVED:
-        m = d.reason.message
-        return f"arrived from {m.sender} (sent at {m.sender}:{m.sent}){by}"
-    if how == CARRIED:
-        return f"carried over from {d.node}:{d.step - 1}{by}"
-    return f"deduced{by}"
-
-
-def _also(reason: Reason, node, step) -> str:
-    if reason.how == ARRIVED:
-        return f"arrived from {reason.message.sender}:{reason.message.sent}"
-    if reason.how == CARRIED:
-        return f"carried over from {node}:{step - 1} by rule {reason.rule.number}"
-    return f"{reason.how} by rule {reason.rule.number}" if reason.rule else reason.how
-
-
-def text(derivation: Derivation, model: Model) -> str:
-    """The derivation as an indented tree; a fact explained once is referred to further down."""
-    lines: list[str] = []
-    shown: set[tuple] = set()
-
-    def walk(d: Derivation, depth: int) -> None:
-        pad = "  " * depth
-        head = f"{pad}{show_fact(*d.fact)} at {d.node}:{d.step}"
-        if d.key in shown and d.premises:
-            lines.append(f"{head}: (explained above)")
-            return
-        shown.add(d.key)
-        also = f"  [also {'; '.join(_also(r, d.node, d.step) for r in d.also)}]" if d.also else ""
-        lines.append(f"{head}: {_why(d, model)}{also}")
-        for p in d.premises:
-            walk(p, depth + 1)
-        for a in d.absent:
-            lines.append(f"{pad}  {show_fact(*a)} absent at {d.at[0]}:{d.at[1]}")
-
-    walk(derivation, 0)
-    return "\n".join(lines) + "\n"
-
-
-def _quote(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
-def dot(derivation: Derivation, model: Model) -> str:
-    """The lineage graph in DOT: one vertex per fact at a point, edges from premises to conclusions.
-
-    Input facts are boxes, absent (negated) facts dashed grey, message
-    arrivals bold blue edges labelled with the sending rule.
-    """
-    ids: dict[tuple, str] = {}
-    vertices: list[str] = []
-    edges: list[str] = []
-
-    def vertex(key: tuple, label: str, attrs: str) -> str:
-        if key not in ids:
-            ids[key] = f"f{len(ids)}"
-            vertices.append(f"  {ids[key]} [label={_quote(label)}{attrs}];")
-        return ids[key]
-
-    def walk(d: Derivation) -> str:
-        seen = d.key in ids
-        me = vertex(d.key, f"{show_fact(*d.fact)}\n{d.node}:{d.step}", ", shape=box" if d.reason.how == INPUT else "")
-        if seen:
-            return me
-        rule = sending_rule(d, model)
-        label = f"rule {rule.number}" if rule is not None else d.reason.how
-        style = ', style=bold, color="#1f5fbf"' if d.reason.how == ARRIVED else ""
-        if d.reason.how == ARRIVED:
-            label = f"message, {label}"
-        for p in d.premises:
-            edges.append(f"  {walk(p)} -> {me} [label={_quote(label)}{style}];")
-        for a in d.absent:
-            absent = vertex(("absent", d.at, a), f"not {show_fact(*a)}\n{d.at[0]}:{d.at[1]}", ', style=dashed, color=grey, fontcolor=grey')
-            edges.append(f"  {absent} -> {me} [label={_quote(label)}, style=dashed, color=grey];")
-        if d.reason.how == ARRIVED and not d.premises and not d.absent:
-            m = d.reason.message
-            sender = vertex(("send", m.send), f"{m.sender}:{m.sent}", ", shape=point")
-            edges.append(f"  {sender} -> {me} [label={_quote(label)}{style}];")
-        return me
-
-    walk(derivation)
-    return "digraph lineage {\n  rankdir=BT;\n  node [fontname=Helvetica];\n" + "\n".join(vertices + edges) + "\n}\n"
 
 
 def premises_of(derivation: Derivation) -> Iterator[Derivation]:

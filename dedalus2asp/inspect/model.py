@@ -4,8 +4,9 @@ An answer set of the generated program becomes a `Model`:
 
 * its trace: the facts of sch(P) each node holds at each step (§5.1.5);
 * its messages, from the chosen_R atoms: relation and arguments, sender and
-  send step, addressee and arrival step or pending (§4.3.1, SPEC §2), and the
-  asynchronous rule(s) of P that sent each one (`Model.sending_rules`);
+  send step, addressee and arrival step, or pending when the arrival lies
+  beyond the horizon (§4.3.1), and the asynchronous rule(s) of P that sent
+  each one (`Model.sending_rules`);
 * its happens-before relation ≺ (§5.2.1, §5.3.1): the transitive closure of
   the local edges (x,s) → (x,s+1) and the message edges (x,s) → (y,t). It is
   read from the `before` atoms when the encoding has them (the paper encoding
@@ -13,12 +14,13 @@ An answer set of the generated program becomes a `Model`:
   otherwise; both give the same relation (the tests check it);
 * its non-causal messages: those whose arrival (y,t) happens before their
   send (x,s), exactly what rule (9) of pure_ca forbids (§4.4.1);
-* its outputs at the horizon (SPEC §3, jcss2014 §2.5.5);
-* the operational run it stands for (§5.3.2, `Model.run`): a linear
-  extension of ≺, its transitions and the configurations between them.
+* its outputs: the facts of the output relations at the last step, united
+  over the nodes (jcss2014 §2.5.5);
+* the operational run it stands for (§5.3.2, `Model.run`, built by `run`).
 
-Auxiliary atoms are filtered out. `Models` is a collection of models that
-displays itself in a notebook; the pictures are drawn by `render`.
+Auxiliary atoms are filtered out. `Models` is the models of one question (one
+program, input and `Bounds`). Both display themselves in a notebook; every
+picture and text of them is drawn by `dedalus2asp.formats`.
 """
 
 from __future__ import annotations
@@ -31,23 +33,21 @@ from typing import Iterable, Iterator, Mapping
 
 import clingo
 
-from ..runs import operational
-from ..runs.local import Node
-from ..lang.ast import Instance, Program, Rule, RuleKind, Trace, TraceFact
+from .. import formats
 from ..asp.names import PENDING
 from ..asp.transform import Compiled
 from ..bounds import Bounds, Encoding
+from ..formats.text import show_fact
+from ..lang.ast import Program, Rule, RuleKind, Trace, TraceFact
+from ..runs import operational
+from ..runs.local import Node
+from .run import Run, run_of
 
 Point = tuple[clingo.Symbol, int]
 """A local step (x, s) of node x: a point of N × {0..T}."""
 
 GroundFact = tuple[str, tuple[clingo.Symbol, ...]]
 """A fact R(a1..ak) as (R, (a1..ak)), as in `operational`."""
-
-
-def show_fact(relation: str, args: Iterable[clingo.Symbol]) -> str:
-    """R(a1, ..., ak) as the user writes it."""
-    return f"{relation}({', '.join(map(str, args))})"
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,7 @@ class Model:
         return self._slices.get((node, step), frozenset())
 
     def outputs(self, relations: Iterable[str] | None = None) -> tuple[str, ...]:
-        """output(M) = {R(ā) | R ∈ out(P), R(x,T,ā) ∈ M for some x}: at the last step, united over nodes (SPEC §3).
+        """output(M) = {R(ā) | R ∈ out(P), R(x,T,ā) ∈ M for some x}: at the last step, united over nodes (jcss2014 §2.5.5).
 
         out(P) is P's `.output` relations, or `relations` when given (`--output`).
         """
@@ -170,7 +170,7 @@ class Model:
 
     @property
     def pending(self) -> tuple[Message, ...]:
-        """The messages still in flight at the horizon (SPEC §2)."""
+        """The messages still in flight at the horizon: their arrival lies beyond T (tplp2016 §4.3.1)."""
         return tuple(m for m in self.messages if m.arrives is None)
 
     @cached_property
@@ -290,56 +290,15 @@ class Model:
             )
         return tuple(order)
 
-    def run(self) -> "Run":
+    def run(self) -> Run:
         """The run prefix R built from M (tplp2016 §5.3.2): transitions in the order <_M, configurations between.
 
-        Transition i makes x_i active at its step s_i and delivers m_i, the
-        messages with arrival (x_i, s_i). Configuration ρ_i gives each node x,
-        with s = loc_M(i, x) its next step, the state
-        st_i(x) = (H(x) ∪ M^ind at (x,s)), where M^ind is what the inductive
-        rules derive from D^{x,s-1}; and the buffer bf_i(x) of the messages to
-        x sent before transition i and arriving at or after it (pending ones
-        stay until the end). Needs P (the inductive rules give M^ind).
+        See `run.run_of`. Needs P (the inductive rules give the states);
+        raises ValueError when M sends messages into the past.
         """
-        if self.program is None:
-            raise ValueError("the model does not carry its program: decode it from a Compiled made by transform()")
-        order = self.linear_extension()
-        glob = {point: i for i, point in enumerate(order)}
-        inductive = self.program.rules_of(RuleKind.INDUCTIVE)
-        edb = set(self.program.edb())
-        end = len(order)
+        return run_of(self)
 
-        def state(x: clingo.Symbol, s: int) -> frozenset[GroundFact]:
-            inputs = {f for f in self.slice(x, min(s, self.horizon)) if f[0] in edb}
-            carried = Node().induc(inductive, self.slice(x, s - 1)) if s > 0 else frozenset()
-            return frozenset(inputs) | carried
-
-        def configuration(i: int) -> Configuration:
-            loc = {x: sum(1 for (y, _) in order[:i] if y == x) for x in self.network}
-            buffers = {
-                x: tuple(
-                    m
-                    for m in self.messages
-                    if m.addressee == x
-                    and glob[m.send] < i <= (end if m.arrival is None else glob[m.arrival])
-                )
-                for x in self.network
-            }
-            return Configuration({x: state(x, loc[x]) for x in self.network}, buffers)
-
-        transitions = tuple(
-            Transition(
-                i,
-                x,
-                s,
-                tuple(m for m in self.messages if m.arrival == (x, s)),
-                tuple(m for m in self.messages if m.send == (x, s)),
-            )
-            for i, (x, s) in enumerate(order)
-        )
-        return Run(self.number, transitions, tuple(configuration(i) for i in range(end + 1)))
-
-    # -- renderings ------------------------------------------------------------
+    # -- as data, and in a notebook ---------------------------------------------
 
     def as_dict(self) -> dict:
         """The model as the JSON of docs/trace-schema.md (`dedalus2asp/trace/1`)."""
@@ -364,122 +323,36 @@ class Model:
         }
 
     def _repr_svg_(self) -> str:
-        from ..formats.render import spacetime_svg
-
-        return spacetime_svg(self)
+        return formats.render(self, "svg")
 
     def _repr_html_(self) -> str:
-        from ..formats.render import model_html
-
-        return model_html(self)
+        return formats.render(self, "html", fragment=True)
 
 
 @dataclass(frozen=True)
-class Configuration:
-    """ρ_i (tplp2016 §5.1.1): the state st(x) and the buffer bf(x) of every node."""
+class Models:
+    """The models found for one question: one program and input within `bounds`, on `network`.
 
-    states: Mapping[clingo.Symbol, frozenset[GroundFact]]
-    buffers: Mapping[clingo.Symbol, tuple[Message, ...]]
-
-
-@dataclass(frozen=True)
-class Transition:
-    """Transition i of a run: node x_i active at its step s_i, receiving m_i and sending what it derives."""
-
-    index: int
-    node: clingo.Symbol
-    step: int
-    delivered: tuple[Message, ...]
-    sent: tuple[Message, ...]
-
-
-@dataclass(frozen=True)
-class Run:
-    """The run prefix a causal model stands for (tplp2016 §5.3.2): transitions τ_i and configurations ρ_0..ρ_n."""
-
-    model: int
-    transitions: tuple[Transition, ...]
-    configurations: tuple[Configuration, ...]
-
-    def schedule(self) -> list[tuple[clingo.Symbol, list[operational.Delivery]]]:
-        """The transitions as `operational.replay` takes them."""
-        return [(t.node, [m.delivery() for m in t.delivered]) for t in self.transitions]
-
-    def replay(self, program: Program, instance: Instance) -> operational.Run:
-        """Run the schedule with the operational semantics of tplp2016 §5.1 from start(P, H)."""
-        return operational.replay(program, instance, self.schedule())
-
-    def lines(self) -> Iterator[str]:
-        """The run as text: each transition with what it delivers and sends, and the buffers after it."""
-        for t, after in zip(self.transitions, self.configurations[1:]):
-            got = ", ".join(f"{m.fact} from {m.sender}:{m.sent}" for m in t.delivered) or "nothing"
-            yield f"{t.index:>3}. {t.node}:{t.step} receives {got}"
-            for m in t.sent:
-                where = "pending" if m.arrives is None else f"{m.addressee}:{m.arrives}"
-                yield f"       sends {m.fact} to {m.addressee} (arrives {where})"
-            buffered = "; ".join(
-                f"{x}: {', '.join(m.fact for m in ms)}" for x, ms in after.buffers.items() if ms
-            )
-            if buffered:
-                yield f"       buffers: {buffered}"
-
-
-def agrees(model: Model, replayed: operational.Run) -> bool:
-    """Theorem 4 (ii), bounded: the replayed run has the model's trace and leaves its pending messages in the buffers."""
-    return replayed.trace == model.trace and replayed.pending == frozenset(m.buffered() for m in model.pending)
-
-
-def run_constraints(compiled: Compiled, program: Program, instance: Instance, transitions: operational.Schedule) -> str:
-    """A run prefix of the operational semantics as integrity constraints on chosen_R (Theorem 4 (i), bounded).
-
-    Replays the transitions; every message delivered at step t of its
-    addressee must be chosen with arrival t, and every message left in a
-    buffer must be chosen as pending: `:- not chosen_R(x,s,y,t,ā).` This fixes
-    the arrival function α_R of §5.2.2, so the program with these constraints
-    has exactly the model of the run.
+    `complete` is False when the enumeration stopped early (a timeout). It is
+    a sequence of its models, and displays itself as an HTML report in a notebook.
     """
-    transitions = [(x, tuple(d)) for x, d in transitions]
-    replayed = operational.replay(program, instance, transitions)
-    chosen = {relation: name for name, relation in compiled.messages.items()}
-    steps: dict[clingo.Symbol, int] = defaultdict(int)
-    lines = []
 
-    def constraint(sender, sent, addressee, arrival, fact: GroundFact) -> str:
-        relation, args = fact
-        terms = ",".join(map(str, (sender, sent, addressee, arrival, *args)))
-        return f":- not {chosen[relation]}({terms})."
+    models: tuple[Model, ...]
+    bounds: Bounds
+    network: tuple[clingo.Symbol, ...]
+    complete: bool = True
 
-    for x, deliveries in transitions:
-        for sender, sent, fact in deliveries:
-            lines.append(constraint(sender, sent, x, steps[x], fact))
-        steps[x] += 1
-    for m in sorted(replayed.pending):
-        lines.append(constraint(m.sender, m.step, m.addressee, PENDING, m.fact))
-    return "\n".join(lines) + "\n"
+    def __iter__(self) -> Iterator[Model]:
+        return iter(self.models)
 
+    def __len__(self) -> int:
+        return len(self.models)
 
-SCHEMA = "dedalus2asp/trace/1"
-"""The version of the JSON document below (docs/trace-schema.md)."""
-
-
-def document(compiled: Compiled, network: Iterable[clingo.Symbol], models: Iterable[Model], complete: bool = True) -> dict:
-    """Models as the versioned JSON document of docs/trace-schema.md."""
-    return {
-        "schema": SCHEMA,
-        **compiled.bounds.as_dict(),
-        "nodes": [str(n) for n in network],
-        "complete": complete,
-        "models": [m.as_dict() for m in models],
-    }
-
-
-class Models(tuple):
-    """Models of one program, input, semantics and horizon; shows itself as an HTML report in a notebook."""
+    def __getitem__(self, index: int) -> Model:
+        return self.models[index]
 
     def _repr_html_(self) -> str:
-        from ..formats.render import models_html
-
-        return models_html(self)
+        return formats.render(self, "html", fragment=True)
 
 
 def _int(symbol: clingo.Symbol) -> int | None:
@@ -516,38 +389,3 @@ def decode(symbols: Iterable[clingo.Symbol], compiled: Compiled, number: int = 1
         before=frozenset(before) if has_before else None,
         program=compiled.program,
     )
-
-
-def trace_table(model: Model) -> dict[clingo.Symbol, dict[int, list[str]]]:
-    """node -> step -> facts, for every node of the network and every step 0..T."""
-    table: dict = defaultdict(dict)
-    for node in model.network:
-        for step in range(model.horizon + 1):
-            table[node][step] = model.facts_at(node, step)
-    return table
-
-
-def render_text(model: Model, console) -> None:
-    """Print a model as a node × step table of facts, its messages and its outputs (rich)."""
-    from rich.table import Table
-
-    table = Table(title=f"model {model.number} ({model.bounds.semantics.value}, horizon {model.horizon})", show_lines=True)
-    table.add_column("node", style="bold")
-    for step in range(model.horizon + 1):
-        table.add_column(f"step {step}")
-    for node, steps in trace_table(model).items():
-        table.add_row(str(node), *("\n".join(facts) for facts in steps.values()))
-    console.print(table)
-    if model.messages:
-        console.print("messages (sender@step → addressee@arrival step):")
-        into_past = set(model.noncausal())
-        rules = model.sending_rules
-        for m in model.messages:
-            arrival = f"{m.addressee} pending" if m.arrives is None else f"{m.addressee}@{m.arrives}"
-            by = f"  [rule {', '.join(str(r.number) for r in rules[m])}]" if rules[m] else ""
-            warning = "   ← sent into the past (non-causal)" if m in into_past else ""
-            console.print(f"  {m.fact}: {m.sender}@{m.sent} → {arrival}{by}{warning}", highlight=False, markup=False)
-    else:
-        console.print("messages: none")
-    if model.program is not None and model.program.output_relations:
-        console.print(f"outputs at step {model.horizon}: {', '.join(model.outputs()) or 'none'}", highlight=False, markup=False)

@@ -1,0 +1,94 @@
+"""The commands on a program's text: check it, compile it for clingo, convert its notation."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .. import pipeline
+from ..bounds import Encoding, Semantics
+from ..formats import render
+from ..lang import analysis, located, parser
+from ..lang.diagnostics import Diagnostic, DiagnosticError
+from .console import emit, fail, say, stderr, warn
+from .options import (DelayOpt, Dialect, DialectOpt, EncodingOpt, HorizonOpt, JsonOpt, Prog, SemanticsOpt, bounds,
+                      prepare)
+
+
+def check(program: Path = Prog, json_: bool = JsonOpt, dialect: Dialect = DialectOpt) -> None:
+    """Parse PROG and report its rules, relations, strata, async relations and positivity."""
+    try:
+        prog, _, loaded = pipeline.load(program, dialect=dialect.value)
+        report = analysis.report(prog)
+    except DiagnosticError as error:
+        fail(error)
+    if json_:
+        emit(render(report, "json"))
+        return
+    # a dialect's own warnings first; check takes no input, so it cannot say a relation is never given
+    # (a Molly program's own facts are seldom all of its input)
+    warn([w for w in loaded if w not in report.warnings and w.code != "empty-relation"] + list(report.warnings))
+    say(render(report, "text", program=str(program)))
+
+
+def compile_(
+    program: Path = Prog,
+    input_: Optional[Path] = typer.Option(None, "--input", "-i", help="Input instance H; without it decl(H) is left out"),
+    horizon: int = HorizonOpt,
+    semantics: Semantics = SemanticsOpt,
+    encoding: Encoding = EncodingOpt,
+    max_delay: Optional[int] = DelayOpt,
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the program here instead of stdout"),
+    dialect: Dialect = DialectOpt,
+    traces: bool = typer.Option(
+        False,
+        "--traces",
+        help="Write the program `count` counts traces with: #project onto the trace and, with the fast encoding "
+        "under causality, no arrival per copy of a message to the sender itself; "
+        "`python -m clingo OUT.lp 0 --project` prints one model per distinct trace",
+    ),
+) -> None:
+    """Write the clingo program of PROG; `python -m clingo OUT.lp 0` runs it."""
+    prepared = prepare(program, input_, bounds(horizon, semantics, encoding, max_delay), dialect, needs_input=False)
+    text = prepared.compiled.counting_traces() if traces else prepared.compiled.text
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:  # a bad -o path is a user error, not a traceback
+        fail(DiagnosticError([Diagnostic("io", f"cannot write output: {exc.strerror or exc}", filename=str(output))]))
+    stderr.print(f"wrote {output}")
+
+
+class Notation(str, Enum):
+    TRANSPARENT = "transparent"
+    LOCATED = "located"
+
+
+def convert(
+    program: Path = Prog,
+    to: Optional[Notation] = typer.Option(None, "--to", help="transparent or located (default: the notation PROG is not in)"),
+    dialect: Dialect = DialectOpt,
+) -> None:
+    """Print PROG in the other notation: a located (tr2009 §6.2) or Molly program location-transparently (tplp2016), or the reverse."""
+    try:
+        pipeline.load(program, dialect=dialect.value)  # the checks of `check`
+        source = parser.load_source(program, dialect.value)
+    except DiagnosticError as error:
+        fail(error)
+    is_located = isinstance(source, located.LocatedProgram)
+    target = to or (Notation.TRANSPARENT if is_located else Notation.LOCATED)
+    if is_located == (target is Notation.LOCATED):
+        fail(DiagnosticError([Diagnostic("convert", f"the program is {target.value} already (--to {target.value})", filename=str(program))]))
+    if is_located:
+        sys.stdout.write(located.transparent_text(source))
+        return
+    try:
+        sys.stdout.write(located.located_text(source))
+    except ValueError as exc:
+        fail(DiagnosticError([Diagnostic("convert", str(exc), filename=str(program))]))

@@ -1,0 +1,230 @@
+"""The commands that answer a question by solving or exploring: models, count, explore, cron."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .. import cron, formats, inspect, pipeline
+from ..asp import solve
+from ..bounds import Encoding, Semantics
+from ..formats import render
+from ..lang import analysis
+from ..lang.diagnostics import DiagnosticError
+from ..runs import operational
+from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, incomplete, no_model, say, stderr, text_options, usage, warn, write
+from .options import (DelayOpt, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, JsonOpt, MasterOpt, ModelsOpt,
+                      Prog, SemanticsOpt, TimeoutOpt, bounds, check_engine, load, need_instance, prepare)
+
+
+class Format(str, Enum):
+    """What `models` writes: text for a reader, or a document for a tool (`dedalus2asp.formats`)."""
+
+    TEXT = "text"
+    JSON = "json"
+    ITF = "itf"
+    SHIVIZ = "shiviz"
+    SVG = "svg"
+    DOT = "dot"
+    HTML = "html"
+
+
+FORMAT_HELP = (
+    "text: a node × step table per model; json: the trace document (docs/trace-schema.md); html: one report page; "
+    "shiviz: one ShiViz log (causal models only). itf, svg and dot hold one model each: with -o DIR one file per "
+    "model (DIR/model-K.itf.json, .svg, .dot), else the first model on stdout"
+)
+
+
+def models(
+    program: Path = Prog,
+    input_: Path = InputOpt,
+    horizon: int = HorizonOpt,
+    semantics: Semantics = SemanticsOpt,
+    encoding: Encoding = EncodingOpt,
+    max_delay: Optional[int] = DelayOpt,
+    number: int = ModelsOpt,
+    timeout: Optional[float] = TimeoutOpt,
+    fmt: Format = typer.Option(Format.TEXT, "--format", "-f", help=FORMAT_HELP),
+    json_: bool = typer.Option(False, "--json", help="The same as --format json"),
+    output: Optional[Path] = typer.Option(
+        None, "--output", "-o", help="Write to this file (text, json, html, shiviz) or directory (itf, svg, dot) instead of stdout"
+    ),
+    svg: Optional[Path] = typer.Option(None, "--svg", help="Also write a spacetime diagram per model: DIR/model-1.svg, ..."),
+    dialect: Dialect = DialectOpt,
+) -> None:
+    """Enumerate models: each one's trace (node × step) and its messages, or a document (--format). Exit 1 if there is none."""
+    if json_ and fmt not in (Format.TEXT, Format.JSON):
+        usage("bad-option", f"--json is --format json: give one of them, not --format {fmt.value} too")
+    fmt = Format.JSON if json_ else fmt
+    prepared = prepare(program, input_, bounds(horizon, semantics, encoding, max_delay), dialect)
+    found = solve.enumerate_models(prepared.compiled, number, timeout=timeout)
+    chosen = inspect.Models(tuple(found.models), prepared.compiled.bounds, tuple(prepared.instance.network), found.complete)
+    if svg is not None:
+        write_each(chosen, Format.SVG, svg)
+    if fmt.value in formats.FORMATS["models"]:
+        write_all(chosen, fmt, output, program, input_)
+    elif output is not None:
+        write_each(chosen, fmt, output, program)
+    elif chosen:
+        emit(render(chosen[0], fmt.value, **({"source": str(program)} if fmt is Format.ITF else {})))
+        if len(chosen) > 1:
+            stderr.print(f"printed model 1 of {len(chosen)}: --format {fmt.value} holds one model; -o DIR writes them all")
+    if not found.complete:
+        incomplete("the enumeration", timeout)
+    if found.count == 0:
+        no_model()
+
+
+def write_all(chosen: inspect.Models, fmt: Format, output: Optional[Path], program: Path, input_) -> None:
+    """The models as one document: text, JSON, an HTML page, a ShiViz log."""
+    options = {
+        Format.TEXT: {} if output else text_options(),
+        Format.HTML: {"program": str(program), "input": input_},
+    }.get(fmt, {})
+    try:
+        document = render(chosen, fmt.value, **options)
+    except ValueError as error:  # ShiViz: a model sends messages into the past
+        usage("bad-option", f"--format {fmt.value}: {error}; ShiViz draws causal models only (--semantics causal or causal-finite)")
+    if fmt is Format.TEXT and output is None:
+        say(document)
+    else:
+        emit(document, output)
+
+
+def write_each(chosen: inspect.Models, fmt: Format, directory: Path, program: Path | None = None) -> None:
+    """One document per model: DIR/model-K.svg (.dot, .itf.json)."""
+    options = {"source": str(program)} if fmt is Format.ITF else {}
+    for model in chosen:
+        write(directory / f"model-{model.number}{formats.SUFFIXES[fmt.value]}", render(model, fmt.value, **options))
+    what = "spacetime diagram(s)" if fmt is Format.SVG else f"{fmt.value} document(s)"
+    stderr.print(f"wrote {len(chosen)} {what} to {directory}")
+
+
+def count(
+    program: Path = Prog,
+    input_: Path = InputOpt,
+    horizon: int = HorizonOpt,
+    semantics: Semantics = SemanticsOpt,
+    encoding: Encoding = EncodingOpt,
+    max_delay: Optional[int] = DelayOpt,
+    timeout: Optional[float] = TimeoutOpt,
+    json_: bool = JsonOpt,
+    dialect: Dialect = DialectOpt,
+    split: Optional[int] = typer.Option(None, "--split", min=1, help="Cut the enumeration into K disjoint parts (by trace atoms)"),
+    engine_: str = typer.Option("local", "--engine", help="Where the --split parts run: local (in turn) or spark (executors)"),
+    master: Optional[str] = MasterOpt,
+    traces_only: bool = typer.Option(
+        False, "--traces-only", help="Count distinct traces only (\"models\": null): under choice there can be millions of models per few traces"
+    ),
+) -> None:
+    """Count stable models and distinct traces (projective enumeration); --split K counts K disjoint parts."""
+    bounds_ = bounds(horizon, semantics, encoding, max_delay)
+    prepared = prepare(program, input_, bounds_, dialect)
+    if split is None:
+        result = solve.count(prepared.compiled, timeout=timeout, models=not traces_only)
+    else:
+        from ..asp.split import split_count
+
+        result = split_count(prepared.compiled, split, check_engine(engine_), master=master, models=not traces_only)
+    if json_:
+        emit(render(result, "json", kind="count"))
+    else:
+        say(render(result, "text", kind="count", bounds=bounds_))
+    if not result["complete"]:
+        incomplete("the count", timeout)
+
+
+def explore(
+    program: Path = Prog,
+    input_: Path = InputOpt,
+    horizon: int = HorizonOpt,
+    max_delay: Optional[int] = DelayOpt,
+    max_states: int = typer.Option(1_000_000, "--max-states", min=1, help="Stop past this many configurations"),
+    runs: bool = typer.Option(
+        False, "--runs", help="Count distinct run prefixes (end configurations) too; slower: senders are kept apart"
+    ),
+    json_: bool = JsonOpt,
+    dialect: Dialect = DialectOpt,
+) -> None:
+    """Enumerate the operational run prefixes (tplp2016 §5.1) in which each node takes T+1 steps."""
+    bounds_ = bounds(horizon, max_delay=max_delay)
+    mode = "exact" if runs else "traces"
+    where = {"horizon": bounds_.horizon, "max_delay": bounds_.network.max_delay}  # the JSON's last keys
+    prog, instance = load(program, input_, dialect)
+    tty = sys.stderr.isatty()
+
+    def progress(states: int) -> None:
+        if tty:
+            print(f"\r  explored {states} configurations", end="", file=sys.stderr, flush=True)
+
+    try:
+        result = operational.explore(
+            prog, analysis.restrict(instance, prog), bounds_, max_states=max_states, progress=progress, mode=mode
+        )
+    except operational.StateLimitExceeded as exc:
+        stderr.print(f"\nstate limit: {exc}")
+        if json_:  # like count and cron: the JSON still comes, saying that it is incomplete
+            summary = {"traces": None, "states": exc.states, "complete": False, "mode": mode, **where}
+            emit(render(summary, "json", kind="exploration"))
+        raise typer.Exit(EXIT_INCOMPLETE)
+    except DiagnosticError as error:  # an input event beyond the horizon
+        fail(error)
+    if tty:
+        print(file=sys.stderr)
+    summary = {"traces": len(result.traces), "states": result.states, "complete": True, "mode": result.mode, **where}
+    if runs:
+        summary["runs"] = result.runs
+    if json_:
+        emit(render(summary, "json", kind="exploration"))
+    else:
+        say(render(summary, "text", kind="exploration", bounds=bounds_))
+
+
+def cron_(
+    program: Path = Prog,
+    input_: Path = InputOpt,
+    horizon: int = HorizonOpt,
+    max_delay: Optional[int] = DelayOpt,
+    output: Optional[str] = typer.Option(None, "--output", help="Output relations R,S,... (default: the .output ones)"),
+    encoding: Encoding = EncodingOpt,
+    search_horizon: bool = typer.Option(
+        False, "--search-horizon", help="Try horizons 1..T (causal side multi-shot) and report the smallest with a violation"
+    ),
+    timeout: Optional[float] = TimeoutOpt,
+    json_: bool = JsonOpt,
+    dialect: Dialect = DialectOpt,
+) -> None:
+    """Consistency and tolerance of non-causality (jcss2014), bounded by the horizon and the delay bound.
+
+    Exit status: 0 consistent and tolerant; 1 not consistent, not tolerant, or no causal model at all;
+    2 bad program, input or option; 3 timeout.
+    """
+    bounds_ = bounds(horizon, encoding=encoding, max_delay=max_delay)  # cron analyses both semantics
+    try:
+        prog, instance, warnings = pipeline.load(program, input_, dialect.value)
+        outputs = tuple(r.strip() for r in output.split(",") if r.strip()) if output else None
+        cron.outputs_of(prog, outputs)
+    except DiagnosticError as error:
+        fail(error)
+    need_instance(program, instance)
+    warn(warnings)
+    try:
+        if search_horizon:
+            verdict = cron.search(prog, instance, bounds_, outputs, timeout=timeout)
+        else:
+            verdict = cron.analyse(prog, instance, bounds_, outputs, timeout=timeout)
+    except cron.Timeout:
+        incomplete("the analysis", timeout)
+    if json_:
+        emit(render(verdict, "json"))
+    else:
+        say(render(verdict, "text", **text_options()))
+    if not verdict.answer:
+        if not verdict.satisfiable:
+            stderr.print("no causal model: the program has no stable model on this input within the bounds")
+        raise typer.Exit(EXIT_NO)

@@ -1,0 +1,94 @@
+"""The commands for large inputs and many jobs: run (one run, local or on Spark) and batch (a manifest of jobs)."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.markup import escape
+
+from .. import pipeline
+from ..lang import located, parser
+from ..lang.diagnostics import DiagnosticError
+from .console import EXIT_NO, fail, stdout, usage, warn
+from .options import Dialect, DialectOpt, MasterOpt, Prog, check_engine
+
+
+def run_(
+    program: Path = Prog,
+    input_: Path = typer.Option(..., "--input", "-i", help="Input H: .facts, .json, or a directory of CSV/Parquet tables (first column the node; a located program's: its location column)", show_default=False),
+    steps: int = typer.Option(..., "--steps", "-k", min=1, help="Every node performs steps 0..K-1", show_default=False),
+    schedule: str = typer.Option("sync", "--schedule", help="sync: arrival at the next step; random: 1..D steps later by a seeded hash"),
+    max_delay: int = typer.Option(3, "--max-delay", "-D", min=1, help="The largest delay of the random schedule"),
+    seed: int = typer.Option(0, "--seed", help="Seed of the random schedule"),
+    engine_: str = typer.Option("local", "--engine", help="local (Python sets) or spark (DataFrames)"),
+    master: Optional[str] = MasterOpt,
+    out: Path = typer.Option(..., "--out", "-o", help="Directory for the Parquet tables trace, messages, outputs and run.json", show_default=False),
+    dialect: Dialect = DialectOpt,
+) -> None:
+    """Compute one run of PROG on a (large) input (tplp2016 §5.1) and write it as Parquet tables."""
+    from ..runs import engine as engines
+
+    if schedule not in engines.SCHEDULES:
+        usage("bad-option", f"--schedule must be one of {', '.join(engines.SCHEDULES)}, not {schedule!r}")
+    check_engine(engine_)
+    start = time.perf_counter()
+    try:
+        if input_.is_dir():
+            prog, _, warnings = pipeline.load(program, dialect=dialect.value)
+            source = parser.load_source(program, dialect.value)
+            spark = engines.spark_session(master) if engine_ == "spark" else None
+            data = engines.read_directory(input_, prog, spark, source if isinstance(source, located.LocatedProgram) else None)
+        else:
+            prog, instance, warnings = pipeline.load(program, input_, dialect.value)
+            located.check_events(instance, steps - 1, run=True)
+            spark = None
+            data = engines.from_instance(instance, prog)
+    except DiagnosticError as error:
+        fail(error)
+    warn(warnings)
+    loaded = time.perf_counter() - start
+    if engine_ == "spark" and data.rows is not None:
+        spark = engines.spark_session(master)
+    result = engines.run(prog, data, steps, engines.Schedule(schedule, max_delay, seed), engine_, spark)
+    try:
+        info = engines.write_run(
+            result,
+            out,
+            {"program": str(program), "input": str(input_), "program_hash": engines.program_hash(prog),
+             "master": master or os.environ.get("SPARK_MASTER") if engine_ == "spark" else None,
+             "timings": {"load": round(loaded, 4)}},
+        )
+    except OSError as exc:
+        usage("io", f"cannot write the run: {exc.strerror or exc}", str(out))
+    rows = info["rows"]
+    stdout.print(
+        f"{steps} steps ({schedule} schedule, {engine_} engine): {rows['trace']} trace facts, {rows['messages']} "
+        f"messages ({info['pending']} pending), {rows['outputs']} output facts; wrote {out}"
+    )
+
+
+def batch_(
+    manifest: Path = typer.Argument(
+        ..., help=escape("Manifest (.toml): [[grid]] and [[job]] tables"), show_default=False
+    ),
+    out: Path = typer.Option(..., "--out", "-o", help="Result directory (jobs, traces, messages as Parquet)", show_default=False),
+    master: Optional[str] = MasterOpt,
+) -> None:
+    """Run the jobs of MANIFEST on Spark executors; jobs already in OUT are skipped. Exit 1 if a job failed."""
+    from ..batch import run_batch
+
+    try:
+        summary = run_batch(manifest, out, master)
+    except DiagnosticError as error:
+        fail(error)
+    stdout.print(
+        f"{summary['jobs']} job(s): {summary['skipped']} already done, {summary['ran']} ran "
+        f"({summary['ok']} ok, {summary['error']} error, {summary['timeout']} timeout) in {summary['seconds']} s; "
+        f"results in {out}"
+    )
+    if summary["error"] or summary["timeout"]:
+        raise typer.Exit(EXIT_NO)

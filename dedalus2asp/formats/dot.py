@@ -1,0 +1,97 @@
+"""Graphs in DOT (Graphviz): the happens-before relation of a model, and the lineage of a derivation.
+
+* `happens_before`: ≺ of a model (tplp2016 §5.2.1), transitively reduced (the
+  Hasse diagram of the partial order of a causal model), one row per node.
+* `lineage`: a derivation (`inspect.explain`) as a graph from premises to
+  conclusions, in the spirit of Molly's provenance diagrams.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+from .svg import RED
+from .text import ARRIVED, INPUT, show_fact
+
+if TYPE_CHECKING:
+    from ..inspect.explain import Derivation
+    from ..inspect.model import Model
+
+
+def quote(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def happens_before(model: Model) -> str:
+    """≺ of `model` in DOT, transitively reduced; one cluster (a row) per node.
+
+    For a causal model ≺ is a strict partial order and the edges drawn are
+    its covering pairs (a ≺ b with no c between), each a local or a message
+    edge. A choice model may have cycles, where the reduction is not unique:
+    then every local and message edge is drawn, the non-causal ones red.
+    """
+    hb = model.happens_before
+    cyclic = any((a, a) in hb for a in model.points())
+    into_past = {(m.send, m.arrival) for m in model.noncausal()}
+    labels = defaultdict(list)
+    for m in model.messages:
+        if m.arrival is not None:
+            labels[(m.send, m.arrival)].append(m.fact)
+    pairs = {(a, b) for a, b, _ in model.edges() if a != b}
+    if not cyclic:
+        pairs = {(a, b) for (a, b) in hb if not any((a, c) in hb and (c, b) in hb for c in model.points())}
+    name = lambda p: quote(f"{p[0]}:{p[1]}")
+    lines = ["digraph happens_before {", "  rankdir=LR;", "  node [shape=circle, fontname=Helvetica, fontsize=10];"]
+    for i, x in enumerate(model.network):
+        points = " ".join(name((x, s)) for s in range(model.horizon + 1))
+        lines.append(f"  subgraph cluster_{i} {{ label={quote(str(x))}; {points}; }}")
+    for a, b in sorted(pairs):
+        attrs = []
+        if (a, b) in labels:
+            attrs.append(f"label={quote(', '.join(labels[(a, b)]))}")
+        if (a, b) in into_past:
+            attrs.append(f'color="{RED}", fontcolor="{RED}", style=dashed, penwidth=2.5')
+        lines.append(f"  {name(a)} -> {name(b)}" + (f" [{', '.join(attrs)}]" if attrs else "") + ";")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def lineage(derivation: Derivation) -> str:
+    """The lineage graph in DOT: one vertex per fact at a point, edges from premises to conclusions.
+
+    Input facts are boxes, absent (negated) facts dashed grey, message
+    arrivals bold blue edges labelled with the sending rule.
+    """
+    ids: dict[tuple, str] = {}
+    vertices: list[str] = []
+    edges: list[str] = []
+
+    def vertex(key: tuple, label: str, attrs: str) -> str:
+        if key not in ids:
+            ids[key] = f"f{len(ids)}"
+            vertices.append(f"  {ids[key]} [label={quote(label)}{attrs}];")
+        return ids[key]
+
+    def walk(d: Derivation) -> str:
+        seen = d.key in ids
+        me = vertex(d.key, f"{show_fact(*d.fact)}\n{d.node}:{d.step}", ", shape=box" if d.reason.how == INPUT else "")
+        if seen:
+            return me
+        label = f"rule {d.rule.number}" if d.rule is not None else d.reason.how
+        style = ', style=bold, color="#1f5fbf"' if d.reason.how == ARRIVED else ""
+        if d.reason.how == ARRIVED:
+            label = f"message, {label}"
+        for p in d.premises:
+            edges.append(f"  {walk(p)} -> {me} [label={quote(label)}{style}];")
+        for a in d.absent:
+            absent = vertex(("absent", d.at, a), f"not {show_fact(*a)}\n{d.at[0]}:{d.at[1]}", ', style=dashed, color=grey, fontcolor=grey')
+            edges.append(f"  {absent} -> {me} [label={quote(label)}, style=dashed, color=grey];")
+        if d.reason.how == ARRIVED and not d.premises and not d.absent:
+            m = d.reason.message
+            sender = vertex(("send", m.send), f"{m.sender}:{m.sent}", ", shape=point")
+            edges.append(f"  {sender} -> {me} [label={quote(label)}{style}];")
+        return me
+
+    walk(derivation)
+    return "digraph lineage {\n  rankdir=BT;\n  node [fontname=Helvetica];\n" + "\n".join(vertices + edges) + "\n}\n"

@@ -1,0 +1,244 @@
+"""Results as text for a reader: what the commands print.
+
+A model is a node × step table of the facts each node holds (tplp2016 §5.1.5),
+then its messages (sender@step → addressee@arrival step, the rule that sent
+each, those sent into the past marked) and its outputs. A set of models is
+each model in turn and how many there are; a CRON verdict is its sentence and
+what supports it (jcss2014); a derivation an indented tree; a run (tplp2016
+§5.3.2) its transitions; a check report, a count and an exploration a few lines.
+
+Tables are drawn by rich. `width` is the width of the terminal the text goes
+to: a cell longer than its share of it wraps. Without one (the text goes to a
+pipe or a file) no line is cut. `color` keeps rich's styles (bold headings) as
+terminal escapes.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import TYPE_CHECKING, Iterable
+
+import clingo
+from rich.console import Console
+from rich.table import Table
+
+if TYPE_CHECKING:
+    from ..bounds import Bounds
+    from ..cron import Verdict
+    from ..inspect.explain import Derivation, Reason
+    from ..inspect.model import Model, Models
+    from ..inspect.run import Run
+    from ..lang.analysis import Report
+
+UNBOUNDED = 1_000_000
+"""The width of a console whose lines are never cut."""
+
+
+def show_fact(relation: str, args: Iterable[clingo.Symbol]) -> str:
+    """R(a1, ..., ak) as the user writes it."""
+    return f"{relation}({', '.join(map(str, args))})"
+
+
+def console(width: int | None = None, color: bool = False) -> Console:
+    """A rich console that writes into a string (`console.file.getvalue()`); user text is never markup."""
+    return Console(
+        file=io.StringIO(), width=width or UNBOUNDED, force_terminal=color, color_system="auto" if color else None,
+        highlight=False, markup=False, emoji=False, soft_wrap=True,
+    )
+
+
+def print_model(model: Model, out: Console) -> None:
+    """The node × step table of a model's facts, its messages and its outputs."""
+    table = Table(title=f"model {model.number} ({model.bounds.semantics.value}, horizon {model.horizon})", show_lines=True)
+    table.add_column("node", style="bold")
+    for step in range(model.horizon + 1):
+        table.add_column(f"step {step}")
+    for node in model.network:
+        table.add_row(str(node), *("\n".join(model.facts_at(node, step)) for step in range(model.horizon + 1)))
+    out.print(table)
+    if model.messages:
+        out.print("messages (sender@step → addressee@arrival step):")
+        into_past = set(model.noncausal())
+        rules = model.sending_rules
+        for m in model.messages:
+            arrival = f"{m.addressee} pending" if m.arrives is None else f"{m.addressee}@{m.arrives}"
+            by = f"  [rule {', '.join(str(r.number) for r in rules[m])}]" if rules[m] else ""
+            warning = "   ← sent into the past (non-causal)" if m in into_past else ""
+            out.print(f"  {m.fact}: {m.sender}@{m.sent} → {arrival}{by}{warning}")
+    else:
+        out.print("messages: none")
+    if model.program is not None and model.program.output_relations:
+        out.print(f"outputs at step {model.horizon}: {', '.join(model.outputs()) or 'none'}")
+
+
+def model(model: Model, width: int | None = None, color: bool = False) -> str:
+    out = console(width, color)
+    print_model(model, out)
+    return out.file.getvalue()
+
+
+def models(models: Models, width: int | None = None, color: bool = False) -> str:
+    """Every model in turn, then how many (and whether a timeout stopped the enumeration)."""
+    out = console(width, color)
+    for m in models:
+        print_model(m, out)
+    out.print(f"{len(models)} model(s) shown" + ("" if models.complete else " (stopped by the timeout)"))
+    return out.file.getvalue()
+
+
+def facts(shown: Iterable[str]) -> str:
+    return ", ".join(sorted(shown)) or "none"
+
+
+def search(verdict: Verdict) -> str:
+    """The horizons `cron --search-horizon` tried, and what each gave."""
+    rows = "; ".join(
+        f"{r['horizon']}: "
+        + ("no causal model" if not r["satisfiable"] else "inconsistent" if not r["consistent"]
+           else "tolerant" if r["tolerant"] else "counterexample")
+        for r in verdict.search["horizons"]
+    )
+    smallest = verdict.search["smallest_horizon"]
+    return (
+        f"search: {'smallest horizon with a violation: ' + str(smallest) if smallest is not None else 'no violation'}"
+        f" ({rows}; {verdict.search['seconds']} s"
+        + (", causal side solved incrementally" if verdict.search["incremental"] else "") + ")"
+    )
+
+
+def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> str:
+    """A CRON verdict in one sentence, then what supports it: outputs, witnesses, a counterexample."""
+    out = console(width, color)
+    out.print(verdict.sentence())
+    if verdict.search is not None:
+        out.print(search(verdict))
+    if not verdict.satisfiable:
+        return out.file.getvalue()
+    out.print(f"output relations: {', '.join(verdict.outputs)} (facts at step {verdict.bounds.horizon}, united over nodes)")
+    out.print(f"  certain  (causal-finite): {facts(verdict.certain)}")
+    out.print(f"  possible (causal-finite): {facts(verdict.possible)}")
+    out.print(f"  certain  (choice):        {facts(verdict.choice_certain)}")
+    out.print(f"  possible (choice):        {facts(verdict.choice_possible)}")
+    if verdict.theorem:
+        out.print(f"jcss2014 Theorem 4.1: {verdict.theorem}")
+    for i, (witness, output) in enumerate(verdict.witnesses, 1):
+        out.print(f"witness {i}: a causal model with output {{{', '.join(sorted(output))}}}")
+        print_model(witness, out)
+    if verdict.counterexample is not None:
+        counterexample = verdict.counterexample
+        change = ([f"loses {facts(verdict.lost)}"] if verdict.lost else []) + (
+            [f"gains {facts(verdict.gained)}"] if verdict.gained else []
+        )
+        out.print(f"counterexample: a choice model that {' and '.join(change)}")
+        print_model(counterexample, out)
+        out.print("messages into the past (they arrive at their send step or at one that happens before it):")
+        for m in counterexample.noncausal():
+            out.print(f"  {m.fact}: sent by {m.sender} at step {m.sent}, arrives at {m.addressee} at step {m.arrives}")
+    out.print(f"({verdict.seconds:.2f} s)")
+    return out.file.getvalue()
+
+
+# The reasons of a derivation (`inspect.explain.Reason.how`).
+INPUT, ARRIVED, CARRIED = "input", "arrived", "carried"
+
+
+def why(d: Derivation) -> str:
+    by = f" by rule {d.rule.number}: {d.rule}" if d.rule is not None else ""
+    how = d.reason.how
+    if how == INPUT:
+        return "input fact"
+    if how == ARRIVED:
+        m = d.reason.message
+        return f"arrived from {m.sender} (sent at {m.sender}:{m.sent}){by}"
+    if how == CARRIED:
+        return f"carried over from {d.node}:{d.step - 1}{by}"
+    return f"deduced{by}"
+
+
+def also(reason: Reason, node: clingo.Symbol, step: int) -> str:
+    if reason.how == ARRIVED:
+        return f"arrived from {reason.message.sender}:{reason.message.sent}"
+    if reason.how == CARRIED:
+        return f"carried over from {node}:{step - 1} by rule {reason.rule.number}"
+    return f"{reason.how} by rule {reason.rule.number}" if reason.rule else reason.how
+
+
+def derivation(derivation: Derivation) -> str:
+    """The derivation as an indented tree; a fact explained once is referred to further down."""
+    lines: list[str] = []
+    shown: set[tuple] = set()
+
+    def walk(d: Derivation, depth: int) -> None:
+        pad = "  " * depth
+        head = f"{pad}{show_fact(*d.fact)} at {d.node}:{d.step}"
+        if d.key in shown and d.premises:
+            lines.append(f"{head}: (explained above)")
+            return
+        shown.add(d.key)
+        others = f"  [also {'; '.join(also(r, d.node, d.step) for r in d.also)}]" if d.also else ""
+        lines.append(f"{head}: {why(d)}{others}")
+        for p in d.premises:
+            walk(p, depth + 1)
+        for a in d.absent:
+            lines.append(f"{pad}  {show_fact(*a)} absent at {d.at[0]}:{d.at[1]}")
+
+    walk(derivation, 0)
+    return "\n".join(lines) + "\n"
+
+
+def run(run: Run) -> str:
+    """The run, transition by transition: what it delivers and sends, and the buffers after it."""
+    lines = []
+    for t, after in zip(run.transitions, run.configurations[1:]):
+        got = ", ".join(f"{m.fact} from {m.sender}:{m.sent}" for m in t.delivered) or "nothing"
+        lines.append(f"{t.index:>3}. {t.node}:{t.step} receives {got}")
+        for m in t.sent:
+            where = "pending" if m.arrives is None else f"{m.addressee}:{m.arrives}"
+            lines.append(f"       sends {m.fact} to {m.addressee} (arrives {where})")
+        buffered = "; ".join(f"{x}: {', '.join(m.fact for m in ms)}" for x, ms in after.buffers.items() if ms)
+        if buffered:
+            lines.append(f"       buffers: {buffered}")
+    return "".join(line + "\n" for line in lines)
+
+
+def report(report: Report, program: str = "<program>") -> str:
+    """What `check` says of a program: rules, relations, strata, asynchronous relations, positivity, CRON."""
+    listed = lambda relations: ", ".join(f"{p}/{k}" for p, k in relations.items()) or "none"
+    lines = [f"{program}: {len(report.rules)} rule(s), well formed"]
+    lines += [f"  rule {number:>2} {kind:<12} {text}" for number, kind, text in report.rules]
+    lines += [
+        f"idb: {listed(report.idb)}",
+        f"edb: {listed(report.edb)}",
+        "strata of the deductive rules: "
+        + ("; ".join(f"{i}: {', '.join(s)}" for i, s in enumerate(report.strata, 1)) or "none"),
+        f"asynchronous relations: {listed(report.async_relations)}",
+        "positive: yes (no negation: if consistent, it tolerates non-causality, jcss2014 Theorem 4.1)"
+        if report.positive
+        else "positive: no (uses negation)",
+        f"output relations: {', '.join(report.outputs) or 'none declared (.output R.)'}",
+    ]
+    if report.cron is not None and report.async_relations:
+        lines.append("CRON (where causality may matter; `dedalus2asp cron` checks it on an input):")
+        for relation, negations in report.cron.feeds_negation.items():
+            lines.append(f"  {relation} feeds a negation ({'; '.join(negations)}): its arrival time may change the output")
+        if report.cron.monotone:
+            lines.append(f"  {', '.join(report.cron.monotone)}: used monotonically (feeds no negation)")
+    return "".join(line + "\n" for line in lines)
+
+
+def count(result: dict, bounds: Bounds) -> str:
+    """`solve.count`'s result in one line: models (unless only traces were counted) and distinct traces."""
+    models_ = "" if result["models"] is None else f"{result['models']} model(s), "
+    return (
+        f"{models_}{result['traces']} distinct trace(s) ({bounds.semantics.value}, {bounds.describe()}; "
+        f"{result['seconds']} s)\n"
+    )
+
+
+def exploration(summary: dict, bounds: Bounds) -> str:
+    """What the operational explorer found in one line: distinct traces (and run prefixes), configurations."""
+    prefixes = f" over {summary['runs']} distinct run prefix(es)" if "runs" in summary else ""
+    return (
+        f"{summary['traces']} distinct trace(s){prefixes}; {summary['states']} configurations explored "
+        f"({bounds.describe()})\n"
+    )
