@@ -44,3 +44,20 @@ def spark():
     session = spark_session("local[2]", partitions=4)
     yield session
     session.stop()
+
+
+# The long fuzzing run (tests/test_fuzz.py): `pytest -m fuzz --fuzz-examples N`. Without `-m fuzz` the
+# tests marked `fuzz` are deselected, and the default run draws its own fixed budget.
+
+
+def pytest_addoption(parser):
+    parser.addoption("--fuzz-examples", type=int, default=0, help="inputs per property of tests/test_fuzz.py (default: its CI budget)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if "fuzz" in (config.getoption("-m") or ""):
+        return
+    deselected = [item for item in items if item.get_closest_marker("fuzz") is not None]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = [item for item in items if item.get_closest_marker("fuzz") is None]
