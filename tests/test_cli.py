@@ -1,4 +1,4 @@
-"""The command-line contract of SPEC §4, end to end through the real command.
+"""The command-line contract (README's command table, docs/language.md's exit statuses), end to end.
 
 Most runs go through `typer.testing.CliRunner` (in process, fast); one test
 runs the installed `dedalus2asp` console script in a subprocess from another
@@ -55,7 +55,8 @@ ENCODINGS = [e.value for e in Encoding]
 SUBCOMMANDS = {
     "check": ["--json"],
     "compile": ["--input", "--horizon", "--semantics", "--encoding", "--max-delay", "--output", "--traces"],
-    "models": ["--input", "--horizon", "--semantics", "--encoding", "--max-delay", "--models", "--timeout", "--json"],
+    "models": ["--input", "--horizon", "--semantics", "--encoding", "--max-delay", "--models", "--timeout", "--json",
+               "--format", "--output", "--svg", "text", "json", "itf", "shiviz", "svg", "dot", "html"],
     "count": ["--input", "--horizon", "--semantics", "--encoding", "--max-delay", "--timeout", "--json"],
     "explore": ["--input", "--horizon", "--max-delay", "--max-states", "--runs", "--json"],
     "cron": ["--dialect", "--input", "--horizon", "--max-delay", "--output", "--encoding", "--search-horizon", "--timeout", "--json"],
@@ -64,6 +65,7 @@ SUBCOMMANDS = {
     "report": ["--dialect", "--input", "--horizon", "--semantics", "--max-delay", "--models", "--output"],
     "convert": ["--to", "--dialect"],
     "run": ["--dialect", "--input", "--steps", "--schedule", "--max-delay", "--seed", "--engine", "--out"],
+    "batch": ["--out", "--master", "[[grid]]", "[[job]]"],
 }
 
 RUNNER = CliRunner()

@@ -13,15 +13,17 @@ returns the text of a document:
 | `report` | `lang.analysis.Report` (`check`) | text, json |
 | `count` | the dictionary of `asp.solve.count` | text, json |
 | `exploration` | the summary of `explore` (a dictionary) | text, json |
+| `summary` | `charts.Report`, the summary of a `run` or `batch` directory | text, html |
 
 The writers live in one module per format: `text` (for a reader, rich tables),
 `json` (the trace document of docs/trace-schema.md), `svg` (the spacetime
 diagram, docs/diagrams.md), `dot` (happens-before, lineage), `html` (the
-report page, notebook fragments), `itf` and `shiviz` (docs/exports.md).
+report page, notebook fragments), `itf` and `shiviz` (docs/exports.md);
+`charts` draws the summaries of result directories.
 svg, dot and itf documents hold one model each: a set of models is written
 model by model (`models --format svg -o DIR`).
 
-Options a writer takes: `width` and `color` (text of models and verdicts),
+Options a writer takes: `width` and `color` (text of models, verdicts, summaries),
 `fragment` (html: a notebook fragment instead of a page), `program` and
 `input` (html of models: the files they come from), `source` (itf), `bounds`
 (text of a count or an exploration), `program` (text of a check report). A
@@ -36,7 +38,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from . import dot, html, itf, json, shiviz, svg, text
+from . import charts, dot, html, itf, json, shiviz, svg, text
 
 
 class UnsupportedFormat(ValueError):
@@ -50,6 +52,7 @@ KINDS = {
     "dedalus2asp.inspect.explain.Derivation": "derivation",
     "dedalus2asp.inspect.run.Run": "run",
     "dedalus2asp.lang.analysis.Report": "report",
+    "dedalus2asp.formats.charts.Report": "summary",
 }
 """The kind of each class of values, by its qualified name."""
 
@@ -76,6 +79,8 @@ WRITERS: dict[tuple[str, str], Callable[..., str]] = {
     ("count", "json"): json.dumps,
     ("exploration", "text"): text.exploration,
     ("exploration", "json"): json.dumps,
+    ("summary", "text"): text.summary,
+    ("summary", "html"): charts.page,
 }
 
 FORMATS: dict[str, tuple[str, ...]] = {kind: tuple(f for (k, f) in WRITERS if k == kind) for kind, _ in WRITERS}

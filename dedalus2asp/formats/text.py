@@ -5,7 +5,7 @@ then its messages (sender@step → addressee@arrival step, the rule that sent
 each, those sent into the past marked) and its outputs. A set of models is
 each model in turn and how many there are; a CRON verdict is its sentence and
 what supports it (jcss2014); a derivation an indented tree; a run (tplp2016
-§5.3.2) its transitions; a check report, a count and an exploration a few lines.
+§5.3.2) its transitions; a check report, a count and an exploration a few lines; the summary of a result directory its tables.
 
 Tables are drawn by rich. `width` is the width of the terminal the text goes
 to: a cell longer than its share of it wraps. Without one (the text goes to a
@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Iterable
 import clingo
 from rich.console import Console
 from rich.table import Table
+
+from . import charts
 
 if TYPE_CHECKING:
     from ..bounds import Bounds
@@ -224,6 +226,13 @@ def report(report: Report, program: str = "<program>") -> str:
         if report.cron.monotone:
             lines.append(f"  {', '.join(report.cron.monotone)}: used monotonically (feeds no negation)")
     return "".join(line + "\n" for line in lines)
+
+
+def summary(report: charts.Report, width: int | None = None, color: bool = False) -> str:
+    """The summary of a result directory: its title and tables (the charts are in its HTML page only)."""
+    out = console(width, color)
+    charts.tables(report, out)
+    return out.file.getvalue()
 
 
 def count(result: dict, bounds: Bounds) -> str:
