@@ -363,3 +363,11 @@ def test_json_messages_quote_long_values_by_their_ends():
         parse_json(text)
     assert len(str(caught.value)) < 400
     assert re.search(r"a value must be a string or an integer, not \[0, 1, 2", str(caught.value))
+
+
+def test_top_level_facts_do_not_multiply_without_bound(tmp_path):
+    # 5,000 top-level facts and 5,000 empty blocks: 25 million facts, from 45 kB
+    prog = write(tmp_path / "p.ded", QUERY)
+    data = write(tmp_path / "in.facts", "".join(f"q({i}).\n" for i in range(5000)) + "".join(f"n{i} {{ }}\n" for i in range(5000)))
+    err = assert_user_error(cli("compile", str(prog), "-i", str(data), "-T", "0"), data)
+    assert "more than 10,000,000 facts" in err

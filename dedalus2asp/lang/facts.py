@@ -56,6 +56,9 @@ from .lexer import (
 KEYWORD = "not"
 # The tokens that may name a node before a block's '{'.
 NODE_TOKENS = ("LNAME", "INT", "STRING")
+MAX_REPLICATED = 10_000_000
+"""The most facts that top-level facts may make, one copy per node: 2,000 facts `q(1).` and 2,000 empty
+blocks `a{}` (a few kilobytes) would otherwise make 4 million, and a megabyte 10^10."""
 
 
 def _keyword_message(what: str) -> str:
@@ -169,6 +172,15 @@ def parse_facts(text: str, filename: str = "<input>", columns: Mapping[str, int]
     diagnostics += builder.diagnostics
     if not nodes.facts and not diagnostics:
         diagnostics.append(_no_node(columns is not None, filename, text))
+    if len(nodes.everywhere) * len(nodes.facts) > MAX_REPLICATED:
+        diagnostics.append(Diagnostic(
+            "input-size",
+            f"the input gives its {len(nodes.everywhere)} top-level facts to each of its {len(nodes.facts)} nodes: "
+            f"more than {MAX_REPLICATED:,} facts in all, the most dedalus2asp makes of top-level facts "
+            "(write them in the blocks of the nodes that need them)",
+            filename=filename,
+            text=text,
+        ))
     raise_if_errors(diagnostics)
     return _instance(nodes.per_node(), filename, text)
 
