@@ -46,18 +46,24 @@ def spark():
     session.stop()
 
 
-# The long fuzzing run (tests/test_fuzz.py): `pytest -m fuzz --fuzz-examples N`. Without `-m fuzz` the
-# tests marked `fuzz` are deselected, and the default run draws its own fixed budget.
+# The long fuzzing run (tests/test_fuzz.py): `pytest -m fuzz --fuzz-examples N`. Without `-m fuzz`, the
+# tests marked `fuzz(only_long=True)` are deselected, and the other fuzz tests draw their CI budget.
 
 
 def pytest_addoption(parser):
-    parser.addoption("--fuzz-examples", type=int, default=0, help="inputs per property of tests/test_fuzz.py (default: its CI budget)")
+    parser.addoption("--fuzz-examples", type=int, default=0,
+                     help="inputs per property of tests/test_fuzz.py (default: its CI budget)")
+
+
+def _only_long(item) -> bool:
+    marker = item.get_closest_marker("fuzz")
+    return marker is not None and marker.kwargs.get("only_long", False)
 
 
 def pytest_collection_modifyitems(config, items):
     if "fuzz" in (config.getoption("-m") or ""):
         return
-    deselected = [item for item in items if item.get_closest_marker("fuzz") is not None]
+    deselected = [item for item in items if _only_long(item)]
     if deselected:
         config.hook.pytest_deselected(items=deselected)
-        items[:] = [item for item in items if item.get_closest_marker("fuzz") is None]
+        items[:] = [item for item in items if not _only_long(item)]

@@ -264,7 +264,7 @@ any_toml = st.recursive(
 def manifest_tables(draw, hostile: bool) -> str:
     """A manifest: `root`, `[defaults]`, `[[grid]]` and `[[job]]` tables; `hostile` gives keys values of any type."""
     def values(key: str, in_grid: bool):
-        if hostile and draw(st.booleans()):
+        if key not in GOOD_VALUES or (hostile and draw(st.booleans())):
             return draw(any_toml)
         good = GOOD_VALUES[key]
         return draw(st.lists(good, min_size=1, max_size=2) if in_grid else good)
