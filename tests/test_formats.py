@@ -48,7 +48,7 @@ def models_of(files, horizon, semantics=Semantics.CAUSAL, limit=0, max_delay=Non
     return inspect.Models(tuple(found.models), prepared.compiled.bounds, prepared.instance.network, found.complete)
 
 
-def models(*args) -> "click.testing.Result":  # noqa: F821
+def models(*args):
     result = RUNNER.invoke(app, ["models", *map(str, args)])
     assert "Traceback" not in result.output, result.output
     return result

@@ -8,7 +8,7 @@ import clingo
 import pytest
 from typer.testing import CliRunner
 
-from dedalus2asp import formats, inspect
+from dedalus2asp import formats
 from dedalus2asp.asp import solve
 from dedalus2asp.cli import app
 from dedalus2asp.pipeline import prepare

@@ -151,8 +151,8 @@ def test_html_report_is_self_contained():
     assert counter.sources == []  # no external resource, no script
     assert "script" not in counter.tags
     assert "<title>Fig. 4 &lt;causal&gt;</title>" in page and "a note &amp; more" in page
-    for svg in re.findall(r"<svg.*?</svg>", page, flags=re.S):
-        parse(svg)
+    for diagram in re.findall(r"<svg.*?</svg>", page, flags=re.S):
+        parse(diagram)
 
 
 def test_notebook_reprs():

@@ -17,7 +17,7 @@ import sys
 
 import typer
 
-from ..asp import solve as solving
+from ..asp.solve import SolveError
 from . import inspect, program, solve, spark
 from .console import EXIT_INTERNAL, ReaderMayLeave, stderr
 
@@ -51,7 +51,7 @@ def main() -> None:
     sys.stdout = ReaderMayLeave(sys.stdout)
     try:
         app()
-    except solving.SolveError as error:
+    except SolveError as error:
         stderr.print(
             f"internal error: {error}\n"
             "This is a bug in dedalus2asp, not in your program: please report it with the program, the input "
