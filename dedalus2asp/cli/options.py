@@ -68,14 +68,13 @@ def check_engine(name: str) -> str:
     return name
 
 
-def load(program: Path, input_: Path | None = None, dialect: Dialect = Dialect.AUTO, needs_input: bool = True):
-    """PROG and --input parsed and checked (`pipeline.load`), their warnings printed."""
+def load(program: Path, input_: Path | None = None, dialect: Dialect = Dialect.AUTO):
+    """PROG and --input parsed and checked (`pipeline.load`), H required, the warnings printed."""
     try:
         prog, instance, warnings = pipeline.load(program, input_, dialect.value)
     except DiagnosticError as error:
         fail(error)
-    if needs_input:
-        need_instance(program, instance)
+    need_instance(program, instance)
     warn(warnings)
     return prog, instance
 

@@ -21,17 +21,8 @@ from .options import (DelayOpt, Dialect, DialectOpt, EncodingOpt, HorizonOpt, In
                       Prog, SemanticsOpt, TimeoutOpt, bounds, check_engine, load, need_instance, prepare)
 
 
-class Format(str, Enum):
-    """What `models` writes: text for a reader, or a document for a tool (`dedalus2asp.formats`)."""
-
-    TEXT = "text"
-    JSON = "json"
-    ITF = "itf"
-    SHIVIZ = "shiviz"
-    SVG = "svg"
-    DOT = "dot"
-    HTML = "html"
-
+Format = Enum("Format", {name.upper(): name for name in formats.FORMATS["model"]}, type=str)
+"""What `models` writes: any format of a model in the registry (`dedalus2asp.formats`)."""
 
 FORMAT_HELP = (
     "text: a node × step table per model; json: the trace document (docs/trace-schema.md); html: one report page; "
@@ -65,15 +56,11 @@ def models(
     found = solve.enumerate_models(prepared.compiled, number, timeout=timeout)
     chosen = inspect.Models(tuple(found.models), prepared.compiled.bounds, tuple(prepared.instance.network), found.complete)
     if svg is not None:
-        write_each(chosen, Format.SVG, svg)
+        write_each(chosen, Format.SVG, svg, program)
     if fmt.value in formats.FORMATS["models"]:
         write_all(chosen, fmt, output, program, input_)
-    elif output is not None:
+    else:
         write_each(chosen, fmt, output, program)
-    elif chosen:
-        emit(render(chosen[0], fmt.value, **({"source": str(program)} if fmt is Format.ITF else {})))
-        if len(chosen) > 1:
-            stderr.print(f"printed model 1 of {len(chosen)}: --format {fmt.value} holds one model; -o DIR writes them all")
     if not found.complete:
         incomplete("the enumeration", timeout)
     if found.count == 0:
@@ -96,9 +83,15 @@ def write_all(chosen: inspect.Models, fmt: Format, output: Optional[Path], progr
         emit(document, output)
 
 
-def write_each(chosen: inspect.Models, fmt: Format, directory: Path, program: Path | None = None) -> None:
-    """One document per model: DIR/model-K.svg (.dot, .itf.json)."""
+def write_each(chosen: inspect.Models, fmt: Format, directory: Optional[Path], program: Path) -> None:
+    """One document per model, DIR/model-K.svg (.dot, .itf.json); without DIR, the first model on standard output."""
     options = {"source": str(program)} if fmt is Format.ITF else {}
+    if directory is None:
+        if chosen:
+            emit(render(chosen[0], fmt.value, **options))
+        if len(chosen) > 1:
+            stderr.print(f"printed model 1 of {len(chosen)}: --format {fmt.value} holds one model; -o DIR writes them all")
+        return
     for model in chosen:
         write(directory / f"model-{model.number}{formats.SUFFIXES[fmt.value]}", render(model, fmt.value, **options))
     what = "spacetime diagram(s)" if fmt is Format.SVG else f"{fmt.value} document(s)"
