@@ -27,7 +27,8 @@ from dedalus2asp.cli import app
 from dedalus2asp.lang import analysis, lexer, parser
 from dedalus2asp.lang.ast import Span, printable
 from dedalus2asp.lang.diagnostics import MAX_SHOWN, Diagnostic, DiagnosticError, format_diagnostic, position
-from dedalus2asp.lang.facts import MAX_JSON_DEPTH, parse_json
+from dedalus2asp.lang.facts import parse_json
+from dedalus2asp.lang.facts_json import MAX_JSON_DEPTH
 from dedalus2asp.lang.parser import MAX_ARITY, parse_program
 
 BIG = "9" * 5000  # more digits than Python converts (4,300)

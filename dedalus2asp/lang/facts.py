@@ -3,41 +3,37 @@
 The `.facts` form follows `facts.lark`: top-level facts go to every node,
 `node { facts }` gives one node's facts, `fact@k.` is an event at step k of
 its node (tr2009 Example 3). The JSON form is
-`{"nodes": {"a": {"r": [["v1", "v2"]]}}}`. The network is the set of nodes
-that have a block (an object under "nodes").
+`{"nodes": {"a": {"r": [["v1", "v2"]]}}}`, read by `facts_json`. The network
+is the set of nodes that have a block (an object under "nodes").
 
 An input is located exactly when its program is (tr2009 §6.2, see
 `located`): then `columns` gives each relation's location column, every fact
 goes to the node named there (the column is dropped), and the network is the
 set of nodes named, with the empty blocks `c { }`.
 
-Both readers report every problem of an input at once, with its place.
+Both readers report every problem of an input at once, with its place, and
+`parse_facts` stops after `lexer.MAX_ERRORS`; top-level facts make at most
+`MAX_REPLICATED` copies, one per node.
 """
 
 from __future__ import annotations
 
-import json
-import re
-from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Iterator, Mapping
+from typing import Iterator, Mapping
 
 import clingo
 from lark import Token, v_args
 
 from .ast import NOWHERE, Constant, Fact, Instance, Span, Variable
-from .diagnostics import Diagnostic, DiagnosticError, Severity, raise_if_errors
-from ..bounds import MAX_STEP
-from .diagnostics import position
+from .diagnostics import Diagnostic, Severity, raise_if_errors
+from .facts_json import MAX_JSON_DEPTH, json_value, node_key, read_json, split_fact  # noqa: F401 (the JSON form)
 from .lexer import (
     FACT_CHARACTER_HINTS,
-    INT_DIGITS,
-    INT_RANGE,
+    KEYWORD,
     MAX_ERRORS,
     BadLiteral,
     Report,
     Terms,
-    bounded_int,
     build,
     chunks,
     lark_parser,
@@ -45,15 +41,12 @@ from .lexer import (
     number,
     parse_tokens,
     read_text,
-    shown_literal,
     span_of,
     step,
     too_many_errors,
     unescape,
 )
 
-# clingo's keyword, which a `.ded` program cannot use as a name either (its lexer has the token NOT).
-KEYWORD = "not"
 # The tokens that may name a node before a block's '{'.
 NODE_TOKENS = ("LNAME", "INT", "STRING")
 MAX_REPLICATED = 10_000_000
@@ -280,13 +273,6 @@ class _Blocks:
         return {n: self.everywhere + fs for n, fs in self.facts.items()}
 
 
-def split_fact(fact: Fact, column: int) -> tuple[clingo.Symbol, Fact] | None:
-    """A located input fact as (its node, the fact without its location column); None if it has no such column."""
-    if len(fact.args) <= column:
-        return None
-    return fact.args[column], replace(fact, args=fact.args[:column] + fact.args[column + 1 :])
-
-
 def _place(fact: Fact, columns: Mapping[str, int], block, error: Report) -> tuple[clingo.Symbol, Fact] | None:
     """A located input fact as (its node, the fact without its location column), or an error.
 
@@ -327,90 +313,8 @@ def _no_node(located: bool, filename: str, text: str) -> Diagnostic:
     )
 
 
-# ---------------------------------------------------------------------------
-# The JSON form
-
-
-_IDENTIFIER = re.compile(r"[a-z][A-Za-z0-9_]*\Z")
-_RELATION_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:@(\d+))?")
-# The keys of "nodes" that name a number: an integer's own decimal form, "1" but not "01", "+1" or "-0".
-_NUMBER_KEY = re.compile(r"-?[1-9][0-9]*|0")
-# What JSON nests: a string (skipped whole: its brackets are text) or a bracket.
-_JSON_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
-MAX_JSON_DEPTH = 64
-"""How deep a JSON input may nest: its form needs 4 levels, and Python's decoder would recurse to its end."""
-# A reader's way to report a problem of a JSON input: error(message), optionally with its line and column.
-JsonReport = Callable[..., None]
-
-
-class _LongInteger:
-    """A JSON integer of more digits than any integer clingo holds, not converted (Python converts no
-    more than 4,300 digits)."""
-
-    def __init__(self, digits: str):
-        self.digits = digits
-
-
-def _json_int(digits: str) -> int | _LongInteger:
-    return int(digits) if len(digits.lstrip("-")) <= INT_DIGITS + 1 else _LongInteger(digits)
-
-
-class _Object(dict):
-    """A JSON object, and the keys it names more than once (`repeated`): JSON keeps the last silently."""
-
-    def __init__(self, pairs: list[tuple[str, object]]):
-        super().__init__(pairs)
-        seen: set[str] = set()
-        self.repeated = tuple(dict.fromkeys(k for k, _ in pairs if k in seen or seen.add(k)))
-
-
-def json_value(value) -> clingo.Symbol:
-    """A JSON value as a constant: ints are numbers, lower-case identifiers are names, other strings strings.
-
-    "not" is a string: an identifier `not` cannot exist in Dedalus (nor in clingo, whose keyword it is).
-    """
-    if isinstance(value, _LongInteger):
-        raise ValueError(f"integer {shown_literal(value.digits)} is out of range: clingo's integers lie in "
-                         f"{INT_RANGE[0]}..{INT_RANGE[1]}")
-    if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise ValueError(f"a value must be a string or an integer, not {_short(value)}")
-    if isinstance(value, int):
-        if not INT_RANGE[0] <= value <= INT_RANGE[1]:
-            raise ValueError(f"integer {value} is out of range: clingo's integers lie in {INT_RANGE[0]}..{INT_RANGE[1]}")
-        return clingo.Number(value)
-    return clingo.Function(value) if _IDENTIFIER.match(value) and value != KEYWORD else clingo.String(value)
-
-
-def node_key(key: str) -> clingo.Symbol:
-    """The node a key of "nodes" names: an integer written as itself ("1", "-2") is that number, any
-    other key is a value (`json_value`): "a" is the name a, "01" the string "01".
-
-    JSON keys are strings, so the number 1 is named by the key "1"; any other spelling ("01", "1.0",
-    "+1") is the string it spells, as the same JSON string is as a value, so distinct keys are distinct
-    nodes and a located input's value "01" is the node of the key "01".
-    """
-    if not _NUMBER_KEY.fullmatch(key):
-        return json_value(key)
-    value = bounded_int(key, *INT_RANGE)
-    return json_value(_LongInteger(key) if value is None else value)
-
-
-def _too_deep(text: str) -> int | None:
-    """The offset of the first bracket of `text` that opens a level deeper than `MAX_JSON_DEPTH`, if any."""
-    depth = 0
-    for match in _JSON_NESTING.finditer(text):
-        bracket = match[0]
-        if bracket == "[" or bracket == "{":
-            depth += 1
-            if depth > MAX_JSON_DEPTH:
-                return match.start()
-        elif bracket == "]" or bracket == "}":
-            depth -= 1
-    return None
-
-
 def parse_json(text: str, filename: str = "<input>", columns: Mapping[str, int] | None = None) -> Instance:
-    """Parse the JSON form `{"nodes": {"a": {"r": [["v1", "v2"]]}}}` of an input.
+    """Parse the JSON form `{"nodes": {"a": {"r": [["v1", "v2"]]}}}` of an input (`facts_json.read_json`).
 
     A value is a constant: an integer is a number, a lower-case identifier
     other than "not" a name, any other string a string; a node's key is read
@@ -423,131 +327,7 @@ def parse_json(text: str, filename: str = "<input>", columns: Mapping[str, int] 
     relation instead). A key given twice in one object is an error (JSON
     would keep the last), and so is nesting deeper than `MAX_JSON_DEPTH`.
     """
-    diagnostics: list[Diagnostic] = []
-
-    def error(message: str, line: int = 0, col: int = 0) -> None:
-        span = Span(line, col, line, col + 1) if line else NOWHERE
-        diagnostics.append(Diagnostic("json", message, span, filename, text))
-
-    deep = _too_deep(text)
-    if deep is not None:
-        error(f"invalid JSON: it nests deeper than {MAX_JSON_DEPTH} levels (an input needs 4)", *position(text, deep))
-        raise DiagnosticError(diagnostics)
-    try:
-        data = json.loads(text, object_pairs_hook=_Object, parse_int=_json_int)
-    except json.JSONDecodeError as exc:
-        error(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno)
-        raise DiagnosticError(diagnostics) from None
-    problem = _shape_problem(data, columns)
-    if problem is not None:
-        error(problem)
-    raise_if_errors(diagnostics)
-    for key in data.repeated:
-        error(f"{key!r} is given twice at the top level: a JSON object names each key once")
-    nodes = data.get("nodes", {})
-    for node in getattr(nodes, "repeated", ()):
-        error(f"node {node!r} is given twice in \"nodes\": a JSON object names each key once, and JSON would "
-              "keep the last one's facts only (merge the two)")
-    facts: dict[clingo.Symbol, list[Fact]] = {}
-    for node, relations in nodes.items():
-        read = _node_facts(node, relations, columns, error)
-        if read is not None:
-            facts.setdefault(read[0], []).extend(read[1])
-    if columns is not None:
-        for node, fact in _located_facts(data.get("facts", {}), columns, error):
-            facts.setdefault(node, []).append(fact)
-    raise_if_errors(diagnostics)
-    return _instance(facts, filename, text)
-
-
-def _shape_problem(data, columns: Mapping[str, int] | None) -> str | None:
-    """What is wrong with the outer structure of a JSON input, if anything."""
-    shape = '{"nodes": {"<node>": {"<relation>": [[<value>, ...], ...]}}}'
-    if columns is not None:
-        shape = '{"facts": {"<relation>": [[<node>, <value>, ...], ...]}, "nodes": {"<node without facts>": {}}}'
-    if not isinstance(data, dict):
-        return f"expected an object {shape}"
-    if columns is None:
-        if "facts" in data:
-            return ('"facts" holds the facts of a located input, but the program is location-transparent: '
-                    f"write {shape} (or write the program in a located dialect)")
-        if not isinstance(data.get("nodes"), dict):
-            return f"expected an object {shape}"
-        if not data["nodes"]:
-            return f'the input names no node: "nodes" is empty; write {shape}'
-        return None
-    if not (isinstance(data.get("facts", {}), dict) and isinstance(data.get("nodes", {}), dict)):
-        return f"expected an object {shape}"
-    if not data.get("facts") and not data.get("nodes"):
-        return f"the input names no node: it has no fact and no node; write {shape}"
-    return None
-
-
-def _tuples(where: str, relations, error: JsonReport) -> Iterator[tuple[str, str, int | None, tuple]]:
-    """(where, relation, step, values) of every well-formed tuple of an object {relation[@k]: tuples}."""
-    if not isinstance(relations, dict):
-        error(f"{where}: expected an object mapping relation names to lists of tuples, not {_short(relations)}")
-        return
-    for key in getattr(relations, "repeated", ()):
-        error(f"{where}, relation {key!r}: given twice: a JSON object names each key once, and JSON would keep "
-              "the last one's tuples only (merge the two lists)")
-    for key, tuples in relations.items():
-        match = _RELATION_KEY.fullmatch(key)
-        if match is None:
-            error(f"{where}: {shown_literal(key)!r} is not a relation name (letters, digits and '_')")
-            continue
-        at = None if match[2] is None else bounded_int(match[2], 0, MAX_STEP)
-        if match[2] is not None and at is None:
-            error(f"{where}, relation {shown_literal(key)!r}: the step of its events is out of range: "
-                  f"a step lies in 0..{MAX_STEP}, the largest horizon")
-            continue
-        if not isinstance(tuples, list) or not all(isinstance(t, list) for t in tuples):
-            error(
-                f"{where}, relation {key!r}: expected a list of tuples, each a list of values, "
-                f'e.g. [["v1", "v2"], ["v2", 3]], not {_short(tuples)}'
-            )
-            continue
-        for t in tuples:
-            try:
-                yield where, match[1], at, tuple(json_value(v) for v in t)
-            except ValueError as exc:
-                error(f"{where}, relation {key!r}: {exc}")
-
-
-def _node_facts(node: str, relations, columns: Mapping[str, int] | None, error: JsonReport) -> tuple[clingo.Symbol, list[Fact]] | None:
-    """The node named by a key of "nodes" and its facts; of a located input, each must be located there."""
-    try:
-        key = node_key(node)
-    except ValueError as exc:
-        error(f"node {shown_literal(node)!r}: {exc}")
-        return None
-    local = []
-    for where, rel, step, values in _tuples(f"node {node!r}", relations, error):
-        if columns is None:
-            local.append(Fact(rel, values, step=step))
-            continue
-        placed = split_fact(Fact(rel, values, step=step), columns.get(rel, 0))
-        if placed is None or placed[0] != key:
-            error(f"{where}, relation {rel!r}: {list(values)} is not located at {node!r}: in a located input "
-                  'a fact goes to the node in its location column (write it under "facts")')
-        else:
-            local.append(placed[1])
-    return key, local
-
-
-def _located_facts(relations, columns: Mapping[str, int], error: JsonReport) -> Iterator[tuple[clingo.Symbol, Fact]]:
-    """The tuples of "facts" of a located input, each as (its node, the fact without its location column)."""
-    for where, rel, step, values in _tuples('"facts"', relations, error):
-        placed = split_fact(Fact(rel, values, step=step), columns.get(rel, 0))
-        if placed is None:
-            error(f"{where}, relation {rel!r}: {list(values)} has no location column: its first value names the node")
-        else:
-            yield placed
-
-
-def _short(value) -> str:
-    text = json.dumps(value, default=lambda v: v.digits)  # a `_LongInteger` is written as a string
-    return text if len(text) <= 40 else text[:37] + "..."
+    return _instance(read_json(text, filename, columns), filename, text)
 
 
 # ---------------------------------------------------------------------------

@@ -92,6 +92,8 @@ FACT_CHARACTER_HINTS = {
 }
 
 INT_RANGE = (-(2**31), 2**31 - 1)
+# clingo's keyword, which a `.ded` program cannot use as a name either (its lexer has the token NOT).
+KEYWORD = "not"
 # The most digits an integer in INT_RANGE has (leading zeros aside): a longer one is out of range uncounted.
 INT_DIGITS = len(str(2**31))
 
