@@ -166,16 +166,21 @@ def parse_facts(text: str, filename: str = "<input>", columns: Mapping[str, int]
     if not nodes.facts and not diagnostics:
         diagnostics.append(_no_node(columns is not None, filename, text))
     if len(nodes.everywhere) * len(nodes.facts) > MAX_REPLICATED:
-        diagnostics.append(Diagnostic(
-            "input-size",
-            f"the input gives its {len(nodes.everywhere)} top-level facts to each of its {len(nodes.facts)} nodes: "
-            f"more than {MAX_REPLICATED:,} facts in all, the most dedalus2asp makes of top-level facts "
-            "(write them in the blocks of the nodes that need them)",
-            filename=filename,
-            text=text,
-        ))
+        diagnostics.append(_too_many_copies(nodes, filename, text))
     raise_if_errors(diagnostics)
     return _instance(nodes.per_node(), filename, text)
+
+
+def _too_many_copies(nodes: "_Blocks", filename: str, text: str) -> Diagnostic:
+    """The error of an input whose top-level facts, one copy per node, make more than `MAX_REPLICATED`."""
+    return Diagnostic(
+        "input-size",
+        f"the input gives its {len(nodes.everywhere)} top-level facts to each of its {len(nodes.facts)} nodes: "
+        f"more than {MAX_REPLICATED:,} facts in all, the most dedalus2asp makes of top-level facts "
+        "(write them in the blocks of the nodes that need them)",
+        filename=filename,
+        text=text,
+    )
 
 
 def _semicolons_in_values(
