@@ -85,8 +85,10 @@ def run_property(strategy, check, examples: int, name: str) -> None:
         check(example)
 
     start = time.perf_counter()
-    prop()
-    print(f"\nfuzz {name}: {INPUTS[name]} inputs in {time.perf_counter() - start:.1f} s")
+    try:
+        prop()
+    finally:
+        print(f"\nfuzz {name}: {INPUTS[name]} inputs in {time.perf_counter() - start:.1f} s")
 
 
 @contextmanager

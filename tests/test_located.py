@@ -327,3 +327,19 @@ def test_facts_may_end_with_a_semicolon_as_in_molly():
     assert [(d.line, d.col, d.message) for d in info.value.diagnostics] == [
         (1, 8, "unexpected character ';' (separate values with ',')")
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "p :- notin, node(Y).",  # found by tests/test_fuzz.py: notin( was Molly's negation in the located grammar
+        "p(X) :- p(X), node(Y).\np(X) :- notin(X), node(Y).\n.output p, notin.",
+        "p(X) :- q(X, notin), X != notin.\npersist[notin, 1].",
+    ],
+)
+def test_a_relation_or_constant_named_notin_converts_and_reads_back(text):
+    """`notin` is Molly's negation only before an atom: before '(', ',', '.' or ']' it is a name."""
+    program = parse_program(text)
+    back = parse_source(located_text(program), dialect="located").program
+    assert [str(r) for r in back.rules] == [str(r) for r in program.rules]
+    assert back.outputs == program.outputs
