@@ -2,10 +2,11 @@
 
     parse → check → transform(bounds) → ground/solve → decode
 
-`prepare` runs the first three phases on files, within the bounds (`bounds.Bounds`: horizon,
-semantics, encoding, network) made once by the caller; `solve.enumerate_models`
-and `solve.count` ground and solve, and `inspect.decode` reads each answer
-set back as a trace and its messages.
+`load` parses (`lang.parser`) and checks (`lang.analysis`) a program and its input; `prepare`
+adds the transformation (`asp.transform`) within the bounds (`bounds.Bounds`: horizon,
+semantics, encoding, network) made once by the caller. `asp.solve.enumerate_models` and
+`asp.solve.count` ground and solve, and `inspect.decode` reads each answer set back as a
+trace and its messages. Every command of the CLI goes this way.
 """
 
 from __future__ import annotations
@@ -13,16 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import inspect
-from .asp import solve, transform
+from .asp import transform
 from .bounds import Bounds
 from .lang import analysis, parser
 from .lang.ast import Instance, Program
 from .lang.diagnostics import Diagnostic, DiagnosticError
 from .lang.located import LocatedProgram
-
-PIPELINE = (parser.parse_program, analysis.check, transform.transform, solve.enumerate_models, inspect.decode)
-
 
 @dataclass(frozen=True)
 class Prepared:
