@@ -1,6 +1,6 @@
-"""Consistency and tolerance of non-causality (SPEC §3): the papers' verdicts, bounded.
+"""Consistency and tolerance of non-causality (jcss2014; docs/cron.md): the papers' verdicts, bounded.
 
-The table of SPEC §3 with the bounds that show each claim (horizon T, delay bound D):
+The expected verdicts of the papers' examples (docs/cron.md) with the bounds that show each claim (horizon T, delay bound D):
 
 * jcss2014 Alg. 1: positive, consistent, tolerant; the output is the transitive closure.
 * jcss2014 Alg. 2: consistent and tolerant, T() on the empty input, nothing on the non-empty one.
@@ -296,7 +296,7 @@ def test_cli_json():
 
 
 def test_cli_json_inconsistent_is_not_tolerant():
-    """SPEC §4: consistent and tolerant are booleans; tolerance asks for consistency first (§3)."""
+    """The JSON contract: consistent and tolerant are booleans; tolerance asks for consistency first (§3)."""
     alg4 = [EXAMPLES / "jcss2014/alg4.ded", "--input", EXAMPLES / "jcss2014/alg4.facts"]
     data = json.loads(run(*alg4, "--horizon", 3, "--max-delay", 2, "--json").stdout)
     assert data["consistent"] is False and data["tolerant"] is False and len(data["witnesses"]) == 2

@@ -1,4 +1,4 @@
-"""The fast encoding has the models of the paper's (SPEC §2 "Encodings").
+"""The fast encoding has the models of the paper's (docs/encodings.md: the same models and traces for every program, input, semantics and horizon).
 
 A model of either encoding is fixed by its arrivals α (one per sent message: a step or pending);
 the tests check that both encodings have the same number of models and the same set of traces,
