@@ -319,18 +319,9 @@ def _no_node(located: bool, filename: str, text: str) -> Diagnostic:
 
 
 def parse_json(text: str, filename: str = "<input>", columns: Mapping[str, int] | None = None) -> Instance:
-    """Parse the JSON form `{"nodes": {"a": {"r": [["v1", "v2"]]}}}` of an input (`facts_json.read_json`).
-
-    A value is a constant: an integer is a number, a lower-case identifier
-    other than "not" a name, any other string a string; a node's key is read
-    alike (`node_key`). A relation key `"r@k"` holds events at
-    step k (tr2009 Example 3). With `columns` the input is located (see
-    `parse_facts`) and is written `{"facts": {"r": [["a", "v1"]]}}`: each
-    tuple goes to the node in its location column; `"nodes": {"c": {}}` may
-    name nodes with no facts. Every problem of the structure is reported
-    (JSON has no positions past the decoder, so they name the node and the
-    relation instead). A key given twice in one object is an error (JSON
-    would keep the last), and so is nesting deeper than `MAX_JSON_DEPTH`.
+    """Parse the JSON form `{"nodes": {"a": {"r": [["v1", "v2"]]}}}` of an input: `facts_json.read_json`
+    reads it (its docstring says how values, events and located inputs are written) and this
+    checks the result as an instance, as `parse_facts` does.
     """
     return _instance(read_json(text, filename, columns), filename, text)
 
