@@ -138,17 +138,18 @@ def arities(program: Program, instance: Instance | None = None) -> list[Diagnost
     return out
 
 
-def _dependencies(program: Program) -> dict[str, set[tuple[str, bool, Rule, Atom]]]:
-    """Edges head <- body of the deductive rules, between relations that deductive rules derive."""
+def _dependencies(program: Program) -> dict[str, list[tuple[str, bool, Rule, Atom]]]:
+    """Edges head <- body of the deductive rules, between relations that deductive rules derive: one
+    (body relation, negated, rule, atom) per distinct literal of a rule (a rule is told by its identity,
+    not hashed whole: a rule of 5,000 literals would be hashed 5,000 times)."""
     deductive = program.rules_of(RuleKind.DEDUCTIVE)
     heads = {r.head.predicate for r in deductive}
-    deps: dict[str, set] = defaultdict(set)
+    deps: dict[str, dict] = defaultdict(dict)
     for rule in deductive:
-        for lit in (*((a, False) for a in rule.positive), *((a, True) for a in rule.negative)):
-            atom, neg = lit
+        for atom, neg in (*((a, False) for a in rule.positive), *((a, True) for a in rule.negative)):
             if atom.predicate in heads:
-                deps[rule.head.predicate].add((atom.predicate, neg, rule, atom))
-    return deps
+                deps[rule.head.predicate].setdefault((neg, id(rule), atom), (atom.predicate, neg, rule, atom))
+    return defaultdict(list, {head: list(edges.values()) for head, edges in deps.items()})
 
 
 def strongly_connected(nodes: list[str], succ: dict[str, list[str]]) -> list[list[str]]:
