@@ -380,3 +380,13 @@ def test_a_rule_with_thousands_of_literals_is_checked():
     with pytest.raises(DiagnosticError) as caught:
         analysis.check(parse_program(text))
     assert [d.code for d in caught.value.diagnostics] == ["not-stratifiable"]
+
+
+def test_a_statement_of_more_than_max_statement_tokens_is_refused(tmp_path):
+    # a 6 MB rule of a million body atoms took 168 s and 4.4 GB
+    prog = write(tmp_path / "long.ded", "p(X) :- " + "q(X), " * 30_000 + "r(X).\nok(X) :- q(X).\n")
+    err = assert_user_error(cli("check", str(prog)), prog, (1, 1))
+    assert f"more than {lexer.MAX_STATEMENT_TOKENS:,} tokens" in err and err.count(": error: ") == 1
+    data = write(tmp_path / "long.facts", "a { q(" + "1, " * 60_000 + "1). r(1). }\n")
+    err = assert_user_error(cli("compile", str(write(tmp_path / "p.ded", QUERY)), "-i", str(data), "-T", "0"), data, (1, 5))
+    assert f"more than {lexer.MAX_STATEMENT_TOKENS:,} tokens" in err

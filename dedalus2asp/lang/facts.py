@@ -42,6 +42,7 @@ from .lexer import (
     parse_tokens,
     read_text,
     span_of,
+    statement_too_long,
     step,
     too_many_errors,
     unescape,
@@ -136,7 +137,8 @@ def parse_facts(text: str, filename: str = "<input>", columns: Mapping[str, int]
         diagnostics.append(Diagnostic("syntax", message, span, filename, text))
 
     nodes = _Blocks(columns, error)
-    for chunk, lex_error in chunks(tokens, {"_END", "LBRACE", "RBRACE"}, bad, len(text)):
+    too_long = lambda tok: error(statement_too_long("fact"), span_of(tok))  # noqa: E731
+    for chunk, lex_error in chunks(tokens, {"_END", "LBRACE", "RBRACE"}, bad, len(text), too_long):
         if errors + len(builder.diagnostics) >= MAX_ERRORS:
             diagnostics.append(too_many_errors(filename, text, chunk[0].start_pos))
             nodes.block = None  # whether it is closed is not known

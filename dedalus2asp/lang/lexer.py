@@ -18,7 +18,8 @@ a file is read up to `MAX_SOURCE_BYTES` and must be text; an integer's
 digits are counted before they are converted; lexing goes on after an error
 from where it stopped (a line-start table gives every position,
 `diagnostics.position`), tokens are produced one statement at a time, and a
-reader stops after `MAX_ERRORS` errors of a file.
+reader stops after `MAX_ERRORS` errors of a file; a statement has at most
+`MAX_STATEMENT_TOKENS` tokens.
 """
 
 from __future__ import annotations
@@ -102,6 +103,8 @@ MAX_SOURCE_BYTES = 64 * 2**20
 (a run on a larger input reads it as a directory of CSV or Parquet tables, `run --input DIR`)."""
 MAX_ERRORS = 100
 """A reader stops after this many errors of a file, with a note where it stopped (clang stops at 20)."""
+MAX_STATEMENT_TOKENS = 100_000
+"""The most tokens of one statement (a rule of 25,000 body atoms): a 6 MB rule took 4.4 GB to parse."""
 
 
 # ---------------------------------------------------------------------------
@@ -344,22 +347,38 @@ def too_many_errors(filename: str, text: str, offset: int) -> Diagnostic:
     )
 
 
-def chunks(tokens: Iterable[Token], ends: set[str], bad: list[int], length: int) -> Iterator[tuple[list[Token], bool]]:
+def chunks(
+    tokens: Iterable[Token], ends: set[str], bad: list[int], length: int, too_long: Callable[[Token], None]
+) -> Iterator[tuple[list[Token], bool]]:
     """Split `tokens` after every token whose type is in `ends`.
 
-    Yields (tokens of the chunk, whether a lexical error lies inside the
-    chunk): such a chunk is not parsed, as its syntax error would only echo
+    Yields (tokens of the chunk, whether it must not be parsed): a chunk with
+    a lexical error inside is not parsed, as its syntax error would only echo
     the lexical one. `bad` holds the offsets of the lexical errors, in
-    increasing order, at least up to the last token read (see `lex`).
+    increasing order, at least up to the last token read (see `lex`). A
+    chunk of more than `MAX_STATEMENT_TOKENS` tokens is not parsed either:
+    `too_long(first token)` reports it, and it keeps only its first tokens and its end.
     """
-    chunk, start = [], 0
+    chunk: list[Token] = []
+    start, long = 0, False
     for tok in tokens:
-        chunk.append(tok)
         if tok.type in ends:
-            yield chunk, _any_between(bad, start, tok.end_pos)
-            chunk, start = [], tok.end_pos
+            chunk.append(tok)
+            yield chunk, long or _any_between(bad, start, tok.end_pos)
+            chunk, start, long = [], tok.end_pos, False
+        elif len(chunk) < MAX_STATEMENT_TOKENS:
+            chunk.append(tok)
+        elif not long:
+            long = True
+            too_long(chunk[0])
     if chunk:
-        yield chunk, _any_between(bad, start, length)
+        yield chunk, long or _any_between(bad, start, length)
+
+
+def statement_too_long(what: str) -> str:
+    """The message of a statement of more than `MAX_STATEMENT_TOKENS` tokens (`what`: a rule, a fact)."""
+    return (f"this {what} has more than {MAX_STATEMENT_TOKENS:,} tokens, the most dedalus2asp reads in one "
+            f"statement (split it: its parse tree alone would take gigabytes)")
 
 
 def _any_between(offsets: list[int], start: int, end: int) -> bool:

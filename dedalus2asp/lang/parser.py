@@ -15,6 +15,7 @@ re-exported here, as callers that read a program and its input use both.
 
 from __future__ import annotations
 
+import re
 import string
 from dataclasses import fields, is_dataclass, replace
 from pathlib import Path
@@ -26,7 +27,7 @@ from .ast import (Atom, Comparison, Literal, Marked, Output, Program, Rule, Rule
 from .diagnostics import Diagnostic, DiagnosticError, Severity, raise_if_errors
 from .facts import load_instance, parse_facts  # noqa: F401  (re-exported: the input reader's entry points)
 from .lexer import (MAX_ERRORS, Terms, bounded_int, build, chunks, lark_parser, lex, parse_tokens,
-                    read_text, shown_literal, span_of, step, too_many_errors, unescape)
+                    read_text, shown_literal, span_of, statement_too_long, step, too_many_errors, unescape)
 from .located import LocatedProgram, locate
 
 # How a program may be written: `auto` tells the others apart (`detect_dialect`).
@@ -153,7 +154,8 @@ def _statements(text: str, filename: str, grammar: str, diagnostics: list[Diagno
         errors += 1
         diagnostics.append(Diagnostic(code, message, span, filename, text))
 
-    for chunk, lex_error in chunks(tokens, {"DOT"}, bad, len(text)):
+    too_long = lambda tok: error(statement_too_long("statement"), span_of(tok))  # noqa: E731
+    for chunk, lex_error in chunks(tokens, {"DOT"}, bad, len(text), too_long):
         if errors >= MAX_ERRORS:
             diagnostics.append(too_many_errors(filename, text, chunk[0].start_pos))
             break
@@ -242,8 +244,16 @@ def detect_dialect(text: str) -> str:
     return _detect(text)[0]
 
 
+# Text without which no token of `_detect`'s markers can be lexed: without it, a program is transparent.
+_MARKER_TEXT = re.compile(r"#|notin|include|@[0-9]|@async(?!\s*\()")
+
+
 def _detect(text: str) -> tuple[str, Token | None]:
-    """The dialect of `text` (see `detect_dialect`) and the token that decided it (None for `transparent`)."""
+    """The dialect of `text` (see `detect_dialect`) and the token that decided it (None for `transparent`).
+
+    A text without `_MARKER_TEXT` is not lexed a second time."""
+    if _MARKER_TEXT.search(text) is None:
+        return "transparent", None
     molly, previous = None, None
     for tok in lex("located.lark", text, "<detect>", [], []):
         if tok.type == "HASH":
