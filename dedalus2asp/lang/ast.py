@@ -82,7 +82,73 @@ class Constant:
         return str(self.value)
 
 
-Term = Union[Variable, Constant]
+ARITHMETIC = ("+", "-", "*", "/", "%")
+"""The arithmetic operators, with clingo's integer semantics: `/` and `%` truncate toward zero (as C
+does), and an operation that is undefined (a division by zero, a string operand) has no value, so the
+rule instance that needs it does not fire."""
+
+
+@dataclass(frozen=True)
+class Arithmetic:
+    """`u op v` with op in `ARITHMETIC`, or `-u` (`left` is None): an integer expression."""
+
+    op: str
+    left: "Term | None"
+    right: "Term"
+    span: Span = _span()
+
+    def variables(self) -> Iterator[Variable]:
+        for part in (self.left, self.right):
+            if part is not None:
+                yield from term_variables(part)
+
+    def __str__(self) -> str:
+        def operand(t):
+            return f"({t})" if isinstance(t, Arithmetic) and t.left is not None else str(t)
+
+        if self.left is None:
+            return f"-{operand(self.right)}"
+        return f"{operand(self.left)} {self.op} {operand(self.right)}"
+
+
+Term = Union[Variable, Constant, Arithmetic]
+
+
+def term_variables(term: "Term | Aggregate") -> Iterator[Variable]:
+    """Every variable occurrence in a term, an expression or an aggregate, left to right."""
+    if isinstance(term, Variable):
+        yield term
+    elif isinstance(term, (Arithmetic, Aggregate)):
+        yield from term.variables()
+
+
+AGGREGATES = ("count", "sum", "min", "max")
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """`f<u>` with f in `AGGREGATES`, an argument of a rule head (Molly's notation).
+
+    The head `R(ū, f<u>)` stands for one fact per group: the body's valuations
+    at the rule's node and step grouped by the values of the other head
+    arguments ū, and f over the values of u in the group (count: distinct
+    values, as Molly and clingo's `#count`). A group with no valuation yields
+    no fact.
+    """
+
+    function: str
+    term: "Term"
+    span: Span = _span()
+
+    def variables(self) -> Iterator[Variable]:
+        return term_variables(self.term)
+
+    def __str__(self) -> str:
+        return f"{self.function}<{self.term}>"
+
+
+Argument = Union[Variable, Constant, Arithmetic, Aggregate]
+"""An argument of an atom: a term, or in a rule head also an aggregate."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +156,7 @@ class Atom:
     """`R(u1, ..., uk)`; a nullary atom may be written without parentheses."""
 
     predicate: str
-    args: tuple[Term, ...]
+    args: tuple[Argument, ...]
     span: Span = _span()
 
     @property
@@ -98,7 +164,13 @@ class Atom:
         return len(self.args)
 
     def variables(self) -> Iterator[Variable]:
-        return (a for a in self.args if isinstance(a, Variable))
+        """Every variable occurrence, also inside expressions and aggregates."""
+        for a in self.args:
+            yield from term_variables(a)
+
+    @property
+    def aggregates(self) -> tuple["Aggregate", ...]:
+        return tuple(a for a in self.args if isinstance(a, Aggregate))
 
     def __str__(self) -> str:
         return f"{self.predicate}({', '.join(map(str, self.args))})"
@@ -106,14 +178,20 @@ class Atom:
 
 @dataclass(frozen=True)
 class Literal:
-    """A body atom, positive or negated (`not`, `!`, `¬`)."""
+    """A body atom, positive or negated (`not`, `!`, `¬`, `notin`).
+
+    With a `step` k (`p(ā)@k`, written in a located or Molly program) it reads
+    p(ā) at step k of the rule's node, whatever the step the rule is at.
+    """
 
     atom: Atom
     negated: bool = False
     span: Span = _span()
+    step: int | None = None
 
     def __str__(self) -> str:
-        return ("not " if self.negated else "") + str(self.atom)
+        at = "" if self.step is None else f"@{self.step}"
+        return ("not " if self.negated else "") + str(self.atom) + at
 
 
 COMPARISONS = ("!=", "<=", ">=", "<", ">", "=")
@@ -129,7 +207,8 @@ class Comparison:
     span: Span = _span()
 
     def variables(self) -> Iterator[Variable]:
-        return (a for a in (self.left, self.right) if isinstance(a, Variable))
+        yield from term_variables(self.left)
+        yield from term_variables(self.right)
 
     def __str__(self) -> str:
         return f"{self.left} {self.op} {self.right}"
@@ -144,6 +223,11 @@ class RuleKind(str, Enum):
     DEDUCTIVE = "deductive"
     INDUCTIVE = "inductive"
     ASYNC = "asynchronous"
+    GLOBAL = "global"
+    """A deductive rule whose body reads several nodes (an assertion, as Molly's invariant files
+    write them): every body atom keeps its location as its first argument, the body reads the facts
+    of all nodes at one step, and the head is a *global* relation, held by no node (`GLOBAL_NODE` in
+    a trace). Only global rules may read global relations, so they observe a run without changing it."""
 
 
 @dataclass(frozen=True)
@@ -189,8 +273,13 @@ class Rule:
         for item in self.body:
             yield from (item.atom.variables() if isinstance(item, Literal) else item.variables())
 
+    @property
+    def aggregates(self) -> tuple[Aggregate, ...]:
+        """The aggregates of the head (at most one per argument)."""
+        return self.head.aggregates
+
     def __str__(self) -> str:
-        annotation = {RuleKind.DEDUCTIVE: "", RuleKind.INDUCTIVE: "@next"}.get(
+        annotation = {RuleKind.DEDUCTIVE: "", RuleKind.GLOBAL: "", RuleKind.INDUCTIVE: "@next"}.get(
             self.kind, f"@async({self.addressee})"
         )
         body = ", ".join(map(str, self.body))
@@ -241,6 +330,10 @@ class Program:
                 arities.setdefault(atom.predicate, atom.arity)
         return arities
 
+    def global_relations(self) -> dict[str, int]:
+        """The relations in the heads of global rules: held by no node (`RuleKind.GLOBAL`)."""
+        return {r.head.predicate: r.head.arity for r in self.rules_of(RuleKind.GLOBAL)}
+
     def idb(self) -> dict[str, int]:
         """idb(P): the relations in rule heads."""
         return {r.head.predicate: r.head.arity for r in self.rules}
@@ -285,6 +378,9 @@ class Fact:
         at = "" if self.step is None else f"@{self.step}"
         return f"{self.predicate}({', '.join(map(str, self.args))}){at}"
 
+
+GLOBAL_NODE = clingo.Tuple_(())
+"""The node of a global relation's facts in a trace: `()`, which no node can be (nodes are constants)."""
 
 TraceFact = tuple[clingo.Symbol, int, str, tuple[clingo.Symbol, ...]]
 """`R(x, s, a1..ak)` of sch(P)^LT as (node x, step s, relation R, (a1..ak)) (tplp2016 §4.2)."""
