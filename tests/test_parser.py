@@ -409,7 +409,7 @@ bodies = st.lists(st.one_of(literals, literals, comparisons), max_size=4).map(tu
 
 @st.composite
 def random_rules(draw) -> Rule:
-    kind = draw(st.sampled_from([RuleKind.DEDUCTIVE, RuleKind.INDUCTIVE, RuleKind.ASYNC])  # a global rule needs the located notation)
+    kind = draw(st.sampled_from([RuleKind.DEDUCTIVE, RuleKind.INDUCTIVE, RuleKind.ASYNC]))  # global rules need locations
     addressee = draw(variables) if kind is RuleKind.ASYNC else None
     return Rule(draw(atoms), kind, draw(bodies), addressee)
 
