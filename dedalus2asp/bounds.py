@@ -5,8 +5,9 @@ systems on stable grounds*, TPLP 2016, §4) is infinite; dedalus2asp answers eve
 over a **horizon** T: every node performs the local steps 0..T, and a message arrives at
 one of those steps or is still in flight (*pending*) when the horizon ends.
 
-`Network` is one value for how messages travel: the delivery model and the delay bound
-(and, as the fault model grows, lost messages and crashes). `Bounds` gathers the horizon,
+`Network` is one value for how messages travel and what may go wrong: the delivery model
+(tplp2016's asynchronous one, or Molly's synchronous rounds), the delay bound, lost messages
+and crashes (docs/faults.md). `Bounds` gathers the horizon,
 the semantics, the encoding and the network. Both are made once — at the command line or
 for a batch job — and passed whole to the compiler, the solver, the explorer and the
 inspector, which read what they need from them.
@@ -14,8 +15,12 @@ inspector, which read what they need from them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
+
+import clingo
+
+from .lang.ast import Instance
 
 MAX_STEP = 2**30
 """The largest horizon and delay bound: clingo's integers have 32 bits, and the generated
@@ -49,9 +54,11 @@ class Encoding(str, Enum):
     FAST = "fast"
 
 
-DELIVERIES = ("async",)
+DELIVERIES = ("async", "sync")
 """Delivery models. `async`: a message arrives after any delay (tplp2016 §4.3), bounded by
-`max_delay` when one is given."""
+`max_delay` when one is given. `sync`: Molly's rounds (Alvaro, Rosen, Hellerstein,
+*Lineage-driven fault injection*, SIGMOD 2015, §3): a message that is not lost arrives at the
+addressee's next step, s + 1 for a message sent at step s."""
 
 
 def _in_range(what: str, value: int | None) -> None:
@@ -59,31 +66,130 @@ def _in_range(what: str, value: int | None) -> None:
         raise ValueError(f"the {what} must be an integer between 0 and {MAX_STEP}, not {value!r}")
 
 
+def node_symbol(name: str) -> clingo.Symbol:
+    """A node name of `Network.nodes` as the constant it stands for: `a`, `"a"` or `3`.
+
+    Raises ValueError for anything else (a variable, a compound term, an empty name)."""
+    try:
+        symbol = clingo.parse_term(name.strip()) if name.strip() else None
+    except (RuntimeError, ValueError):
+        symbol = None
+    constant = symbol is not None and (
+        symbol.type in (clingo.SymbolType.String, clingo.SymbolType.Number)
+        or (symbol.type is clingo.SymbolType.Function and not symbol.arguments and symbol.name and symbol.positive)
+    )
+    if not constant:
+        raise ValueError(f"a node name must be a constant such as a, \"a\" or 3, not {name!r}")
+    return symbol
+
+
 @dataclass(frozen=True)
 class Network:
-    """How messages travel.
+    """How messages travel, and which faults a run may suffer.
 
-    delivery: the delivery model (`DELIVERIES`).
-    max_delay: the delay bound D, or None for none. A message sent at step s arrives at a
-      step t <= s + D, and may still be pending at the horizon T only when s + D > T: the
+    delivery: the delivery model (`DELIVERIES`): `async` (tplp2016) or `sync` (Molly's rounds:
+      a message that is not lost arrives at step s + 1, or is pending when s + 1 > T).
+    max_delay: the delay bound D of `async`, or None for none. A message sent at step s arrives
+      at a step t <= s + D, and may still be pending at the horizon T only when s + D > T: the
       bounded stand-in for fairness ("every message is eventually delivered").
+    loss_until: E, or None for no omission: a message from x to another node y sent at a step
+      s < E may be lost — it neither arrives nor is pending (Molly's `--eff F` is E = F - 1, as
+      Molly counts time from 1).
+    crashes: C: up to C nodes crash, each at a step it chooses; from that step on its messages
+      to other nodes are lost, while it keeps its state and its messages to itself (Molly's
+      crash-stop model). `crash(y, s)` ("y crashes at step s") then holds at every node and step.
+    nodes: names of nodes of the network besides those the input names (Molly's `-N`): each
+      becomes a node with no input facts.
     """
 
     delivery: str = "async"
     max_delay: int | None = None
+    loss_until: int | None = None
+    crashes: int = 0
+    nodes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.delivery not in DELIVERIES:
             raise ValueError(f"the delivery model must be one of {', '.join(DELIVERIES)}, not {self.delivery!r}")
         _in_range("delay bound", self.max_delay)
+        if self.delivery == "sync" and self.max_delay is not None:
+            raise ValueError(
+                "a delay bound applies to async delivery only: under sync delivery every message that is not "
+                "lost arrives at the next step (drop --max-delay, or use --delivery async)"
+            )
+        _in_range("loss window E (messages sent before step E may be lost)", self.loss_until)
+        _in_range("number of crashes", self.crashes)
+        object.__setattr__(self, "nodes", tuple(self.nodes))
+        for name in self.nodes:
+            node_symbol(name)
+        if len(set(self.nodes)) != len(self.nodes):
+            twice = sorted({n for n in self.nodes if self.nodes.count(n) > 1})
+            raise ValueError(f"the node list names {', '.join(twice)} more than once")
+
+    @property
+    def sync(self) -> bool:
+        return self.delivery == "sync"
+
+    @property
+    def delay_bound(self) -> int | None:
+        """The largest delay: 1 under `sync` (a message arrives at step s + 1), else `max_delay`."""
+        return 1 if self.sync else self.max_delay
+
+    @property
+    def lossy(self) -> bool:
+        """Whether some message may be lost to an omission (a loss window E > 0)."""
+        return bool(self.loss_until)
+
+    @property
+    def faulty(self) -> bool:
+        """Whether a run may lose a message: omissions or crashes."""
+        return self.lossy or self.crashes > 0
 
     def may_pend(self, sent: int, horizon: int) -> bool:
-        """Whether a message sent at step `sent` may still be in flight after step `horizon`."""
-        return self.max_delay is None or sent + self.max_delay > horizon
+        """Whether a message sent at step `sent` (and not lost) may still be in flight after step `horizon`."""
+        bound = self.delay_bound
+        return bound is None or sent + bound > horizon
+
+    def may_lose(self, sent: int) -> bool:
+        """Whether a message to another node, sent at step `sent` by a node that has not crashed, may be lost."""
+        return self.loss_until is not None and sent < self.loss_until
+
+    def populate(self, instance: Instance | None) -> Instance | None:
+        """The instance H with a node of no input facts for every name of `nodes` it lacks (Molly's -N)."""
+        if not self.nodes:
+            return instance
+        facts = dict(instance.facts) if instance is not None else {}
+        for name in self.nodes:
+            facts.setdefault(node_symbol(name), ())
+        return Instance(facts) if instance is None else replace(instance, facts=facts)
 
     def describe(self) -> str:
-        """The network in words, for verdicts and reports: "delay ≤ 2", "no delay bound"."""
-        return "no delay bound" if self.max_delay is None else f"delay ≤ {self.max_delay}"
+        """The network in words, for verdicts and reports: "delay ≤ 2", "no delay bound",
+        "sync delivery, losses before step 3, ≤ 1 crash"."""
+        words = ["sync delivery" if self.sync else "no delay bound" if self.max_delay is None else f"delay ≤ {self.max_delay}"]
+        return ", ".join(words + self.fault_words())
+
+    def fault_words(self) -> list[str]:
+        """The fault budget in words ([] without faults): "losses before step 3", "≤ 1 crash"."""
+        words = []
+        if self.lossy:
+            words.append(f"losses before step {self.loss_until}")
+        if self.crashes:
+            words.append(f"≤ {self.crashes} crash" + ("" if self.crashes == 1 else "es"))
+        return words
+
+    def as_dict(self) -> dict:
+        """The fault keys the JSON outputs add to a bounds' (only those that differ from the fault-free async network)."""
+        out: dict = {}
+        if self.sync:
+            out["delivery"] = self.delivery
+        if self.loss_until is not None:
+            out["loss_until"] = self.loss_until
+        if self.crashes:
+            out["crashes"] = self.crashes
+        if self.nodes:
+            out["nodes"] = list(self.nodes)
+        return out
 
 
 @dataclass(frozen=True)
@@ -101,8 +207,12 @@ class Bounds:
         object.__setattr__(self, "encoding", Encoding(self.encoding))
 
     def describe(self) -> str:
-        """The horizon and the delay bound in words: "horizon 3, delay ≤ 2"; "horizon 3" without a bound."""
-        return f"horizon {self.horizon}" + ("" if self.network.max_delay is None else f", {self.network.describe()}")
+        """The horizon and the network in words: "horizon 3, delay ≤ 2"; "horizon 3" without a bound or faults."""
+        network = self.network
+        words = [] if not network.sync and network.max_delay is None else [network.describe()]
+        if not words:
+            words = network.fault_words()
+        return ", ".join([f"horizon {self.horizon}", *words])
 
     def as_dict(self) -> dict:
         """The bounds as the JSON outputs write them (docs/trace-schema.md)."""
@@ -111,4 +221,5 @@ class Bounds:
             "encoding": self.encoding.value,
             "horizon": self.horizon,
             "max_delay": self.network.max_delay,
+            **self.network.as_dict(),
         }
