@@ -73,10 +73,16 @@ TERMINAL_NAMES = {
     "NOTIN": "'notin'",
     "INCLUDE": "'include'",
     "EVENT": "a timestamp '@k'",
+    "PLUS": "'+'",
+    "MINUS": "'-'",
+    "STAR": "'*'",
+    "SLASH": "'/'",
+    "MOD": "a modulo ('\\', in Molly '%')",
     "$END": "end of input",
 }
-# Optional suffixes that "expected ..." lists leave out: `@k` after an input fact is rarely what is missing.
-UNLISTED = {"EVENT"}
+# What "expected ..." lists leave out: `@k` after an input fact, an arithmetic operator after an operand
+# are rarely what is missing.
+UNLISTED = {"EVENT", "PLUS", "MINUS", "STAR", "SLASH", "MOD"}
 
 # Hints for characters that are not Dedalus but look like something that is.
 CHARACTER_HINTS = {
@@ -119,9 +125,11 @@ def _grammar_text(name: str) -> str:
 def lark_parser(name: str, start: str) -> Lark:
     """The LALR parser of grammar file `name` from rule `start`.
 
-    `located.lark` is a set of changes to `dedalus.lark`, appended to it.
+    `located.lark` is a set of changes to `dedalus.lark`, appended to it; `molly.lark` a set of changes
+    to `located.lark`, appended to both.
     """
-    text = _grammar_text("dedalus.lark") + _grammar_text(name) if name == "located.lark" else _grammar_text(name)
+    layers = {"located.lark": ("dedalus.lark", "located.lark"), "molly.lark": ("dedalus.lark", "located.lark", "molly.lark")}
+    text = "".join(_grammar_text(n) for n in layers.get(name, (name,)))
     return Lark(text, parser="lalr", start=start, propagate_positions=True, maybe_placeholders=False)
 
 
@@ -313,6 +321,37 @@ def lex(grammar_name: str, text: str, filename: str, diagnostics: list[Diagnosti
             diagnostics.append(Diagnostic("syntax", message, span, filename, text))
             if end_token is not None:
                 yield end_token
+
+
+# Tokens after which a '-' is the binary minus: they end an operand.
+_OPERAND_ENDS = {"VARIABLE", "LNAME", "INT", "STRING", "RPAR", "NOTIN"}
+
+
+def _split(tok: Token, first: str, rest: str) -> tuple[Token, Token]:
+    """A token of two characters or more as its first character (of type `first`) and the rest (`rest`)."""
+    return (
+        Token(first, tok[0], tok.start_pos, tok.line, tok.column, tok.line, tok.column + 1, tok.start_pos + 1),
+        Token(rest, tok[1:], tok.start_pos + 1, tok.line, tok.column + 1, tok.end_line, tok.end_column, tok.end_pos),
+    )
+
+
+def binary_minus(tokens: Iterable[Token]) -> Iterator[Token]:
+    """`tokens` with the two readings of '-' the lexer cannot tell apart made right.
+
+    The lexer reads `-1` as one integer (`p(-1)`, `X > -1`); after an operand it is a subtraction:
+    `T-1` is `T - 1`, `(X+1)-2` is `(X+1) - 2`. And it reads `<-` as "if"; after the name of an
+    aggregate in an argument it opens the aggregate of a negative term: `min<-X>` is `min < -X >`.
+    """
+    before = previous = None
+    for tok in tokens:
+        if tok.type == "INT" and tok.startswith("-") and previous is not None and previous.type in _OPERAND_ENDS:
+            yield from _split(tok, "MINUS", "INT")
+        elif (tok == "<-" and previous is not None and previous in ("count", "sum", "min", "max")
+              and before is not None and before.type in ("LPAR", "COMMA")):
+            yield from _split(tok, "COMPARE", "MINUS")
+        else:
+            yield tok
+        before, previous = previous, tok
 
 
 def _lexical_error(grammar_name: str, text: str, offset: int) -> tuple[str, Span, int, Token | None]:

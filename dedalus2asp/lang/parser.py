@@ -22,12 +22,15 @@ from pathlib import Path
 
 from lark import Token, v_args
 
-from .ast import (Atom, Comparison, Literal, Marked, Output, Program, Rule, RuleKind, Span, Timestamped, Variable,
-                  printable)
+import clingo
+
+from .ast import (AGGREGATES, Aggregate, Arithmetic, Atom, Comparison, Constant, Literal, Marked, Output, Program,
+                  Rule, RuleKind, Span, Timestamped, Variable, printable)
 from .diagnostics import Diagnostic, DiagnosticError, Severity, raise_if_errors
 from .facts import load_instance, parse_facts  # noqa: F401  (re-exported: the input reader's entry points)
-from .lexer import (MAX_ERRORS, Terms, bounded_int, build, chunks, lark_parser, lex, parse_tokens,
-                    read_text, shown_literal, span_of, statement_too_long, step, too_many_errors, unescape)
+from .lexer import (INT_RANGE, MAX_ERRORS, BadLiteral, Terms, binary_minus, bounded_int, build, chunks, lark_parser,
+                    lex, parse_tokens, read_text, shown_literal, span_of, statement_too_long, step, too_many_errors,
+                    unescape)
 from .located import LocatedProgram, locate
 
 # How a program may be written: `auto` tells the others apart (`detect_dialect`).
@@ -45,7 +48,18 @@ third twice, ... would otherwise read 2^k files."""
 
 @v_args(meta=True)
 class _ToAst(Terms):
-    """Lark tree of one statement to AST nodes."""
+    """Lark tree of one statement to AST nodes.
+
+    `molly`: times are Molly's, counted from 1: Molly's `@k` is step k-1 (`molly_step`).
+    """
+
+    def __init__(self, molly: bool = False):
+        super().__init__()
+        self.molly = molly
+
+    def time(self, token: Token) -> int:
+        """The step of a timestamp `@k` (of a fact or a body atom)."""
+        return molly_step(token) if self.molly else step(token)
 
     # Terms come through Terms, which is not meta-aware; re-wrap them.
     def variable(self, meta, items):
@@ -71,14 +85,41 @@ class _ToAst(Terms):
         return Atom(str(items[0]), (), span_of(meta))
 
     def positive(self, meta, items):
-        return Literal(items[0], False, span_of(meta))
+        at = self.time(items[1]) if len(items) > 1 else None
+        return Literal(items[0], False, span_of(meta), at)
 
     def negative(self, meta, items):
-        return Literal(items[1], True, span_of(meta))
+        at = self.time(items[2]) if len(items) > 2 else None
+        return Literal(items[1], True, span_of(meta), at)
+
+    def arithmetic(self, meta, items):
+        left, op, right = items
+        return Arithmetic("%" if op == "\\" else str(op), left, right, span_of(meta))
+
+    def minus(self, meta, items):
+        """`-u`; the minus of an integer literal is a negative integer (`- 1` is `-1`)."""
+        operand = items[1]
+        if isinstance(operand, Constant) and operand.value.type is clingo.SymbolType.Number:
+            value = -operand.value.number
+            if INT_RANGE[0] <= value <= INT_RANGE[1]:
+                return Constant(clingo.Number(value), span_of(meta))
+        return Arithmetic("-", None, operand, span_of(meta))
+
+    def aggregate(self, meta, items):
+        """`f<u>`: f is count, sum, min or max (Molly's notation)."""
+        name, opening, term, closing = items
+        if str(name) not in AGGREGATES:
+            raise BadLiteral(
+                f"'{name}<{term}>' is no aggregate: an aggregate is {', '.join(f'{a}<X>' for a in AGGREGATES)}",
+                span_of(name),
+            )
+        if opening != "<" or closing != ">":
+            raise BadLiteral(f"an aggregate is written {name}<X>, with '<' and '>'", span_of(meta))
+        return Aggregate(str(name), term, span_of(meta))
 
     def comparison(self, meta, items):
         left, op, right = items
-        return Comparison("!=" if op == "≠" else str(op), left, right, span_of(meta))
+        return Comparison({"≠": "!=", "==": "="}.get(str(op), str(op)), left, right, span_of(meta))
 
     def next(self, meta, items):
         return (RuleKind.INDUCTIVE, None)
@@ -90,7 +131,7 @@ class _ToAst(Terms):
         return (RuleKind.ASYNC, Variable(str(var), span_of(var)))
 
     def event(self, meta, items):
-        return ("event", step(items[0]))
+        return ("event", self.time(items[0]))
 
     def marked(self, meta, items):
         return Marked(items[1], span_of(meta))
@@ -125,6 +166,20 @@ class _ToAst(Terms):
         return ("persist", names, arity_tok, span_of(meta))
 
 
+def molly_step(token: Token) -> int:
+    """The step of Molly's timestamp `@k`: Molly counts time from 1, so its time k is step k-1."""
+    if bounded_int(token[1:], 0, 0) == 0:
+        raise BadLiteral(
+            f"'{token}' is no time in Molly's dialect: Molly counts time from 1 (its @1 is the first step, "
+            "dedalus2asp's step 0); write @1, or read the program as located (--dialect located), where steps "
+            "count from 0",
+            span_of(token),
+        )
+    bigger = Token("EVENT", "@" + str(int(token[1:]) - 1) if len(token) <= 12 else token, token.start_pos, token.line,
+                   token.column, token.end_line, token.end_column, token.end_pos)
+    return step(bigger)
+
+
 def persist_rule(name: Token, arity: int, delete: Token | None, span: Span) -> Rule:
     """`persist[p, k]` is `p(A..)@next :- p(A..).`; with `del_p`: `..., not del_p(A..).` (tr2009 §3.3)."""
     letters = string.ascii_uppercase
@@ -143,8 +198,9 @@ def _statements(text: str, filename: str, grammar: str, diagnostics: list[Diagno
     `Timestamped` facts and ("include", file, span)), and its outputs; syntax errors go to `diagnostics`.
     After `MAX_ERRORS` syntax errors the rest of the text is skipped, with a note."""
     bad: list[int] = []
-    tokens = lex(grammar, text, filename, diagnostics, bad)
+    tokens = binary_minus(lex(grammar, text, filename, diagnostics, bad))
     lark = lark_parser(grammar, "statement")
+    to_ast = _ToAst(molly=grammar == "molly.lark")
     items: list = []
     outputs: list[Output] = []
     errors = 0
@@ -164,9 +220,18 @@ def _statements(text: str, filename: str, grammar: str, diagnostics: list[Diagno
         tree = parse_tokens(lark, chunk, error)
         if tree is None:
             continue
-        result = build(_ToAst(), tree, error)
+        result = build(to_ast, tree, error)
         if result is None:
             continue
+        if isinstance(result, (Rule, Timestamped)):
+            for aggregate in _body_aggregates(result.rule if isinstance(result, Timestamped) else result):
+                error(
+                    f"the aggregate '{aggregate}' is in a rule body: aggregates are not supported in rule bodies, "
+                    "because an aggregate is a value of the fact the rule derives, computed over the body's "
+                    "valuations (write it in the head, e.g. tally(C, count<M>) :- vote(C, M), and read tally "
+                    "in the body)",
+                    aggregate.span,
+                )
         if isinstance(result, (Rule, Timestamped)) or result[0] == "include":
             items.append(result)
         elif isinstance(result, tuple) and result and result[0] == "persist":
@@ -176,6 +241,13 @@ def _statements(text: str, filename: str, grammar: str, diagnostics: list[Diagno
         else:
             outputs.extend(result)
     return items, outputs
+
+
+def _body_aggregates(rule: Rule):
+    """The aggregates written in the body of `rule` (which may have them in its head only)."""
+    for item in rule.body:
+        if isinstance(item, Literal):
+            yield from item.atom.aggregates
 
 
 def _persist(names: list[Token], arity_tok: Token, span: Span, error) -> Rule | None:
@@ -311,14 +383,15 @@ def _in_file(node, source: tuple[str, str]):
 
 
 def _located_statements(
-    text: str, filename: str, diagnostics: list[Diagnostic], including: tuple[Path, ...], read: list[Path]
+    text: str, filename: str, diagnostics: list[Diagnostic], including: tuple[Path, ...], read: list[Path],
+    grammar: str = "located.lark",
 ) -> tuple[list, list[Output]]:
     """The statements of a located program with its `include "file";` statements replaced by the files' own.
 
     `including` is the chain of files that include this one; `read` every file included so far, at most
     `MAX_INCLUDES` (each time it is included).
     """
-    items, outputs = _statements(text, filename, "located.lark", diagnostics)
+    items, outputs = _statements(text, filename, grammar, diagnostics)
     out: list = []
     for item in items:
         if not (isinstance(item, tuple) and item[0] == "include"):
@@ -337,7 +410,7 @@ def _located_statements(
             diagnostics.extend(replace(d, span=span, filename=filename, text=text) for d in exc.diagnostics)
             continue
         shown = str(Path(filename).parent / name)  # the file as the user would name it
-        inner, inner_outputs = _located_statements(included_text, shown, diagnostics, including + (path,), read)
+        inner, inner_outputs = _located_statements(included_text, shown, diagnostics, including + (path,), read, grammar)
         origin, source = f"from {name}", (shown, included_text)
         out += [
             replace(_in_file(s, source), rule=replace(_in_file(s.rule, source), origin=origin))
@@ -378,7 +451,8 @@ def parse_source(text: str, filename: str = "<program>", dialect: str = "auto") 
         return parse_program(text, filename)
     try:
         diagnostics: list[Diagnostic] = []
-        items, outputs = _located_statements(text, filename, diagnostics, (Path(filename).resolve(),), [])
+        grammar = "molly.lark" if dialect == "molly" else "located.lark"
+        items, outputs = _located_statements(text, filename, diagnostics, (Path(filename).resolve(),), [], grammar)
         raise_if_errors(diagnostics)
         return locate(_numbered(items), _unique(outputs), dialect, filename, text)
     except DiagnosticError as error:
