@@ -69,7 +69,6 @@ def test_unsafe_variable(text, col, message):
     "text, col, where",
     [
         ("p(_) :- q(X).", 3, "head 'p(_)'"),
-        ("p(X) :- q(X), not r(_).", 21, "negative literal 'not r(_)'"),
         ("p(X) :- q(X), X != _.", 20, "comparison 'X != _'"),
         ("p(X)@async(_) :- q(X).", 12, "addressee"),
     ],
@@ -77,13 +76,18 @@ def test_unsafe_variable(text, col, message):
 def test_anonymous_variable_outside_positive_atoms(text, col, where):
     assert problems(text) == [
         (1, col, "anonymous-variable",
-         f"'_' in the {where} of rule 1: an anonymous variable may only stand in a positive body atom "
+         f"'_' in the {where} of rule 1: an anonymous variable may only stand in a body atom "
          "(name it, and bind it in a positive atom)")
     ]
 
 
 def test_anonymous_variable_in_a_positive_atom_is_fine():
     assert warnings("p(X) :- q(X, _), r(_, _).") == []
+
+
+def test_anonymous_variable_in_a_negated_atom_is_a_projection():
+    # not r(X, _): no r(X, v) holds; `_` twice is two variables
+    assert warnings("p(X) :- q(X), not r(X, _), not s(_, _).") == []
 
 
 def test_a_variable_of_a_negative_literal_does_not_bind():

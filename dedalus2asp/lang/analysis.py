@@ -18,7 +18,7 @@ import difflib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 
-from .ast import Atom, Fact, Instance, Output, Program, Rule, RuleKind
+from .ast import Arithmetic, Atom, Fact, Instance, Literal, Output, Program, Rule, RuleKind, Variable
 from .diagnostics import Diagnostic, Severity, in_order, raise_if_errors
 
 
@@ -43,25 +43,44 @@ def _similar(name: str, candidates) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
+def _binding(atom: Atom) -> set[str]:
+    """The variables a positive body atom binds: its arguments that are variables (not those inside an
+    expression: `p(X + 1)` binds no X, clingo cannot invert an expression)."""
+    return {a.name for a in atom.args if isinstance(a, Variable) and not a.anonymous}
+
+
+def _places(rule: Rule) -> list[tuple[str, str, Variable]]:
+    """(where, what, variable) for every variable occurrence that a positive body atom must bind."""
+    places = [("head", f"'{rule.head}'", v) for v in rule.head.variables()]
+    if rule.addressee is not None:
+        places.append(("addressee", "", rule.addressee))
+    places += [("negative literal", f"'not {a}'", v) for a in rule.negative for v in a.variables()
+               if not v.anonymous]  # `_` in a negated atom is a projection: no value of it holds
+    places += [("comparison", f"'{c}'", v) for c in rule.comparisons for v in c.variables()]
+    places += [("expression", f"'{e}' of '{a}'", v) for a in rule.positive for e in a.args
+               if isinstance(e, Arithmetic) for v in e.variables()]
+    return places
+
+
 def safety(program: Program) -> list[Diagnostic]:
-    """Every variable outside the positive body atoms must occur in one of them."""
+    """Every variable outside the positive body atoms must occur in one of them, as an argument of its own.
+
+    A variable of the head (also in an expression or an aggregate), of a negated atom, of a comparison,
+    the addressee, and a variable inside an expression of a positive body atom (`p(X + 1)`, which needs
+    X from another atom) must be bound; `_` in a negated atom is a projection (`not p(X, _)`: no
+    p(X, v) holds), and in the head or a comparison is an error."""
     out = []
     for rule in program.rules:
-        bound = {v.name for a in rule.positive for v in a.variables() if not v.anonymous}
-        places = [("head", f"'{rule.head}'", v) for v in rule.head.variables()]
-        if rule.addressee is not None:
-            places.append(("addressee", "", rule.addressee))
-        places += [("negative literal", f"'not {a}'", v) for a in rule.negative for v in a.variables()]
-        places += [("comparison", f"'{c}'", v) for c in rule.comparisons for v in c.variables()]
+        bound = set().union(*(_binding(a) for a in rule.positive))
         reported = set()
-        for where, what, var in places:
+        for where, what, var in _places(rule):
             if var.anonymous:
                 out.append(
                     _diag(
                         program,
                         "anonymous-variable",
                         f"'_' in the {where} {what + ' ' if what else ''}of {rule_name(rule)}: an anonymous "
-                        "variable may only stand in a positive body atom (name it, and bind it in a positive atom)",
+                        "variable may only stand in a body atom (name it, and bind it in a positive atom)",
                         var.span,
                     )
                 )
@@ -73,12 +92,52 @@ def safety(program: Program) -> list[Diagnostic]:
                         f"a message needs a known destination (bind '{var.name}' in a positive body atom, "
                         f"e.g. node({var.name}))"
                     )
-                else:
+                elif where == "expression":
                     message = (
-                        f"unsafe variable '{var.name}' in the {where} {what} of {rule_name(rule)}: "
+                        f"unsafe variable '{var.name}' in the expression {what} of {rule_name(rule)}: a variable "
+                        f"inside an expression must be bound by another positive body atom, where it is an "
+                        f"argument of its own (add one that binds '{var.name}')"
+                    )
+                else:
+                    inside = " (inside an expression)" if _in_expression(rule, var) else ""
+                    message = (
+                        f"unsafe variable '{var.name}'{inside} in the {where} {what} of {rule_name(rule)}: "
                         f"it occurs in no positive body atom (add a positive atom that binds '{var.name}')"
                     )
                 out.append(_diag(program, "unsafe-variable", message, var.span))
+        if rule.aggregates and not rule.body:
+            out.append(_diag(program, "aggregate", f"the aggregate '{rule.aggregates[0]}' of {rule_name(rule)} has "
+                             "no body to aggregate over (an aggregate groups the body's valuations)",
+                             rule.aggregates[0].span))
+    return out
+
+
+def _in_expression(rule: Rule, var: Variable) -> bool:
+    """Whether this occurrence of `var` is inside an arithmetic expression of `rule`."""
+    terms = [*rule.head.args, *(t for c in rule.comparisons for t in (c.left, c.right))]
+    terms += [a.term for a in rule.aggregates]
+    return any(isinstance(t, Arithmetic) and any(v is var for v in t.variables()) for t in terms)
+
+
+def global_reads(program: Program) -> list[Diagnostic]:
+    """A global relation (the head of a global rule, held by no node) may be read by global rules only:
+    a node cannot see the other nodes' facts, so nothing a node does may depend on it."""
+    held_by_none = program.global_relations()
+    out = []
+    for rule in program.rules:
+        if rule.kind is RuleKind.GLOBAL:
+            continue
+        for item in rule.body:
+            if isinstance(item, Literal) and item.atom.predicate in held_by_none:
+                out.append(_diag(
+                    program,
+                    "global-read",
+                    f"{rule_name(rule)} ({rule.kind.value}) reads '{item.atom.predicate}', a global relation "
+                    "(derived by a rule whose body reads several nodes, like an assertion): a global relation "
+                    "is held by no node, so only rules that read several nodes may read it; nothing a node does "
+                    "may depend on it",
+                    item.atom.span,
+                ))
     return out
 
 
@@ -138,15 +197,23 @@ def arities(program: Program, instance: Instance | None = None) -> list[Diagnost
     return out
 
 
+def _same_step_rules(program: Program) -> tuple[Rule, ...]:
+    """The rules that derive facts at the step they read: deductive and global rules (the global rules'
+    heads are global relations, which no deductive rule reads, so the two are stratified apart)."""
+    return tuple(r for r in program.rules if r.kind in (RuleKind.DEDUCTIVE, RuleKind.GLOBAL))
+
+
 def _dependencies(program: Program) -> dict[str, list[tuple[str, bool, Rule, Atom]]]:
-    """Edges head <- body of the deductive rules, between relations that deductive rules derive: one
-    (body relation, negated, rule, atom) per distinct literal of a rule (a rule is told by its identity,
+    """Edges head <- body of the deductive (and global) rules, between relations that they derive: one
+    (body relation, negated or aggregated, rule, atom) per distinct literal of a rule (a rule is told by its identity,
     not hashed whole: a rule of 5,000 literals would be hashed 5,000 times)."""
-    deductive = program.rules_of(RuleKind.DEDUCTIVE)
+    deductive = _same_step_rules(program)
     heads = {r.head.predicate for r in deductive}
     deps: dict[str, dict] = defaultdict(dict)
     for rule in deductive:
-        for atom, neg in (*((a, False) for a in rule.positive), *((a, True) for a in rule.negative)):
+        aggregated = bool(rule.aggregates)  # aggregation is stratified like negation
+        body = (*((a, aggregated) for a in rule.positive), *((a, True) for a in rule.negative))
+        for atom, neg in body:
             if atom.predicate in heads:
                 deps[rule.head.predicate].setdefault((neg, id(rule), atom), (atom.predicate, neg, rule, atom))
     return defaultdict(list, {head: list(edges.values()) for head, edges in deps.items()})
@@ -217,7 +284,7 @@ def _path(succ: dict[str, list[str]], start: str, goal: str, allowed: set[str]) 
 def stratification(program: Program) -> tuple[dict[str, int], list[Diagnostic]]:
     """A syntactic stratification σ of the deductive rules (tplp2016 §3.2.2), or the cycles through negation."""
     deps = _dependencies(program)
-    heads = list(dict.fromkeys(r.head.predicate for r in program.rules_of(RuleKind.DEDUCTIVE)))
+    heads = list(dict.fromkeys(r.head.predicate for r in _same_step_rules(program)))
     succ = {h: sorted({b for b, *_ in deps[h]}) for h in heads}  # head depends on body
     comps = strongly_connected(heads, succ)
     comp_of = {v: i for i, comp in enumerate(comps) for v in comp}
@@ -229,14 +296,19 @@ def stratification(program: Program) -> tuple[dict[str, int], list[Diagnostic]]:
                 if neg and body in members:
                     # head depends on body through the negation, body on head through the path
                     cycle = [head] + _path(succ, body, head, members)
+                    negated = atom in rule.negative
+                    what = (f"negation of '{body}'" if negated else
+                            f"the aggregate '{rule.aggregates[0]}' over '{body}'")
                     out.append(
                         _diag(
                             program,
                             "not-stratifiable",
-                            f"negation of '{body}' in {rule_name(rule)} closes the cycle "
+                            f"{what} in {rule_name(rule)} closes the cycle "
                             f"{' → '.join(cycle)}; deductive rules must be stratifiable "
-                            "(make one of the rules on the cycle @next)",
-                            atom.span,
+                            + ("" if negated else "(an aggregate is stratified like a negation: a group must be "
+                               "complete before it is aggregated) ")
+                            + "(make one of the rules on the cycle @next)",
+                            atom.span if negated else rule.aggregates[0].span,
                         )
                     )
     stratum: dict[str, int] = {}
@@ -253,9 +325,19 @@ def stratification(program: Program) -> tuple[dict[str, int], list[Diagnostic]]:
 
 def strata(program: Program) -> tuple[tuple[Rule, ...], ...]:
     """The deductive rules grouped by the stratum of their head, lowest first."""
+    return _grouped(program, RuleKind.DEDUCTIVE)
+
+
+def global_strata(program: Program) -> tuple[tuple[Rule, ...], ...]:
+    """The global rules grouped by the stratum of their head, lowest first: at each step s they are
+    evaluated after every node's deductive rules of step s, over the facts of all nodes."""
+    return _grouped(program, RuleKind.GLOBAL)
+
+
+def _grouped(program: Program, kind: RuleKind) -> tuple[tuple[Rule, ...], ...]:
     stratum, _ = stratification(program)
     groups: dict[int, list[Rule]] = defaultdict(list)
-    for rule in program.rules_of(RuleKind.DEDUCTIVE):
+    for rule in program.rules_of(kind):
         groups[stratum[rule.head.predicate]].append(rule)
     return tuple(tuple(groups[k]) for k in sorted(groups))
 
@@ -353,7 +435,8 @@ def _first_fact(instance: Instance, predicate: str) -> Fact:
 
 def check(program: Program, instance: Instance | None = None) -> list[Diagnostic]:
     """All well-formedness checks; raises `DiagnosticError` on errors, returns the warnings."""
-    diagnostics = safety(program) + arities(program, instance) + stratification(program)[1] + outputs(program)
+    diagnostics = (safety(program) + arities(program, instance) + stratification(program)[1] + global_reads(program)
+                   + outputs(program))
     return in_order(raise_if_errors(diagnostics + warnings(program, instance)))
 
 
