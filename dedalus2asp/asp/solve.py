@@ -6,10 +6,17 @@ model restricted to the user's relations with location and step, tplp2016
 §5.1.5). `solve` enumerates models and decodes each into an
 `inspect.Model`. Long enumerations report progress on stderr after a second
 and stop at a timeout, saying so.
+
+clingo stops *solving* at a timeout, but not *grounding*; `isolated` runs a
+question in a child process that is killed at its deadline, and whose address
+space can be limited (`--max-memory`), so that neither a long grounding nor an
+out-of-memory outlives the command's bounds: `Stopped` says which one ended it.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import resource
 import sys
 import time
 from dataclasses import dataclass, field
@@ -23,6 +30,84 @@ from .transform import Compiled
 
 class SolveError(Exception):
     """clingo rejected the generated program (a bug in dedalus2asp, reported as such)."""
+
+
+class Stopped(Exception):
+    """The solver's process was stopped before an answer: its deadline passed while clingo was
+    grounding (which it cannot interrupt), or it ran out of the memory `--max-memory` allows."""
+
+
+GRACE = 1.0
+"""Seconds past its timeout a question's process may take to hand over what it found (clingo stops
+solving at the timeout by itself); after that it is killed."""
+
+
+def isolated(call: Callable, *args, timeout: float | None = None, max_memory: int | None = None, **kwargs):
+    """`call(*args, timeout=timeout, **kwargs)`, in a child process when there is a timeout or a memory limit.
+
+    The child's address space is limited to `max_memory` bytes (`RLIMIT_AS`); the child is killed
+    `GRACE` seconds after the timeout. Raises `Stopped` when the child was killed or ran out of memory;
+    re-raises what the call raised otherwise. Without either limit the call runs in this process.
+    """
+    if timeout is None and max_memory is None:
+        return call(*args, timeout=timeout, **kwargs)
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    child = context.Process(target=_child, args=(send, max_memory, call, args, {"timeout": timeout, **kwargs}), daemon=True)
+    child.start()
+    send.close()
+    try:
+        if not receive.poll(None if timeout is None else timeout + GRACE):
+            raise Stopped(
+                f"timeout: stopped after {timeout:g} s, before an answer: clingo was still grounding, which it cannot "
+                "interrupt (lower --horizon, or raise --timeout)"
+            )
+        status, value = receive.recv()
+    except EOFError:  # the child died without an answer
+        child.join(1.0)
+        raise Stopped(_died(child.exitcode, max_memory)) from None
+    finally:
+        child.kill()
+        child.join()
+        receive.close()
+    if status == "memory":
+        raise Stopped(_died(None, max_memory))
+    if status == "error":
+        raise value
+    return value
+
+
+def _died(exitcode: int | None, max_memory: int | None) -> str:
+    if max_memory is not None:
+        return (f"out of memory: the solver needed more than --max-memory {_size(max_memory)}, and was stopped before "
+                "an answer (lower --horizon, or raise --max-memory)")
+    return f"stopped before an answer: the solver's process ended without one (exit code {exitcode}; out of memory?)"
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("G", 2**30), ("M", 2**20), ("K", 2**10)):
+        if n % scale == 0:
+            return f"{n // scale}{unit}"
+    return str(n)
+
+
+def _child(connection, max_memory: int | None, call: Callable, args: tuple, kwargs: dict) -> None:
+    """The child of `isolated`: its memory limited, it sends ("ok", value), ("memory", None) or ("error", exception)."""
+    if max_memory is not None:
+        resource.setrlimit(resource.RLIMIT_AS, (max_memory, max_memory))
+    try:
+        answer = ("ok", call(*args, **kwargs))
+    except MemoryError:
+        answer = ("memory", None)
+    except Exception as error:  # noqa: BLE001 - handed to the parent, which raises it
+        answer = ("memory", None) if "bad_alloc" in str(error) else ("error", error)
+    try:
+        connection.send(answer)
+    except MemoryError:
+        connection.send(("memory", None))
+    except Exception as error:  # noqa: BLE001 - an exception that does not pickle
+        connection.send(("error", RuntimeError(f"{type(error).__name__}: {error}")))
+    connection.close()
 
 
 @dataclass
@@ -94,10 +179,10 @@ def enumerate_models(
     """
     if by_trace and keep:
         raise ValueError("the program at the level of traces does not decode: it lacks the messages")
+    start = time.perf_counter()  # the timeout counts grounding too
     ctl = control(compiled, [str(limit)], project=project, by_trace=by_trace)
     result = Enumeration()
     report = _progress(what) if progress else None
-    start = time.perf_counter()
 
     def on_model(model: clingo.Model) -> None:
         result.count += 1

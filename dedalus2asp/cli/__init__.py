@@ -9,24 +9,89 @@ The options the commands share are declared once (`options`) and the bounds of
 a question made once from them (`options.bounds`); every result is printed
 through the formats registry (`dedalus2asp.formats`); `console` says what goes
 to standard output and standard error, and the exit status of each outcome.
+
+How a command ends is decided in one place, `Commands.invoke`: a bad option
+value (click's usage errors) is a `<command line>: error:` diagnostic and exit 2,
+like every other user error; a solver stopped by `--timeout` while it could not
+be interrupted, or by `--max-memory`, exit 3; Ctrl-C exit 130; any other
+exception is an internal error, one line and exit 70 (`--debug` shows its trace).
 """
 
 from __future__ import annotations
 
 import sys
+import traceback
 
 import typer
+from typer._click.exceptions import NoArgsIsHelpError, UsageError
+from typer.core import TyperGroup
 
-from ..asp.solve import SolveError
+from ..asp.solve import SolveError, Stopped
 from . import inspect, program, solve, spark
-from .console import EXIT_INTERNAL, ReaderMayLeave, stderr
+from .console import EXIT_INCOMPLETE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, ReaderMayLeave, bad_option, stderr
+
+
+class Commands(TyperGroup):
+    """The group of commands, with the one place where every command's failures become exit statuses."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        """The global options (`--debug`) parsed; a bad one is a `<command line>` diagnostic."""
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except NoArgsIsHelpError:
+            raise
+        except UsageError as error:
+            bad_option(error.format_message())
+            raise typer.Exit(EXIT_USAGE) from None
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (typer.Exit, typer.Abort, NoArgsIsHelpError):
+            raise
+        except UsageError as error:  # a bad option value, an unknown option or command
+            bad_option(error.format_message())
+            raise typer.Exit(EXIT_USAGE) from None
+        except Stopped as stopped:
+            stderr.print(str(stopped))
+            raise typer.Exit(EXIT_INCOMPLETE) from None
+        except KeyboardInterrupt:
+            stderr.print("interrupted")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        except SolveError as error:
+            report_internal(ctx, error, "This is a bug in dedalus2asp, not in your program: please report it with "
+                            "the program, the input and the command line.")
+        except Exception as error:  # noqa: BLE001 - the one place an unexpected exception is caught
+            report_internal(ctx, error, "")
+
+
+def report_internal(ctx, error: BaseException, why: str) -> None:
+    """An unexpected exception: one line (its trace with --debug), exit 70."""
+    if ctx.params.get("debug"):
+        traceback.print_exception(error, file=sys.stderr)
+    message = " ".join(str(error).split())
+    stderr.print(
+        f"dedalus2asp: internal error: {type(error).__name__}: {message} "
+        f"(please report it: run again with --debug for the trace){' ' + why if why else ''}"
+    )
+    raise typer.Exit(EXIT_INTERNAL) from None
+
 
 app = typer.Typer(
+    cls=Commands,
     help="The stable-model semantics of Dedalus (Ameloot et al., TPLP 2016), executable with clingo.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+@app.callback()
+def options(
+    debug: bool = typer.Option(False, "--debug", help="On an internal error, print its Python trace (for a bug report)"),
+) -> None:
+    """The stable-model semantics of Dedalus (Ameloot et al., TPLP 2016), executable with clingo."""
+
 
 COMMANDS = {
     "check": program.check,
@@ -47,14 +112,6 @@ for name, command in COMMANDS.items():
 
 
 def main() -> None:
-    """The `dedalus2asp` script: the app, with a reader that may leave early and clingo's rejections as bugs."""
+    """The `dedalus2asp` script: the app, with a reader that may leave early."""
     sys.stdout = ReaderMayLeave(sys.stdout)
-    try:
-        app()
-    except SolveError as error:
-        stderr.print(
-            f"internal error: {error}\n"
-            "This is a bug in dedalus2asp, not in your program: please report it with the program, the input "
-            "and the command line."
-        )
-        sys.exit(EXIT_INTERNAL)
+    app()

@@ -9,8 +9,9 @@ into a pipe or a file, as wide as its content (nothing is cut to 80 columns).
 Exit status: 0 on success; 1 where a command documents a "no" answer; 2 for
 user errors (bad program, bad input, bad option), reported as
 `file:line:col: error: ...`; 3 when a `--timeout` or `--max-states` limit
-stopped the work before it finished; 70 when clingo rejects a program that
-dedalus2asp wrote (a bug of ours).
+stopped the work before it finished, or `--max-memory` stopped the solver;
+70 on an internal error (an unexpected exception, or clingo rejecting a program
+that dedalus2asp wrote: a bug of ours); 130 on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from ..formats.text import UNBOUNDED
 from ..lang.diagnostics import Diagnostic, DiagnosticError, format_diagnostic
 
 EXIT_NO, EXIT_USAGE, EXIT_INCOMPLETE = 1, 2, 3
-EXIT_INTERNAL = 70  # EX_SOFTWARE: clingo rejected a program that dedalus2asp wrote
+EXIT_INTERNAL = 70  # EX_SOFTWARE: a bug of ours (an unexpected exception; clingo rejected a program we wrote)
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports Ctrl-C
 
 stdout = Console(highlight=False, markup=False, emoji=False, soft_wrap=True)
 stderr = Console(stderr=True, highlight=False, markup=False, emoji=False, soft_wrap=True)
@@ -84,6 +86,14 @@ def fail(error: DiagnosticError) -> NoReturn:
 def usage(code: str, message: str, where: str = "<command line>") -> NoReturn:
     """A bad option: reported like every diagnostic, exit 2."""
     fail(DiagnosticError([Diagnostic(code, message, filename=where)]))
+
+
+def bad_option(message: str) -> None:
+    """A bad option value, an unknown option or command (click's message, which names the option and
+    what it accepts), reported as every user error on the command line: `<command line>: error: ...`."""
+    message = " ".join(message.split()).replace("Value error, ", "")
+    stderr.print(format_diagnostic(Diagnostic("bad-option", message, filename="<command line>")), markup=False, highlight=False)
+    stderr.print("1 error(s)", markup=False)
 
 
 def warn(warnings) -> None:
