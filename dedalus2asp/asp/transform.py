@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from importlib import resources
 
-from ..bounds import Bounds, Encoding
+from ..bounds import CRASH, Bounds, Encoding
 from ..lang.analysis import restrict
 from ..lang.ast import Instance, Program
 from ..lang.located import check_events
@@ -88,6 +88,7 @@ def _header(program: Program, bounds: Bounds) -> str:
     """The comment lines that open the program: what it is, and how to run it."""
     horizon, semantics, d = bounds.horizon, bounds.semantics, bounds.network.max_delay
     delay = "" if d is None else f", delay bound D = {d}"
+    delay += "".join(f", {words}" for words in (["sync delivery"] if bounds.network.sync else []) + bounds.network.fault_words())
     written = "with clingo's choice rules and #edge acyclicity" if bounds.encoding is Encoding.FAST else "rule by rule"
     return "\n".join([
         f"% {semantics.paper_name} of {in_comment(program.filename)}: the {semantics.value} semantics of tplp2016 §4,",
@@ -107,6 +108,7 @@ def transform(program: Program, instance: Instance | None, bounds: Bounds) -> Co
     horizon, semantics = bounds.horizon, bounds.semantics
     fast = bounds.encoding is Encoding.FAST
     parts = [_header(program, bounds)]
+    instance = bounds.network.populate(instance)  # the nodes named by --nodes (docs/faults.md)
     if instance is not None:
         parts.append(decl(restrict(instance, program), horizon))
     else:
@@ -122,7 +124,8 @@ def transform(program: Program, instance: Instance | None, bounds: Bounds) -> Co
     kept = persisted(program)
     messages = [MessageView(r, k, r in kept) for r, k in program.async_relations().items()]
     options = dict(
-        messages=messages, causal=semantics.causal, finite=semantics.finite, network=bounds.network, horizon=horizon
+        messages=messages, causal=semantics.causal, finite=semantics.finite, network=bounds.network, horizon=horizon,
+        crash=relation_name(CRASH) if program.schema().get(CRASH) == 2 else None,  # crash(y, s), docs/faults.md
     )
     prefix = "fast_" if fast else ""
     tail = [encoding(f"{prefix}causal.lp")] if semantics.causal else []
