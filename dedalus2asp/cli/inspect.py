@@ -9,22 +9,23 @@ import typer
 
 from .. import inspect, pipeline
 from ..asp import solve
-from ..bounds import MAX_STEP, Encoding, Semantics
+from ..bounds import MAX_STEP, Encoding, Network, Semantics
 from ..formats import render
 from ..inspect import explain
 from ..lang.diagnostics import DiagnosticError
 from .console import EXIT_NO, fail, incomplete, no_model, say, stderr, stdout, tables, usage, write
-from .options import (DelayOpt, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, ModelOpt, ModelsOpt, Prog,
-                      SemanticsOpt, TimeoutOpt, bounds, fact, point, prepare)
+from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, ModelOpt, ModelsOpt, Prog,
+                      SemanticsOpt, TimeoutOpt, bounds, network_options, fact, point, prepare)
 
 
+@network_options
 def report(
     target: Path = typer.Argument(..., help="A Dedalus program, or a Spark run/batch directory", show_default=False),
     input_: Optional[Path] = typer.Option(None, "--input", "-i", help="Input instance H (for a program)"),
     horizon: Optional[int] = typer.Option(None, "--horizon", "-T", min=0, max=MAX_STEP, help="Every node performs steps 0..T (for a program)"),
     semantics: Semantics = SemanticsOpt,
     encoding: Encoding = EncodingOpt,
-    max_delay: Optional[int] = DelayOpt,
+    network: Network = NETWORK,
     number: int = ModelsOpt,
     timeout: Optional[float] = TimeoutOpt,
     output: Optional[Path] = typer.Option(
@@ -46,7 +47,7 @@ def report(
         usage("missing-option", f"report on the program {target} needs --horizon T")
     if output is None:
         usage("missing-option", f"report on the program {target} needs -o FILE.html, the page to write")
-    prepared = prepare(target, input_, bounds(horizon, semantics, encoding, max_delay), dialect)
+    prepared = prepare(target, input_, bounds(horizon, semantics, encoding, network), dialect)
     found = solve.enumerate_models(prepared.compiled, number, timeout=timeout)
     chosen = inspect.Models(tuple(found.models), prepared.compiled.bounds, tuple(prepared.instance.network), found.complete)
     write(output, render(chosen, "html", program=str(target), input=input_))
@@ -73,6 +74,7 @@ def nth_model(prepared: pipeline.Prepared, k: int, timeout) -> inspect.Model:
     return found.models[k - 1]
 
 
+@network_options
 def explain_(
     program: Path = Prog,
     input_: Path = InputOpt,
@@ -82,13 +84,13 @@ def explain_(
     model: int = ModelOpt,
     semantics: Semantics = SemanticsOpt,
     encoding: Encoding = EncodingOpt,
-    max_delay: Optional[int] = DelayOpt,
+    network: Network = NETWORK,
     dot: Optional[Path] = typer.Option(None, "--dot", help="Also write the lineage graph (DOT) to this file"),
     timeout: Optional[float] = TimeoutOpt,
     dialect: Dialect = DialectOpt,
 ) -> None:
     """Why does FACT hold at NODE:STEP in a model? Its derivation back to input facts, carry-overs and messages."""
-    bounds_ = bounds(horizon, semantics, encoding, max_delay)
+    bounds_ = bounds(horizon, semantics, encoding, network)
     node, step = point(at)
     wanted = fact(fact_)
     prepared = prepare(program, input_, bounds_, dialect)
@@ -110,6 +112,7 @@ def explain_(
         stderr.print(f"wrote {dot}")
 
 
+@network_options
 def replay_(
     program: Path = Prog,
     input_: Path = InputOpt,
@@ -117,12 +120,12 @@ def replay_(
     model: int = ModelOpt,
     semantics: Semantics = SemanticsOpt,
     encoding: Encoding = EncodingOpt,
-    max_delay: Optional[int] = DelayOpt,
+    network: Network = NETWORK,
     timeout: Optional[float] = TimeoutOpt,
     dialect: Dialect = DialectOpt,
 ) -> None:
     """Rebuild the run a model stands for (tplp2016 §5.3.2), replay it operationally, compare traces. Exit 1 if they differ."""
-    prepared = prepare(program, input_, bounds(horizon, semantics, encoding, max_delay), dialect)
+    prepared = prepare(program, input_, bounds(horizon, semantics, encoding, network), dialect)
     chosen = nth_model(prepared, model, timeout)
     try:
         run = chosen.run()

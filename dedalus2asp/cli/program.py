@@ -10,12 +10,12 @@ from typing import Optional
 import typer
 
 from .. import pipeline
-from ..bounds import Encoding, Semantics
+from ..bounds import Encoding, Network, Semantics
 from ..formats import render
 from ..lang import analysis, located, parser
 from ..lang.diagnostics import Diagnostic, DiagnosticError
 from .console import emit, fail, say, stderr, warn
-from .options import (DelayOpt, Dialect, DialectOpt, EncodingOpt, HorizonOpt, JsonOpt, Prog, SemanticsOpt, bounds,
+from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, JsonOpt, Prog, SemanticsOpt, bounds, network_options,
                       prepare)
 
 
@@ -35,13 +35,14 @@ def check(program: Path = Prog, json_: bool = JsonOpt, dialect: Dialect = Dialec
     say(render(report, "text", program=str(program)))
 
 
+@network_options
 def compile_(
     program: Path = Prog,
     input_: Optional[Path] = typer.Option(None, "--input", "-i", help="Input instance H; without it decl(H) is left out"),
     horizon: int = HorizonOpt,
     semantics: Semantics = SemanticsOpt,
     encoding: Encoding = EncodingOpt,
-    max_delay: Optional[int] = DelayOpt,
+    network: Network = NETWORK,
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the program here instead of stdout"),
     dialect: Dialect = DialectOpt,
     traces: bool = typer.Option(
@@ -53,7 +54,7 @@ def compile_(
     ),
 ) -> None:
     """Write the clingo program of PROG; `python -m clingo OUT.lp 0` runs it."""
-    prepared = prepare(program, input_, bounds(horizon, semantics, encoding, max_delay), dialect, needs_input=False)
+    prepared = prepare(program, input_, bounds(horizon, semantics, encoding, network), dialect, needs_input=False)
     text = prepared.compiled.counting_traces() if traces else prepared.compiled.text
     if output is None:
         sys.stdout.write(text)

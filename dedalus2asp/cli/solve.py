@@ -11,14 +11,14 @@ import typer
 
 from .. import cron, formats, inspect, pipeline
 from ..asp import solve
-from ..bounds import Encoding, Semantics
+from ..bounds import Encoding, Network, Semantics
 from ..formats import render
 from ..lang import analysis
 from ..lang.diagnostics import DiagnosticError
 from ..runs import operational
 from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, incomplete, no_model, say, stderr, text_options, usage, warn, write
-from .options import (DelayOpt, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, JsonOpt, MasterOpt, ModelsOpt,
-                      Prog, SemanticsOpt, TimeoutOpt, bounds, check_engine, load, need_instance, prepare)
+from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, JsonOpt, MasterOpt, ModelsOpt,
+                      Prog, SemanticsOpt, TimeoutOpt, bounds, network_options, check_engine, load, need_instance, prepare)
 
 
 Format = Enum("Format", {name.upper(): name for name in formats.FORMATS["model"]}, type=str)
@@ -31,13 +31,14 @@ FORMAT_HELP = (
 )
 
 
+@network_options
 def models(
     program: Path = Prog,
     input_: Path = InputOpt,
     horizon: int = HorizonOpt,
     semantics: Semantics = SemanticsOpt,
     encoding: Encoding = EncodingOpt,
-    max_delay: Optional[int] = DelayOpt,
+    network: Network = NETWORK,
     number: int = ModelsOpt,
     timeout: Optional[float] = TimeoutOpt,
     fmt: Format = typer.Option(Format.TEXT, "--format", "-f", help=FORMAT_HELP),
@@ -52,7 +53,7 @@ def models(
     if json_ and fmt not in (Format.TEXT, Format.JSON):
         usage("bad-option", f"--json is --format json: give one of them, not --format {fmt.value} too")
     fmt = Format.JSON if json_ else fmt
-    prepared = prepare(program, input_, bounds(horizon, semantics, encoding, max_delay), dialect)
+    prepared = prepare(program, input_, bounds(horizon, semantics, encoding, network), dialect)
     found = solve.enumerate_models(prepared.compiled, number, timeout=timeout)
     chosen = inspect.Models(tuple(found.models), prepared.compiled.bounds, tuple(prepared.instance.network), found.complete)
     if svg is not None:
@@ -98,13 +99,14 @@ def write_each(chosen: inspect.Models, fmt: Format, directory: Optional[Path], p
     stderr.print(f"wrote {len(chosen)} {what} to {directory}")
 
 
+@network_options
 def count(
     program: Path = Prog,
     input_: Path = InputOpt,
     horizon: int = HorizonOpt,
     semantics: Semantics = SemanticsOpt,
     encoding: Encoding = EncodingOpt,
-    max_delay: Optional[int] = DelayOpt,
+    network: Network = NETWORK,
     timeout: Optional[float] = TimeoutOpt,
     json_: bool = JsonOpt,
     dialect: Dialect = DialectOpt,
@@ -116,7 +118,7 @@ def count(
     ),
 ) -> None:
     """Count stable models and distinct traces (projective enumeration); --split K counts K disjoint parts."""
-    bounds_ = bounds(horizon, semantics, encoding, max_delay)
+    bounds_ = bounds(horizon, semantics, encoding, network)
     prepared = prepare(program, input_, bounds_, dialect)
     if split is None:
         result = solve.count(prepared.compiled, timeout=timeout, models=not traces_only)
@@ -132,11 +134,12 @@ def count(
         incomplete("the count", timeout)
 
 
+@network_options
 def explore(
     program: Path = Prog,
     input_: Path = InputOpt,
     horizon: int = HorizonOpt,
-    max_delay: Optional[int] = DelayOpt,
+    network: Network = NETWORK,
     max_states: int = typer.Option(1_000_000, "--max-states", min=1, help="Stop past this many configurations"),
     runs: bool = typer.Option(
         False, "--runs", help="Count distinct run prefixes (end configurations) too; slower: senders are kept apart"
@@ -145,9 +148,9 @@ def explore(
     dialect: Dialect = DialectOpt,
 ) -> None:
     """Enumerate the operational run prefixes (tplp2016 §5.1) in which each node takes T+1 steps."""
-    bounds_ = bounds(horizon, max_delay=max_delay)
+    bounds_ = bounds(horizon, network=network)
     mode = "exact" if runs else "traces"
-    where = {"horizon": bounds_.horizon, "max_delay": bounds_.network.max_delay}  # the JSON's last keys
+    where = {"horizon": bounds_.horizon, "max_delay": bounds_.network.max_delay, **bounds_.network.as_dict()}  # the JSON's last keys
     prog, instance = load(program, input_, dialect)
     tty = sys.stderr.isatty()
 
@@ -178,11 +181,12 @@ def explore(
         say(render(summary, "text", kind="exploration", bounds=bounds_))
 
 
+@network_options
 def cron_(
     program: Path = Prog,
     input_: Path = InputOpt,
     horizon: int = HorizonOpt,
-    max_delay: Optional[int] = DelayOpt,
+    network: Network = NETWORK,
     output: Optional[str] = typer.Option(None, "--output", help="Output relations R,S,... (default: the .output ones)"),
     encoding: Encoding = EncodingOpt,
     search_horizon: bool = typer.Option(
@@ -197,7 +201,7 @@ def cron_(
     Exit status: 0 consistent and tolerant; 1 not consistent, not tolerant, or no causal model at all;
     2 bad program, input or option; 3 timeout.
     """
-    bounds_ = bounds(horizon, encoding=encoding, max_delay=max_delay)  # cron analyses both semantics
+    bounds_ = bounds(horizon, encoding=encoding, network=network)  # cron analyses both semantics
     try:
         prog, instance, warnings = pipeline.load(program, input_, dialect.value)
         outputs = tuple(r.strip() for r in output.split(",") if r.strip()) if output else None
