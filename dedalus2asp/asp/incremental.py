@@ -41,9 +41,9 @@ from dataclasses import dataclass, replace
 import clingo
 
 from ..bounds import Network, Semantics
-from ..lang.ast import Instance, Literal, Program, RuleKind
-from .names import in_comment, internal, message_relation, relation_name
-from .views import environment, rule_view, term
+from ..lang.ast import Aggregate, Arithmetic, Instance, Literal, Program, RuleKind
+from .names import fresh, in_comment, internal, message_relation, relation_name
+from .views import environment, projections, rule_view, schema, term
 
 
 def _tuple(terms: list[str]) -> str:
@@ -102,35 +102,92 @@ class OutputView:
         return f"{relation_name(self.relation)}({','.join(['X', '_t'] + [f'W{i}' for i in range(1, self.arity + 1)])})"
 
 
-def may(program: Program, instance: Instance) -> dict[str, set[tuple[clingo.Symbol, ...]]]:
+def _counted(program: Program) -> bool:
+    """Whether a rule head computes a value (an expression or an aggregate): the values of P without
+    time may then grow without end (`count(N+1)@next :- count(N).`), and `may` counts hops."""
+    return any(isinstance(a, (Arithmetic, Aggregate)) for r in program.rules for a in r.head.args)
+
+
+def may(program: Program, instance: Instance, horizon: int | None = None) -> dict[str, set[tuple[clingo.Symbol, ...]]]:
     """An over-approximation of every tuple each relation can hold, at any node and step.
 
     The least model of P with negation dropped and every rule read as deductive, on the union of
     H(x) over the nodes: a stable model of pure_ch(P) (tplp2016 §4.3) derives a fact of R(x,s,w̄) only
     through a rule whose positive body holds, so w̄ is in it.
+
+    When a head computes a value (an expression, an aggregate), that least model can be infinite,
+    so every tuple carries the number of inductive and asynchronous rules it took, at most
+    |N|·(T+1) - 1 for horizon T: each such rule crosses an edge of happens-before, whose chains
+    within the horizon visit each of the |N|·(T+1) local steps at most once under causality. An
+    aggregate may take any value its function can give on a part of what the body can hold:
+    `count` 1..the number of values, `sum` from the sum of the negative terms to that of the
+    positive ones, `min` and `max` any of the values.
     """
+    hops = _counted(program)
+    if hops and horizon is None:
+        raise ValueError("a program whose heads compute values needs the horizon to bound its _may_R")
+    bound = len(instance.network) * ((horizon or 0) + 1) - 1
+    globals_ = frozenset(program.global_relations())
+    n = "N_" if hops else None  # no user variable begins with a capital N followed by `_` alone: fresh below
     lines = []
     for node_facts in instance.facts.values():
-        lines += [f"{relation_name(f.predicate)}({_tuple([str(a) for a in f.args])})." for f in node_facts]
+        for f in node_facts:
+            lines.append(f"{relation_name(f.predicate)}({'0,' if hops else ''}{_tuple([str(a) for a in f.args])}).")
+    if hops:
+        for r, k in schema(program).items():
+            lines.append(f"{relation_name(r)}(N+1,W) :- {relation_name(r)}(N,W), N < {bound}.")
     for rule in program.rules:
-        view = rule_view(rule)
+        view = rule_view(rule, globals_)
+        if hops:
+            n = fresh("N", set(view.variables.values()) | {view.x, view.s, view.t, *view.aggregates.values(), *view.groups.values()})
 
-        def atom(a) -> str:
-            return f"{relation_name(a.predicate)}({_tuple([term(t, view) for t in a.args])})"
+        def atom(a, args=None) -> str:
+            terms = [term(t, view) for t in a.args] if args is None else args
+            if view.is_global and a.predicate not in globals_ and a is not rule.head:
+                terms = terms[1:]
+            return f"{relation_name(a.predicate)}({n + ',' if hops else ''}{_tuple(terms)})"
 
         body = [atom(b.atom) for b in rule.body if isinstance(b, Literal) and not b.negated]
         body += [f"{term(c.left, view)} {c.op} {term(c.right, view)}" for c in rule.comparisons]
-        lines.append(atom(rule.head) + (" :- " + ", ".join(body) if body else "") + ".")
+        extra = []
+        for i, a in enumerate(rule.head.args):
+            if isinstance(a, Aggregate):
+                v, name = view.aggregates[i], f"_may_agg_r{rule.number}_{i}"
+                inside = _tuple([term(a.term, view), *_variables(rule, view)])
+                lines.append(f"{name}({n},{inside}) :- {', '.join(body)}." if body else f"{name}({n},{inside}).")
+                extra += {
+                    "count": [f"{v}C = #count{{ {v}U : {name}({n},({v}U,{v}K)) }}", f"{v} = 1..{v}C"],
+                    "sum": [f"{v}L = #sum{{ {v}U,{v}K : {name}({n},({v}U,{v}K)), {v}U < 0 }}",
+                            f"{v}H = #sum{{ {v}U,{v}K : {name}({n},({v}U,{v}K)), {v}U > 0 }}", f"{v} = {v}L..{v}H"],
+                }.get(a.function, [f"{name}({n},({v},_))"])
+        head = atom(rule.head, [view.aggregates.get(i) or term(a, view) for i, a in enumerate(rule.head.args)])
+        if hops and rule.kind in (RuleKind.INDUCTIVE, RuleKind.ASYNC):
+            head = head.replace(f"({n},", f"({n}+1,", 1)
+            extra.append(f"{n} < {bound}")
+        guard = [] if not hops or body else [f"{n} = 0..{bound}"]
+        premise = guard + body + extra
+        lines.append(head + (" :- " + ", ".join(premise) if premise else "") + ".")
     ctl = clingo.Control(["--warn=none"])
     ctl.add("base", [], "\n".join(lines))
     ctl.ground([("base", [])])
-    names = {relation_name(r): r for r in program.schema()}
-    found: dict[str, set] = {r: set() for r in program.schema()}
+    relations = schema(program)
+    names = {relation_name(r): r for r in relations}
+    found: dict[str, set] = {r: set() for r in relations}
     for atom in ctl.symbolic_atoms:
         symbol = atom.symbol
-        if symbol.name in names and len(symbol.arguments) == 1:
-            found[names[symbol.name]].add(tuple(symbol.arguments[0].arguments))
+        if symbol.name in names and len(symbol.arguments) == 1 + hops:
+            found[names[symbol.name]].add(tuple(symbol.arguments[-1].arguments))
     return found
+
+
+def _variables(rule, view) -> list[str]:
+    """The clingo variables of the rule's positive body atoms, in order (the valuation `sum` counts)."""
+    names: list[str] = []
+    for atom in rule.positive:
+        for v in atom.variables():
+            if not v.anonymous and view.variables[v.name] not in names:
+                names.append(view.variables[v.name])
+    return names
 
 
 @dataclass(frozen=True)
@@ -151,24 +208,30 @@ def incremental(
     semantics: Semantics = Semantics.CAUSAL_FINITE,
     network: Network = Network(),
     outputs: tuple[str, ...] = (),
+    horizon: int | None = None,
 ) -> Incremental:
-    """Write the multi-shot version of the fast encoding of P on H (rules (11)-(14) prune nothing within a finite horizon)."""
+    """Write the multi-shot version of the fast encoding of P on H (rules (11)-(14) prune nothing within a finite horizon).
+
+    A program whose heads compute values (expressions, aggregates) needs `horizon`, the last step
+    the program will be grounded for: it bounds `_may_R` (see `may`).
+    """
     if not semantics.causal:
         raise ValueError("the incremental program is written for causal semantics only")
-    schema = program.schema()
+    relations = schema(program)
     async_relations = program.async_relations()
-    reachable = may(program, instance)
+    reachable = may(program, instance, horizon)
     messages = [IncrementalMessage(r, k) for r, k in async_relations.items()]
+    globals_ = frozenset(program.global_relations())
     rules = []
     for rule in program.rules:
-        view = rule_view(rule)
+        view = rule_view(rule, globals_)
         now = replace(view, s="_t")
         rules.append((now, replace(view, s="(_t-1)") if rule.kind is RuleKind.INDUCTIVE else now))
     inputs = [
         f"{relation_name(f.predicate)}({','.join([str(node), '_t', *map(str, f.args)])})"
         for node, facts in instance.facts.items()
         for f in facts
-        if f.predicate in schema
+        if f.predicate in relations
     ]
     may_facts = [
         internal("may", m.relation) + (f"({','.join(map(str, w))})" if w else "")
@@ -180,17 +243,18 @@ def incremental(
         semantics=semantics.value,
         nodes=[str(n) for n in instance.network],
         may=may_facts,
-        projection=[f"{relation_name(r)}({','.join(['X', '_t', *(f'W{i}' for i in range(1, k + 1))])})" for r, k in schema.items()],
+        projection=[f"{relation_name(r)}({','.join(['X', '_t', *(f'W{i}' for i in range(1, k + 1))])})" for r, k in relations.items()],
+        projections=projections(program),
         inputs=inputs,
         rules=rules,
         messages=messages,
         network=network,
-        outputs=[OutputView(r, schema[r]) for r in outputs],
+        outputs=[OutputView(r, relations[r]) for r in outputs],
     )
     return Incremental(
         text=text,
-        relations={relation_name(r): r for r in schema},
-        arities=dict(schema),
+        relations={relation_name(r): r for r in relations},
+        arities=relations,
         messages={message_relation("chosen", m.relation): m.relation for m in messages},
         semantics=semantics,
         network=network,

@@ -21,10 +21,11 @@ from importlib import resources
 
 from ..bounds import CRASH, Bounds, Encoding
 from ..lang.analysis import restrict
-from ..lang.ast import Instance, Program
+from ..lang.ast import Instance, Literal, Program
+from ..lang.diagnostics import Diagnostic, Severity
 from ..lang.located import check_events
 from .names import in_comment, message_relation, relation_name
-from .views import MessageView, environment, persisted, rule_view
+from .views import MessageView, environment, persisted, projections, rule_view, schema
 
 
 def encoding(name: str) -> str:
@@ -46,6 +47,8 @@ class Compiled:
     trace_text: str | None = None
     # P itself, for the inspector: which asynchronous rule sent a message, outputs, explanations
     program: Program | None = field(default=None, compare=False, repr=False)
+    # what the reader should know about this program within these bounds (`late_steps`)
+    warnings: tuple[Diagnostic, ...] = field(default=(), compare=False, repr=False)
 
     def projection(self) -> str:
         """`#project R/k.` for every relation of sch(P) (k with location and step): enumerate traces, not models."""
@@ -98,6 +101,22 @@ def _header(program: Program, bounds: Bounds) -> str:
     ]) + "\n"
 
 
+def late_steps(program: Program, horizon: int) -> tuple[Diagnostic, ...]:
+    """A warning for every body atom `p(ā)@k` with k beyond the horizon: its rule never fires (a rule
+    instance at step s reads step k only when k <= s)."""
+    return tuple(
+        Diagnostic(
+            "step-beyond-horizon",
+            f"'{item.atom}@{item.step}' reads step {item.step}, beyond the horizon {horizon}: rule {rule.number} "
+            f"never fires within it (raise --horizon to at least {item.step})",
+            item.span, program.filename, program.text, Severity.WARNING,
+        )
+        for rule in program.rules
+        for item in rule.body
+        if isinstance(item, Literal) and item.step is not None and item.step > horizon
+    )
+
+
 def _lines(parts: list[str]) -> str:
     return "\n".join(p.rstrip("\n") + "\n" for p in parts)
 
@@ -119,8 +138,11 @@ def transform(program: Program, instance: Instance | None, bounds: Bounds) -> Co
     parts.append(encoding("time.lp"))
     if not fast:
         parts.append(encoding("arrival.lp"))  # the fast encoding writes the domain into its choice rules
-    rules = [rule_view(r) for r in program.rules]
-    parts.append(env.get_template("rules.lp.j2").render(rules=rules, causal=semantics.causal, fast=fast))
+    globals_ = frozenset(program.global_relations())
+    rules = [rule_view(r, globals_) for r in program.rules]
+    parts.append(env.get_template("rules.lp.j2").render(
+        rules=rules, projections=projections(program), causal=semantics.causal, fast=fast
+    ))
     kept = persisted(program)
     messages = [MessageView(r, k, r in kept) for r, k in program.async_relations().items()]
     options = dict(
@@ -135,13 +157,14 @@ def transform(program: Program, instance: Instance | None, bounds: Bounds) -> Co
         traces = env.get_template("traces.lp.j2").render(**options)
         trace_text = _lines([parts[0] + TRACE_LEVEL_HEADER, *parts[1:], traces, *tail])
     parts += [env.get_template("fast.lp.j2" if fast else "messages.lp.j2").render(**options), *tail]
-    schema = program.schema()
+    relations = schema(program)
     return Compiled(
         text=_lines(parts),
-        relations={relation_name(r): r for r in schema},
-        arities=dict(schema),
+        relations={relation_name(r): r for r in relations},
+        arities=relations,
         messages={message_relation("chosen", m.relation): m.relation for m in messages},
         bounds=bounds,
         trace_text=trace_text,
         program=program,
+        warnings=late_steps(program, horizon),
     )
