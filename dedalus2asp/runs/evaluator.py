@@ -23,6 +23,24 @@ through its `Pattern`: constants to match, repeated variables to equate, and
 a lone `_` that binds nothing, also in a negated atom (`not r(X, _)`: no
 r(X, v) holds, whatever v).
 
+Issue #18's constructs are compiled into the same operators (`Body.of`, once per
+rule). An arithmetic expression becomes a column computed per row (`extend`, with
+clingo's integer semantics: a row where it has no value, as for a division by zero,
+is left out): in a head argument, in a comparison side, and in a body atom, where
+
+    p(Y) :- q(X), r(X + 1, Y).      reads r(#1, Y) and keeps the rows with #1 = X + 1.
+
+An aggregate head `tally(C, count<M>) :- vote(C, M).` groups the body's rows by
+the node and the other head arguments (`aggregate`): count the distinct values of
+M, sum the distinct (term, valuation) pairs as clingo's `#sum{T,V1..Vn : body}`,
+min/max in clingo's order; a group without a row yields no fact. A body atom at a
+step, `not bcast(X, P)@1`, reads what the node held at step 1 (`Moment`: the step
+and the remembered facts of the relations read at fixed steps) and makes the rule
+fire only at steps s ≥ 1 (a node cannot read its future). A global rule reads the
+facts of every node at one step, each with its node as first argument (`gather`),
+and derives facts of the global node (`ast.GLOBAL_NODE`); as nothing a node does
+reads them, they are computed after a run, from its D per step (`observe`).
+
 The program is compiled once into a `Plan`: the deductive rules as strata
 (`analysis.strata`), each split into components (`components`), and the
 inductive and asynchronous rules. `deduc` evaluates the strata lowest first,
@@ -37,12 +55,26 @@ value is its own business (`values`): the evaluator never looks at one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Iterator, Protocol, Sequence, TypeVar
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterator, Mapping, Protocol, Sequence, TypeVar
+
+import clingo
 
 from ..lang.analysis import strata as stratify
 from ..lang.analysis import strongly_connected
-from ..lang.ast import Atom, Comparison, Constant, Program, Rule, RuleKind, Variable
+from ..lang.ast import (
+    Aggregate,
+    Arithmetic,
+    Atom,
+    Comparison,
+    Constant,
+    Literal,
+    Program,
+    Rule,
+    RuleKind,
+    Term,
+    Variable,
+)
 from .schedule import Schedule
 
 # ---------------------------------------------------------------------------
@@ -70,12 +102,128 @@ class Pattern:
         for i, term in enumerate(atom.args):
             if isinstance(term, Constant):
                 constants.append((i, term.value))
+            elif not isinstance(term, Variable):
+                raise ValueError(f"{atom}: argument {i + 1} is {term}, not a variable or a constant (see Body.of)")
             elif not term.anonymous:
                 if term.name in first:
                     same.append((i, first[term.name]))
                 else:
                     first[term.name] = i
         return Pattern(atom.predicate, tuple(constants), tuple(same), tuple(first.items()))
+
+
+FRESH = "#"
+"""The prefix of the columns `Body.of` makes up (`#1`, `#2`): no variable can be named so."""
+
+
+@dataclass(frozen=True)
+class Read:
+    """A body atom as the evaluator reads it: its `Pattern`, and the fixed step k of `p(ā)@k` (None: the rule's step)."""
+
+    pattern: Pattern
+    step: int | None = None
+
+
+Aggregation = tuple[str, str, str]
+"""(function, the column of its term, the column of its result) of one aggregate of a head."""
+
+
+@dataclass(frozen=True)
+class Body:
+    """A rule compiled for the relational operators (issue #18's constructs as columns and filters).
+
+    Every arithmetic argument of a body atom is read as a fresh column `#i`
+    and compared with the expression's column; every other expression (of a
+    comparison, a negated atom, the head, an aggregate's term) is a column of
+    its own. Evaluation order: the joins of `positive`, `columns` (computed
+    by `extend`), `comparisons`, the antijoins of `negative`; then, for an
+    aggregate head, `aggregate` by `keys` (the node and the head's other
+    arguments); `head` is the rule's head over the columns (no expression,
+    no aggregate left).
+    """
+
+    rule: Rule
+    positive: tuple[Read, ...]
+    columns: tuple[tuple[str, Arithmetic], ...]
+    comparisons: tuple[Comparison, ...]
+    negative: tuple[Read, ...]
+    head: Atom
+    keys: tuple[str, ...]
+    aggregations: tuple[Aggregation, ...]
+
+    @property
+    def steps(self) -> tuple[int, ...]:
+        """The fixed steps its body atoms read."""
+        return tuple(sorted({r.step for r in (*self.positive, *self.negative) if r.step is not None}))
+
+    @staticmethod
+    def of(rule: Rule) -> "Body":
+        """Compile `rule` (memoized by identity: a rule of thousands of literals is hashed once, not per step)."""
+        known = _BODIES.get(id(rule))
+        if known is None or known[0] is not rule:
+            known = _BODIES[id(rule)] = (rule, _compile(rule))
+        return known[1]
+
+
+_BODIES: dict[int, tuple[Rule, Body]] = {}
+
+
+def _compile(rule: Rule) -> Body:
+    columns: list[tuple[str, Term]] = []
+    comparisons: list[Comparison] = []
+    read_as: list[tuple[Variable, Arithmetic]] = []
+    fresh = iter(range(1, 1 << 62))
+
+    def column(term: Term, always: bool = False) -> Term:
+        """A variable for the expression `term` (a new column); other terms as they are, unless `always`."""
+        if not isinstance(term, Arithmetic) and not (always and isinstance(term, Constant)):
+            return term
+        name = f"{FRESH}{next(fresh)}"
+        columns.append((name, term))
+        return Variable(name, term.span)
+
+    def read(literal: Literal) -> Read:
+        args = []
+        for term in literal.atom.args:
+            if isinstance(term, Arithmetic) and not literal.negated:  # read as a column, compared after the joins
+                var = Variable(f"{FRESH}{next(fresh)}", term.span)
+                read_as.append((var, term))
+                args.append(var)
+            else:
+                args.append(column(term))
+        return Read(Pattern.of(replace(literal.atom, args=tuple(args))), literal.step)
+
+    literals = [b for b in rule.body if isinstance(b, Literal)]
+    positive = tuple(read(b) for b in literals if not b.negated)
+    for var, term in read_as:
+        comparisons.append(Comparison("=", var, column(term), term.span))
+    for c in rule.comparisons:
+        comparisons.append(replace(c, left=column(c.left), right=column(c.right)))
+    negative = tuple(read(b) for b in literals if b.negated)
+    head_args, keys, aggregations = [], [], []
+    for arg in rule.head.args:
+        if isinstance(arg, Aggregate):
+            term = column(arg.term, always=True)
+            result = Variable(f"{FRESH}{next(fresh)}", arg.span)
+            aggregations.append((arg.function, term.name, result.name))
+            head_args.append(result)
+        else:
+            term = column(arg)
+            head_args.append(term)
+            if isinstance(term, Variable) and not term.anonymous:
+                keys.append(term.name)
+    if rule.addressee is not None:
+        keys.append(rule.addressee.name)
+    return Body(
+        rule,
+        positive,
+        tuple(columns),
+        tuple(comparisons),
+        negative,
+        replace(rule.head, args=tuple(head_args)),
+        tuple(dict.fromkeys(keys)) if aggregations else (),
+        tuple(aggregations),
+    )
 
 
 @dataclass(frozen=True)
@@ -124,8 +272,12 @@ def strata_of(strata: Sequence[Sequence[Rule]]) -> Strata:
 class Plan:
     """P compiled for the evaluator: deduc_P as strata of components, the rules of induc_P and async_P, out(P).
 
-    `incremental`: in a run, start a positive recursive component's fixpoint
-    from what is new since the previous step when that is sound (see `deduc`).
+    `globals`: the global rules as strata of components (evaluated at the
+    global node by `observe`), `observed`: the relations they read at the
+    nodes; `remembered`: the relations read at each fixed step k (`p(ā)@k`),
+    which a run keeps from step k on. `incremental`: in a run, start a
+    positive recursive component's fixpoint from what is new since the
+    previous step when that is sound (see `deduc`).
     """
 
     program: Program
@@ -134,9 +286,21 @@ class Plan:
     asynchronous: tuple[Rule, ...]
     outputs: tuple[str, ...]
     incremental: bool = True
+    globals: Strata = ()
+    observed: frozenset[str] = frozenset()
+    remembered: Mapping[int, frozenset[str]] = field(default_factory=dict)
 
     @staticmethod
     def of(program: Program, incremental: bool = True) -> "Plan":
+        global_rules = program.rules_of(RuleKind.GLOBAL)
+        held = set(program.global_relations())
+        # the global rules among themselves are a deductive program (stratified like one) at the global node
+        as_deductive = Program(tuple(replace(r, kind=RuleKind.DEDUCTIVE) for r in global_rules), filename=program.filename)
+        remembered: dict[int, set[str]] = {}
+        for rule in program.rules:
+            for item in rule.body:
+                if isinstance(item, Literal) and item.step is not None and rule.kind is not RuleKind.GLOBAL:
+                    remembered.setdefault(item.step, set()).add(item.atom.predicate)
         return Plan(
             program,
             strata_of(stratify(program)),
@@ -144,7 +308,25 @@ class Plan:
             program.rules_of(RuleKind.ASYNC),
             program.output_relations,
             incremental,
+            strata_of(stratify(as_deductive)) if global_rules else (),
+            frozenset(a.predicate for r in global_rules for a in (*r.positive, *r.negative)) - held,
+            {k: frozenset(v) for k, v in sorted(remembered.items())},
         )
+
+
+@dataclass(frozen=True)
+class Moment:
+    """Where in time a rule body is evaluated: the step s of its node, and what the node held before.
+
+    `memory[k]`, for each fixed step k < s that a body atom `p(ā)@k` reads,
+    holds the node's facts of step k (at least those of the relations read
+    at k: `Plan.remembered`). A body atom at step k reads `memory[k]` if k < s,
+    the facts of step s if k = s, and nothing if k > s: a node cannot read its
+    future, so the rule fires only from step k on.
+    """
+
+    step: int
+    memory: Mapping[int, Any]
 
 
 # ---------------------------------------------------------------------------
@@ -160,7 +342,9 @@ class Backend(Protocol[Facts, Table, Sent, Messages]):
     """The relational operators the evaluator runs on; a back end chooses the types and the values.
 
     Tables have the node as their first column and one column per variable
-    (named after it); joins are natural joins on the shared columns.
+    (named after it); joins are natural joins on the shared columns. Column
+    names starting with `FRESH` are made up by `Body.of` (expressions and
+    aggregate results).
     """
 
     def nodes(self) -> Table:
@@ -175,12 +359,39 @@ class Backend(Protocol[Facts, Table, Sent, Messages]):
         """The natural join on the shared columns (the node and the shared variables)."""
         ...
 
+    def extend(self, table: Table, name: str, term: Term) -> Table:
+        """`table` with a new last column `name`: the value of `term` per row (issue #18).
+
+        `term` is a constant, a column (`Variable`) or an `Arithmetic`
+        expression over columns and constants, evaluated with clingo's integer
+        semantics (`values.arithmetic`: 32-bit integers that wrap around, `/`
+        and `%` truncating toward zero); a row where the expression has no
+        value (a division by zero, an operand that is a name or a string) is
+        left out of the result.
+        """
+        ...
+
     def compare(self, table: Table, comparison: Comparison) -> Table:
-        """The rows that satisfy `comparison`, with `<` as clingo's order on terms."""
+        """The rows that satisfy `comparison` (its sides are columns or constants), with `<` as clingo's order on terms."""
         ...
 
     def antijoin(self, table: Table, facts: Facts, pattern: Pattern) -> Table:
         """The rows with no fact matching `pattern` (with the row's node and values) in `facts`."""
+        ...
+
+    def aggregate(self, table: Table, keys: Sequence[str], aggregations: Sequence[Aggregation]) -> Table:
+        """One row per group of the distinct rows of `table`: columns (node, *keys, result of each aggregation).
+
+        A group is the rows with the same node and values of the `keys`
+        columns; a group exists only if it has a row (an empty group yields no
+        fact). For each (function, column, result): `count` the number of
+        distinct values of `column` in the group; `sum` the sum of `column`
+        over the group's distinct rows (clingo's `#sum{T,V1..Vn : body}`: the
+        same value twice counts twice when the valuations differ), over its
+        integer values only (a name or string is ignored, as clingo does),
+        wrapped to 32 bits; `min`/`max` the least/greatest value of `column`
+        in clingo's order on terms (so min over strings works).
+        """
         ...
 
     def bindings(self, table: Table) -> Iterator[dict[str, Any]]:
@@ -188,11 +399,20 @@ class Backend(Protocol[Facts, Table, Sent, Messages]):
         ...
 
     def heads(self, table: Table, head: Atom) -> Facts:
-        """The fact `head` per row, at the row's node."""
+        """The fact `head` per row, at the row's node (its arguments are columns and constants)."""
         ...
 
     def sends(self, table: Table, head: Atom, addressee: Variable) -> Sent:
         """The message `head` per row, from the row's node to the value of `addressee`."""
+        ...
+
+    def gather(self, facts: Facts, relations: set[str]) -> Facts:
+        """What a global rule reads (issue #18): every fact R(ā) of `relations` at a node x as the fact R(x, ā)
+        of the global node (`ast.GLOBAL_NODE`, as a value of the back end). Facts of other relations are left out."""
+        ...
+
+    def observer(self) -> Table:
+        """One empty valuation at the global node: the body table of a global rule without positive atoms."""
         ...
 
     def union(self, parts: Sequence[Facts]) -> Facts: ...
@@ -235,54 +455,99 @@ class Backend(Protocol[Facts, Table, Sent, Messages]):
 
 def join_order(rule: Rule, first: int | None = None) -> list[int]:
     """The positive atoms in join order: `first` (the delta atom) first, then greedily the most connected."""
-    atoms = rule.positive
-    left = list(range(len(atoms)))
+    reads = Body.of(rule).positive
+    names = [{name for name, _ in r.pattern.columns} for r in reads]
+    left = list(range(len(reads)))
     chosen: list[int] = []
     bound: set[str] = set()
     if first is not None:
         left.remove(first)
         chosen.append(first)
-        bound |= {v.name for v in atoms[first].variables()}
+        bound |= names[first]
     while left:
-        best = max(left, key=lambda k: (len(bound & {v.name for v in atoms[k].variables()}), -k))
+        best = max(left, key=lambda k: (len(bound & names[k]), -k))
         left.remove(best)
         chosen.append(best)
-        bound |= {v.name for v in atoms[best].variables()}
+        bound |= names[best]
     return chosen
 
 
-def body(backend: Backend, rule: Rule, facts, delta=None, first: int | None = None):
+def _source(read: Read, facts, at: Moment | None):
+    """The facts a body atom reads: those of the rule's step, or of its fixed step (None: not yet, see `Moment`)."""
+    if read.step is None:
+        return facts
+    if at is None:
+        raise ValueError(f"a body atom at step {read.step} ({read.pattern.relation}) is evaluated without a step")
+    if read.step == at.step:
+        return facts
+    if read.step > at.step:
+        return None
+    return at.memory[read.step]
+
+
+def body(backend: Backend, rule: Rule, facts, delta=None, first: int | None = None, at: Moment | None = None):
     """The satisfying valuations of the body of `rule` on `facts` at every node, as a table (node, variables...).
 
     With `delta`, only those that map positive atom number `first` into
-    `delta` (semi-naive evaluation).
+    `delta` (semi-naive evaluation). `at`: the step and memory, for a rule
+    with a body atom at a fixed step (see `Moment`); such a rule has no
+    valuation before that step. The table has a column per variable and per
+    expression of the rule (see `Body`).
     """
-    table = backend.nodes() if not rule.positive else None
+    compiled = Body.of(rule)
+    table = None
+    if not compiled.positive:
+        table = backend.observer() if rule.kind is RuleKind.GLOBAL else backend.nodes()
     for k in join_order(rule, first):
-        scanned = backend.scan(delta if k == first else facts, Pattern.of(rule.positive[k]))
+        read = compiled.positive[k]
+        source = delta if k == first else _source(read, facts, at)
+        if source is None:  # an atom of a future step: no valuation
+            source = backend.union([])
+        scanned = backend.scan(source, read.pattern)
         table = scanned if table is None else backend.join(table, scanned)
-    for comparison in rule.comparisons:
+    for name, term in compiled.columns:
+        table = backend.extend(table, name, term)
+    for comparison in compiled.comparisons:
         table = backend.compare(table, comparison)
-    for atom in rule.negative:
-        table = backend.antijoin(table, facts, Pattern.of(atom))
+    for read in compiled.negative:
+        source = _source(read, facts, at)
+        if source is None:  # a negated atom of a future step: the rule does not fire yet
+            return backend.compare(table, _NEVER)
+        table = backend.antijoin(table, source, read.pattern)
     return table
 
 
-def valuations(backend: Backend, rule: Rule, facts) -> list[dict[str, Any]]:
-    """The satisfying valuations of the body of `rule` on `facts` (tplp2016 §3.2): variable name -> value."""
-    return list(backend.bindings(body(backend, rule, facts)))
+_NEVER = Comparison("!=", Constant(clingo.Number(0)), Constant(clingo.Number(0)))
+"""A comparison no row satisfies."""
 
 
-def _heads(backend: Backend, rules: Sequence[Rule], facts, delta=None, within: set[str] | None = None):
+def valuations(backend: Backend, rule: Rule, facts, at: Moment | None = None) -> list[dict[str, Any]]:
+    """The satisfying valuations of the body of `rule` on `facts` (tplp2016 §3.2): variable name -> value.
+
+    The made-up columns of `Body` (named `FRESH`...) are left out.
+    """
+    return [{k: v for k, v in b.items() if not k.startswith(FRESH)} for b in backend.bindings(body(backend, rule, facts, at=at))]
+
+
+def derived(backend: Backend, rule: Rule, table):
+    """The table of the head of `rule` from its body's `table`: grouped by `aggregate` if the head has aggregates."""
+    compiled = Body.of(rule)
+    if compiled.aggregations:
+        return backend.aggregate(table, compiled.keys, compiled.aggregations)
+    return table
+
+
+def _heads(backend: Backend, rules: Sequence[Rule], facts, delta=None, within: set[str] | None = None, at: Moment | None = None):
     """The head facts of `rules` on `facts`; with `delta`, semi-naively (via each positive atom of a relation in `within`)."""
     parts = []
     for rule in rules:
+        head = Body.of(rule).head
         if delta is None:
-            parts.append(backend.heads(body(backend, rule, facts), rule.head))
+            parts.append(backend.heads(derived(backend, rule, body(backend, rule, facts, at=at)), head))
         else:
-            for k, atom in enumerate(rule.positive):
-                if within is None or atom.predicate in within:
-                    parts.append(backend.heads(body(backend, rule, facts, delta, k), rule.head))
+            for k, read in enumerate(Body.of(rule).positive):
+                if (within is None or read.pattern.relation in within) and _source(read, facts, at) is facts:
+                    parts.append(backend.heads(derived(backend, rule, body(backend, rule, facts, delta, k, at)), head))
     return backend.union(parts)
 
 
@@ -290,38 +555,47 @@ def _heads(backend: Backend, rules: Sequence[Rule], facts, delta=None, within: s
 # The subprograms of a step (tplp2016 §5.1.2)
 
 
-def deduc(backend: Backend, strata: Strata, facts, previous=None):
+def deduc(backend: Backend, strata: Strata, facts, previous=None, at: Moment | None = None):
     """D = deduc_P(I) at every node: the stratified semantics of the deductive rules (tplp2016 §3.2.2).
 
     Stratum by stratum, lowest first, and within a stratum component by
     component: a non-recursive component's rules fire once (together with
     the following ones that do not read its heads); a recursive one reaches
     its minimal fixpoint semi-naively (`_fixpoint`). The output contains I.
+    An aggregate's rule fires once its body's relations are complete: it is
+    in a higher stratum than they are, or a later component.
 
     `previous`, the D of the previous step of a run, gives the incremental
     start: persisted facts are not derived again (tr2009 Alg. 1, and the
     semi-naive maintenance under insertions of psn2010). When a component is
-    positive and everything `previous` holds of its relations is still there,
-    `previous` is already closed under its rules, so the fixpoint starts from
-    the facts that are new since then instead of from all of I.
+    positive (no negation, aggregate or body atom at a step) and everything
+    `previous` holds of its relations is still there, `previous` is already
+    closed under its rules, so the fixpoint starts from the facts that are
+    new since then instead of from all of I. `at`: see `Moment`.
     """
     known = facts
     for stratum in strata:
         batch: list[Rule] = []  # non-recursive rules that read none of each other's heads: fired together
         for component in (*stratum, None):
             if batch and (component is None or component.recursive or component.reads & {r.head.predicate for r in batch}):
-                known = backend.materialize(backend.union([known, _heads(backend, batch, known)]))
+                known = backend.materialize(backend.union([known, _heads(backend, batch, known, at=at)]))
                 batch = []
             if component is None:
                 continue
             if component.recursive:
-                known = backend.materialize(_fixpoint(backend, component, known, previous))
+                known = backend.materialize(_fixpoint(backend, component, known, previous, at))
             else:
                 batch += component.rules
     return backend.materialize(known)
 
 
-def _fixpoint(backend: Backend, component: Component, known, previous):
+def _monotone(rule: Rule) -> bool:
+    """No negation, aggregate or body atom at a fixed step: what the incremental start needs."""
+    compiled = Body.of(rule)
+    return not compiled.negative and not compiled.aggregations and not compiled.steps
+
+
+def _fixpoint(backend: Backend, component: Component, known, previous, at: Moment | None = None):
     """`known` closed under the rules of a recursive `component`, semi-naively.
 
     Round 0 evaluates every rule, later rounds only the valuations that use
@@ -332,37 +606,70 @@ def _fixpoint(backend: Backend, component: Component, known, previous):
     """
     heads = component.heads
     relations = heads | component.reads
-    positive = not any(r.negative for r in component.rules)
+    positive = all(_monotone(r) for r in component.rules)
     if previous is not None and positive and backend.contains(known, previous, relations):
         new = backend.minus(backend.restrict(known, relations), previous)
         within = None
     else:
-        new = backend.minus(_heads(backend, component.rules, known), known)
+        new = backend.minus(_heads(backend, component.rules, known, at=at), known)
         within = heads
     while not backend.empty(new):
         if within is heads:
             known = backend.union([known, new])
-        new = backend.minus(_heads(backend, component.rules, known, new, within), known)
+        new = backend.minus(_heads(backend, component.rules, known, new, within, at), known)
         within = heads
     return known
 
 
-def induc(backend: Backend, rules: Sequence[Rule], facts):
+def induc(backend: Backend, rules: Sequence[Rule], facts, at: Moment | None = None):
     """induc_P(D): one derivation step of `rules`, heads without '•' (tplp2016 §5.1.2).
 
     All satisfying valuations on `facts` fire once; there is no fixpoint.
     With the inductive rules, what they derive is the next state.
     """
-    return _heads(backend, rules, facts)
+    return _heads(backend, rules, facts, at=at)
 
 
-def sends(backend: Backend, rules: Sequence[Rule], facts):
+def sends(backend: Backend, rules: Sequence[Rule], facts, at: Moment | None = None):
     """async_P(D): one derivation step of the asynchronous `rules`, as messages (tplp2016 §5.1.2).
 
     The addressee is the value of the rule's addressee variable; whether it is
-    in the network is for the transition (or the schedule) to decide.
+    in the network is for the transition (or the schedule) to decide. An
+    aggregate groups by the addressee too.
     """
-    return backend.union_sends([backend.sends(body(backend, rule, facts), rule.head, rule.addressee) for rule in rules])
+    return backend.union_sends(
+        [backend.sends(derived(backend, rule, body(backend, rule, facts, at=at)), Body.of(rule).head, rule.addressee) for rule in rules]
+    )
+
+
+# ---------------------------------------------------------------------------
+# Global rules
+
+
+def observe(backend: Backend, plan: Plan, deduced: Sequence) -> list:
+    """The facts of the global node at each step: the global rules on the D of every node at that step.
+
+    At step s the global rules read `gather`(D of every node at s): each fact
+    R(ā) of node x as R(x, ā); they are evaluated there as a deductive program
+    (stratified among themselves, reading the global facts of lower strata),
+    and a body atom `p(x, ā)@k` reads the gathered facts of step k ≤ s. A
+    node never reads a global relation (`check` rejects a rule that does), so
+    these facts change nothing of the run: they are computed from its D per
+    step, after it. Returns the global facts per step (empty without global rules).
+    """
+    if not plan.globals:
+        return [backend.union([]) for _ in deduced]
+    steps = {r.step for stratum in plan.globals for c in stratum for rule in c.rules for r in Body.of(rule).positive + Body.of(rule).negative}
+    relations = set(plan.observed)
+    held = {rule.head.predicate for stratum in plan.globals for c in stratum for rule in c.rules}
+    out, memory = [], {}
+    for s, d in enumerate(deduced):
+        gathered = backend.materialize(backend.gather(d, relations))
+        facts = deduc(backend, plan.globals, gathered, at=Moment(s, memory))
+        if s in steps:
+            memory[s] = facts
+        out.append(backend.materialize(backend.restrict(facts, held)))
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -378,6 +685,7 @@ def execute(backend: Backend, plan: Plan, steps: int, schedule: Schedule):
         I = st(x) ∪ untag(messages to x arriving at t)      D = deduc_P(I)
         st(x) := H(x) ∪ induc_P(D)                          messages sent at t := async_P(D)
 
+    and keeps the facts of D that a body atom `p(ā)@t` reads (`Plan.remembered`, see `Moment`).
     Returns (D per step, as back-end facts; the messages sent per step, as
     back-end message tables).
     """
@@ -386,12 +694,16 @@ def execute(backend: Backend, plan: Plan, steps: int, schedule: Schedule):
     carried = None  # induc_P(D) of the previous step
     sent, deduced = [], []
     previous = None
+    memory: dict[int, Any] = {}
     for t in range(steps):
+        at = Moment(t, dict(memory))
         arrived = backend.deliver(sent, t)
         facts = backend.union([backend.input(t), arrived] + ([carried] if carried is not None else []))
-        d = deduc(backend, plan.strata, facts, previous if plan.incremental else None)
+        d = deduc(backend, plan.strata, facts, previous if plan.incremental else None, at)
         deduced.append(d)
-        carried = induc(backend, plan.inductive, d)
-        sent.append(backend.schedule(sends(backend, plan.asynchronous, d), t, steps, schedule))
+        if t in plan.remembered:
+            memory[t] = backend.materialize(backend.restrict(d, set(plan.remembered[t])))
+        carried = induc(backend, plan.inductive, d, at)
+        sent.append(backend.schedule(sends(backend, plan.asynchronous, d, at), t, steps, schedule))
         previous = d
     return deduced, sent

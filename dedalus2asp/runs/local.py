@@ -18,13 +18,13 @@ from __future__ import annotations
 import operator
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-from ..lang.ast import Atom, Comparison, Constant, Rule, Term, Variable
+from ..lang.ast import GLOBAL_NODE, Arithmetic, Atom, Comparison, Constant, Rule, Term, Trace, Variable
 from . import evaluator
-from .evaluator import Pattern, Plan, Strata
+from .evaluator import Aggregation, Moment, Pattern, Plan, Strata
 from .schedule import Schedule
-from .values import SYMBOLS, TEXT, Values
+from .values import SYMBOLS, TEXT, Values, arithmetic, wrap
 
 Args = tuple
 FactRow = tuple[Any, str, Args]
@@ -110,8 +110,68 @@ class Local:
         if isinstance(term, Constant):
             v = self.values.constant(term.value)
             return lambda row: v
+        if isinstance(term, Arithmetic):
+            return self._expression(table, term)
         i = table.columns.index(term.name)
         return lambda row: row[i]
+
+    def _expression(self, table: Table, term: Arithmetic) -> Callable[[tuple], Any]:
+        """The value of `term` per row, None where it has none (`values.arithmetic`)."""
+        integer, number = self.values.integer, self.values.number
+
+        def operand(t: Term | None) -> Callable[[tuple], int | None]:
+            if isinstance(t, Arithmetic):
+                inner = self._integer(table, t)
+                return inner
+            get = self._getter(table, t)
+            return lambda row: integer(get(row))
+
+        left = operand(term.left) if term.left is not None else None
+        right, op = operand(term.right), term.op
+
+        def value(row: tuple) -> Any:
+            r = right(row)
+            if r is None:
+                return None
+            if left is None:
+                n = arithmetic(op, None, r)
+            else:
+                lv = left(row)
+                n = None if lv is None else arithmetic(op, lv, r)
+            return None if n is None else number(n)
+
+        return value
+
+    def _integer(self, table: Table, term: Arithmetic) -> Callable[[tuple], int | None]:
+        get, integer = self._expression(table, term), self.values.integer
+        return lambda row: None if (v := get(row)) is None else integer(v)
+
+    def extend(self, table: Table, name: str, term: Term) -> Table:
+        get = self._getter(table, term)
+        rows = [row + (v,) for row in table.rows if (v := get(row)) is not None]
+        return Table(table.columns + (name,), rows)
+
+    def aggregate(self, table: Table, keys: Sequence[str], aggregations: Sequence[Aggregation]) -> Table:
+        at = [0] + [table.columns.index(k) for k in keys]
+        groups: dict[tuple, list[tuple]] = defaultdict(list)
+        for row in set(table.rows):
+            groups[tuple(row[i] for i in at)].append(row)
+        key, integer = self.values.key or (lambda v: v), self.values.integer
+        rows = []
+        for group, members in groups.items():
+            results = []
+            for function, column, _ in aggregations:
+                i = table.columns.index(column)
+                if function == "count":
+                    results.append(self.values.number(len({row[i] for row in members})))
+                elif function == "sum":
+                    total = sum(n for row in members if (n := integer(row[i])) is not None)
+                    results.append(self.values.number(wrap(total)))
+                else:
+                    pick = min if function == "min" else max
+                    results.append(pick({row[i] for row in members}, key=key))
+            rows.append(group + tuple(results))
+        return Table(("node", *keys, *(name for *_, name in aggregations)), rows)
 
     def compare(self, table: Table, c: Comparison) -> Table:
         left, right, op = self._getter(table, c.left), self._getter(table, c.right), _COMPARE[c.op]
@@ -140,6 +200,13 @@ class Local:
     def sends(self, table: Table, head: Atom, addressee: Variable) -> set[SentRow]:
         args, to = self._args(table, head), table.columns.index(addressee.name)
         return {(head.predicate, args(row), row[0], row[to]) for row in table.rows}
+
+    def gather(self, facts: Facts, relations: set[str]) -> Facts:
+        here = self.values.constant(GLOBAL_NODE)
+        return {r: {(here, (x, *args)) for x, args in rows} for r, rows in facts.items() if r in relations}
+
+    def observer(self) -> Table:
+        return Table(("node",), [(self.values.constant(GLOBAL_NODE),)])
 
     def union_sends(self, parts: Sequence[set[SentRow]]) -> set[SentRow]:
         return set().union(*parts)
@@ -213,6 +280,14 @@ HERE = None
 """The node of a one-node evaluation: a rule cannot tell which node it runs at."""
 
 
+MEMORY = "@"
+"""The prefix of the relations a node keeps in its state for body atoms at fixed steps (`Node.step`):
+`@k:R` holds the facts of R at step k, `@clock` the node's step (while it matters). No relation of a
+program can be named so; they never reach a trace."""
+
+CLOCK = MEMORY + "clock"
+
+
 class Node:
     """The evaluator at one node, on its ground facts (R, ā) at one step; values as `values` holds them."""
 
@@ -237,30 +312,128 @@ class Node:
         """Messages sent at the node as (addressee, fact) pairs."""
         return frozenset((addressee, (relation, args)) for relation, args, _, addressee in sent)
 
-    def deduc(self, strata: Strata, facts: Iterable[GroundFact]) -> frozenset[GroundFact]:
+    def moment(self, step: int, memory: Mapping[int, Iterable[GroundFact]]) -> Moment:
+        """The step and the node's facts at earlier fixed steps, for rules with body atoms at a step (`evaluator.Moment`)."""
+        return Moment(step, {k: self.facts(f) for k, f in memory.items()})
+
+    def deduc(self, strata: Strata, facts: Iterable[GroundFact], at: Moment | None = None) -> frozenset[GroundFact]:
         """deduc_P(I) (see `evaluator.deduc`; `strata` as `evaluator.strata_of` gives them). The output contains I."""
-        return self.ground(evaluator.deduc(self.backend, strata, self.facts(facts)))
+        return self.ground(evaluator.deduc(self.backend, strata, self.facts(facts), at=at))
 
-    def induc(self, rules: Sequence[Rule], facts: Iterable[GroundFact]) -> frozenset[GroundFact]:
+    def induc(self, rules: Sequence[Rule], facts: Iterable[GroundFact], at: Moment | None = None) -> frozenset[GroundFact]:
         """induc_P(I): one derivation step of `rules` (see `evaluator.induc`)."""
-        return self.ground(evaluator.induc(self.backend, rules, self.facts(facts)))
+        return self.ground(evaluator.induc(self.backend, rules, self.facts(facts), at))
 
-    def async_(self, rules: Sequence[Rule], facts: Iterable[GroundFact]) -> frozenset[tuple[Any, GroundFact]]:
+    def async_(self, rules: Sequence[Rule], facts: Iterable[GroundFact], at: Moment | None = None) -> frozenset[tuple[Any, GroundFact]]:
         """async_P(I) as (addressee, fact) pairs (see `evaluator.sends`)."""
-        return self.addressed(evaluator.sends(self.backend, rules, self.facts(facts)))
+        return self.addressed(evaluator.sends(self.backend, rules, self.facts(facts), at))
 
     def step(self, plan: Plan, facts: Iterable[GroundFact]) -> tuple[frozenset[GroundFact], frozenset[GroundFact], frozenset]:
-        """What a step computes from I = `facts` (tplp2016 §5.1.3): D = deduc_P(I), induc_P(D), async_P(D)."""
-        d = evaluator.deduc(self.backend, plan.strata, self.facts(facts))
-        carried = self.ground(evaluator.induc(self.backend, plan.inductive, d))
-        sent = evaluator.sends(self.backend, plan.asynchronous, d)
-        return self.ground(d), carried, self.addressed(sent)
+        """What a step computes from I = `facts` (tplp2016 §5.1.3): D = deduc_P(I), induc_P(D), async_P(D).
 
-    def valuations(self, rule: Rule, facts: Iterable[GroundFact]) -> list[dict[str, Any]]:
+        For a program with body atoms at fixed steps (`Plan.remembered`), the
+        node's state carries what it must remember: `@k:R` the facts of R at
+        step k once k has passed, and `@clock` its step (absent at step 0,
+        then the step, up to one past the last step read). These are taken
+        out of I here and never appear in D; the next state (the second
+        result) carries them on.
+        """
+        if not plan.remembered:
+            d = evaluator.deduc(self.backend, plan.strata, self.facts(facts))
+            carried = self.ground(evaluator.induc(self.backend, plan.inductive, d))
+            sent = evaluator.sends(self.backend, plan.asynchronous, d)
+            return self.ground(d), carried, self.addressed(sent)
+        regular, kept, t = [], [], 0
+        memory: dict[int, list[GroundFact]] = defaultdict(list)
+        for relation, args in facts:
+            if relation == CLOCK:
+                t = args[0]
+            elif relation.startswith(MEMORY):
+                kept.append((relation, args))
+                k, name = relation[len(MEMORY):].split(":", 1)
+                memory[int(k)].append((name, args))
+            else:
+                regular.append((relation, args))
+        at = self.moment(t, memory)
+        d = evaluator.deduc(self.backend, plan.strata, self.facts(regular), at=at)
+        carried = set(self.ground(evaluator.induc(self.backend, plan.inductive, d, at)))
+        sent = evaluator.sends(self.backend, plan.asynchronous, d, at)
+        deduced = self.ground(d)
+        carried.update(kept)
+        if t in plan.remembered:
+            carried.update((f"{MEMORY}{t}:{r}", args) for r, args in deduced if r in plan.remembered[t])
+        carried.add((CLOCK, (min(t + 1, max(plan.remembered) + 1),)))
+        return deduced, frozenset(carried), self.addressed(sent)
+
+    def valuations(self, rule: Rule, facts: Iterable[GroundFact], at: Moment | None = None) -> list[dict[str, Any]]:
         """The satisfying valuations of the body of `rule` on `facts` (tplp2016 §3.2): variable name -> value."""
-        return evaluator.valuations(self.backend, rule, self.facts(facts))
+        return evaluator.valuations(self.backend, rule, self.facts(facts), at)
+
+    def instances(self, rule: Rule, facts: Iterable[GroundFact], at: Moment | None = None) -> list[tuple[dict[str, Any], GroundFact, list[dict[str, Any]]]]:
+        """Each instance of `rule` on `facts`: (binding, the head fact it derives, the valuations behind it).
+
+        For a rule without aggregate an instance is one satisfying valuation
+        (and the list holds it alone); for an aggregate head it is a group: the
+        binding of the head's other variables, and every valuation of the group.
+        """
+        backend, compiled = self.backend, evaluator.Body.of(rule)
+        table = evaluator.body(backend, rule, self.facts(facts), at=at)
+        if not compiled.aggregations:
+            args = backend._args(table, compiled.head)
+            return [(_visible(dict(zip(table.columns[1:], row[1:]))), (rule.head.predicate, args(row)), [])
+                    for row in table.rows]
+        groups = backend.aggregate(table, compiled.keys, compiled.aggregations)
+        args = backend._args(groups, compiled.head)
+        at_keys = [table.columns.index(k) for k in compiled.keys]
+        out = []
+        for group in groups.rows:
+            members = [_visible(dict(zip(table.columns[1:], row[1:])))
+                       for row in set(table.rows) if tuple(row[i] for i in at_keys) == group[1:1 + len(at_keys)]]
+            binding = {k: v for k, v in zip(compiled.keys, group[1:]) if not k.startswith(evaluator.FRESH)}
+            out.append((binding, (rule.head.predicate, args(group)), members))
+        return out
 
     def instance(self, atom: Atom, binding: dict[str, Any]) -> tuple:
-        """The arguments of `atom` under `binding`; None for an anonymous `_` (and for an unbound variable)."""
+        """The arguments of `atom` under `binding`; None for an anonymous `_`, an unbound variable, or an
+        expression without a value (or with an unbound variable)."""
         value = self.backend.values.constant
-        return tuple(value(t.value) if isinstance(t, Constant) else binding.get(t.name) for t in atom.args)
+        table = Table(("node", *binding), [(HERE, *binding.values())])
+
+        def arg(t):
+            if isinstance(t, Constant):
+                return value(t.value)
+            if isinstance(t, Arithmetic):
+                if any(v.name not in binding for v in t.variables()):
+                    return None
+                return self.backend._getter(table, t)(table.rows[0])
+            if isinstance(t, Variable):
+                return binding.get(t.name)
+            return None
+
+        return tuple(arg(t) for t in atom.args)
+
+
+def _visible(binding: dict[str, Any]) -> dict[str, Any]:
+    """A valuation without the columns `evaluator.Body` made up."""
+    return {k: v for k, v in binding.items() if not k.startswith(evaluator.FRESH)}
+
+
+def observed(plan: Plan, trace: Trace, steps: int | None = None) -> Trace:
+    """`trace` with the facts of the global node: the global rules at each step (`evaluator.observe`).
+
+    `trace` holds clingo symbols (as the explorer, `replay` and a model give
+    it); the global facts are (`GLOBAL_NODE`, s, R, ā) for s in 0..steps-1
+    (by default up to the last step of the trace).
+    """
+    if not plan.globals:
+        return trace
+    if steps is None:
+        steps = 1 + max((s for _, s, *_ in trace), default=-1)
+    nodes = tuple(dict.fromkeys(x for x, *_ in trace))
+    backend = Local(nodes, values=SYMBOLS)
+    per_step: list[Facts] = [defaultdict(set) for _ in range(steps)]
+    for x, s, relation, args in trace:
+        if s < steps and x != GLOBAL_NODE:
+            per_step[s][relation].add((x, args))
+    found = evaluator.observe(backend, plan, per_step)
+    return trace | frozenset((x, s, r, args) for x, s, r, args in backend.trace(found))

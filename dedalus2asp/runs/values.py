@@ -1,10 +1,17 @@
 """How a back end of the evaluator holds a value: three representations of clingo's terms.
 
-A Dedalus program makes up no value: every value of a run is a constant of P or of
-H (a node, a name, an integer or a string). The evaluator never looks inside a
-value; a back end needs three things from its representation (`Values`): the value
-of a constant written in a rule, equality, and clingo's total order on terms
-(integers < names < strings), which is the meaning of `<` in a comparison.
+A value of a run is a constant of P or of H (a node, a name, an integer or a
+string), or an integer that arithmetic or an aggregate computed (`T - 1`,
+`count<M>`). The evaluator never looks inside a value; a back end needs four things
+from its representation (`Values`): the value of a constant written in a rule,
+equality, clingo's total order on terms (integers < names < strings), which is the
+meaning of `<` in a comparison, and the integer a value stands for, if any, and back
+(`integer`, `number`), for arithmetic and `sum<>`/`count<>`.
+
+Arithmetic is clingo's (`arithmetic`): integers of 32 bits that wrap around, `/` and
+`%` truncating toward zero as in C, and an operation with no value (a division by
+zero, an operand that is not an integer) leaves the rule instance that needs it
+without a valuation.
 
 * `Symbols`: a value is the `clingo.Symbol` itself, as a model holds it (explain,
   the inspector, the tests).
@@ -29,7 +36,7 @@ from ..lang.facts import json_value
 
 
 class Values(Protocol):
-    """A representation of values: the value of a constant, and clingo's order as a sort key.
+    """A representation of values: the value of a constant, clingo's order as a sort key, integers.
 
     `key` is None when the values' own `<` is already clingo's order.
     """
@@ -40,6 +47,43 @@ class Values(Protocol):
         """The value of the constant `symbol` of a rule."""
         ...
 
+    def integer(self, value: Any) -> int | None:
+        """The integer `value` stands for; None if it is a name or a string."""
+        ...
+
+    def number(self, n: int) -> Any:
+        """The value of the integer n (in clingo's range, see `wrap`)."""
+        ...
+
+
+BITS = 32
+"""clingo's integers: 32 bits, two's complement; arithmetic wraps around (2147483647 + 1 = -2147483648)."""
+
+
+def wrap(n: int) -> int:
+    """n as clingo's 32-bit arithmetic leaves it."""
+    return (n + 2 ** (BITS - 1)) % 2**BITS - 2 ** (BITS - 1)
+
+
+def arithmetic(op: str, left: int | None, right: int) -> int | None:
+    """`left op right` (`-right` when left is None) with clingo's semantics; None when undefined.
+
+    `/` and `%` truncate toward zero as in C: 7 / -2 = -3, -7 % 2 = -1; a
+    division by zero has no value (clingo: "info: operation undefined").
+    """
+    if left is None:
+        return wrap(-right)
+    if op == "+":
+        return wrap(left + right)
+    if op == "-":
+        return wrap(left - right)
+    if op == "*":
+        return wrap(left * right)
+    if right == 0:
+        return None
+    quotient = abs(left) // abs(right) * (1 if (left < 0) == (right < 0) else -1)
+    return wrap(quotient) if op == "/" else wrap(left - right * quotient)
+
 
 class Symbols:
     """A value is the clingo.Symbol itself; clingo.Symbol's `<` is clingo's order."""
@@ -48,6 +92,12 @@ class Symbols:
 
     def constant(self, symbol: clingo.Symbol) -> clingo.Symbol:
         return symbol
+
+    def integer(self, value: clingo.Symbol) -> int | None:
+        return value.number if value.type == clingo.SymbolType.Number else None
+
+    def number(self, n: int) -> clingo.Symbol:
+        return clingo.Number(n)
 
 
 NAMES = 2**31
@@ -70,6 +120,12 @@ class Numbered:
 
     def constant(self, symbol: clingo.Symbol) -> int:
         return symbol.number if symbol.type == clingo.SymbolType.Number else self.code[symbol]
+
+    def integer(self, value: int) -> int | None:
+        return value if value < NAMES else None
+
+    def number(self, n: int) -> int:
+        return n
 
     def symbol(self, value: int) -> clingo.Symbol:
         """The clingo symbol a value stands for."""
@@ -108,6 +164,12 @@ class Text:
 
     def constant(self, symbol: clingo.Symbol) -> str:
         return value(symbol)
+
+    def integer(self, value: str) -> int | None:
+        return int(value) if _NUMBER.fullmatch(value) else None
+
+    def number(self, n: int) -> str:
+        return str(n)
 
 
 SYMBOLS = Symbols()
