@@ -8,7 +8,13 @@ bf(x) and computes, with the rule evaluator at one node (`local.Node`),
     I = st(x) ∪ untag(m)        D = deduc_P(I)
     st(x) := H(x) ∪ induc_P(D)  bf(y) := bf(y) ∪ {messages R(ā) | R(y, ā) ∈ async_P(D), y ∈ N}
 
-A message sent to a node outside N is dropped. The paper tags a message with
+A message sent to a node outside N is dropped. Under the faults of the network
+(`bounds.Network`, docs/faults.md) a message to another node may be lost as well: it never
+enters bf(y). A `System` is built for one crash plan (which node crashes at which step); from
+its crash step on a node's messages to other nodes are lost, and when P reads crash/2 every
+node holds crash(y, s) for the plan's crashes at every step, as an input fact. With a loss
+window E, each message to another node sent at a step s < E may be kept or lost
+(`System.outcomes`). The paper tags a message with
 the ordinal of the transition that sent it; we identify it by its sender, the
 sender's step, the addressee and the fact (`Message`), which is the same thing:
 a transition is a (node, step).
@@ -22,12 +28,15 @@ computes the steps, memoized, and translates back to symbols for the results.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable, NamedTuple
+from dataclasses import replace
+from itertools import combinations, product
+from typing import Iterable, Iterator, Mapping, NamedTuple
 
 import clingo
 
+from ..bounds import CRASH, Network
 from ..lang.analysis import check, restrict
-from ..lang.ast import Constant, Instance, Program, Rule, Trace
+from ..lang.ast import Constant, Fact, Instance, Program, Rule, Trace
 from .evaluator import Plan
 from .local import Node
 from .values import Numbered
@@ -81,16 +90,53 @@ class Part(NamedTuple):
 
 
 def _constants(rule: Rule) -> set[clingo.Symbol]:
-    """The values that `rule` names."""
+    """The values that `rule` names, also inside expressions and aggregates."""
     terms = [t for a in (rule.head, *rule.positive, *rule.negative) for t in a.args]
     terms += [t for c in rule.comparisons for t in (c.left, c.right)]
-    return {t.value for t in terms if isinstance(t, Constant)}
+    found = set()
+    while terms:
+        t = terms.pop()
+        if isinstance(t, Constant):
+            found.add(t.value)
+        elif isinstance(t, Arithmetic):
+            terms += [u for u in (t.left, t.right) if u is not None]
+        elif isinstance(t, Aggregate):
+            terms.append(t.term)
+    return found
+
+
+Sent = tuple[tuple[int, frozenset[GroundFact]], ...]
+"""The messages of one step, per addressee position inside N (as `Step.sent`)."""
+
+CrashPlan = Mapping[clingo.Symbol, int]
+"""Which nodes crash, and at which step each."""
+
+
+def crash_plans(names: tuple[clingo.Symbol, ...], crashes: int, horizon: int) -> Iterator[CrashPlan]:
+    """Every way for at most `crashes` of the nodes `names` to crash, each at a step 0..horizon; the first is no crash."""
+    for k in range(min(crashes, len(names)) + 1):
+        for nodes in combinations(names, k):
+            for steps in product(range(horizon + 1), repeat=k):
+                yield dict(zip(nodes, steps))
+
+
+def with_crashes(instance: Instance, program: Program, plan: CrashPlan) -> Instance:
+    """H with crash(y, s) at every node for every crash of `plan`, when P reads crash/2 (docs/faults.md)."""
+    if not plan or program.schema().get(CRASH) != 2:
+        return instance
+    known = [Fact(CRASH, (y, clingo.Number(s))) for y, s in sorted(plan.items())]
+    return replace(instance, facts={x: (*facts, *known) for x, facts in instance.facts.items()})
 
 
 class System:
-    """P on H: the subprograms, the network, H(x) per node, and a memo of local steps."""
+    """P on H: the subprograms, the network, H(x) per node, and a memo of local steps.
 
-    def __init__(self, program: Program, instance: Instance):
+    `network` and `crash` give the faults of the runs: the loss window, and the crash plan of
+    this system (node -> its crash step)."""
+
+    def __init__(self, program: Program, instance: Instance, network: Network = Network(), crash: CrashPlan | None = None):
+        crash = crash or {}
+        instance = with_crashes(network.populate(instance), program, crash)
         check(program, instance)
         instance = restrict(instance, program)
         self.names: tuple[clingo.Symbol, ...] = instance.network
@@ -112,6 +158,8 @@ class System:
         self._steps: dict[tuple[int, frozenset[GroundFact]], Step] = {}
         self._slices: dict[tuple, Trace] = {}
         self._buffers: dict[frozenset[Packet], frozenset[Message]] = {}
+        self.crash = tuple(crash.get(x) for x in self.names)  # per position: the crash step, or None
+        self.loss_until = network.loss_until or 0
 
     def number(self, predicate: str, args: Iterable[clingo.Symbol]) -> GroundFact:
         constant = self.values.constant
@@ -153,19 +201,58 @@ class System:
             self._steps[i, facts] = result
         return result
 
+    def outcomes(self, i: int, t: int, sent: Sent) -> Iterator[Sent]:
+        """The messages of node number i's step t that travel, for every choice of lost ones.
+
+        From its crash step on, a node's messages to other nodes are all lost; before step E of
+        the loss window each message to another node may be kept or lost (each subset of them is
+        lost in one outcome); a node's messages to itself always travel. Without faults: `sent`."""
+        crashed = self.crash[i] is not None and self.crash[i] <= t
+        if not crashed and t >= self.loss_until:
+            yield sent
+            return
+        own = tuple((j, facts) for j, facts in sent if j == i)
+        if crashed:
+            yield own
+            return
+        others = [(j, fact) for j, facts in sent if j != i for fact in sorted(facts)]
+        for kept in product((False, True), repeat=len(others)):
+            to: dict[int, set[GroundFact]] = defaultdict(set)
+            for keep, (j, fact) in zip(kept, others):
+                if keep:
+                    to[j].add(fact)
+            yield tuple(sorted(own + tuple((j, frozenset(fs)) for j, fs in to.items())))
+
     def transition(
         self, config: tuple[Part, ...], i: int, delivered: frozenset[Packet]
     ) -> tuple[tuple[Part, ...], Step]:
-        """The target of the transition of node number i receiving `delivered` ⊆ bf(x), and what it computed."""
+        """The target of the transition of node number i receiving `delivered` ⊆ bf(x), every message sent
+        kept (no loss: `replay`), and what it computed."""
         local = config[i]
         t = len(local.history)
         step = self.step(i, local.state.union([fact for *_, fact in delivered]), t)
+        return self._target(config, i, delivered, step, step.sent), step
+
+    def transitions(
+        self, config: tuple[Part, ...], i: int, delivered: frozenset[Packet]
+    ) -> Iterator[tuple[tuple[Part, ...], Sent]]:
+        """The targets of the transitions of node number i receiving `delivered` ⊆ bf(x), one per choice of
+        lost messages (`outcomes`), each with the messages that travel."""
+        local = config[i]
+        t = len(local.history)
+        step = self.step(i, local.state.union([fact for *_, fact in delivered]), t)
+        for sent in self.outcomes(i, t, step.sent):
+            yield self._target(config, i, delivered, step, sent), sent
+
+    def _target(self, config: tuple[Part, ...], i: int, delivered: frozenset[Packet], step: Step, sent: Sent) -> tuple[Part, ...]:
+        local = config[i]
+        t = len(local.history)
         target = list(config)
         target[i] = Part(local.history + (step.deduced,), step.state, local.buffer - delivered)
-        for j, facts in step.sent:
+        for j, facts in sent:
             history, state, buffer = target[j]
             target[j] = Part(history, state, buffer.union([(i, t, j, fact) for fact in facts]))
-        return tuple(target), step
+        return tuple(target)
 
     def trace(self, config: tuple[Part, ...]) -> Trace:
         """trace(R) of the prefix that led to `config`: every D^{↑x,s} (tplp2016 §5.1.5)."""
