@@ -36,7 +36,7 @@ import clingo
 
 from ..bounds import CRASH, Network
 from ..lang.analysis import check, restrict
-from ..lang.ast import Constant, Fact, Instance, Program, Rule, Trace
+from ..lang.ast import Aggregate, Arithmetic, Constant, Fact, Instance, Program, Rule, Trace
 from .evaluator import Plan
 from .local import Node
 from .values import Numbered
