@@ -38,7 +38,7 @@ from ..bounds import CRASH, Network
 from ..lang.analysis import check, restrict
 from ..lang.ast import Aggregate, Arithmetic, Constant, Fact, Instance, Program, Rule, Trace
 from .evaluator import Plan
-from .local import Node
+from .local import Node, observed
 from .values import Numbered
 
 GroundFact = tuple[str, tuple[clingo.Symbol, ...]]
@@ -255,10 +255,12 @@ class System:
         return tuple(target)
 
     def trace(self, config: tuple[Part, ...]) -> Trace:
-        """trace(R) of the prefix that led to `config`: every D^{↑x,s} (tplp2016 §5.1.5)."""
-        return frozenset().union(
+        """trace(R) of the prefix that led to `config`: every D^{↑x,s} (tplp2016 §5.1.5), and the facts of the
+        global node that the global rules derive from them at each step (`local.observed`, issue #18)."""
+        trace = frozenset().union(
             *(self._slice(i, s, deduced) for i, local in enumerate(config) for s, deduced in enumerate(local.history))
         )
+        return observed(self.plan, trace, max((len(local.history) for local in config), default=0))
 
     def pending(self, config: tuple[Part, ...]) -> frozenset[Message]:
         """The messages in the buffers, with symbols."""
