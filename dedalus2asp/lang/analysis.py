@@ -18,7 +18,7 @@ import difflib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 
-from .ast import Arithmetic, Atom, Fact, Instance, Literal, Output, Program, Rule, RuleKind, Variable
+from .ast import Arithmetic, Atom, Fact, arity_in, Instance, Literal, Output, Program, Rule, RuleKind, Variable
 from .diagnostics import Diagnostic, Severity, in_order, raise_if_errors
 
 
@@ -135,7 +135,7 @@ def global_reads(program: Program) -> list[Diagnostic]:
                     f"{rule_name(rule)} ({rule.kind.value}) reads '{item.atom.predicate}', a global relation "
                     "(derived by a rule whose body reads several nodes, like an assertion): a global relation "
                     "is held by no node, so only rules that read several nodes may read it; nothing a node does "
-                    "may depend on it",
+                    "may depend on it (if a rule should send it to another node, write that rule @async)",
                     item.atom.span,
                 ))
     return out
@@ -144,23 +144,25 @@ def global_reads(program: Program) -> list[Diagnostic]:
 def arities(program: Program, instance: Instance | None = None) -> list[Diagnostic]:
     """One arity per relation, in the program and between program and input."""
     out, first = [], {}
+    held_by_none = program.global_relations()
     for rule in program.rules:
         for atom in rule.atoms:
-            seen = first.setdefault(atom.predicate, atom)
-            if seen.arity != atom.arity:
+            arity = arity_in(rule, atom, held_by_none)
+            seen, seen_arity = first.setdefault(atom.predicate, (atom, arity))
+            if seen_arity != arity:
                 out.append(
                     _diag(
                         program,
                         "arity",
-                        f"relation '{atom.predicate}' has {_arguments(atom.arity)} here but "
-                        f"{_arguments(seen.arity)} where it is first used; a relation has one arity "
+                        f"relation '{atom.predicate}' has {_arguments(arity)} here but "
+                        f"{_arguments(seen_arity)} where it is first used; a relation has one arity "
                         "(rename one of them, or fix the arguments)",
                         atom.span,
                         notes=[
                             _diag(
                                 program,
                                 "arity",
-                                f"'{atom.predicate}' is first used here, with {_arguments(seen.arity)}",
+                                f"'{atom.predicate}' is first used here, with {_arguments(seen_arity)}",
                                 seen.span,
                                 Severity.NOTE,
                             )
@@ -171,14 +173,14 @@ def arities(program: Program, instance: Instance | None = None) -> list[Diagnost
         reported = set()
         for facts in instance.facts.values():
             for fact in facts:
-                atom = first.get(fact.predicate)
-                if atom is not None and atom.arity != len(fact.args) and fact.predicate not in reported:
+                atom, arity = first.get(fact.predicate, (None, 0))
+                if atom is not None and arity != len(fact.args) and fact.predicate not in reported:
                     reported.add(fact.predicate)
                     out.append(
                         Diagnostic(
                             "input-arity",
                             f"input fact '{fact}' has {_arguments(len(fact.args))} but the program "
-                            f"uses '{fact.predicate}' with {_arguments(atom.arity)} (the input and the "
+                            f"uses '{fact.predicate}' with {_arguments(arity)} (the input and the "
                             "program must agree on the arity)",
                             fact.span,
                             instance.filename,
@@ -187,7 +189,7 @@ def arities(program: Program, instance: Instance | None = None) -> list[Diagnost
                                 _diag(
                                     program,
                                     "arity",
-                                    f"'{fact.predicate}' is used here, with {_arguments(atom.arity)}",
+                                    f"'{fact.predicate}' is used here, with {_arguments(arity)}",
                                     atom.span,
                                     Severity.NOTE,
                                 ),

@@ -313,6 +313,14 @@ class Output:
     span: Span = _span()
 
 
+def arity_in(rule: "Rule", atom: Atom, held_by_none) -> int:
+    """The arity of `atom`'s relation as `rule` reads it: a global rule reads a located relation with its
+    location column first, which the relation's own arity (held at every node) does not count."""
+    if rule.kind is RuleKind.GLOBAL and atom is not rule.head and atom.predicate not in held_by_none:
+        return max(atom.arity - 1, 0)
+    return atom.arity
+
+
 @dataclass(frozen=True)
 class Program:
     """A Dedalus program: its rules and output relations, and where it came from."""
@@ -323,11 +331,13 @@ class Program:
     text: str = ""
 
     def schema(self) -> dict[str, int]:
-        """sch(P): every relation name with its arity (first occurrence wins)."""
+        """sch(P): every relation name with its arity (first occurrence wins); a located relation read by a
+        global rule, which keeps its location column first, is counted without it (`arity_in`)."""
         arities: dict[str, int] = {}
+        held_by_none = self.global_relations()
         for rule in self.rules:
             for atom in (rule.head, *rule.positive, *rule.negative):
-                arities.setdefault(atom.predicate, atom.arity)
+                arities.setdefault(atom.predicate, arity_in(rule, atom, held_by_none))
         return arities
 
     def global_relations(self) -> dict[str, int]:

@@ -205,7 +205,9 @@ def locate(
 
     rules = [s.rule if isinstance(s, Timestamped) else s for s in statements]
     schema = {a.predicate for r in rules for a in r.atoms}
-    locator = _Locator(location_columns(rules, error), _identity_name(schema), error)
+    marked = location_columns(rules, error)
+    held_by_none = global_relations(rules, marked)
+    locator = _Locator(marked, _identity_name(schema), error, held_by_none)
     source: list[Rule] = []
     transparent: list[Rule] = []
     facts: dict[clingo.Symbol, list[Fact]] = {}
@@ -214,8 +216,21 @@ def locate(
         rule = statement.rule if isinstance(statement, Timestamped) else statement
         plain = _unmarked(rule)
         source.append(plain)
-        head_at = locator.location(plain.head)
-        if not plain.body and rule.kind is RuleKind.DEDUCTIVE and head_at is not None:
+        head_at = None if plain.head.predicate in held_by_none else locator.location(plain.head)
+        if rule.kind is RuleKind.DEDUCTIVE and plain.head.predicate in held_by_none:
+            ir = locator.global_rule(rule, plain, step)
+            if ir is not None:
+                transparent.append(ir)
+        elif plain.head.predicate in held_by_none:
+            kind = "@next" if rule.kind is RuleKind.INDUCTIVE else "@async"
+            error(
+                "global-head",
+                f"{kind} rule {rule.number} derives '{plain.head.predicate}', a global relation (a rule whose "
+                "body reads several nodes derives it): a global relation is held by no node, so it can be "
+                "neither kept to the next step nor sent",
+                plain.head.span,
+            )
+        elif not plain.body and rule.kind is RuleKind.DEDUCTIVE and head_at is not None:
             fact = _fact(plain.head, locator.column(plain.head.predicate), step, error)
             if fact is not None:
                 facts.setdefault(fact[0], []).append(fact[1])
@@ -231,12 +246,53 @@ def locate(
     return LocatedProgram(
         Program(tuple(transparent), outputs, filename, text),
         tuple(source),
-        {p: locator.column(p) for p in schema},
+        {p: locator.column(p) for p in schema if p not in held_by_none},
         locator.identity if reads_identity else None,
         {n: tuple(fs) for n, fs in facts.items()},
         dialect,
         tuple(warnings),
     )
+
+
+def _quiet_location(atom: Atom, columns: Mapping[str, int]) -> Term | None:
+    k = columns.get(atom.predicate, 0)
+    return _plain(atom.args[k]) if atom.arity > k else None
+
+
+def global_relations(rules: list[Rule], marked: Mapping[str, int]) -> frozenset[str]:
+    """The relations held by no node: the heads of the *global* rules (`RuleKind.GLOBAL`).
+
+    A deductive rule is global when the location of its head's relation is never marked `#` and
+    (a) its body atoms are not all at the same location (`post(X) :- decision(A1, X, _), decision(A2, X,
+    _), A1 != A2;`, as Molly's assertions read several nodes), or (b) its head is not at that location,
+    or has no location column (`pre(X, P) :- log(P, X)`: Molly evaluates such rules centrally), or
+    (c) it reads a global relation, or (d) another rule for its head's relation is global. Inductive and
+    asynchronous rules are never global (a global relation is held by no node, so it can be neither kept
+    nor sent); a rule whose head is marked `#` is located, and mixing locations there is an error
+    (tr2009 §6.2).
+    """
+    found: set[str] = set()
+    candidates = [r for r in rules if r.kind is RuleKind.DEDUCTIVE and r.body
+                  and any(isinstance(b, Literal) for b in r.body) and r.head.predicate not in marked]
+    changed = True
+    while changed:
+        changed = False
+        for rule in candidates:
+            if rule.head.predicate not in found and _reads_several_nodes(rule, marked, found):
+                found.add(rule.head.predicate)
+                changed = True
+    return frozenset(found)
+
+
+def _reads_several_nodes(rule: Rule, marked: Mapping[str, int], found: set[str]) -> bool:
+    """(a)–(d) of `global_relations` for one rule, given the global relations `found` so far."""
+    atoms = [_unmark(b.atom) for b in rule.body if isinstance(b, Literal)]
+    if rule.head.predicate in found or any(a.predicate in found for a in atoms):
+        return True
+    places = {_quiet_location(a, marked) for a in atoms} - {None}
+    head_at = _quiet_location(_unmark(rule.head), marked)
+    anonymous = any(isinstance(p, Variable) and p.anonymous for p in places)
+    return len(places) > 1 or anonymous or head_at is None or (len(places) == 1 and head_at not in places)
 
 
 def _unmarked(rule: Rule) -> Rule:
@@ -259,6 +315,7 @@ class _Locator:
     columns: Mapping[str, int]
     identity: str
     error: Callable[..., None]
+    held_by_none: frozenset[str] = frozenset()
 
     def column(self, predicate: str) -> int:
         """The location column of `predicate`: the argument marked `#`, else the first."""
@@ -307,12 +364,37 @@ class _Locator:
                 rule.span,
             )
             return None
-        places = [(b.atom, self.location(b.atom)) for b in rule.body if isinstance(b, Literal)]  # as written, with '#'
+        places = [(b.atom, self.location(b.atom)) for b in rule.body
+                  if isinstance(b, Literal) and b.atom.predicate not in self.held_by_none]  # as written, with '#'
         if any(at is None for _, at in places) or head_at is None:
             return None
+        if not places:  # it reads global relations only (an error of `check`): it runs nowhere
+            return replace(plain, kind=rule.kind, addressee=head_at if rule.kind is RuleKind.ASYNC else None)
         at = self.shared_location(rule, places)
         placed = None if at is None else self.placed(rule, plain, head_at, at)
         return None if placed is None else self.at_node(self.dropped(placed), at)
+
+    def global_rule(self, rule: Rule, plain: Rule, step: int | None) -> Rule | None:
+        """The IR of a global rule (`global_relations`): its head keeps every argument (a global relation
+        has no location column), and every body atom of a located relation has its location first:
+        `pre(X, P) :- log(P, X), notin bcast(P, X)@1;` reads log(P, X) and bcast(P, X) of every node P."""
+        if step is not None:
+            self.error("event-rule", f"'@{step}' may only follow a fact: '{plain.head}' is derived by a rule",
+                       rule.head.span)
+            return None
+        body = tuple(
+            replace(b, atom=self.location_first(b.atom)) if isinstance(b, Literal) else b for b in plain.body
+        )
+        return replace(plain, kind=RuleKind.GLOBAL, body=body)
+
+    def location_first(self, atom: Atom) -> Atom:
+        """A located relation's atom with its location column first (a global relation's as it is)."""
+        k = self.column(atom.predicate)
+        if atom.predicate in self.held_by_none or k == 0 or atom.arity <= k:
+            if atom.predicate not in self.held_by_none and atom.arity <= k:
+                self.location(atom)  # reports the missing location column
+            return atom
+        return replace(atom, args=(atom.args[k], *atom.args[:k], *atom.args[k + 1:]))
 
     def shared_location(self, rule: Rule, places: list[tuple[Atom, Term]]) -> Term | None:
         """ℓ: the location all the body atoms of `rule` share, or None (reported) if they do not.
@@ -374,12 +456,14 @@ class _Locator:
 
     def dropped(self, rule: Rule) -> Rule:
         """`rule` without its location columns: `p(L, X) :- q(L, X), not r(L, X).` becomes
-        `p(X) :- q(X), not r(X).` (tr2009 §6.2)."""
+        `p(X) :- q(X), not r(X).` (tr2009 §6.2). A global relation has none (reading one is an error of
+        `check`)."""
         return replace(
             rule,
             head=_drop(rule.head, self.column(rule.head.predicate)),
             body=tuple(
-                replace(b, atom=_drop(b.atom, self.column(b.atom.predicate))) if isinstance(b, Literal) else b
+                replace(b, atom=_drop(b.atom, self.column(b.atom.predicate)))
+                if isinstance(b, Literal) and b.atom.predicate not in self.held_by_none else b
                 for b in rule.body
             ),
         )
