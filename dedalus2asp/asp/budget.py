@@ -222,20 +222,24 @@ def _n(x: float) -> str:
 
 
 def check(program: Program, instance: Instance | None, bounds: Bounds, max_ground: int) -> Estimate:
-    """The estimate, or a `DiagnosticError` on the part to blame when it is above `max_ground` (0: no limit)."""
+    """The estimate, or a `DiagnosticError` on the part to blame when it is above `max_ground` (0: no limit):
+    the largest part's rule, or the input file (the copies of its facts), or the command line (the encoding)."""
     found = estimate(program, instance, bounds)
-    if max_ground and found.total > max_ground:
-        part = found.largest
-        message = (
-            f"the ground program would have about {_n(found.total)} rule instances, above the budget of "
-            f"{max_ground:,} (--max-ground; 0: no limit); the largest part: {part.what}"
-        )
-        fix = "; lower --horizon" + ("" if bounds.network.max_delay is not None else " or bound --max-delay") + ", use a smaller input, or raise --max-ground"
-        if part.rule is not None:
-            diag = Diagnostic("ground-budget", f"this rule: {part.what}: {message[:message.index('; the largest')]}{fix}",
-                              span=part.rule.span, filename=program.filename, text=program.text)
-        else:
-            where = instance.filename if instance is not None and "facts of" in part.what else "<command line>"
-            diag = Diagnostic("ground-budget", message + fix, filename=where)
-        raise DiagnosticError([diag])
-    return found
+    if not max_ground or found.total <= max_ground:
+        return found
+    part = found.largest
+    fixes = ["lower --horizon"]
+    if part.rule is not None and part.rule.kind is RuleKind.ASYNC and bounds.network.max_delay is None:
+        fixes.append("bound --max-delay")
+    fixes += ["use a smaller input", "raise --max-ground"]
+    message = (
+        f"the ground program would have about {_n(found.total)} rule instances, above the budget of {max_ground:,} "
+        f"(--max-ground N; 0: no limit); {'this rule' if part.rule is not None else 'the largest part'}: "
+        f"{part.what} = {_n(part.size)}; {', '.join(fixes[:-1])} or {fixes[-1]}"
+    )
+    if part.rule is not None:
+        diag = Diagnostic("ground-budget", message, span=part.rule.span, filename=program.filename, text=program.text)
+    else:
+        where = instance.filename if instance is not None and part.what.startswith("the facts of") else "<command line>"
+        diag = Diagnostic("ground-budget", message, filename=where)
+    raise DiagnosticError([diag])

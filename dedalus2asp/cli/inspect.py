@@ -15,9 +15,10 @@ from ..inspect import explain
 from ..lang.diagnostics import DiagnosticError
 from .console import EXIT_NO, fail, incomplete, no_model, say, stderr, stdout, tables, usage, write
 from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, ModelOpt, ModelsOpt, Prog,
-                      SemanticsOpt, TimeoutOpt, bounds, network_options, fact, point, prepare)
+                      SemanticsOpt, TimeoutOpt, bounds, network_options, fact, point, prepare, LIMITS, Limits, limit_options)
 
 
+@limit_options
 @network_options
 def report(
     target: Path = typer.Argument(..., help="A Dedalus program, or a Spark run/batch directory", show_default=False),
@@ -32,6 +33,7 @@ def report(
         None, "--output", "-o", help="The HTML file to write (needed for a program; default for a directory: DIR/report.html)"
     ),
     dialect: Dialect = DialectOpt,
+    limits: Limits = LIMITS,
 ) -> None:
     """Write a self-contained HTML report: a table of models, each with its spacetime diagram and state per step."""
     if target.is_dir():
@@ -47,8 +49,8 @@ def report(
         usage("missing-option", f"report on the program {target} needs --horizon T")
     if output is None:
         usage("missing-option", f"report on the program {target} needs -o FILE.html, the page to write")
-    prepared = prepare(target, input_, bounds(horizon, semantics, encoding, network), dialect)
-    found = solve.enumerate_models(prepared.compiled, number, timeout=timeout)
+    prepared = prepare(target, input_, bounds(horizon, semantics, encoding, network), dialect, limits=limits)
+    found = solve.isolated(solve.enumerate_models, prepared.compiled, number, timeout=timeout, max_memory=limits.max_memory)
     chosen = inspect.Models(tuple(found.models), prepared.compiled.bounds, tuple(prepared.instance.network), found.complete)
     write(output, render(chosen, "html", program=str(target), input=input_))
     stderr.print(f"wrote {output} ({found.count} model(s))")
@@ -58,9 +60,9 @@ def report(
         no_model()
 
 
-def nth_model(prepared: pipeline.Prepared, k: int, timeout) -> inspect.Model:
+def nth_model(prepared: pipeline.Prepared, k: int, timeout, limits: Limits) -> inspect.Model:
     """Model number k (1-based) of the enumeration; exit 2 when there are fewer, 3 on a timeout."""
-    found = solve.enumerate_models(prepared.compiled, k, timeout=timeout)
+    found = solve.isolated(solve.enumerate_models, prepared.compiled, k, timeout=timeout, max_memory=limits.max_memory)
     if found.count < k:
         if not found.complete:
             incomplete(f"the search for model {k}", timeout)
@@ -74,6 +76,7 @@ def nth_model(prepared: pipeline.Prepared, k: int, timeout) -> inspect.Model:
     return found.models[k - 1]
 
 
+@limit_options
 @network_options
 def explain_(
     program: Path = Prog,
@@ -88,12 +91,13 @@ def explain_(
     dot: Optional[Path] = typer.Option(None, "--dot", help="Also write the lineage graph (DOT) to this file"),
     timeout: Optional[float] = TimeoutOpt,
     dialect: Dialect = DialectOpt,
+    limits: Limits = LIMITS,
 ) -> None:
     """Why does FACT hold at NODE:STEP in a model? Its derivation back to input facts, carry-overs and messages."""
     bounds_ = bounds(horizon, semantics, encoding, network)
     node, step = point(at)
     wanted = fact(fact_)
-    prepared = prepare(program, input_, bounds_, dialect)
+    prepared = prepare(program, input_, bounds_, dialect, limits=limits)
     schema = prepared.program.schema()
     if wanted[0] not in schema:
         usage("unknown-relation", f"--fact {fact_}: '{wanted[0]}' is not a relation of {program} ({', '.join(sorted(schema))})", "--fact")
@@ -101,7 +105,7 @@ def explain_(
         usage("bad-option", f"--at {at}: {node} is not a node of the network ({', '.join(map(str, prepared.instance.network))})", "--at")
     if step > horizon:
         usage("bad-option", f"--at {at}: step {step} is beyond the horizon {horizon}", "--at")
-    chosen = nth_model(prepared, model, timeout)
+    chosen = nth_model(prepared, model, timeout, limits)
     try:
         derivation = explain.explain(chosen, node, step, wanted)
     except ValueError as error:
@@ -112,6 +116,7 @@ def explain_(
         stderr.print(f"wrote {dot}")
 
 
+@limit_options
 @network_options
 def replay_(
     program: Path = Prog,
@@ -123,10 +128,11 @@ def replay_(
     network: Network = NETWORK,
     timeout: Optional[float] = TimeoutOpt,
     dialect: Dialect = DialectOpt,
+    limits: Limits = LIMITS,
 ) -> None:
     """Rebuild the run a model stands for (tplp2016 §5.3.2), replay it operationally, compare traces. Exit 1 if they differ."""
-    prepared = prepare(program, input_, bounds(horizon, semantics, encoding, network), dialect)
-    chosen = nth_model(prepared, model, timeout)
+    prepared = prepare(program, input_, bounds(horizon, semantics, encoding, network), dialect, limits=limits)
+    chosen = nth_model(prepared, model, timeout, limits)
     try:
         run = chosen.run()
     except ValueError as error:

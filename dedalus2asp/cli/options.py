@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Optional
@@ -18,6 +20,7 @@ from typing import Optional
 import typer
 
 from .. import pipeline
+from ..asp import budget
 from ..bounds import MAX_STEP, Bounds, Encoding, Network, Semantics
 from ..lang import parser
 from ..lang.diagnostics import Diagnostic, DiagnosticError
@@ -58,11 +61,25 @@ NodesOpt = typer.Option(
 )
 NETWORK = None
 """The default of a command's `network` parameter: `network_options` puts the network's options in its place."""
-TimeoutOpt = typer.Option(None, "--timeout", min=0.0, help="Stop solving after this many seconds")
+TimeoutOpt = typer.Option(
+    None, "--timeout", min=0.0, max=1e9, help="Stop after this many seconds, grounding included (exit 3)", show_default=False
+)
 JsonOpt = typer.Option(False, "--json", help="Print JSON instead of text")
 MasterOpt = typer.Option(None, "--master", help="Spark master URL (default: $SPARK_MASTER, else local[*])")
-ModelsOpt = typer.Option(10, "--models", "-n", min=0, help="How many models (0: all)")
-ModelOpt = typer.Option(1, "--model", "-k", min=1, help="Which model, 1 for the first (the order of `models`)")
+MAX_MODELS = 2**31 - 1
+"""The most models a command asks clingo for: its number of models is a C int."""
+ModelsOpt = typer.Option(10, "--models", "-n", min=0, max=MAX_MODELS, help="How many models (0: all)")
+ModelOpt = typer.Option(1, "--model", "-k", min=1, max=MAX_MODELS, help="Which model, 1 for the first (the order of `models`)")
+MaxGroundOpt = typer.Option(
+    budget.DEFAULT_MAX_GROUND, "--max-ground", min=0, max=2**63 - 1,
+    help="Refuse a question whose ground program is estimated above N rule instances (0: no limit)",
+)
+MaxMemoryOpt = typer.Option(
+    None, "--max-memory", show_default=False,
+    help="Stop the solver when it needs more memory than this, e.g. 2G or 500M (exit 3)",
+)
+LIMITS = None
+"""The default of a command's `limits` parameter: `limit_options` puts --max-ground and --max-memory in its place."""
 DialectOpt = typer.Option(
     Dialect.AUTO, "--dialect", help="transparent (tplp2016), located (tr2009, '#' location specifiers) or molly; auto detects it"
 )
@@ -124,6 +141,60 @@ def network_options(command):
     return with_network
 
 
+@dataclass(frozen=True)
+class Limits:
+    """--max-ground (rule instances, 0: no limit) and --max-memory (bytes, None: no limit) of a question."""
+
+    max_ground: int = budget.DEFAULT_MAX_GROUND
+    max_memory: int | None = None
+
+
+MIN_MEMORY = 64 * 2**20  # below, the solver's process cannot even start
+UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def memory(text: str | None) -> int | None:
+    """--max-memory SIZE in bytes: digits with an optional unit K, M, G or T (powers of 1024); a bad one exits 2."""
+    if text is None:
+        return None
+    found = re.fullmatch(r"\s*(\d{1,15})\s*([KMGT]?)(?:i?B)?\s*", text, re.IGNORECASE)
+    size = int(found[1]) * UNITS[found[2].upper()] if found else None
+    if size is None or not MIN_MEMORY <= size <= 2**50:
+        usage("bad-option", f"--max-memory must be a size such as 2G, 512M or 100000000 (bytes), from 64M to 1P, not {text!r}",
+              "--max-memory")
+    return size
+
+
+def limit_options(command):
+    """Give `command` --max-ground and --max-memory in place of its parameter `limits = LIMITS`: it receives one `Limits`."""
+    options = [("max_ground", int, MaxGroundOpt), ("max_memory", Optional[str], MaxMemoryOpt)]
+    signature = inspect.signature(command)
+    parameters = []
+    for parameter in signature.parameters.values():
+        if parameter.name == "limits":
+            parameters += [inspect.Parameter(name, parameter.kind, default=default, annotation=kind) for name, kind, default in options]
+        else:
+            parameters.append(parameter)
+
+    @functools.wraps(command)
+    def with_limits(*args, max_ground: int, max_memory: str | None, **kwargs):
+        return command(*args, limits=Limits(max_ground, memory(max_memory)), **kwargs)
+
+    with_limits.__signature__ = signature.replace(parameters=parameters)
+    annotations = {k: v for k, v in command.__annotations__.items() if k != "limits"}
+    with_limits.__annotations__ = annotations | {name: kind for name, kind, _ in options}
+    return with_limits
+
+
+def within(program: Path, prog, instance, bounds_: Bounds, limits: Limits | None) -> None:
+    """The ground size estimated before grounding (`asp.budget`): above --max-ground, the rule to blame and exit 2."""
+    if limits is not None:
+        try:
+            budget.check(prog, instance, bounds_, limits.max_ground)
+        except DiagnosticError as error:
+            fail(error)
+
+
 def check_engine(name: str) -> str:
     """--engine: local or spark."""
     if name not in ENGINES:
@@ -142,8 +213,11 @@ def load(program: Path, input_: Path | None = None, dialect: Dialect = Dialect.A
     return prog, instance
 
 
-def prepare(program: Path, input_: Path | None, bounds_: Bounds, dialect=Dialect.AUTO, needs_input=True) -> pipeline.Prepared:
-    """PROG and --input parsed, checked and compiled within the bounds (`pipeline.prepare`)."""
+def prepare(
+    program: Path, input_: Path | None, bounds_: Bounds, dialect=Dialect.AUTO, needs_input=True, limits: Limits | None = None
+) -> pipeline.Prepared:
+    """PROG and --input parsed, checked and compiled within the bounds (`pipeline.prepare`); with `limits`,
+    refused when its ground program would be larger than --max-ground (`within`)."""
     try:
         prepared = pipeline.prepare(program, input_, bounds_, dialect.value)
     except DiagnosticError as error:
@@ -151,6 +225,7 @@ def prepare(program: Path, input_: Path | None, bounds_: Bounds, dialect=Dialect
     if needs_input:
         need_instance(program, prepared.instance)
     warn(prepared.warnings)
+    within(program, prepared.program, prepared.instance, bounds_, limits)
     return prepared
 
 

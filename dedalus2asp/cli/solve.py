@@ -18,11 +18,15 @@ from ..lang.diagnostics import DiagnosticError
 from ..runs import operational
 from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, incomplete, no_model, say, stderr, text_options, usage, warn, write
 from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, JsonOpt, MasterOpt, ModelsOpt,
-                      Prog, SemanticsOpt, TimeoutOpt, bounds, network_options, check_engine, load, need_instance, prepare)
+                      Prog, SemanticsOpt, TimeoutOpt, bounds, network_options, check_engine, load, need_instance, prepare,
+                      LIMITS, Limits, limit_options, within)
 
 
 Format = Enum("Format", {name.upper(): name for name in formats.FORMATS["model"]}, type=str)
 """What `models` writes: any format of a model in the registry (`dedalus2asp.formats`)."""
+
+MAX_SPLIT = 4096
+"""The most parts `count --split K` cuts an enumeration into: each part is a solver's run (2^12 of them)."""
 
 FORMAT_HELP = (
     "text: a node × step table per model; json: the trace document (docs/trace-schema.md); html: one report page; "
@@ -31,6 +35,7 @@ FORMAT_HELP = (
 )
 
 
+@limit_options
 @network_options
 def models(
     program: Path = Prog,
@@ -48,13 +53,14 @@ def models(
     ),
     svg: Optional[Path] = typer.Option(None, "--svg", help="Also write a spacetime diagram per model: DIR/model-1.svg, ..."),
     dialect: Dialect = DialectOpt,
+    limits: Limits = LIMITS,
 ) -> None:
     """Enumerate models: each one's trace (node × step) and its messages, or a document (--format). Exit 1 if there is none."""
     if json_ and fmt not in (Format.TEXT, Format.JSON):
         usage("bad-option", f"--json is --format json: give one of them, not --format {fmt.value} too")
     fmt = Format.JSON if json_ else fmt
-    prepared = prepare(program, input_, bounds(horizon, semantics, encoding, network), dialect)
-    found = solve.enumerate_models(prepared.compiled, number, timeout=timeout)
+    prepared = prepare(program, input_, bounds(horizon, semantics, encoding, network), dialect, limits=limits)
+    found = solve.isolated(solve.enumerate_models, prepared.compiled, number, timeout=timeout, max_memory=limits.max_memory)
     chosen = inspect.Models(tuple(found.models), prepared.compiled.bounds, tuple(prepared.instance.network), found.complete)
     if svg is not None:
         write_each(chosen, Format.SVG, svg, program)
@@ -99,6 +105,7 @@ def write_each(chosen: inspect.Models, fmt: Format, directory: Optional[Path], p
     stderr.print(f"wrote {len(chosen)} {what} to {directory}")
 
 
+@limit_options
 @network_options
 def count(
     program: Path = Prog,
@@ -110,18 +117,22 @@ def count(
     timeout: Optional[float] = TimeoutOpt,
     json_: bool = JsonOpt,
     dialect: Dialect = DialectOpt,
-    split: Optional[int] = typer.Option(None, "--split", min=1, help="Cut the enumeration into K disjoint parts (by trace atoms)"),
+    split: Optional[int] = typer.Option(
+        None, "--split", min=1, max=MAX_SPLIT, help="Cut the enumeration into K disjoint parts (by trace atoms)"
+    ),
     engine_: str = typer.Option("local", "--engine", help="Where the --split parts run: local (in turn) or spark (executors)"),
     master: Optional[str] = MasterOpt,
     traces_only: bool = typer.Option(
         False, "--traces-only", help="Count distinct traces only (\"models\": null): under choice there can be millions of models per few traces"
     ),
+    limits: Limits = LIMITS,
 ) -> None:
     """Count stable models and distinct traces (projective enumeration); --split K counts K disjoint parts."""
     bounds_ = bounds(horizon, semantics, encoding, network)
-    prepared = prepare(program, input_, bounds_, dialect)
+    prepared = prepare(program, input_, bounds_, dialect, limits=limits)
     if split is None:
-        result = solve.count(prepared.compiled, timeout=timeout, models=not traces_only)
+        result = solve.isolated(solve.count, prepared.compiled, timeout=timeout, max_memory=limits.max_memory,
+                                models=not traces_only)
     else:
         from ..asp.split import split_count
 
@@ -181,6 +192,7 @@ def explore(
         say(render(summary, "text", kind="exploration", bounds=bounds_))
 
 
+@limit_options
 @network_options
 def cron_(
     program: Path = Prog,
@@ -195,6 +207,7 @@ def cron_(
     timeout: Optional[float] = TimeoutOpt,
     json_: bool = JsonOpt,
     dialect: Dialect = DialectOpt,
+    limits: Limits = LIMITS,
 ) -> None:
     """Consistency and tolerance of non-causality (jcss2014), bounded by the horizon and the delay bound.
 
@@ -210,11 +223,10 @@ def cron_(
         fail(error)
     need_instance(program, instance)
     warn(warnings)
+    within(program, prog, instance, bounds_, limits)
     try:
-        if search_horizon:
-            verdict = cron.search(prog, instance, bounds_, outputs, timeout=timeout)
-        else:
-            verdict = cron.analyse(prog, instance, bounds_, outputs, timeout=timeout)
+        question = cron.search if search_horizon else cron.analyse
+        verdict = solve.isolated(question, prog, instance, bounds_, outputs, timeout=timeout, max_memory=limits.max_memory)
     except cron.Timeout:
         incomplete("the analysis", timeout)
     if json_:
