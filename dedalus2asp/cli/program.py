@@ -86,10 +86,7 @@ def convert(
     target = to or (Notation.TRANSPARENT if is_located else Notation.LOCATED)
     if is_located == (target is Notation.LOCATED):
         fail(DiagnosticError([Diagnostic("convert", f"the program is {target.value} already (--to {target.value})", filename=str(program))]))
-    if is_located:
-        sys.stdout.write(located.transparent_text(source))
-        return
     try:
-        sys.stdout.write(located.located_text(source))
+        sys.stdout.write(located.transparent_text(source) if is_located else located.located_text(source))
     except ValueError as exc:
         fail(DiagnosticError([Diagnostic("convert", str(exc), filename=str(program))]))

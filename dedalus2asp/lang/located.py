@@ -42,8 +42,8 @@ from typing import Callable, Iterable, Mapping
 
 import clingo
 
-from .ast import (Atom, Constant, Fact, Instance, Literal, Marked, Output, Program, Rule, RuleKind, Span, Term,
-                  Timestamped, Variable, printable)
+from .ast import (Aggregate, Arithmetic, Atom, Comparison, Constant, Fact, Instance, Literal, Marked, Output, Program,
+                  Rule, RuleKind, Span, Term, Timestamped, Variable, printable)
 from .diagnostics import Diagnostic, DiagnosticError, Severity, raise_if_errors
 
 IDENTITY_NAMES = ("id", "node_id")
@@ -498,12 +498,22 @@ def _persist(rule: Rule) -> Rule:
 def _fact(head: Atom, column: int, step: int | None, error) -> tuple[clingo.Symbol, Fact] | None:
     """A body-less located rule as (node, input fact or event): `p(#a, 1).` is the fact `p(1)` of node a,
     `p(#a, 1)@3.` its event at step 3 (tr2009 Example 3)."""
-    if any(isinstance(a, Variable) for a in head.args):
+    if any(isinstance(a, Variable) for a in head.variables()):
         error(
             "unsafe-variable",
             f"the fact '{head}' has a variable: a fact written in a located program is an input fact of the node "
             "in its location column, and must be ground",
             head.span,
+        )
+        return None
+    computed = next((a for a in head.args if not isinstance(a, Constant)), None)
+    if computed is not None:
+        what = "an aggregate" if isinstance(computed, Aggregate) else "an expression"
+        error(
+            "fact-value",
+            f"the fact '{head}' has {what}, '{computed}': a fact written in a located program is an input fact, "
+            "whose arguments are values (write the value itself)",
+            computed.span,
         )
         return None
     node = head.args[column].value
@@ -538,6 +548,21 @@ def transparent_text(located: LocatedProgram) -> str:
     line break adds no statement. The rules and facts are Dedalus text: names are identifiers, and
     strings are written with their escapes.
     """
+    held_by_none = located.program.global_relations()
+    if held_by_none:
+        rule = located.program.rules_of(RuleKind.GLOBAL)[0]
+        raise ValueError(
+            f"rule {rule.number} '{rule}' reads several nodes (a global rule, like an assertion): the "
+            "location-transparent notation of tplp2016 cannot write it, since there a rule reads the facts of "
+            "its own node only"
+        )
+    stepped = next((r for r in located.program.rules for b in r.body if isinstance(b, Literal) and b.step is not None),
+                   None)
+    if stepped is not None:
+        raise ValueError(
+            f"rule {stepped.number} '{stepped}' reads a body atom at a fixed step: the location-transparent "
+            "notation of tplp2016 cannot write it (a rule there reads the step it is at)"
+        )
     lines = [
         f"% {printable(located.program.filename)} in the location-transparent notation of tplp2016 (dedalus2asp convert).",
         "% The location column of every relation is dropped: "
@@ -557,12 +582,32 @@ def transparent_text(located: LocatedProgram) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _written(node):
+    """`node` as Dedalus text writes it outside Molly's dialect: the modulo is clingo's `\\`, since `%`
+    begins a comment there."""
+    if isinstance(node, Arithmetic):
+        return replace(node, op="\\" if node.op == "%" else node.op, left=_written(node.left), right=_written(node.right))
+    if isinstance(node, Aggregate):
+        return replace(node, term=_written(node.term))
+    if isinstance(node, (Atom,)):
+        return replace(node, args=tuple(_written(a) for a in node.args))
+    if isinstance(node, Marked):
+        return replace(node, term=_written(node.term))
+    if isinstance(node, Literal):
+        return replace(node, atom=_written(node.atom))
+    if isinstance(node, Comparison):
+        return replace(node, left=_written(node.left), right=_written(node.right))
+    if isinstance(node, Rule):
+        return replace(node, head=_written(node.head), body=tuple(_written(b) for b in node.body))
+    return node
+
+
 def _outputs(outputs: tuple[Output, ...]) -> list[str]:
     return [f".output {', '.join(o.predicate for o in outputs)}."] if outputs else []
 
 
 def _rule_text(rule: Rule) -> str:
-    return str(rule) + (f"   % {printable(rule.origin)}" if rule.origin else "")
+    return str(_written(rule)) + (f"   % {printable(rule.origin)}" if rule.origin else "")
 
 
 def located_text(program: Program) -> str:
@@ -591,6 +636,6 @@ def located_text(program: Program) -> str:
             head, annotation = at(rule.head, Marked(rule.addressee)), "@async"
         else:
             head, annotation = at(rule.head, here), "@next" if rule.kind is RuleKind.INDUCTIVE else ""
-        items = ", ".join(("not " if b.negated else "") + str(b.atom) if isinstance(b, Literal) else str(b) for b in body)
-        lines.append(f"{head}{annotation} :- {items}." + (f"   % {printable(rule.origin)}" if rule.origin else ""))
+        items = ", ".join(str(_written(b)) for b in body)
+        lines.append(f"{_written(head)}{annotation} :- {items}." + (f"   % {printable(rule.origin)}" if rule.origin else ""))
     return "\n".join(lines) + "\n"
