@@ -294,8 +294,6 @@ class Plan:
     def of(program: Program, incremental: bool = True) -> "Plan":
         global_rules = program.rules_of(RuleKind.GLOBAL)
         held = set(program.global_relations())
-        # the global rules among themselves are a deductive program (stratified like one) at the global node
-        as_deductive = Program(tuple(replace(r, kind=RuleKind.DEDUCTIVE) for r in global_rules), filename=program.filename)
         remembered: dict[int, set[str]] = {}
         for rule in program.rules:
             for item in rule.body:
@@ -308,10 +306,19 @@ class Plan:
             program.rules_of(RuleKind.ASYNC),
             program.output_relations,
             incremental,
-            strata_of(stratify(as_deductive)) if global_rules else (),
+            _global_strata(global_rules),
             frozenset(a.predicate for r in global_rules for a in (*r.positive, *r.negative)) - held,
             {k: frozenset(v) for k, v in sorted(remembered.items())},
         )
+
+
+def _global_strata(rules: Sequence[Rule]) -> Strata:
+    """The global rules stratified among themselves, as a deductive program is (they keep their kind)."""
+    if not rules:
+        return ()
+    deductive = [replace(r, kind=RuleKind.DEDUCTIVE) for r in rules]
+    original = {id(d): r for d, r in zip(deductive, rules)}
+    return strata_of([[original[id(d)] for d in stratum] for stratum in stratify(Program(tuple(deductive)))])
 
 
 @dataclass(frozen=True)
@@ -686,8 +693,9 @@ def execute(backend: Backend, plan: Plan, steps: int, schedule: Schedule):
         st(x) := H(x) ∪ induc_P(D)                          messages sent at t := async_P(D)
 
     and keeps the facts of D that a body atom `p(ā)@t` reads (`Plan.remembered`, see `Moment`).
-    Returns (D per step, as back-end facts; the messages sent per step, as
-    back-end message tables).
+    Returns (D per step, as back-end facts, with the global node's facts of
+    that step (`observe`) when P has global rules; the messages sent per
+    step, as back-end message tables).
     """
     if steps < 1:
         raise ValueError(f"a run needs at least one step, not {steps}")
@@ -706,4 +714,6 @@ def execute(backend: Backend, plan: Plan, steps: int, schedule: Schedule):
         carried = induc(backend, plan.inductive, d, at)
         sent.append(backend.schedule(sends(backend, plan.asynchronous, d, at), t, steps, schedule))
         previous = d
+    if plan.globals:
+        deduced = [backend.materialize(backend.union([d, g])) for d, g in zip(deduced, observe(backend, plan, deduced))]
     return deduced, sent
