@@ -15,7 +15,14 @@ Deduced facts are explained by the round of the stratified fixpoint
 (tplp2016 §3.2.2) in which they first appear, so every positive body fact of
 the chosen rule instance appeared earlier and the derivation is well founded
 even for recursive rules; a negated body atom is reported as absent. Each
-premise is explained in turn, back to input facts. `Derivation` is the tree;
+premise is explained in turn, back to input facts.
+
+Issue #18's constructs: a fact of an aggregate head (`tally(c, 3)`) is
+derived by a group of valuations, and its premises are the positive body facts
+of all of them; arithmetic is evaluated as the rule's instance is (the
+evaluator's own); a body atom at a fixed step `p(ā)@k` is a premise at (x,k);
+a fact of the global node (`GLOBAL_NODE`) is deduced by a global rule from the
+facts of several nodes at its step, each a premise at its own node. `Derivation` is the tree;
 `dedalus2asp.formats` prints it indented (text) or draws it as a lineage graph
 (DOT, in the spirit of Molly's provenance diagrams).
 """
@@ -29,7 +36,8 @@ from typing import Iterator
 import clingo
 
 from ..lang.analysis import strata
-from ..lang.ast import Atom, Rule, RuleKind
+from ..lang.ast import GLOBAL_NODE, Atom, Literal, Rule, RuleKind
+from ..runs.evaluator import Body, Moment, Plan
 from ..runs.local import Node
 from .model import GroundFact, Message, Model, Point, show_fact
 
@@ -44,15 +52,19 @@ class Reason:
     rule: Rule | None = None
     binding: tuple = ()
     message: Message | None = None
+    group: tuple[tuple, ...] = ()
+    """For an aggregate head: every valuation of the group (each as sorted (variable, value) pairs)."""
 
 
 @dataclass(frozen=True)
 class Derivation:
     """R(ā) at (node, step), why (`reason`), and the derivations of the rule's positive body facts.
 
-    The premises and the `absent` (negated, ground) body atoms are evaluated
-    at `at`: (x,s) for a deduced fact, (x,s-1) for a carried one, the sender's
-    step for an arrived one. `also` names the other reasons, if any. `rule` is
+    The rule instance is evaluated at `at`: (x,s) for a deduced fact, (x,s-1)
+    for a carried one, the sender's step for an arrived one; the `absent`
+    (negated, ground) body atoms are absent there, and each premise holds at
+    its own point: `at`, or (x,k) for a body atom at step k, or its node for
+    a premise of a global rule. `also` names the other reasons, if any. `rule` is
     the rule behind this step: the reason's rule, or for an arrival the
     asynchronous rule that sent the message (None for an input fact).
     """
@@ -83,14 +95,32 @@ class Lineage:
         self.edb = set(self.program.edb())
         self.strata = strata(self.program)
         self.inductive = self.program.rules_of(RuleKind.INDUCTIVE)
+        self.plan = Plan.of(self.program)
+        self.global_strata = tuple(tuple(r for c in stratum for r in c.rules) for stratum in self.plan.globals)
+        self.held_by_none = set(self.program.global_relations())
         self.node = Node()  # the evaluator at one node, on the model's facts
         self._reasons: dict[Point, dict[GroundFact, list[Reason]]] = {}
         self._derivations: dict[tuple, Derivation] = {}
 
-    def instances(self, rule: Rule, facts) -> Iterator[tuple[dict, GroundFact]]:
-        """Each satisfying valuation of `rule` on `facts`, with the head fact it derives."""
-        for b in self.node.valuations(rule, facts):
-            yield b, (rule.head.predicate, self.node.instance(rule.head, b))
+    def facts(self, node: clingo.Symbol, step: int) -> frozenset[GroundFact]:
+        """What the rules at (node, step) read: D^{x,s}; at the global node, also every node's facts of the
+        relations global rules read, each with its node as first argument."""
+        held = self.model.slice(node, step)
+        if node != GLOBAL_NODE:
+            return held
+        gathered = {(r, (x, *a)) for x in self.model.network for r, a in self.model.slice(x, step) if r in self.plan.observed}
+        return held | gathered
+
+    def moment(self, node: clingo.Symbol, step: int) -> Moment:
+        """The step and what (node) held at the earlier steps that body atoms `p(ā)@k` read."""
+        steps = {r.step for rule in self.program.rules for r in Body.of(rule).positive + Body.of(rule).negative}
+        return self.node.moment(step, {k: self.facts(node, k) for k in steps if k is not None and k < step})
+
+    def instances(self, rule: Rule, facts, at: Moment | None = None) -> Iterator[tuple[dict, GroundFact, tuple]]:
+        """Each instance of `rule` on `facts`: its valuation (for an aggregate, of the group's key), the head
+        fact it derives, and for an aggregate every valuation of its group."""
+        for b, fact, group in self.node.instances(rule, facts, at):
+            yield b, fact, tuple(tuple(sorted(m.items())) for m in group)
 
     def reasons(self, node: clingo.Symbol, step: int) -> dict[GroundFact, list[Reason]]:
         """Every fact of D^{x,s} with its reasons, best first: input, arrived, carried, then deduced by fixpoint round."""
@@ -99,25 +129,32 @@ class Lineage:
             return self._reasons[point]
         held = self.model.slice(node, step)
         found: dict[GroundFact, list[Reason]] = defaultdict(list)
-        for fact in held:
-            if fact[0] in self.edb:
-                found[fact].append(Reason(INPUT))
-        for m in self.model.messages:
-            if m.arrival == point:
-                found[(m.relation, m.args)].append(Reason(ARRIVED, message=m))
-        if step > 0:
-            before = self.model.slice(node, step - 1)
-            for rule in self.inductive:
-                for b, fact in self.instances(rule, before):
-                    found[fact].append(Reason(CARRIED, rule, tuple(sorted(b.items()))))
-        for stratum in self.strata:
+        at = self.moment(node, step)
+        if node == GLOBAL_NODE:  # the global rules, on the gathered facts of every node at this step
+            read = self.facts(node, step) - held
+            strata_ = self.global_strata
+        else:
+            read = frozenset()
+            strata_ = self.strata
+            for fact in held:
+                if fact[0] in self.edb:
+                    found[fact].append(Reason(INPUT))
+            for m in self.model.messages:
+                if m.arrival == point:
+                    found[(m.relation, m.args)].append(Reason(ARRIVED, message=m))
+            if step > 0:
+                before = self.model.slice(node, step - 1)
+                for rule in self.inductive:
+                    for b, fact, group in self.instances(rule, before, self.moment(node, step - 1)):
+                        found[fact].append(Reason(CARRIED, rule, tuple(sorted(b.items())), group=group))
+        for stratum in strata_:
             while True:  # one round of the fixpoint: only facts of earlier rounds are premises
                 new: dict[GroundFact, list[Reason]] = defaultdict(list)
-                known = set(found)
+                known = set(found) | read
                 for rule in stratum:
-                    for b, fact in self.instances(rule, known):
+                    for b, fact, group in self.instances(rule, known, at):
                         if fact not in found:
-                            new[fact].append(Reason(DEDUCED, rule, tuple(sorted(b.items()))))
+                            new[fact].append(Reason(DEDUCED, rule, tuple(sorted(b.items())), group=group))
                 if not new:
                     break
                 found.update(new)
@@ -131,7 +168,7 @@ class Lineage:
 
     def derive(self, node: clingo.Symbol, step: int, fact: GroundFact) -> Derivation:
         """The derivation of `fact` at (node, step); ValueError if it does not hold there."""
-        if node not in self.model.network:
+        if node not in self.model.network and node != GLOBAL_NODE:
             raise ValueError(f"{node} is not a node of the network ({', '.join(map(str, self.model.network))})")
         if not 0 <= step <= self.model.horizon:
             raise ValueError(f"step {step} is outside 0..{self.model.horizon} (the horizon)")
@@ -148,7 +185,7 @@ class Lineage:
             at, premises, absent = self._premises(node, step, reason)
             self._derivations[key] = Derivation(
                 node, step, fact, reason, at,
-                tuple(self.derive(*at, p) for p in premises),
+                tuple(self.derive(*where, p) for where, p in premises),
                 absent, tuple(others), self.rule(reason),
             )
         return self._derivations[key]
@@ -160,27 +197,48 @@ class Lineage:
             return rules[0] if rules else None
         return reason.rule
 
-    def _premises(self, node, step, reason: Reason) -> tuple[Point | None, list[GroundFact], tuple[GroundFact, ...]]:
-        """Where the rule instance of `reason` was evaluated, its positive body facts and its absent ones."""
+    def _premises(
+        self, node, step, reason: Reason
+    ) -> tuple[Point | None, list[tuple[Point, GroundFact]], tuple[GroundFact, ...]]:
+        """Where the rule instance of `reason` was evaluated, its positive body facts (each with the point
+        where it holds) and its absent ones; for an aggregate, those of every valuation of the group."""
         if reason.how == INPUT:
             return None, [], ()
         if reason.how == ARRIVED:
             m = reason.message
-            at, rule, binding = m.send, None, None
+            at, rule, bindings = m.send, None, ()
             for candidate in self.model.sending_rules[m][:1]:
-                for b, (_, args) in self.instances(candidate, self.model.slice(*m.send)):
-                    if b[candidate.addressee.name] == m.addressee and args == m.args:
-                        rule, binding = candidate, b
+                for b, (_, args), group in self.instances(candidate, self.model.slice(*m.send), self.moment(*m.send)):
+                    if b.get(candidate.addressee.name) == m.addressee and args == m.args:
+                        rule, bindings = candidate, [dict(v) for v in group] or [b]
                         break
             if rule is None:
                 return at, [], ()
         else:
             at = (node, step - 1) if reason.how == CARRIED else (node, step)
-            rule, binding = reason.rule, dict(reason.binding)
-        held = sorted(self.model.slice(*at))
-        positive = [next(f for f in held if _matches(a, self.node.instance(a, binding), f)) for a in rule.positive]
-        absent = tuple((a.predicate, tuple(ANY if v is None else v for v in self.node.instance(a, binding))) for a in rule.negative)
-        return at, positive, absent
+            rule = reason.rule
+            bindings = [dict(v) for v in reason.group] or [dict(reason.binding)]
+        premises: dict[tuple[Point, GroundFact], None] = {}
+        absent: dict[GroundFact, None] = {}
+        literals = [b for b in rule.body if isinstance(b, Literal)]
+        for binding in bindings:
+            for literal in literals:
+                args = self.node.instance(literal.atom, binding)
+                where = at if literal.step is None else (at[0], literal.step)
+                if literal.negated:
+                    absent[(literal.atom.predicate, tuple(ANY if v is None else v for v in args))] = None
+                    continue
+                held = sorted(self.facts(*where))
+                found = next(f for f in held if _matches(literal.atom, args, f))
+                premises[self._located(where, found)] = None
+        return at, list(premises), tuple(absent)
+
+    def _located(self, where: Point, fact: GroundFact) -> tuple[Point, GroundFact]:
+        """A premise read at `where`: at the global node, a fact of a node's relation is that node's fact."""
+        relation, args = fact
+        if where[0] == GLOBAL_NODE and relation not in self.held_by_none:
+            return (args[0], where[1]), (relation, args[1:])
+        return where, fact
 
 
 ANY = clingo.Function("_")
