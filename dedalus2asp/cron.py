@@ -46,6 +46,7 @@ from .asp.incremental import Unrolling, incremental
 from .asp.names import OUTPUT, relation_name
 from .asp.solve import control
 from .asp.transform import Compiled, transform
+from .asp.views import schema as schema_of
 from .bounds import Bounds, Encoding, Semantics
 from .inspect.model import Model, decode, show_fact
 from .lang.ast import Instance, Program
@@ -59,12 +60,12 @@ class Timeout(Exception):
 def outputs_of(program: Program, requested: tuple[str, ...] | None = None) -> tuple[str, ...]:
     """out(P): the `--output` relations if given, else the `.output` ones; a user error if none or unknown."""
     chosen = tuple(dict.fromkeys(requested)) if requested else program.output_relations  # each relation once
+    schema = schema_of(program)
     if not chosen:
         raise DiagnosticError(
-            [Diagnostic("no-output", "the program declares no output relation: add `.output R.` or pass --output R",
-                        filename=program.filename)]
+            [Diagnostic("no-output", "the program declares no output relation: add `.output R.` or pass --output R "
+                        f"with R one of its relations: {candidates(program)}", filename=program.filename)]
         )
-    schema = program.schema()
     unknown = [r for r in chosen if r not in schema]
     if unknown:
         raise DiagnosticError(
@@ -72,6 +73,15 @@ def outputs_of(program: Program, requested: tuple[str, ...] | None = None) -> tu
                         f"(its relations: {', '.join(schema)})", filename=program.filename) for r in unknown]
         )
     return chosen
+
+
+def candidates(program: Program) -> str:
+    """The relations `--output` could name, derived ones first (a global relation says so)."""
+    relations = schema_of(program)
+    derived = program.idb()
+    held_by_none = program.global_relations()
+    order = [r for r in relations if r in derived] + [r for r in relations if r not in derived]
+    return ", ".join(f"{r} (global)" if r in held_by_none else r for r in order) or "none"
 
 
 def fewest_backward(compiled: Compiled) -> str:

@@ -170,7 +170,8 @@ def test_json_document_follows_the_schema():
     }
     assert len(data["models"]) == 37  # tests/test_cli.py works this count out by hand
     for number, model in enumerate(data["models"], 1):
-        assert set(model) == {"number", "trace", "messages", "happens_before", "outputs"}
+        assert set(model) == {"number", "trace", "global", "messages", "happens_before", "outputs"}
+        assert model["global"] == []  # no global rule
         assert model["number"] == number
         for msg in model["messages"]:
             assert set(msg) == {"relation", "args", "from", "sent", "to", "arrives", "noncausal", "rule"}

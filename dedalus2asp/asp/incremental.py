@@ -127,8 +127,7 @@ def may(program: Program, instance: Instance, horizon: int | None = None) -> dic
     if hops and horizon is None:
         raise ValueError("a program whose heads compute values needs the horizon to bound its _may_R")
     bound = len(instance.network) * ((horizon or 0) + 1) - 1
-    globals_ = frozenset(program.global_relations())
-    n = "N_" if hops else None  # no user variable begins with a capital N followed by `_` alone: fresh below
+    n = ""
     lines = []
     for node_facts in instance.facts.values():
         for f in node_facts:
@@ -137,14 +136,15 @@ def may(program: Program, instance: Instance, horizon: int | None = None) -> dic
         for r, k in schema(program).items():
             lines.append(f"{relation_name(r)}(N+1,W) :- {relation_name(r)}(N,W), N < {bound}.")
     for rule in program.rules:
-        view = rule_view(rule, globals_)
+        if rule.kind is RuleKind.GLOBAL:
+            continue  # only global rules read what a global rule derives: no message depends on it
+        view = rule_view(rule)
+        taken = set(view.variables.values()) | {view.x, view.s, view.t, *view.aggregates.values(), *view.groups.values()}
         if hops:
-            n = fresh("N", set(view.variables.values()) | {view.x, view.s, view.t, *view.aggregates.values(), *view.groups.values()})
+            n = fresh("N", taken)
 
         def atom(a, args=None) -> str:
             terms = [term(t, view) for t in a.args] if args is None else args
-            if view.is_global and a.predicate not in globals_ and a is not rule.head:
-                terms = terms[1:]
             return f"{relation_name(a.predicate)}({n + ',' if hops else ''}{_tuple(terms)})"
 
         body = [atom(b.atom) for b in rule.body if isinstance(b, Literal) and not b.negated]
@@ -152,14 +152,15 @@ def may(program: Program, instance: Instance, horizon: int | None = None) -> dic
         extra = []
         for i, a in enumerate(rule.head.args):
             if isinstance(a, Aggregate):
-                v, name = view.aggregates[i], f"_may_agg_r{rule.number}_{i}"
-                inside = _tuple([term(a.term, view), *_variables(rule, view)])
-                lines.append(f"{name}({n},{inside}) :- {', '.join(body)}." if body else f"{name}({n},{inside}).")
+                v, name = view.aggregates[i], internal("may_agg", f"r{rule.number}_{i}")
+                c, u, k, lo, hi = (fresh(v + suffix, taken) for suffix in "CUKLH")
+                lines.append(f"{name}({n},{term(a.term, view)},{_tuple(_variables(rule, view))})"
+                             + (f" :- {', '.join(body)}." if body else "."))
                 extra += {
-                    "count": [f"{v}C = #count{{ {v}U : {name}({n},({v}U,{v}K)) }}", f"{v} = 1..{v}C"],
-                    "sum": [f"{v}L = #sum{{ {v}U,{v}K : {name}({n},({v}U,{v}K)), {v}U < 0 }}",
-                            f"{v}H = #sum{{ {v}U,{v}K : {name}({n},({v}U,{v}K)), {v}U > 0 }}", f"{v} = {v}L..{v}H"],
-                }.get(a.function, [f"{name}({n},({v},_))"])
+                    "count": [f"{c} = #count{{ {u} : {name}({n},{u},{k}) }}", f"{v} = 1..{c}"],
+                    "sum": [f"{lo} = #sum{{ {u},{k} : {name}({n},{u},{k}), {u} < 0 }}",
+                            f"{hi} = #sum{{ {u},{k} : {name}({n},{u},{k}), {u} > 0 }}", f"{v} = {lo}..{hi}"],
+                }.get(a.function, [f"{name}({n},{v},_)"])
         head = atom(rule.head, [view.aggregates.get(i) or term(a, view) for i, a in enumerate(rule.head.args)])
         if hops and rule.kind in (RuleKind.INDUCTIVE, RuleKind.ASYNC):
             head = head.replace(f"({n},", f"({n}+1,", 1)

@@ -269,8 +269,8 @@ def _placed(atom: Atom, view: RuleView, x: str, s: str) -> tuple[str, str, list[
 
 
 def head_args(view: RuleView) -> list[str]:
-    """The head's arguments: terms, and the variables of its aggregates."""
-    return [view.aggregates.get(i) or term(a, view) for i, a in enumerate(view.rule.head.args)]
+    """The head's arguments: terms, and the variables of its aggregates and of the expressions it groups by."""
+    return [view.aggregates.get(i) or view.groups.get(i) or term(a, view) for i, a in enumerate(view.rule.head.args)]
 
 
 def head(view: RuleView, x: str, s: str) -> str:

@@ -1,6 +1,7 @@
 """Results as text for a reader: what the commands print.
 
 A model is a node × step table of the facts each node holds (tplp2016 §5.1.5),
+with a last row `global` for the facts of global relations (held by no node),
 then its messages (sender@step → addressee@arrival step, the rule that sent
 each, those sent into the past marked) and its outputs. A set of models is
 each model in turn and how many there are; a CRON verdict is its sentence and
@@ -57,6 +58,9 @@ def print_model(model: Model, out: Console) -> None:
         table.add_column(f"step {step}")
     for node in model.network:
         table.add_row(str(node), *("\n".join(model.facts_at(node, step)) for step in range(model.horizon + 1)))
+    if model.has_global:
+        table.add_section()
+        table.add_row("global", *("\n".join(model.global_at(step)) for step in range(model.horizon + 1)))
     out.print(table)
     if model.messages:
         out.print("messages (sender@step → addressee@arrival step):")

@@ -14,6 +14,9 @@ An answer set of the generated program becomes a `Model`:
   otherwise; both give the same relation (the tests check it);
 * its non-causal messages: those whose arrival (y,t) happens before their
   send (x,s), exactly what rule (9) of pure_ca forbids (§4.4.1);
+* its global facts: those of the global relations (assertions over several
+  nodes, issue #18), held by no node: node `GLOBAL_NODE` in the trace, node
+  `()` in the generated program;
 * its outputs: the facts of the output relations at the last step, united
   over the nodes (jcss2014 §2.5.5);
 * the operational run it stands for (§5.3.2, `Model.run`, built by `run`).
@@ -38,7 +41,7 @@ from ..asp.names import PENDING
 from ..asp.transform import Compiled
 from ..bounds import Bounds, Encoding
 from ..formats.text import show_fact
-from ..lang.ast import Program, Rule, RuleKind, Trace, TraceFact
+from ..lang.ast import GLOBAL_NODE, Program, Rule, RuleKind, Trace, TraceFact
 from ..runs import operational
 from ..runs.local import Node
 from .run import Run, run_of
@@ -141,8 +144,17 @@ class Model:
     # -- the trace -----------------------------------------------------------
 
     def facts_at(self, node: clingo.Symbol, step: int) -> list[str]:
-        """The facts `node` holds at `step`, sorted."""
+        """The facts `node` holds at `step`, sorted (`GLOBAL_NODE`: the global facts of the step)."""
         return sorted(show_fact(r, a) for (x, s, r, a) in self.trace if x == node and s == step)
+
+    def global_at(self, step: int) -> list[str]:
+        """The global facts of `step`, sorted: those of the global relations, held by no node."""
+        return self.facts_at(GLOBAL_NODE, step)
+
+    @property
+    def has_global(self) -> bool:
+        """Some global fact holds: a global rule (an assertion over several nodes) derived it."""
+        return any(x == GLOBAL_NODE for (x, _, _, _) in self.trace)
 
     @cached_property
     def _slices(self) -> Mapping[Point, frozenset[GroundFact]]:
@@ -309,6 +321,12 @@ class Model:
             "trace": [
                 {"node": str(x), "step": s, "relation": r, "args": [str(v) for v in a]}
                 for (x, s, r, a) in sorted(self.trace)
+                if x != GLOBAL_NODE
+            ],
+            "global": [
+                {"step": s, "relation": r, "args": [str(v) for v in a]}
+                for (x, s, r, a) in sorted(self.trace)
+                if x == GLOBAL_NODE
             ],
             "messages": [
                 {
