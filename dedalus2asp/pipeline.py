@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence, Union
 
 from .asp import transform
 from .bounds import Bounds
@@ -29,10 +30,15 @@ class Prepared:
     warnings: tuple[Diagnostic, ...]
 
 
+ProgramPaths = Union[str, Path, Sequence[Union[str, Path]]]
+"""A program: one file, or several read as one (a Molly protocol and its invariant file, `parser.parse_sources`).
+A path that carries `files` (`cli.options.ProgramFiles`) stands for those files."""
+
+
 def load(
-    program_path: str | Path, input_path: str | Path | None = None, dialect: str = "auto"
+    program_path: ProgramPaths, input_path: str | Path | None = None, dialect: str = "auto"
 ) -> tuple[Program, Instance | None, list[Diagnostic]]:
-    """Parse and check a program and (optionally) its input.
+    """Parse and check a program (one file or several read as one) and (optionally) its input.
 
     `dialect` is `auto`, `transparent`, `located` or `molly` (`parser.parse_source`):
     a located or Molly program is read into its location-transparent IR, its
@@ -75,7 +81,7 @@ def load(
 
 
 def prepare(
-    program_path: str | Path,
+    program_path: ProgramPaths,
     input_path: str | Path | None,
     bounds: Bounds,
     dialect: str = "auto",

@@ -29,6 +29,7 @@ from typer.core import TyperGroup
 from ..asp.solve import SolveError, Stopped
 from . import inspect, program, solve, spark
 from .console import EXIT_INCOMPLETE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, ReaderMayLeave, bad_option, stderr
+from .options import program_options
 
 
 class Commands(TyperGroup):
@@ -108,7 +109,7 @@ COMMANDS = {
     "batch": spark.batch_,
 }
 for name, command in COMMANDS.items():
-    app.command(name)(command)
+    app.command(name)(program_options(command))  # PROG: one file or several; --horizon or --eot
 
 
 def main() -> None:

@@ -38,12 +38,19 @@ class Dialect(str, Enum):
 
 ENGINES = ("local", "spark")
 
-Prog = typer.Argument(..., help="Dedalus program (.ded)", show_default=False)
+Prog = typer.Argument(
+    ..., help="Dedalus program (.ded); several files are read as one program (a Molly protocol and its invariants)",
+    show_default=False,
+)
 InputOpt = typer.Option(
     None, "--input", "-i", show_default=False,
     help="Input instance H (.facts or .json); not needed when PROG (located or Molly) carries its own facts",
 )
 HorizonOpt = typer.Option(..., "--horizon", "-T", min=0, max=MAX_STEP, help="Every node performs local steps 0..T", show_default=False)
+EotOpt = typer.Option(
+    None, "--eot", min=1, max=MAX_STEP + 1, show_default=False,
+    help="Molly's end of time N, instead of --horizon: Molly counts time from 1, so it is --horizon N-1",
+)
 SemanticsOpt = typer.Option(Semantics.CAUSAL_FINITE, "--semantics", "-s", help="choice = pure_ch, causal = pure_ca, causal-finite = pure")
 EncodingOpt = typer.Option(Encoding.FAST, "--encoding", "-e", help="fast: choice rules and #edge; paper: rule by rule as in tplp2016 (same models)")
 DelayOpt = typer.Option(None, "--max-delay", "-D", min=0, max=MAX_STEP, help="A message sent at step s arrives by step s+D (default: no bound)")
@@ -139,6 +146,69 @@ def network_options(command):
     annotations = {k: v for k, v in command.__annotations__.items() if k != "network"}
     with_network.__annotations__ = annotations | {name: kind for name, kind, _ in options}
     return with_network
+
+
+class ProgramFiles(type(Path())):
+    """PROG as the commands receive it: the path of the first program file (which names the program in
+    messages and outputs), carrying every file given (`files`), which `pipeline.load` reads as one program."""
+
+    files: tuple[Path, ...]
+
+
+def program_files(paths: list[Path]) -> ProgramFiles:
+    """The PROG arguments as one `ProgramFiles`."""
+    first = ProgramFiles(paths[0])
+    first.files = tuple(paths)
+    return first
+
+
+def horizon_of(horizon: int | None, eot: int | None, required: bool) -> int | None:
+    """--horizon T, or Molly's --eot N (T = N - 1: Molly counts time from 1); both, or neither when one is
+    `required`, exit 2."""
+    if horizon is not None and eot is not None:
+        usage("bad-option", f"--eot {eot} is --horizon {eot - 1}: give one of them, not both", "--eot")
+    if eot is not None:
+        return eot - 1
+    if horizon is None and required:
+        usage("missing-option", "give the horizon: --horizon T (steps 0..T), or Molly's end of time --eot N (T = N-1)",
+              "--horizon")
+    return horizon
+
+
+def program_options(command):
+    """Give `command` the shapes of PROG and --horizon that every command shares: PROG takes one file or
+    several (`program_files`), and a parameter `horizon` gets Molly's --eot beside it (`horizon_of`)."""
+    signature = inspect.signature(command)
+    parameters, required = [], False
+    annotations = dict(command.__annotations__)
+    for parameter in signature.parameters.values():
+        if parameter.name == "program" and parameter.default is Prog:
+            parameters.append(parameter.replace(annotation=list[Path]))
+            annotations["program"] = list[Path]
+        elif parameter.name == "horizon":
+            required = parameter.default is HorizonOpt
+            option = parameter.default if not required else typer.Option(
+                None, *HorizonOpt.param_decls, min=0, max=MAX_STEP, show_default=False,
+                help=HorizonOpt.help + " (or --eot N)",
+            )
+            parameters += [parameter.replace(default=option, annotation=Optional[int]),
+                           inspect.Parameter("eot", parameter.kind, default=EotOpt, annotation=Optional[int])]
+            annotations |= {"horizon": Optional[int], "eot": Optional[int]}
+        else:
+            parameters.append(parameter)
+    has_eot = "eot" in annotations
+
+    @functools.wraps(command)
+    def with_program(*args, **kwargs):
+        if isinstance(kwargs.get("program"), (list, tuple)):
+            kwargs["program"] = program_files(list(kwargs["program"]))
+        if has_eot:
+            kwargs["horizon"] = horizon_of(kwargs.get("horizon"), kwargs.pop("eot"), required)
+        return command(*args, **kwargs)
+
+    with_program.__signature__ = signature.replace(parameters=parameters)
+    with_program.__annotations__ = annotations
+    return with_program
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ import re
 import string
 from dataclasses import fields, is_dataclass, replace
 from pathlib import Path
+from typing import Sequence
 
 from lark import Token, v_args
 
@@ -384,12 +385,13 @@ def _in_file(node, source: tuple[str, str]):
 
 def _located_statements(
     text: str, filename: str, diagnostics: list[Diagnostic], including: tuple[Path, ...], read: list[Path],
-    grammar: str = "located.lark",
+    grammar: str = "located.lark", root: Path | None = None,
 ) -> tuple[list, list[Output]]:
     """The statements of a located program with its `include "file";` statements replaced by the files' own.
 
     `including` is the chain of files that include this one; `read` every file included so far, at most
-    `MAX_INCLUDES` (each time it is included).
+    `MAX_INCLUDES` (each time it is included). A file is looked for as Molly does: relative to the
+    including file, then relative to `root`, the folder of the first program file.
     """
     items, outputs = _statements(text, filename, grammar, diagnostics)
     out: list = []
@@ -398,7 +400,10 @@ def _located_statements(
             out.append(item)
             continue
         _, name, span = item
-        path = (Path(filename).parent / name).resolve()
+        shown = str(Path(filename).parent / name)  # the file as the user would name it
+        if root is not None and not Path(shown).exists() and (root / name).exists():
+            shown = str(root / name)
+        path = Path(shown).resolve()
         problem = _include_problem(name, path, including, read)
         if problem is not None:
             diagnostics.append(Diagnostic("include", problem, span, filename, text))
@@ -409,8 +414,8 @@ def _located_statements(
         except DiagnosticError as exc:
             diagnostics.extend(replace(d, span=span, filename=filename, text=text) for d in exc.diagnostics)
             continue
-        shown = str(Path(filename).parent / name)  # the file as the user would name it
-        inner, inner_outputs = _located_statements(included_text, shown, diagnostics, including + (path,), read, grammar)
+        inner, inner_outputs = _located_statements(included_text, shown, diagnostics, including + (path,), read, grammar,
+                                                   root)
         origin, source = f"from {name}", (shown, included_text)
         out += [
             replace(_in_file(s, source), rule=replace(_in_file(s.rule, source), origin=origin))
@@ -442,18 +447,44 @@ def parse_source(text: str, filename: str = "<program>", dialect: str = "auto") 
     Molly and it has errors, the first one carries a note that names the token
     that decided it and how to force the location-transparent reading.
     """
+    return parse_sources([(text, filename)], dialect)
+
+
+def parse_sources(files: list[tuple[str, str]], dialect: str = "auto") -> Program | LocatedProgram:
+    """Parse several program files, (text, file name) each, as one program in `dialect` (see `parse_source`).
+
+    Molly runs a protocol and its invariant file together: the files' statements are read in order, as if
+    the later files were included at the end of the first, rules numbered on from one file to the next;
+    a problem is reported in its own file. With `auto`, the first file whose dialect is not
+    location-transparent decides (`detect_dialect`).
+    """
     if dialect not in DIALECTS:
         raise ValueError(f"unknown dialect {dialect!r}: one of {', '.join(DIALECTS)}")
-    marker = None
+    (text, filename), marker = files[0], None
     if dialect == "auto":
-        dialect, marker = _detect(text)
-    if dialect == "transparent":
-        return parse_program(text, filename)
+        detected = [_detect(t) for t, _ in files]
+        dialect, marker = next((d for d in detected if d[0] != "transparent"), ("transparent", None))
+    diagnostics: list[Diagnostic] = []
+    items: list = []
+    outputs: list[Output] = []
+    root = Path(filename).parent
+    for i, (one_text, one_name) in enumerate(files):
+        if dialect == "transparent":
+            found, found_outputs = _statements(one_text, one_name, "dedalus.lark", diagnostics)
+        else:
+            grammar = "molly.lark" if dialect == "molly" else "located.lark"
+            found, found_outputs = _located_statements(
+                one_text, one_name, diagnostics, (Path(one_name).resolve(),), [], grammar, root
+            )
+        if i:  # a later file's statements are regions of that file
+            found = [_in_file(s, (one_name, one_text)) for s in found]
+            found_outputs = [_in_file(o, (one_name, one_text)) for o in found_outputs]
+        items += found
+        outputs += found_outputs
     try:
-        diagnostics: list[Diagnostic] = []
-        grammar = "molly.lark" if dialect == "molly" else "located.lark"
-        items, outputs = _located_statements(text, filename, diagnostics, (Path(filename).resolve(),), [], grammar)
         raise_if_errors(diagnostics)
+        if dialect == "transparent":
+            return Program(tuple(_numbered(items)), _unique(outputs), filename, text)
         return locate(_numbered(items), _unique(outputs), dialect, filename, text)
     except DiagnosticError as error:
         if dialect != "molly" or marker is None:  # `#` cannot be anything but located
@@ -461,22 +492,43 @@ def parse_source(text: str, filename: str = "<program>", dialect: str = "auto") 
         raise _read_as(dialect, marker, error, filename, text) from None
 
 
-def load_source(path: str | Path, dialect: str = "auto") -> Program | LocatedProgram:
-    """Read a program in `dialect` (see `parse_source`)."""
-    return parse_source(read_text(path, "program"), str(path), dialect)
+def program_files(paths: str | Path | Sequence[str | Path]) -> list[str | Path]:
+    """The files of a program given as one path, several, or a path that carries its `files` (PROG of the
+    command line, `cli.options.ProgramFiles`)."""
+    if isinstance(paths, (str, Path)):
+        return list(getattr(paths, "files", (paths,)))
+    return list(paths)
 
 
-def dialect_of(path: str | Path, dialect: str = "auto") -> str:
-    """The dialect `load_source` reads `path` in (`transparent` if the file cannot be read)."""
+def load_source(paths: str | Path | Sequence[str | Path], dialect: str = "auto") -> Program | LocatedProgram:
+    """Read a program in `dialect` (see `parse_source`): one file, or several read as one (`parse_sources`).
+    A file that cannot be read is reported with the problems of the others."""
+    files, problems = [], []
+    for path in program_files(paths):
+        try:
+            files.append((read_text(path, "program"), str(path)))
+        except DiagnosticError as error:
+            problems += error.diagnostics
+    if problems:
+        raise DiagnosticError(problems)
+    return parse_sources(files, dialect)
+
+
+def dialect_of(paths: str | Path | Sequence[str | Path], dialect: str = "auto") -> str:
+    """The dialect `load_source` reads `paths` in (`transparent` if no file can be read)."""
     if dialect != "auto":
         return dialect
-    try:
-        return detect_dialect(read_text(path, "program"))
-    except DiagnosticError:
-        return "transparent"
+    for path in program_files(paths):
+        try:
+            found = detect_dialect(read_text(path, "program"))
+        except DiagnosticError:
+            continue
+        if found != "transparent":
+            return found
+    return "transparent"
 
 
-def load_program(path: str | Path, dialect: str = "auto") -> Program:
+def load_program(paths: str | Path | Sequence[str | Path], dialect: str = "auto") -> Program:
     """Read a program in `dialect`; a located or Molly program gives its location-transparent IR."""
-    source = load_source(path, dialect)
+    source = load_source(paths, dialect)
     return source.program if isinstance(source, LocatedProgram) else source
