@@ -25,7 +25,11 @@ message is delivered only in a transition after the one that sent it (causality,
 
 `explore` enumerates every run prefix in which each node performs exactly
 T+1 transitions (steps 0..T), with any interleaving and any delivered subsets;
-the messages still buffered at the end are the *pending* ones. These prefixes
+the messages still buffered at the end are the *pending* ones. Under the faults of
+`bounds.network` (docs/faults.md) the search runs once per crash plan (`transitions.crash_plans`:
+which nodes crash, at which step), and a message to another node may be lost when it is sent
+(`System.outcomes`): it never enters a buffer. Under sync delivery a message sent at step s is
+delivered at step s + 1 of its addressee, no earlier and no later. These prefixes
 give the traces that tplp2016 Theorem 4, bounded to the horizon T, compares
 with the stable models over T. With a delay bound D, a message sent at step s
 arrives at a step t ≤ s + D of its addressee, and is pending only if s + D > T.
@@ -53,7 +57,7 @@ from ..bounds import Bounds
 from ..lang.ast import Instance, Program, Trace
 from ..lang.located import check_events
 from .reduced import search_traces
-from .transitions import Delivery, Message, Packet, Part, System, Transition
+from .transitions import Delivery, Message, Packet, Part, System, Transition, crash_plans
 
 # ---------------------------------------------------------------------------
 # Replaying one run prefix
@@ -169,45 +173,49 @@ def _successors(
     network: System, config: tuple[Part, ...], bounds: Bounds
 ) -> Iterator[tuple[_Move, tuple[Part, ...]]]:
     """Every transition from `config` of a node with steps left, with its target (see `explore`)."""
-    horizon, max_delay = bounds.horizon, bounds.network.max_delay
+    horizon, bound = bounds.horizon, bounds.network.delay_bound
+    sync = bounds.network.sync
     for i, local in enumerate(config):
         t = len(local.history)
         if t > horizon:
             continue
         buffer = sorted(local.buffer)
-        if max_delay is None:
+        if bound is None:
             forced, optional = frozenset(), buffer
+        elif sync:  # a message sent at step s arrives at step s + 1, neither earlier nor later
+            forced, optional = frozenset(p for p in buffer if p[1] + 1 == t), []
         else:  # by construction no message in bf(x) has step + max_delay < t
-            forced = frozenset(p for p in buffer if p[1] + max_delay == t)
-            optional = [p for p in buffer if p[1] + max_delay > t]
+            forced = frozenset(p for p in buffer if p[1] + bound == t)
+            optional = [p for p in buffer if p[1] + bound > t]
         for chosen in _subsets(optional):
             delivered = forced.union(chosen)
-            target, step = network.transition(config, i, delivered)
-            if max_delay is not None and any(len(target[j].history) > t + max_delay for j, _ in step.sent):
-                continue  # a message sent to a node that has passed its deadline
-            yield (i, delivered), target
+            for target, sent in network.transitions(config, i, delivered):  # one per choice of lost messages
+                if bound is not None and any(len(target[j].history) > t + bound for j, _ in sent):
+                    continue  # a message sent to a node that has passed its deadline
+                yield (i, delivered), target
 
 
-def _first_visit(visited: set, key, bounds: Bounds, max_states: int, progress) -> bool:
-    """Record `key` as visited; False if it was already. Enforces the state limit and reports progress."""
+def _first_visit(visited: set, key, bounds: Bounds, max_states: int, progress, before: int = 0) -> bool:
+    """Record `key` as visited; False if it was already. Enforces the state limit (counting the `before`
+    configurations of the searches of earlier crash plans) and reports progress."""
     if key in visited:
         return False
     visited.add(key)
-    if len(visited) > max_states:
+    if before + len(visited) > max_states:
         max_delay = bounds.network.max_delay
         raise StateLimitExceeded(
             f"more than {max_states} configurations explored at horizon {bounds.horizon}"
             + (f" with delay bound {max_delay}" if max_delay is not None else "")
             + ": lower the horizon (or set a delay bound) or raise --max-states",
-            len(visited),
+            before + len(visited),
         )
-    if progress is not None and len(visited) % 10_000 == 0:
-        progress(len(visited))
+    if progress is not None and (before + len(visited)) % 10_000 == 0:
+        progress(before + len(visited))
     return True
 
 
 def _search(
-    network: System, bounds: Bounds, max_states: int, progress: Callable[[int], None] | None
+    network: System, bounds: Bounds, max_states: int, progress: Callable[[int], None] | None, before: int = 0
 ) -> tuple[dict[tuple[Part, ...], tuple[_Move, ...]], int]:
     """Depth first from start(P, H): each end configuration with a run reaching it, and the number of configurations."""
     start = network.start()
@@ -223,7 +231,7 @@ def _search(
                 path.pop()
             continue
         move, config = following
-        if not _first_visit(visited, config, bounds, max_states, progress):
+        if not _first_visit(visited, config, bounds, max_states, progress, before):
             continue
         if all(len(local.history) == bounds.horizon + 1 for local in config):
             ends[config] = (*path, move)
@@ -275,49 +283,50 @@ def explore(
     if mode not in ("exact", "traces"):
         raise ValueError(f"the mode must be 'exact' or 'traces', not {mode!r}")
     check_events(instance, bounds.horizon)
-    network = System(program, instance)
+    names = bounds.network.populate(instance).network
+    finals: list[tuple[System, dict]] = []
+    states = 0
     enabled = gc.isenabled()
     gc.disable()  # the search builds millions of acyclic tuples and frozensets: cycle collection only costs time
     try:
-        if mode == "traces":
-            finals, states = search_traces(network, bounds, partial(_first_visit, bounds=bounds, max_states=max_states, progress=progress))
-        else:
-            ends, states = _search(network, bounds, max_states, progress)
+        for crash in crash_plans(names, bounds.network.crashes, bounds.horizon):
+            network = System(program, instance, bounds.network, crash)
+            if mode == "traces":
+                visit = partial(_first_visit, bounds=bounds, max_states=max_states, progress=progress, before=states)
+                ends, visited = search_traces(network, bounds, visit)
+            else:
+                ends, visited = _search(network, bounds, max_states, progress, states)
+            finals.append((network, ends))
+            states += visited
     finally:
         if enabled:
             gc.enable()
 
     if mode == "traces":
-        return Exploration(
-            traces=frozenset(network.trace(config) for config in finals.values()),
-            pending={},
-            witnesses={},
-            runs=len(finals),
-            states=states,
-            bounds=bounds,
-            mode=mode,
-        )
-
-    return _summary(network, ends, states, bounds)
+        traces = frozenset(network.trace(config) for network, ends in finals for config in ends.values())
+        return Exploration(traces=traces, pending={}, witnesses={}, runs=len(traces), states=states, bounds=bounds, mode=mode)
+    return _summary(finals, states, bounds)
 
 
-def _summary(network: System, ends: Mapping[tuple[Part, ...], tuple[_Move, ...]], states: int, bounds: Bounds) -> Exploration:
-    """The exact search's end configurations as an Exploration: per trace, its pending sets and a witness run."""
-    traces: dict[tuple, Trace] = {}
+def _summary(finals: list[tuple[System, Mapping[tuple[Part, ...], tuple[_Move, ...]]]], states: int, bounds: Bounds) -> Exploration:
+    """The exact searches' end configurations (one search per crash plan) as an Exploration: per trace, its
+    pending sets and a witness run."""
     pending: dict[Trace, set[frozenset[Message]]] = defaultdict(set)
     witnesses: dict[Trace, tuple[Transition, ...]] = {}
-    for config, run in ends.items():
-        histories = tuple(local.history for local in config)
-        trace = traces.get(histories)
-        if trace is None:
-            trace = traces[histories] = network.trace(config)
-            witnesses[trace] = tuple((network.names[i], network.deliveries(delivered)) for i, delivered in run)
-        pending[trace].add(network.pending(config))
+    for network, ends in finals:
+        traces: dict[tuple, Trace] = {}
+        for config, run in ends.items():
+            histories = tuple(local.history for local in config)
+            trace = traces.get(histories)
+            if trace is None:
+                trace = traces[histories] = network.trace(config)
+                witnesses.setdefault(trace, tuple((network.names[i], network.deliveries(delivered)) for i, delivered in run))
+            pending[trace].add(network.pending(config))
     return Exploration(
         traces=frozenset(pending),
         pending={trace: frozenset(sets) for trace, sets in pending.items()},
         witnesses=witnesses,
-        runs=len(ends),
+        runs=sum(len(ends) for _, ends in finals),
         states=states,
         bounds=bounds,
     )

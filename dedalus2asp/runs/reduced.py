@@ -103,6 +103,13 @@ configuration, with the same Fut (2) and fewer steps left than C; so
 all of Fut(C) is collected. Hence the traces collected are exactly
 those of the exact search. (A test checks (1), (2) and (N) exhaustively on one
 fact for T = 3, and the two searches against each other.)
+
+Faults (docs/faults.md). A lost message never enters a buffer, so losses change only which
+messages are sent (`System.outcomes`), never the argument above. Under sync delivery a copy
+sent at step s arrives at step s + 1 exactly: its deadline d = s + 1 is its only arrival step
+(never, past the horizon). The copies of a fact then matter only through the set of their
+deadlines (f arrives at each), which is the key; normalisation keeps one copy per deadline;
+and the one move per fact at step t delivers the copies of deadline t, or none if there are none.
 """
 
 from __future__ import annotations
@@ -134,7 +141,8 @@ class Reduced:
     def __init__(self, network: System, bounds: Bounds):
         self.network = network
         self.horizon = bounds.horizon
-        self.max_delay = bounds.network.max_delay  # D, read in the inner loops
+        self.max_delay = bounds.network.delay_bound  # D (1 under sync), read in the inner loops
+        self.sync = bounds.network.sync
         self.never = self.horizon + 1  # the deadline of a copy that is never forced and may stay pending
         self._kept: dict[tuple[Deadlines, int], Deadlines] = {}
         self._keys: dict[tuple[Deadlines, int], tuple[int, tuple[int, ...]]] = {}
@@ -144,7 +152,7 @@ class Reduced:
         return tuple(Held((), facts, frozenset()) for facts in self.network.inputs)
 
     def deadline(self, s: int) -> int:
-        """The deadline of a message sent at step s: s + D, or `never` without a bound or past the horizon."""
+        """The deadline of a message sent at step s: s + D (s + 1 under sync), or `never` without a bound or past the horizon."""
         if self.max_delay is None or s + self.max_delay > self.horizon:
             return self.never
         return s + self.max_delay
@@ -153,6 +161,8 @@ class Reduced:
         """At most min(d, T) - t + 1 copies of each deadline d, for a node whose next step is t (step (N))."""
         memo = (deadlines, t)
         kept = self._kept.get(memo)
+        if kept is None and self.sync:
+            kept = self._kept[memo] = tuple(sorted(set(deadlines)))
         if kept is None:
             out: list[int] = []
             for d in sorted(set(deadlines)):
@@ -176,7 +186,7 @@ class Reduced:
 
     def key(self, config: tuple[Held, ...]) -> tuple:
         """What the visited set remembers of a reduced configuration: histories and key(M) of every M."""
-        if self.max_delay is None:  # every copy has deadline `never`: the normalised buffer is its own key
+        if self.max_delay is None or self.sync:  # the normalised buffer is its own key
             return tuple((local.history, local.copies) for local in config)
         return tuple(
             (local.history, frozenset((f, self.class_key(d, len(local.history))) for f, d in local.copies))
@@ -191,7 +201,10 @@ class Reduced:
             forced = deadlines.count(t)  # every deadline is ≥ t
             finite = sum(1 for d in deadlines if d < self.never)
             options = [] if forced else [(False, deadlines)]
-            options += [(True, deadlines[j:]) for j in range(max(1, forced), max(1, finite) + 1)]
+            if self.sync:  # only the copies of deadline t can arrive, and they must
+                options += [(True, deadlines[forced:])] if forced else []
+            else:
+                options += [(True, deadlines[j:]) for j in range(max(1, forced), max(1, finite) + 1)]
             options = self._options[memo] = tuple(options)
         return options
 
@@ -207,23 +220,24 @@ class Reduced:
             sent_deadline = self.deadline(t)
             for choice in product(*(self.options(deadlines, t) for _, deadlines in held)):
                 step = self.network.step(i, local.state.union([f for f, (on, _) in zip(facts, choice) if on]), t)
-                buffers = {i: {f: rest for f, (_, rest) in zip(facts, choice) if rest}}
-                for j, sent in step.sent:
-                    if max_delay is not None and (t + 1 if j == i else len(config[j].history)) > t + max_delay:
-                        break  # a message sent to a node that has passed its deadline
-                    buffer = buffers.get(j)
-                    if buffer is None:
-                        buffer = buffers[j] = dict(config[j].copies)
-                    for f in sent:
-                        buffer[f] = tuple(sorted(buffer.get(f, ()) + (sent_deadline,)))
-                else:
-                    target = list(config)
-                    for j, buffer in buffers.items():
-                        history, state = (local.history + (step.deduced,), step.state) if j == i else config[j][:2]
-                        t_j = len(history)
-                        copies = ((f, self.normalise(deadlines, t_j)) for f, deadlines in buffer.items())
-                        target[j] = Held(history, state, frozenset((f, kept) for f, kept in copies if kept))
-                    yield tuple(target)
+                for travelling in self.network.outcomes(i, t, step.sent):  # one per choice of lost messages
+                    buffers = {i: {f: rest for f, (_, rest) in zip(facts, choice) if rest}}
+                    for j, sent in travelling:
+                        if max_delay is not None and (t + 1 if j == i else len(config[j].history)) > t + max_delay:
+                            break  # a message sent to a node that has passed its deadline
+                        buffer = buffers.get(j)
+                        if buffer is None:
+                            buffer = buffers[j] = dict(config[j].copies)
+                        for f in sent:
+                            buffer[f] = tuple(sorted(buffer.get(f, ()) + (sent_deadline,)))
+                    else:
+                        target = list(config)
+                        for j, buffer in buffers.items():
+                            history, state = (local.history + (step.deduced,), step.state) if j == i else config[j][:2]
+                            t_j = len(history)
+                            copies = ((f, self.normalise(deadlines, t_j)) for f, deadlines in buffer.items())
+                            target[j] = Held(history, state, frozenset((f, kept) for f, kept in copies if kept))
+                        yield tuple(target)
 
 
 def search_traces(
