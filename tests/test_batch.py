@@ -5,6 +5,10 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -24,8 +28,9 @@ runner = CliRunner()
 
 
 def manifest(tmp_path: Path, text: str) -> Path:
+    """A manifest whose root is the repository (unless the text gives one)."""
     path = tmp_path / "m.toml"
-    path.write_text(f'root = "{ROOT}"\n' + text)
+    path.write_text(text if text.startswith("root") else f'root = "{ROOT}"\n' + text)
     return path
 
 
@@ -60,22 +65,64 @@ def test_grid_expands_in_order_with_stable_ids(tmp_path):
     assert jobs[0].program == str(EXAMPLES / "jcss2014/alg3.ded")
 
 
+ALG3 = "program = 'examples/jcss2014/alg3.ded'\ninput = 'examples/jcss2014/alg3.facts'\n"
+
+
 @pytest.mark.parametrize(
-    "text, message",
+    "text, message, line, col",
     [
-        ("[[job]]\nprogram = 'a.ded'\ninput = 'a.facts'\ntask = 'prove'\n", "task = 'prove' is not one of"),
-        ("[[job]]\nprogram = 'a.ded'\ninput = 'a.facts'\ntask = 'count'\nhorizn = 2\n", "unknown key(s) horizn"),
-        ("[[job]]\ninput = 'a.facts'\ntask = 'count'\n", "'program' is missing"),
-        ("[[grid]\n", "not valid TOML"),
-        ("", "lists no job"),
+        # the values of issue #20's garbage manifests: each a diagnostic at its key, nothing run
+        (f"[[job]]\n{ALG3}task = 'prove'\n", "job 1: task must be one of count, cron, models, run, not 'prove'", 5, 1),
+        (f"[[job]]\n{ALG3}task = 'cuont'\n", "not 'cuont' (did you mean 'count'?)", 5, 1),
+        (f"[[job]]\n{ALG3}task = 'count'\nhorizn = 2\n", "unknown key 'horizn' (did you mean 'horizon'?)", 6, 1),
+        (f"[[job]]\n{ALG3}task = 'count'\ntimeout = \"abc\"\n", "timeout must be a number of seconds, not the string 'abc'", 6, 1),
+        (f"[[job]]\n{ALG3}task = 'count'\n  horizon = \"x\"\n", "horizon must be an integer, not the string 'x'", 6, 3),
+        (f"[[job]]\n{ALG3}task = 'count'\nhorizon = true\n", "horizon must be an integer, not a boolean", 6, 1),
+        (f"[[job]]\n{ALG3}task = 'count'\nhorizon = 1.5\n", "horizon must be an integer, not a float", 6, 1),
+        (f"[[job]]\n{ALG3}task = 'count'\nhorizon = [[1, 2]]\n", "horizon takes a single value here; use [[grid]]", 6, 1),
+        (f"[[grid]]\n{ALG3}task = 'count'\nhorizon = [[1, 2]]\n", "grid 1: horizon must be an integer, not an array", 6, 1),
+        (f"[[grid]]\n{ALG3}task = 'count'\nhorizon = []\n", "horizon is an empty list", 6, 1),
+        (f"[[job]]\n{ALG3}task = 'count'\nhorizon = 1073741825\n", "horizon must be between 0 and 1073741824", 6, 1),
+        (f"[[job]]\n{ALG3}task = 'count'\nmodels = -1\n", "models must be between 0 and 2147483647, not -1", 6, 1),
+        (f"[[job]]\n{ALG3}task = 'count'\nmodels = 2147483648\n", "models must be between 0 and 2147483647", 6, 1),
+        (f"[[job]]\n{ALG3}task = 'count'\ntimeout = 0\n", "timeout must be more than 0", 6, 1),
+        (f"[[job]]\n{ALG3}task = 'count'\ntimeout = inf\n", "timeout must be more than 0", 6, 1),
+        (f"[defaults]\nseed = 'x'\n[[job]]\n{ALG3}task = 'count'\n", "[defaults]: seed must be an integer", 3, 1),
+        (f"[[job]]\n{ALG3}task = 'count'\n[[job]]\n{ALG3}task = 'run'\nschedule = 'chaos'\n", "job 2: schedule must be one of sync, random", 10, 1),
+        ("root = 5\n[[job]]\n" + ALG3 + "task = 'count'\n", "root must be a path (a string), not an integer", 1, 1),
+        ("job = [1, 2]\n", "job must be an array of tables ([[job]]), not an array", 2, 1),
+        ("defaults = 3\n[[job]]\n" + ALG3 + "task = 'count'\n", "defaults must be a table", 2, 1),
+        ("horizon = 3\n[[job]]\n" + ALG3 + "task = 'count'\n", "unknown top-level key 'horizon'", 2, 1),
+        ("[[job]]\nprogram = 'nope.ded'\ntask = 'count'\n", "program '" + str(ROOT / "nope.ded") + "' does not exist", 3, 1),
+        ("[[job]]\nprogram = 'examples'\ntask = 'count'\n", "is a directory", 3, 1),
+        ("[[job]]\ninput = 'examples/jcss2014/alg3.facts'\ntask = 'count'\n", "job 1: 'program' is missing", 2, 1),
+        ("[[grid]\n", "not valid TOML: Expected ']]'", 2, 7),
+        ("", "lists no job", 0, 0),
     ],
 )
-def test_bad_manifests_are_user_errors(tmp_path, text, message):
+def test_bad_manifests_are_user_errors_at_their_keys(tmp_path, text, message, line, col):
     with pytest.raises(DiagnosticError) as error:
         batch.read_manifest(manifest(tmp_path, text))
-    assert message in error.value.diagnostics[0].message
+    (found,) = [d for d in error.value.diagnostics if message in d.message]
+    assert (found.line, found.col) == (line, col)
     result = runner.invoke(app, ["batch", str(tmp_path / "m.toml"), "--out", str(tmp_path / "out")])
-    assert result.exit_code == 2 and "Traceback" not in result.output
+    where = f"m.toml:{line}:{col}: error:" if line else "m.toml: error:"
+    assert result.exit_code == 2 and where in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "out").exists()  # nothing started
+
+
+def test_a_manifest_reports_all_its_problems_at_once(tmp_path):
+    text = "[[job]]\nprogram = 'nope.ded'\ntask = 'count'\nhorizon = -1\n[[grid]]\n" + ALG3 + "task = ['count', 'x']\n"
+    with pytest.raises(DiagnosticError) as error:
+        batch.read_manifest(manifest(tmp_path, text))
+    assert [(d.line, d.message.split(":")[0]) for d in error.value.diagnostics] == [(3, "job 1"), (5, "job 1"), (9, "grid 1")]
+
+
+def test_a_grid_too_large_is_refused_before_it_is_expanded(tmp_path):
+    values = list(range(100))
+    text = f"[[grid]]\n{ALG3}task = 'count'\nhorizon = {values}\nseed = {values}\nmodels = {values}\n"
+    with pytest.raises(DiagnosticError, match="makes 1000000 jobs, more than 100000"):
+        batch.read_manifest(manifest(tmp_path, text))
 
 
 def test_each_task_in_one_worker(tmp_path):
@@ -112,12 +159,11 @@ def test_dialect_key_and_a_program_with_its_own_facts(tmp_path):
     assert row["status"] == "error" and row["error"]
     row, _, _ = batch.execute_job(job(tmp_path, program="examples/jcss2014/alg1.ded", task="count"))
     assert row["status"] == "error" and "the job has no input" in row["error"]
-    with pytest.raises(DiagnosticError, match="dialect = 'prolog' is not one of"):
+    with pytest.raises(DiagnosticError, match="dialect must be one of auto, transparent, located, molly, not 'prolog'"):
         job(tmp_path, **params, dialect="prolog")
     # a manifest without `dialect` names its jobs as before the key existed
-    assert job(tmp_path, program="a.ded", input="a.facts", task="count").id == job(
-        tmp_path, program="a.ded", input="a.facts", task="count", dialect="auto"
-    ).id
+    known = dict(program="examples/jcss2014/alg3.ded", input="examples/jcss2014/alg3.facts", task="count")
+    assert job(tmp_path, **known).id == job(tmp_path, **known, dialect="auto").id
 
 
 def test_a_job_still_grounding_long_after_its_timeout_is_killed(tmp_path):
@@ -183,7 +229,18 @@ steps = 3
     assert {(t["job"], t["model"]) for t in traces} == {
         (i, m) for i, j in jobs.items() if j["task"] == "models" for m in (1, 2)
     } | {(i, 1) for i, j in jobs.items() if j["task"] == "run"}
-    assert batch.run_batch(path, out, spark=spark)["skipped"] == 7
+    bad = next(i for i, j in jobs.items() if j["status"] == "error")
+    assert [(f["id"], f["status"]) for f in summary["failed"]] == [(bad, "error")]
+    assert "unsafe variable 'X'" in summary["failed"][0]["error"] and jobs[bad]["worker"]  # failed on the driver
+    recorded = (out / "batch.json").read_text()
+    again = batch.run_batch(path, out, spark=spark)  # nothing to do: the failed job is kept, batch.json too
+    assert (again["skipped"], again["ran"], [f["id"] for f in again["failed"]]) == (7, 0, [bad])
+    assert (out / "batch.json").read_text() == recorded
+    (tmp_path / "bad.ded").write_text("p(X) :- q(X).\n")  # fixed: --retry-failed runs it again
+    again = batch.run_batch(path, out, spark=spark, retry_failed=True)
+    assert (again["retried"], again["ran"], again["ok"], again["failed"]) == (1, 1, 1, [])
+    assert json.loads((out / "batch.json").read_text())["retried"] == 1
+    jobs = {j["id"]: j for j in engine.read_table(out / "jobs")}
 
     # a batch killed while writing one job: its row missing, a temporary part left behind
     victim = next(i for i, j in jobs.items() if j["task"] == "models")
@@ -198,8 +255,59 @@ steps = 3
     console = Console(file=io.StringIO(), width=200)
     batch.summarize(out, console, tmp_path / "batch.html")
     text = console.file.getvalue()
-    assert "7 job(s), 1 error, 6 ok" in text and "unsafe variable" in text
+    assert "7 job(s), 7 ok" in text
     assert "<svg" in (tmp_path / "batch.html").read_text()
+
+
+INTERRUPTED = """
+[defaults]
+timeout = 300
+[[grid]]
+program = ["examples/jcss2014/alg3.ded"]
+input = ["examples/jcss2014/alg3.facts"]
+task = ["count"]
+horizon = [1, 2]
+[[job]]
+program = "examples/tplp2016/ex1_reachability.ded"
+input = "examples/tplp2016/ex1_reachability.facts"
+task = "count"
+semantics = "causal"
+horizon = 4
+"""
+
+
+def test_a_batch_killed_by_ctrl_c_keeps_what_finished_and_goes_on(tmp_path, spark):
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) while a job runs: one line, exit 130,
+    no trace of py4j, Java or the workers; the jobs finished are kept, and the same command finishes the batch
+    with the tables of an uninterrupted one."""
+    path, out = manifest(tmp_path, INTERRUPTED), tmp_path / "out"
+    command = [sys.executable, "-m", "dedalus2asp", "batch", str(path), "--out", str(out), "--master", "local[1]"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True, env={**os.environ, "NO_COLOR": "1"})
+    try:
+        deadline = time.monotonic() + 300
+        while len(batch.done(out)) < 2 and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)  # local[1] runs the jobs in order: the two quick ones, then the slow one
+        os.killpg(process.pid, signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == 130, stderr
+    assert stderr.splitlines()[-1].startswith("interrupted: 2 of 3 job(s) done, kept in"), stderr
+    assert not any(w in stderr for w in ("Traceback", "py4j", "Py4J", "Exception", "at org.")), stderr
+    assert stdout == "" and len(batch.done(out)) == 2
+    resumed = batch.run_batch(path, out, spark=spark)
+    assert (resumed["skipped"], resumed["ran"], resumed["ok"]) == (2, 1, 1)
+    whole = batch.run_batch(path, tmp_path / "whole", spark=spark)
+    assert whole["ok"] == 3
+
+    def table(directory):
+        fields = ("id", "status", "error", "models", "traces", "parameters")
+        return sorted(tuple(j[f] for f in fields) for j in engine.read_table(directory / "jobs"))
+
+    assert table(out) == table(tmp_path / "whole")
 
 
 def test_summarize_a_run_directory(tmp_path):

@@ -17,9 +17,12 @@ cannot interrupt grounding.
 from __future__ import annotations
 
 import json
+import logging
 import multiprocessing
 import os
+import signal
 import socket
+import threading
 import time
 from pathlib import Path
 
@@ -32,6 +35,7 @@ from ..runs import engine
 from .manifest import KEYS, Job, read_manifest
 
 GRACE = 10.0  # seconds: a job still running this long past its timeout (at least its timeout again) is killed
+POLL = 0.5  # seconds between two looks of the driver at the jobs finished
 
 
 def _model_rows(job: str, number: int, trace, messages) -> tuple[list[tuple], list[tuple]]:
@@ -94,8 +98,19 @@ def execute_bounded(job: Job, grace: float = GRACE) -> tuple[dict, list[tuple], 
 
 
 def _child(connection, job: Job) -> None:
+    _die_with_parent()
     connection.send(execute_job(job))
     connection.close()
+
+
+def _die_with_parent() -> None:
+    """On Linux, this process is killed when its parent dies (a Spark worker killed on cancel, say)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def execute_job(job: Job) -> tuple[dict, list[tuple], list[tuple]]:
@@ -187,27 +202,175 @@ def done(out: Path) -> set[str]:
     return {p.stem for p in (out / "jobs").glob("*.parquet")} if (out / "jobs").is_dir() else set()
 
 
-def run_batch(manifest: Path, out: Path, master: str | None = None, spark=None) -> dict:
-    """Run the jobs of `manifest` not yet done in `out` on Spark executors; how many ran, skipped, failed."""
+def rows(out: Path, ids=None) -> dict[str, dict]:
+    """The rows of the `jobs` table of `out` (of the jobs `ids` only, when given), by id."""
+    import pyarrow.parquet as pq
+
+    found = {}
+    for part in sorted((out / "jobs").glob("*.parquet")) if (out / "jobs").is_dir() else []:
+        if ids is None or part.stem in ids:
+            (row,) = pq.read_table(part).to_pylist()
+            found[row["id"]] = row
+    return found
+
+
+def forget(out: Path, ident: str) -> None:
+    """Remove a job's row, then its trace and message parts: the job is not done, and runs again."""
+    for table in ("jobs", "traces", "messages"):
+        (out / table / f"{ident}.parquet").unlink(missing_ok=True)
+
+
+def precheck(jobs: list[Job]) -> dict[str, str]:
+    """The jobs whose program or input does not load (parse, check; `_load`), with the error each would record.
+
+    Done on the driver before Spark starts, once per program, input and dialect: such a job fails
+    at once with the error it would have had on an executor, and only the others go to Spark.
+    """
+    errors: dict[tuple, str | None] = {}
+    failed = {}
+    for job in jobs:
+        key = (job.program, job.input, job.parameters["dialect"])
+        if key not in errors:
+            try:
+                _load(job)
+                errors[key] = None
+            except DiagnosticError as error:
+                errors[key] = "\n".join(format_diagnostic(d) for d in error.diagnostics)
+        if errors[key] is not None:
+            failed[job.id] = errors[key]
+    return failed
+
+
+def _record_failure(out: Path, job: Job, error: str) -> None:
+    jobs, _, _ = _arrow()
+    row = {**_row(job), "status": "error", "error": error, "seconds": 0.0}
+    engine.write_rows(out / "jobs" / f"{job.id}.parquet", jobs, [tuple(row[name] for name in jobs.names)])
+
+
+def _task(target: str, job: Job) -> str:
+    """The function a Spark task runs: Ctrl-C at the terminal is the driver's to handle, not the worker's."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return run_and_write(target, job)
+
+
+class Interrupted(Exception):
+    """Ctrl-C stopped a batch: the jobs finished so far are kept."""
+
+    def __init__(self, finished: int, total: int):
+        super().__init__(f"{finished} of {total} job(s) done")
+        self.finished, self.total = finished, total
+
+
+def _note(progress, row: dict) -> None:
+    """A failed job's line: its id, program, task, status and the first line of its error."""
+    if progress is not None:
+        first = (row["error"] or "").splitlines()[0] if row["error"] else ""
+        progress.note(f"job {row['id'][:8]} ({Path(row['program']).name} {row['task']}) {row['status']}: {first}")
+
+
+def _on_spark(session_of, out: Path, todo: list[Job], progress, before: tuple[int, int] = (0, 0)) -> None:
+    """Run `todo` on Spark, one task per job, while the driver watches `out/jobs` for finished rows.
+
+    Everything that talks to the JVM (making the session with `session_of()`, the Spark job) runs in a
+    thread of its own, so that Ctrl-C reaches this loop and never a call into the JVM half-way (py4j's
+    traces): the Spark job is then cancelled, Spark's log silenced, and `Interrupted` raised.
+    """
+    target = str(out.resolve())
+    outcome: dict = {}
+
+    def work():
+        try:
+            outcome["session"] = session = session_of()
+            rdd = session.sparkContext.parallelize(todo, numSlices=len(todo))
+            outcome["statuses"] = rdd.map(lambda job: _task(target, job)).collect()
+        except Exception as exc:  # cancelled on Ctrl-C, or Spark failed
+            outcome["error"] = exc
+
+    waiting = {job.id for job in todo}
+    earlier, failed = before  # jobs done and failed before Spark started (`precheck`)
+    thread = threading.Thread(target=work, name="batch", daemon=True)
+    thread.start()
+    try:
+        while True:
+            thread.join(POLL)
+            finished = waiting & done(out)
+            for row in rows(out, finished).values():
+                if row["status"] != "ok":
+                    failed += 1
+                    _note(progress, row)
+            waiting -= finished
+            if progress is not None:
+                progress.update(earlier + len(todo) - len(waiting), failed=failed)
+            if not thread.is_alive():
+                break
+    except KeyboardInterrupt:
+        logging.disable(logging.CRITICAL)  # py4j logs every call the stopping JVM leaves unanswered
+        if "session" in outcome:
+            try:
+                outcome["session"].sparkContext.cancelAllJobs()
+                thread.join(10)
+            except Exception:  # the JVM may be going already
+                pass
+        raise Interrupted(0, 0) from None
+    if "error" in outcome:
+        raise outcome["error"]
+
+
+def run_batch(manifest: Path, out: Path, master: str | None = None, spark=None, retry_failed: bool = False,
+              progress=None, session_factory=None) -> dict:
+    """Run the jobs of `manifest` not yet done in `out` on Spark executors; what ran, what failed, what was kept.
+
+    A job with a row in `out` is done, unless it failed (error or timeout) and `retry_failed` is set: its row
+    and parts are then removed and it runs again. Jobs whose program does not load fail on the driver
+    (`precheck`); Spark starts only for the others. `progress` (a `cli.progress.Progress`, or None) is told
+    the jobs done and failed. `batch.json` is written when a job ran: a re-run with nothing to do keeps the
+    previous one. The summary's `failed` lists every job of the manifest whose row is not ok, with its error.
+    """
     jobs = read_manifest(manifest)
     out.mkdir(parents=True, exist_ok=True)
+    ids = {job.id for job in jobs}
+    before = rows(out, ids)
+    retried = [i for i, row in before.items() if row["status"] != "ok"] if retry_failed else []
+    for ident in retried:
+        forget(out, ident)
     finished = done(out)
     todo = [job for job in jobs if job.id not in finished]
     start = time.perf_counter()
-    statuses: list[str] = []
-    if todo:
-        session = spark if spark is not None else engine.spark_session(master)
-        target = str(out.resolve())
-        rdd = session.sparkContext.parallelize(todo, numSlices=len(todo))
-        statuses = rdd.map(lambda job: run_and_write(target, job)).collect()
+    unloadable = precheck(todo)
+    for job in todo:
+        if job.id in unloadable:
+            _record_failure(out, job, unloadable[job.id])
+    remote = [job for job in todo if job.id not in unloadable]
+    if progress is not None:
+        progress.total = len(todo)
+        for job in todo:
+            if job.id in unloadable:
+                _note(progress, {**job.parameters, "id": job.id, "status": "error", "error": unloadable[job.id]})
+        progress.update(len(unloadable), failed=len(unloadable))
+    try:
+        if remote:
+            make = session_factory or engine.spark_session
+            _on_spark(lambda: spark if spark is not None else make(master), out, remote, progress,
+                      (len(unloadable), len(unloadable)))
+    except (Interrupted, KeyboardInterrupt):
+        raise Interrupted(len(done(out) & ids), len(jobs)) from None
+    if progress is not None:
+        progress.close()
+    now = rows(out, ids)
+    ran = [now[job.id] for job in todo if job.id in now]
     summary = {
         "jobs": len(jobs),
         "skipped": len(jobs) - len(todo),
+        "retried": len(retried),
         "ran": len(todo),
-        "ok": statuses.count("ok"),
-        "error": statuses.count("error"),
-        "timeout": statuses.count("timeout"),
+        "ok": sum(r["status"] == "ok" for r in ran),
+        "error": sum(r["status"] == "error" for r in ran),
+        "timeout": sum(r["status"] == "timeout" for r in ran),
         "seconds": round(time.perf_counter() - start, 3),
+        "failed": [{"id": r["id"], "program": r["program"], "task": r["task"], "status": r["status"], "error": r["error"]}
+                   for job in jobs if (r := now.get(job.id)) is not None and r["status"] != "ok"],
     }
-    (out / "batch.json").write_text(json.dumps({"manifest": str(manifest), **summary}, indent=2) + "\n")
+    if todo:
+        (out / "batch.json").write_text(json.dumps({"manifest": str(manifest), **summary}, indent=2) + "\n")
     return summary

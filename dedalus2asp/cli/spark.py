@@ -13,7 +13,8 @@ from rich.markup import escape
 from .. import pipeline
 from ..lang import located, parser
 from ..lang.diagnostics import DiagnosticError
-from .console import EXIT_NO, fail, stdout, usage, warn
+from .console import EXIT_INTERRUPTED, EXIT_NO, fail, stderr, stdout, usage, warn
+from .progress import Progress, QuietOpt
 from .options import Dialect, DialectOpt, MasterOpt, Prog, check_engine
 
 
@@ -71,24 +72,69 @@ def run_(
     )
 
 
+SPARK_LOG_LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "ALL")
+SparkLogOpt = typer.Option(None, "--spark-log", help="Show Spark's own log from LEVEL on (OFF ... ALL; default: none)", show_default=False)
+
+
+def spark_level(level: str | None) -> str:
+    """The log level Spark is set to: `--spark-log LEVEL`, else OFF (its log stays out of the terminal)."""
+    if level is None:
+        return "OFF"
+    if level.upper() not in SPARK_LOG_LEVELS:
+        usage("bad-option", f"--spark-log must be one of {', '.join(SPARK_LOG_LEVELS)}, not {level!r}")
+    return level.upper()
+
+
+def quiet_spark_session(master: str | None, level: str):
+    """The Spark session (`runs.engine.spark_session`), its log set to `level`."""
+    from ..runs import engine as engines
+
+    session = engines.spark_session(master)
+    session.sparkContext.setLogLevel(level)
+    return session
+
+
 def batch_(
     manifest: Path = typer.Argument(
         ..., help=escape("Manifest (.toml): [[grid]] and [[job]] tables"), show_default=False
     ),
     out: Path = typer.Option(..., "--out", "-o", help="Result directory (jobs, traces, messages as Parquet)", show_default=False),
     master: Optional[str] = MasterOpt,
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="Run again the jobs of OUT that failed (error or timeout)"),
+    quiet: bool = QuietOpt,
+    spark_log: Optional[str] = SparkLogOpt,
 ) -> None:
-    """Run the jobs of MANIFEST on Spark executors; jobs already in OUT are skipped. Exit 1 if a job failed."""
-    from ..batch import run_batch
+    """Run the jobs of MANIFEST on Spark executors; jobs already in OUT are skipped.
 
+    A malformed manifest stops everything (exit 2, nothing started); a job whose program does not load, or
+    that fails or times out, is recorded with its error and the others go on. Exit 1 if a job of the
+    manifest has failed, now or in an earlier run kept in OUT (--retry-failed runs those again); 130 on Ctrl-C,
+    the jobs finished so far kept.
+    """
+    from ..batch import Interrupted, run_batch
+
+    level = spark_level(spark_log)
+    progress = Progress("batch", "job", quiet=quiet)
     try:
-        summary = run_batch(manifest, out, master)
+        summary = run_batch(manifest, out, master, retry_failed=retry_failed, progress=progress,
+                            session_factory=lambda m: quiet_spark_session(m, level))
     except DiagnosticError as error:
         fail(error)
+    except Interrupted as stopped:
+        progress.close()
+        stderr.print(f"interrupted: {stopped.finished} of {stopped.total} job(s) done, kept in {out}; "
+                     "the same command goes on from there")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    kept = len(summary["failed"]) - summary["error"] - summary["timeout"]
     stdout.print(
         f"{summary['jobs']} job(s): {summary['skipped']} already done, {summary['ran']} ran "
         f"({summary['ok']} ok, {summary['error']} error, {summary['timeout']} timeout) in {summary['seconds']} s; "
         f"results in {out}"
     )
-    if summary["error"] or summary["timeout"]:
+    for job in summary["failed"]:
+        first = (job["error"] or "").splitlines()[0] if job["error"] else ""
+        stdout.print(f"failed: {job['id']} {Path(job['program']).name} {job['task']}: {job['status']}: {first}")
+    if kept:
+        stdout.print(f"{kept} failed job(s) kept from an earlier run; --retry-failed runs them again")
+    if summary["failed"]:
         raise typer.Exit(EXIT_NO)
