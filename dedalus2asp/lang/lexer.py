@@ -91,6 +91,8 @@ CHARACTER_HINTS = {
     "'": "strings are written in double quotes",
     "~": "negation is written 'not', '!' or '¬'",
     "\\": "a backslash may only appear inside a string",
+    "@": "a head is written @next or @async; a timestamp '@k' (a fact or a body atom at step k) is written "
+    "only in located and Molly programs (--dialect located or molly)",
 }
 FACT_CHARACTER_HINTS = {
     ";": "separate values with ','",
@@ -458,6 +460,9 @@ def _hint(tokens: list[Token], i: int, expected: set[str]) -> str:
         return f" (is the '.' at the end of line {tokens[i - 1].end_line} missing?)"
     if expected == {"VARIABLE"} and types & {"ASYNC", "PIPE"}:
         return " (the addressee of @async is a variable bound in the body, e.g. @async(Y))"
+    if tok.type in ("NEXT", "ASYNC", "BULLET") and "IF" in types:
+        return (" (@next and @async annotate a rule's head; a body atom is read at the rule's step, or in a located "
+                "or Molly program at a fixed step, p(X)@k)")
     if tok.type == "NOT" and "NOT" not in expected:
         return " ('not' is a keyword: it cannot name a relation or a constant)"
     if "PERSIST" in types and tok.type == "RSQB":

@@ -27,6 +27,7 @@ import clingo
 
 from .ast import (AGGREGATES, Aggregate, Arithmetic, Atom, Comparison, Constant, Literal, Marked, Output, Program,
                   Rule, RuleKind, Span, Timestamped, Variable, printable)
+from . import analysis
 from .diagnostics import Diagnostic, DiagnosticError, Severity, raise_if_errors
 from .facts import load_instance, parse_facts  # noqa: F401  (re-exported: the input reader's entry points)
 from .lexer import (INT_RANGE, MAX_ERRORS, BadLiteral, Terms, binary_minus, bounded_int, build, chunks, lark_parser,
@@ -225,7 +226,8 @@ def _statements(text: str, filename: str, grammar: str, diagnostics: list[Diagno
         if result is None:
             continue
         if isinstance(result, (Rule, Timestamped)):
-            for aggregate in _body_aggregates(result.rule if isinstance(result, Timestamped) else result):
+            misplaced = list(_body_aggregates(result.rule if isinstance(result, Timestamped) else result))
+            for aggregate in misplaced:
                 error(
                     f"the aggregate '{aggregate}' is in a rule body: aggregates are not supported in rule bodies, "
                     "because an aggregate is a value of the fact the rule derives, computed over the body's "
@@ -233,6 +235,8 @@ def _statements(text: str, filename: str, grammar: str, diagnostics: list[Diagno
                     "in the body)",
                     aggregate.span,
                 )
+            if misplaced:
+                continue
         if isinstance(result, (Rule, Timestamped)) or result[0] == "include":
             items.append(result)
         elif isinstance(result, tuple) and result and result[0] == "persist":
@@ -482,7 +486,8 @@ def parse_sources(files: list[tuple[str, str]], dialect: str = "auto") -> Progra
         items += found
         outputs += found_outputs
     try:
-        raise_if_errors(diagnostics)
+        if any(d.is_error for d in diagnostics):
+            raise DiagnosticError(diagnostics + _later_problems(items, outputs, dialect, filename, text))
         if dialect == "transparent":
             return Program(tuple(_numbered(items)), _unique(outputs), filename, text)
         return locate(_numbered(items), _unique(outputs), dialect, filename, text)
@@ -490,6 +495,23 @@ def parse_sources(files: list[tuple[str, str]], dialect: str = "auto") -> Progra
         if dialect != "molly" or marker is None:  # `#` cannot be anything but located
             raise
         raise _read_as(dialect, marker, error, filename, text) from None
+
+
+def _later_problems(items: list, outputs: list[Output], dialect: str, filename: str, text: str) -> list[Diagnostic]:
+    """The problems of the statements that did parse, in a program with syntax errors: those of `locate`
+    and the unsafe variables of each rule (a rule's own problems, which the missing statements cannot
+    change), so that one run reports them with the syntax errors."""
+    numbered = _numbered(items)
+    found: list[Diagnostic] = []
+    if dialect == "transparent":
+        program = Program(tuple(numbered), _unique(outputs), filename, text)
+    else:
+        try:
+            program = locate(numbered, _unique(outputs), dialect, filename, text).program
+        except DiagnosticError as error:
+            return [d for d in error.diagnostics if d.is_error]
+    found += analysis.safety(program)
+    return found
 
 
 def program_files(paths: str | Path | Sequence[str | Path]) -> list[str | Path]:
