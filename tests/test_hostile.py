@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 import clingo
@@ -355,6 +356,11 @@ def test_convert_output_of_every_shipped_located_program_reads_back():
         if isinstance(source, parser.LocatedProgram):
             from dedalus2asp.lang.located import transparent_text
 
+            if source.program.global_relations() or any(  # a global rule, an atom at a fixed step: no transparent notation
+                    b.step is not None for r in source.program.rules for b in r.body if hasattr(b, "step")):
+                with pytest.raises(ValueError, match="cannot write it"):  # an error that says so
+                    transparent_text(source)
+                continue
             assert len(parse_program(transparent_text(source)).rules) == len(source.program.rules)
 
 
@@ -390,3 +396,212 @@ def test_a_statement_of_more_than_max_statement_tokens_is_refused(tmp_path):
     data = write(tmp_path / "long.facts", "a { q(" + "1, " * 60_000 + "1). r(1). }\n")
     err = assert_user_error(cli("compile", str(write(tmp_path / "p.ded", QUERY)), "-i", str(data), "-T", "0"), data, (1, 5))
     assert f"more than {lexer.MAX_STATEMENT_TOKENS:,} tokens" in err
+
+
+# ---------------------------------------------------------------------------
+# The command line: bad option values, internal errors, Ctrl-C
+
+EX1 = Path(__file__).resolve().parent.parent / "examples/tplp2016/ex1_reachability"
+PROGRAM_AND_INPUT = [str(EX1.with_suffix(".ded")), "--input", str(EX1.with_suffix(".facts"))]
+
+BAD_OPTIONS = [  # (command, extra arguments, the option the error must name)
+    ("compile", ["-T", "x"], "--horizon"),
+    ("compile", ["-T", "-1"], "--horizon"),
+    ("compile", ["-T", ""], "--horizon"),
+    ("compile", ["-T", "99999999999"], "--horizon"),
+    ("compile", ["-T", "1.5"], "--horizon"),
+    ("compile", ["-T", "1", "-D", "-1"], "--max-delay"),
+    ("compile", ["-T", "1", "--semantics", "foo"], "--semantics"),
+    ("compile", ["-T", "1", "--encoding", "nope"], "--encoding"),
+    ("compile", ["-T", "1", "--dialect", "prolog"], "--dialect"),
+    ("models", ["-T", "1", "-n", "-1"], "--models"),
+    ("models", ["-T", "1", "-n", "2147483648"], "--models"),
+    ("models", ["-T", "1", "--format", "nope"], "--format"),
+    ("models", ["-T", "1", "--timeout", "abc"], "--timeout"),
+    ("models", ["-T", "1", "--timeout", "-1"], "--timeout"),
+    ("models", ["-T", "1", "--timeout", "nan"], "--timeout"),
+    ("models", ["-T", "1", "--timeout", "inf"], "--timeout"),
+    ("models", ["-T", "1", "--max-ground", "-5"], "--max-ground"),
+    ("models", ["-T", "1", "--max-memory", "lots"], "--max-memory"),
+    ("models", ["-T", "1", "--max-memory", "1K"], "--max-memory"),
+    ("models", ["-T", "1", "--bogus"], "--bogus"),
+    ("models", ["-T", "1", "-n"], "-n"),
+    ("models", [], "--horizon"),
+    ("report", ["-T", "1", "-n", "2147483648", "-o", "r.html"], "--models"),
+    ("replay", ["-T", "1", "--model", "2147483648"], "--model"),
+    ("replay", ["-T", "1", "--model", "0"], "--model"),
+    ("explain", ["-T", "1", "--model", "2147483648", "--fact", "covered()", "--at", "a:1"], "--model"),
+    ("count", ["-T", "1", "--split", "1000000000"], "--split"),
+    ("count", ["-T", "1", "--split", "0"], "--split"),
+    ("count", ["-T", "1", "--traces-only=maybe"], "--traces-only"),
+    ("explore", ["-T", "1", "--max-states", "0"], "--max-states"),
+    ("cron", ["-T", "1", "--encoding", "x"], "--encoding"),
+    ("nosuchcommand", [], "nosuchcommand"),
+]
+
+
+@pytest.mark.parametrize("command, extra, option", BAD_OPTIONS, ids=[f"{c}{''.join(e)}" for c, e, _ in BAD_OPTIONS])
+def test_a_bad_option_value_is_a_command_line_diagnostic(command, extra, option):
+    args = [command] if command == "nosuchcommand" else [command, *PROGRAM_AND_INPUT]
+    result = cli(*args, *extra)
+    err = result.stderr
+    assert result.exit_code == 2 and result.stdout == "", err
+    first = err.splitlines()[0]
+    assert re.match(r"(<command line>|--[a-z-]+): error: ", first), err
+    assert option in first, err
+    assert "╭" not in err and "Traceback" not in err and "Usage:" not in err
+
+
+def test_option_errors_name_what_is_accepted():
+    err = cli("compile", *PROGRAM_AND_INPUT, "-T", "1", "--semantics", "foo").stderr
+    assert "'choice', 'causal', 'causal-finite'" in err
+    err = cli("compile", *PROGRAM_AND_INPUT, "-T", "99999999999").stderr
+    assert "1073741824" in err
+    err = cli("models", *PROGRAM_AND_INPUT, "-T", "1", "--max-memory", "1K").stderr
+    assert "2G" in err and "64M" in err
+
+
+def test_an_unexpected_exception_is_an_internal_error_of_one_line(monkeypatch):
+    from dedalus2asp.asp import transform
+
+    def broken(*args, **kwargs):
+        raise ValueError("a bug\nof ours")
+
+    monkeypatch.setattr(transform, "transform", broken)
+    result = cli("compile", *PROGRAM_AND_INPUT, "-T", "1")
+    assert result.exit_code == 70 and result.stdout == ""
+    assert result.stderr == ("dedalus2asp: internal error: ValueError: a bug of ours "
+                             "(please report it: run again with --debug for the trace)\n")
+    debug = cli("--debug", "compile", *PROGRAM_AND_INPUT, "-T", "1")
+    assert debug.exit_code == 70 and "Traceback" in debug.stderr and 'raise ValueError("a bug' in debug.stderr
+    assert debug.stderr.rstrip().endswith("(please report it: run again with --debug for the trace)")
+
+
+def test_ctrl_c_exits_130_without_a_trace(monkeypatch):
+    from dedalus2asp.asp import solve
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(solve, "enumerate_models", interrupted)
+    result = cli("models", *PROGRAM_AND_INPUT, "-T", "1")
+    assert result.exit_code == 130 and result.stderr == "interrupted\n" and result.stdout == ""
+
+
+# ---------------------------------------------------------------------------
+# Bounded work: the grounding budget, --timeout through grounding, --max-memory
+
+
+def blow_up(tmp_path: Path, facts: int) -> list[str]:
+    """p(A,B,C,D) :- r(A), r(B), r(C), r(D). over `facts` facts of r: facts^4 instances per step."""
+    prog = write(tmp_path / "blow.ded", "p(A,B,C,D) :- r(A), r(B), r(C), r(D).\n")
+    data = write(tmp_path / "blow.facts", "a { " + " ".join(f"r({i})." for i in range(facts)) + " }\n")
+    return [str(prog), "--input", str(data)]
+
+
+@pytest.mark.parametrize("command", ["models", "count", "replay", "cron"])
+def test_the_grounding_budget_refuses_a_blow_up_with_the_rule_to_blame(tmp_path, command):
+    # 60 facts: 142 s and 5.2 GB of grounding before the budget
+    args = blow_up(tmp_path, 60)
+    start = time.perf_counter()
+    result = cli(command, *args, "-T", "1", *(["--output", "p"] if command == "cron" else []))
+    assert time.perf_counter() - start < 1.0
+    err = assert_user_error(result, tmp_path / "blow.ded", (1, 1))
+    assert "12,960,000 valuation(s) of its body" in err and "--max-ground" in err
+
+
+def test_the_grounding_budget_refuses_a_long_horizon_with_the_asynchronous_rule_to_blame():
+    # count -T 100000 on tplp2016 Example 1: 8 GB in 88 s before the budget
+    start = time.perf_counter()
+    result = cli("count", *PROGRAM_AND_INPUT, "-T", "100000", "--timeout", "5")
+    assert time.perf_counter() - start < 1.0
+    err = assert_user_error(result, EX1.with_suffix(".ded"), (31, 1))
+    assert "marked(U)@async(Y)" in err and "candidate arrival step(s)" in err and "bound --max-delay" in err
+
+
+def test_the_paper_encoding_of_happens_before_is_blamed_on_the_command_line():
+    result = cli("count", *PROGRAM_AND_INPUT, "-T", "400", "-D", "1", "--encoding", "paper")
+    err = assert_user_error(result, "<command line>")
+    assert "transitivity of happens-before" in err and "--encoding fast" in err
+
+
+def test_max_ground_0_is_no_limit_and_a_small_one_refuses_anything():
+    assert cli("count", *PROGRAM_AND_INPUT, "-T", "1", "--max-ground", "0").exit_code == 0
+    result = cli("count", *PROGRAM_AND_INPUT, "-T", "1", "--max-ground", "10")
+    assert result.exit_code == 2 and "above the budget of 10 (--max-ground N; 0: no limit)" in result.stderr
+
+
+def _shipped_questions():
+    """Every shipped example program with each of its inputs (or the facts it carries)."""
+    root = Path(__file__).resolve().parent.parent / "examples"
+    for program in sorted(root.rglob("*.ded")):
+        stem = str(program.with_suffix(""))
+        inputs = sorted(Path(p) for p in {*map(str, root.rglob("*.facts")), *map(str, root.rglob("*.json"))}
+                        if p.startswith(stem))
+        yield from ((program, data) for data in inputs or [None])
+
+
+def test_no_shipped_example_is_refused_under_the_default_budget():
+    from dedalus2asp import pipeline
+    from dedalus2asp.asp import budget
+    from dedalus2asp.bounds import Bounds, Encoding, Network, Semantics
+
+    estimated = 0
+    for program, data in _shipped_questions():
+        try:
+            prog, instance, _ = pipeline.load(program, data)
+        except DiagnosticError:
+            continue  # a program that needs another input, or one still being written
+        for horizon in (1, 3, 5, 10):
+            for semantics in Semantics:
+                for encoding in Encoding:
+                    for delay in (None, 1):
+                        bounds = Bounds(horizon, semantics, encoding, Network(max_delay=delay))
+                        total = budget.check(prog, instance, bounds, budget.DEFAULT_MAX_GROUND).total
+                        assert total < budget.DEFAULT_MAX_GROUND / 10, (program, data, bounds)
+        estimated += 1
+    assert estimated >= 20
+
+
+def test_the_estimate_treats_the_new_constructs_conservatively():
+    from dedalus2asp.asp import budget
+    from dedalus2asp.bounds import Bounds, Encoding, Network, Semantics
+
+    text = ("vote(#L, V) :- ballot(#L, V).\ntally(#L, count<V>) :- vote(#L, V).\nnext(#L, N + 1) :- tally(#L, N), N < 5.\n"
+            "early(#L, V) :- ballot(#L, V)@0.\npost(\"t\", X) :- vote(A1, X), vote(A2, X), A1 != A2;\n"
+            "ballot(#a, 1)@0.\nballot(#b, 2)@0.\n")
+    source = parser.parse_source(text, "located")
+    prog, instance = source.program, source.instance(None)
+    assert [r.kind.value for r in prog.rules][-1] == "global"
+    bounds = Bounds(4, Semantics.CAUSAL, Encoding.FAST, Network())
+    found = budget.estimate(prog, instance, bounds)
+    assert budget.domain(prog, instance, bounds) >= 2 * 5  # two computed head arguments, 5 steps each
+    post = next(p for p in found.parts if p.rule is not None and p.rule.kind.value == "global")
+    assert post.size == 2 * 2 * 5 and "over all nodes" in post.what  # vote at 2 nodes, squared, × 5 steps
+
+
+def test_timeout_kills_the_solver_while_it_grounds(tmp_path):
+    # 40^4 = 2.6 million instances a step, over the budget's check with --max-ground 0: grounding takes
+    # far longer than the timeout, and clingo cannot interrupt it
+    args = blow_up(tmp_path, 40)
+    start = time.perf_counter()
+    result = cli("count", *args, "-T", "1", "--max-ground", "0", "--timeout", "1")
+    assert time.perf_counter() - start < 1 + 3  # the grace of asp.solve.isolated, and a loaded machine
+    assert result.exit_code == 3 and result.stdout == "", result.stderr
+    assert result.stderr.startswith("timeout: stopped after 1 s, before an answer: clingo was still grounding")
+
+
+def test_max_memory_turns_running_out_of_memory_into_exit_3(tmp_path):
+    args = blow_up(tmp_path, 40)
+    result = cli("models", *args, "-T", "1", "--max-ground", "0", "--max-memory", "256M")
+    assert result.exit_code == 3 and result.stdout == "", result.stderr
+    assert result.stderr.startswith("out of memory: the solver needed more than --max-memory 256M")
+
+
+def test_the_answer_is_the_same_in_the_solvers_process():
+    plain = cli("count", *PROGRAM_AND_INPUT, "-T", "2", "--json")
+    bounded = cli("count", *PROGRAM_AND_INPUT, "-T", "2", "--json", "--timeout", "60", "--max-memory", "2G")
+    strip = lambda out: {k: v for k, v in json.loads(out).items() if k != "seconds"}  # noqa: E731
+    assert plain.exit_code == bounded.exit_code == 0 and strip(plain.stdout) == strip(bounded.stdout)
+    models = cli("models", *PROGRAM_AND_INPUT, "-T", "1", "--json", "--timeout", "60")
+    assert models.exit_code == 0 and models.stdout == cli("models", *PROGRAM_AND_INPUT, "-T", "1", "--json").stdout

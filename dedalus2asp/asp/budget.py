@@ -4,34 +4,37 @@ clingo grounds the whole program before it solves, and grounding can neither be
 interrupted nor bounded in memory: `p(A,B,C,D) :- r(A), r(B), r(C), r(D).` over 60
 facts of r asks for 13 million instances per node and step, and `count -T 100000` on
 tplp2016 Example 1 for 10^10 candidate arrivals of messages (tplp2016 §4.3, the
-`cand` rules). `estimate` bounds the number of ground rule instances from above,
-from the program, the input's sizes and the bounds, in time linear in the
-program; `check` refuses an estimate above the budget (`--max-ground`) with
-the rule to blame.
+`cand` rules). `estimate` gives the order of the number of ground rule instances
+from the program, the input and the bounds, in time linear in the program (on the
+shipped examples, from 0.6 to 50 times the number of ground rules clingo reports);
+`check` refuses an estimate above the budget (`--max-ground`) with the rule to blame.
+
+The values of each column (R, i) come first (`columns`): the input's values of
+that column, a head's constants, and what flows in from the body column that binds
+the head's variable, summed over the flow graph; a computed head argument
+(arithmetic, an aggregate) or one bound by nothing counted here takes the whole
+active domain D, which counts T + 1 values per such argument (a counter over the
+steps). Then the size |R| of each relation, in the order relations read each
+other: an input relation's facts at the node holding most of them; a derived one,
+the sum of its rules' body valuations (a message relation: times |N| senders),
+capped by the product of its columns' values; a recursive one, that cap.
 
 The estimate of a rule is the product of
 
-* the candidate bindings of its body: positive atoms taken greedily (each one
-  contributes min(|R|, D^k) for its k variables not yet bound, where |R| is the
-  relation's estimated size and D the size of the active domain), a variable
-  that `V = t` assigns contributes 1; negated atoms and comparisons only filter;
+* the valuations of its body: positive atoms taken greedily, each one contributing
+  min(|R|, the values of its columns whose variables are not yet bound); a variable
+  that `V = t` assigns contributes 1, negated atoms and comparisons only filter; an
+  atom read at a fixed step `p(a)@k` is as large as p; a global rule reads a
+  relation at every node (|N| · |R|, its location column holding the nodes);
 * the nodes it runs at (|N|; a global rule runs once, over the facts of all
   nodes), and the steps (T + 1);
 * for an asynchronous rule, the candidate arrival steps of each message: T + 1,
   or D + 1 under a delay bound D.
 
-|R| is the number of facts of R at the node holding most of them for an input
-relation; for a derived relation, the sum of its rules' bindings (a message
-relation: times |N| senders), capped at D^k, taken to a fixpoint over the rules
-(recursion reaches the cap). Each relation's facts are also copied at every node
-and step (N · (T + 1) · |R| atoms, the persistence rules), and the paper encoding
-of the causal semantics grounds the transitivity of happens-before (tplp2016
-§4.4.1 rule (8)) in (N · (T + 1))^3 instances, which the fast encoding avoids.
-
-The new constructs are treated conservatively: an arithmetic or aggregate
-argument in a head adds T + 1 values to the domain (a counter over the steps),
-an atom read at a fixed step `p(a)@k` is as large as p, and a variable bound by
-nothing counted here is bound by the whole domain.
+Each relation's facts are also copied at every node and step (N · (T + 1) · |R|
+atoms, the persistence rules), and the paper encoding of the causal semantics
+grounds the transitivity of happens-before (tplp2016 §4.4.1 rule (8)) in
+(N · (T + 1))^3 instances, which the fast encoding avoids.
 """
 
 from __future__ import annotations
@@ -41,14 +44,14 @@ from dataclasses import dataclass
 
 from ..bounds import Bounds, Encoding
 from ..lang.ast import Aggregate, Arithmetic, Comparison, Constant, Instance, Literal, Program, Rule, RuleKind, Variable
+from ..lang.analysis import strongly_connected
 from ..lang.diagnostics import Diagnostic, DiagnosticError
 
 DEFAULT_MAX_GROUND = 10_000_000
 """Ground rule instances allowed by default. clingo grounds about 200,000 instances a second in about
 200 bytes each: `p(A,B,C,D) :- r(A), r(B), r(C), r(D).` over 60 facts (13 million instances per node
-and step) took 142 s and 5.2 GB at two steps; 10 million is under a minute and 2 GB. The estimate is an
-upper bound, from 1 to 100 times the real size on the shipped examples, none of which comes within a
-hundredth of the budget at horizons up to 10 (`tests/test_hostile.py`)."""
+and step) took 142 s and 5.2 GB at two steps; 10 million is under a minute and 2 GB. No shipped example
+comes within a tenth of it at horizons up to 10 (`tests/test_hostile.py`)."""
 
 HUGE = 10.0**30  # an estimate is a float, capped here: D^k for a large k would overflow
 
@@ -123,21 +126,76 @@ def input_sizes(instance: Instance | None) -> dict[str, int]:
     return sizes
 
 
-def bindings(rule: Rule, size, dom: int, nodes: int, global_relations=frozenset()) -> float:
-    """An upper bound on the valuations of the rule's body (see the module's docstring)."""
+NODES = ("", -1)  # the column of locations a global rule reads: the nodes
+
+
+def columns(program: Program, instance: Instance | None, dom: int, nodes: int) -> dict[tuple[str, int], float]:
+    """How many values each column (R, i) can hold: the values that enter it (the input's, a head's constants,
+    what a head computes or what nothing binds: the whole domain), and those that flow into it from the body
+    column that binds its variable, summed along the flow graph (its strongly connected components share their
+    values), capped at the domain."""
+    base: dict[tuple[str, int], float] = {NODES: float(nodes)}
+    flows: dict[tuple[str, int], set[tuple[str, int]]] = {}
+    if instance is not None:
+        seen: dict[tuple[str, int], set] = {}
+        for facts in instance.facts.values():
+            for fact in facts:
+                for i, value in enumerate(fact.args):
+                    seen.setdefault((fact.predicate, i), set()).add(value)
+        base.update({col: float(len(values)) for col, values in seen.items()})
+    global_relations = program.global_relations()
+    for rule in program.rules:
+        bound: dict[str, tuple[str, int]] = {}
+        for lit in rule.body:
+            if isinstance(lit, Literal) and not lit.negated:
+                shift = 1 if rule.kind is RuleKind.GLOBAL and lit.atom.predicate not in global_relations else 0
+                for j, arg in enumerate(lit.atom.args):
+                    if isinstance(arg, Variable) and not arg.anonymous:
+                        bound.setdefault(arg.name, NODES if j < shift else (lit.atom.predicate, j - shift))
+        for i, arg in enumerate(rule.head.args):
+            col = (rule.head.predicate, i)
+            base.setdefault(col, 0.0)
+            if isinstance(arg, Variable) and arg.name in bound:
+                flows.setdefault(bound[arg.name], set()).add(col)
+            else:
+                base[col] += 1 if isinstance(arg, Constant) else dom
+    every = list({*base, *flows, *(c for targets in flows.values() for c in targets)})
+    succ = {col: list(targets) for col, targets in flows.items()}
+    preds: dict[tuple[str, int], set[tuple[str, int]]] = {}
+    for source, targets in flows.items():
+        for target in targets:
+            preds.setdefault(target, set()).add(source)
+    size: dict[tuple[str, int], float] = {}
+    for component in reversed(strongly_connected(every, succ)):  # sources first
+        inner = set(component)
+        total = sum(base.get(c, 0.0) for c in component)
+        total += sum(size[p] for p in {p for c in component for p in preds.get(c, ())} - inner)
+        for col in component:
+            size[col] = min(float(dom), total)
+    return size
+
+
+def bindings(rule: Rule, size, column, nodes: int, global_relations=frozenset()) -> float:
+    """An upper bound on the valuations of the rule's body (see the module's docstring): `size(R)` is |R|,
+    `column(R, i)` the values of column i of R."""
     bound: set[str] = set()
     pending = [b for b in rule.body if isinstance(b, Literal) and not b.negated]
     total = 1.0
     while pending:  # greedily, the atom that adds fewest bindings first
         best = None
         for lit in pending:
-            names = [v.name for v in lit.atom.args if isinstance(v, Variable)]
-            new = {n for n in names if n != "_" and n not in bound}
-            fresh = len(new) + names.count("_")
-            rows = size(lit.atom.predicate)
-            if rule.kind is RuleKind.GLOBAL and lit.atom.predicate not in global_relations:
-                rows *= nodes  # the location column: the facts of every node
-            factor = min(rows, _power(dom, fresh))
+            shift = 1 if rule.kind is RuleKind.GLOBAL and lit.atom.predicate not in global_relations else 0
+            rows = size(lit.atom.predicate) * (nodes if shift else 1)
+            fresh, new = 1.0, set()
+            for j, arg in enumerate(lit.atom.args):
+                if isinstance(arg, Variable) and (arg.anonymous or arg.name not in bound):
+                    values = float(nodes) if j < shift else column(lit.atom.predicate, j - shift)
+                    if not arg.anonymous:
+                        if arg.name in new:
+                            continue
+                        new.add(arg.name)
+                    fresh = _cap(fresh * values)
+            factor = min(rows, fresh)
             if best is None or factor < best[0]:
                 best = (factor, lit, new)
         factor, lit, new = best
@@ -152,7 +210,7 @@ def bindings(rule: Rule, size, dom: int, nodes: int, global_relations=frozenset(
     for v in rule.variables():  # bound by nothing counted here: by the whole domain
         if not v.anonymous and v.name not in bound:
             bound.add(v.name)
-            total = _cap(total * dom)
+            total = _cap(total * column("", -2))
     return total
 
 
@@ -168,25 +226,39 @@ def estimate(program: Program, instance: Instance | None, bounds: Bounds) -> Est
     derived = program.idb()
     global_relations = frozenset(program.global_relations())
 
+    values = columns(program, instance, dom, nodes)
+
     def size(name: str) -> float:
         return sizes.get(name, 0.0)
 
-    def body(rule: Rule) -> float:
-        return bindings(rule, size, dom, nodes, global_relations)
+    def column(name: str, i: int) -> float:
+        return values.get((name, i), float(dom))
 
-    for _ in range(len(derived) + 2):  # to a fixpoint: a pass that changes nothing ends it; recursion reaches the caps
-        grown: dict[str, float] = {}
-        for rule in program.rules:
-            senders = nodes if rule.kind is RuleKind.ASYNC else 1
-            grown[rule.head.predicate] = _cap(grown.get(rule.head.predicate, 0.0) + body(rule) * senders)
-        changed = False
-        for name, found in grown.items():
-            value = min(_power(dom, derived[name]), _cap(given.get(name, 0) + found))
-            if value > size(name):
-                sizes[name] = value
-                changed = True
-        if not changed:
-            break
+    def cap(name: str, arity: int) -> float:
+        product = 1.0
+        for i in range(arity):
+            product = _cap(product * column(name, i))
+        return product
+
+    def body(rule: Rule) -> float:
+        return bindings(rule, size, column, nodes, global_relations)
+
+    by_head: dict[str, list[Rule]] = {}
+    succ: dict[str, list[str]] = {}
+    for rule in program.rules:
+        by_head.setdefault(rule.head.predicate, []).append(rule)
+        for atom in rule.positive:
+            succ.setdefault(atom.predicate, []).append(rule.head.predicate)
+    for component in reversed(strongly_connected(list({*derived, *succ}), succ)):  # what a relation reads first
+        recursive = len(component) > 1 or component[0] in succ.get(component[0], ())
+        for name in component:
+            if name not in by_head:
+                continue
+            if recursive:  # recursion can reach every combination of its columns' values
+                sizes[name] = cap(name, derived[name])
+            else:
+                found = sum(body(r) * (nodes if r.kind is RuleKind.ASYNC else 1) for r in by_head[name])
+                sizes[name] = min(cap(name, derived[name]), _cap(given.get(name, 0) + found))
 
     parts: list[Part] = []
     for rule in program.rules:
