@@ -286,24 +286,25 @@ MULTI = [
     ("steps", STEPPED, facts("a { peer(b). log(m)@0. } b { }")),
     ("projections", PROJECTED, facts("a { p(1). p(2). ack(1, x). } b { p(1). }")),
     ("global", ASSERTION, facts("a { vote(yes). } b { vote(yes). } c { }")),
+    ("events", program(rule(atom("seen", "X"), pos("ev", "X"))), facts("a { ev(1)@1. ev(2)@3. } b { }")),
 ]
 
 
 @pytest.mark.parametrize("name, prog, instance", MULTI, ids=[m[0] for m in MULTI])
 def test_the_multi_shot_program_has_the_traces_of_the_one_shot_one(name, prog, instance):
-    if name == "steps":  # the multi-shot program holds an input fact at every step (no events)
-        instance = facts("a { peer(b). log(m). } b { }")
     network = Network(max_delay=1)
     unrolling = Unrolling(incremental(prog, instance, Semantics.CAUSAL, network, horizon=3), ["0"], project=True)
+    relations, arities = unrolling.program.relations, unrolling.program.arities
     for horizon in range(4):
         unrolling.extend(horizon)
         multi: set = set()
         unrolling.control.solve(on_model=lambda m: multi.add(frozenset(
-            s for s in m.symbols(atoms=True) if s.name in unrolling.program.relations
-            and len(s.arguments) == unrolling.program.arities[unrolling.program.relations[s.name]] + 2
+            (s.arguments[0], s.arguments[1].number, relations[s.name], tuple(s.arguments[2:]))
+            for s in m.symbols(atoms=True)
+            if s.name in relations and len(s.arguments) == arities[relations[s.name]] + 2
         )))
-        one = traces(prog, instance, horizon, Semantics.CAUSAL, Encoding.FAST, delay=1)
-        assert len(multi) == len(one), horizon
+        if name != "events" or horizon == 3:  # the one-shot program refuses an event beyond its horizon
+            assert multi == traces(prog, instance, horizon, Semantics.CAUSAL, Encoding.FAST, delay=1), horizon
 
 
 def test_a_program_whose_heads_compute_values_needs_the_horizon_for_the_multi_shot_program():
@@ -314,7 +315,7 @@ def test_a_program_whose_heads_compute_values_needs_the_horizon_for_the_multi_sh
 @pytest.mark.parametrize("encoding", list(Encoding), ids=lambda e: e.value)
 def test_the_compiled_programs_run_under_clingos_front_end(encoding, tmp_path):
     for i, (name, prog, instance) in enumerate(MULTI):
-        compiled = transform(prog, instance, Bounds(1, Semantics.CAUSAL_FINITE, encoding, Network(max_delay=1)))
+        compiled = transform(prog, instance, Bounds(3, Semantics.CAUSAL_FINITE, encoding, Network(max_delay=1)))
         out = tmp_path / f"{name}.lp"
         out.write_text(compiled.text)
         done = subprocess.run([sys.executable, "-m", "clingo", str(out), "0", "-q"], capture_output=True, text=True,

@@ -228,8 +228,9 @@ def incremental(
         view = rule_view(rule, globals_)
         now = replace(view, s="_t")
         rules.append((now, replace(view, s="(_t-1)") if rule.kind is RuleKind.INDUCTIVE else now))
-    inputs = [
+    inputs = [  # decl(H) at step _t; an input event R(ā)@k (tr2009 Example 3) at step k only
         f"{relation_name(f.predicate)}({','.join([str(node), '_t', *map(str, f.args)])})"
+        + ("" if f.step is None else f" :- _t = {f.step}")
         for node, facts in instance.facts.items()
         for f in facts
         if f.predicate in relations
