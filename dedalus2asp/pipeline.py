@@ -89,4 +89,4 @@ def prepare(
     """parse → check → transform."""
     program, instance, warnings = load(program_path, input_path, dialect)
     compiled = transform.transform(program, instance, bounds)
-    return Prepared(program, instance, compiled, tuple(warnings))
+    return Prepared(program, instance, compiled, tuple(warnings) + compiled.warnings)
