@@ -329,6 +329,9 @@ class Program:
     outputs: tuple[Output, ...] = ()
     filename: str = "<program>"
     text: str = ""
+    locations: tuple[tuple[str, int], ...] = ()
+    """For a located or Molly program, each located relation's location column (tr2009 §6.2), which the IR
+    drops: an output fact of R is shown with its node put back there (`log(b, "hello")`). Empty otherwise."""
 
     def schema(self) -> dict[str, int]:
         """sch(P): every relation name with its arity (first occurrence wins); a located relation read by a

@@ -243,10 +243,11 @@ def locate(
     warnings = raise_if_errors(diagnostics)
     # the identity relation is named apart from the program's: only the rules that need it read it
     reads_identity = any(b.atom.predicate == locator.identity for r in transparent for b in r.body if isinstance(b, Literal))
+    columns = {p: locator.column(p) for p in schema if p not in held_by_none}
     return LocatedProgram(
-        Program(tuple(transparent), outputs, filename, text),
+        Program(tuple(transparent), outputs, filename, text, tuple(columns.items())),
         tuple(source),
-        {p: locator.column(p) for p in schema if p not in held_by_none},
+        columns,
         locator.identity if reads_identity else None,
         {n: tuple(fs) for n, fs in facts.items()},
         dialect,
