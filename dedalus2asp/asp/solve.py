@@ -57,7 +57,7 @@ def isolated(call: Callable, *args, timeout: float | None = None, max_memory: in
     child.start()
     send.close()
     try:
-        if not receive.poll(None if timeout is None else timeout + GRACE):
+        if not receive.poll(None if timeout is None else min(timeout + GRACE, 2**31 // 1000)):  # a C int of ms
             raise Stopped(
                 f"timeout: stopped after {timeout:g} s, before an answer: clingo was still grounding, which it cannot "
                 "interrupt (lower --horizon, or raise --timeout)"

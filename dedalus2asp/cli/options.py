@@ -68,8 +68,10 @@ NodesOpt = typer.Option(
 )
 NETWORK = None
 """The default of a command's `network` parameter: `network_options` puts the network's options in its place."""
+MAX_TIMEOUT = 1_000_000
+"""The longest --timeout, in seconds (11 days): a wait's deadline is a C int of milliseconds."""
 TimeoutOpt = typer.Option(
-    None, "--timeout", min=0.0, max=1e9, help="Stop after this many seconds, grounding included (exit 3)", show_default=False
+    None, "--timeout", min=0.0, max=MAX_TIMEOUT, help="Stop after this many seconds, grounding included (exit 3)", show_default=False
 )
 JsonOpt = typer.Option(False, "--json", help="Print JSON instead of text")
 MasterOpt = typer.Option(None, "--master", help="Spark master URL (default: $SPARK_MASTER, else local[*])")
