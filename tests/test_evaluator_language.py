@@ -317,6 +317,9 @@ def test_body_atom_at_a_step_reads_that_step_and_fires_from_it_on():
         rule(atom("log", "X"), pos("log", "X"), kind=RuleKind.INDUCTIVE),
         rule(atom("pre", "X"), pos("log", "X"), neg("bcast", "X", step=1)),
         rule(atom("was", "X"), pos("bcast", "X", step=1)),
+        rule(atom("quiet", "X"), pos("log", "X"), neg("absent", "X", step=1)),
+        rule(atom("ghost", "X"), pos("log", "X"), pos("absent", "X", step=1)),
+        rule(atom("absent", "X"), pos("absent", "X")),
     ))
     rows = [("a", "log", ("m1",)), ("a", "log", ("m2",))]
     events = [("a", "bcast", ("m1",), 1), ("a", "bcast", ("m2",), 3)]
@@ -325,6 +328,9 @@ def test_body_atom_at_a_step_reads_that_step_and_fires_from_it_on():
     was = {(t, args) for _, t, r, args in trace if r == "was"}
     assert pre == {(t, ("m2",)) for t in range(1, 5)}
     assert was == {(t, ("m1",)) for t in range(1, 5)}
+    # nothing of `absent` held at step 1: the negated atom holds from step 1 on, the positive one never
+    assert {(t, args) for _, t, r, args in trace if r == "quiet"} == {(t, x) for t in range(1, 5) for x in (("m1",), ("m2",))}
+    assert not {r for _, _, r, _ in trace if r == "ghost"}
 
 
 def test_body_atom_at_a_step_in_inductive_and_asynchronous_rules():

@@ -479,6 +479,10 @@ def join_order(rule: Rule, first: int | None = None) -> list[int]:
     return chosen
 
 
+_EMPTY = object()
+"""The facts of a fixed step of which a node kept nothing (`_source`)."""
+
+
 def _source(read: Read, facts, at: Moment | None):
     """The facts a body atom reads: those of the rule's step, or of its fixed step (None: not yet, see `Moment`)."""
     if read.step is None:
@@ -489,7 +493,7 @@ def _source(read: Read, facts, at: Moment | None):
         return facts
     if read.step > at.step:
         return None
-    return at.memory[read.step]
+    return at.memory.get(read.step, _EMPTY)  # nothing kept of step k: the node held none of those facts
 
 
 def body(backend: Backend, rule: Rule, facts, delta=None, first: int | None = None, at: Moment | None = None):
@@ -508,7 +512,7 @@ def body(backend: Backend, rule: Rule, facts, delta=None, first: int | None = No
     for k in join_order(rule, first):
         read = compiled.positive[k]
         source = delta if k == first else _source(read, facts, at)
-        if source is None:  # an atom of a future step: no valuation
+        if source is None or source is _EMPTY:  # an atom of a future step: no valuation
             source = backend.union([])
         scanned = backend.scan(source, read.pattern)
         table = scanned if table is None else backend.join(table, scanned)
@@ -520,7 +524,8 @@ def body(backend: Backend, rule: Rule, facts, delta=None, first: int | None = No
         source = _source(read, facts, at)
         if source is None:  # a negated atom of a future step: the rule does not fire yet
             return backend.compare(table, _NEVER)
-        table = backend.antijoin(table, source, read.pattern)
+        if source is not _EMPTY:
+            table = backend.antijoin(table, source, read.pattern)
     return table
 
 
