@@ -76,12 +76,13 @@ def outputs_of(program: Program, requested: tuple[str, ...] | None = None) -> tu
 
 
 def candidates(program: Program) -> str:
-    """The relations `--output` could name, derived ones first (a global relation says so)."""
+    """The relations `--output` could name, derived ones first (a global relation says so), each with its
+    arity as an output fact shows it (a located relation's with its location column)."""
     relations = schema_of(program)
-    derived = program.idb()
-    held_by_none = program.global_relations()
+    derived, held_by_none, located = program.idb(), program.global_relations(), dict(program.locations)
     order = [r for r in relations if r in derived] + [r for r in relations if r not in derived]
-    return ", ".join(f"{r} (global)" if r in held_by_none else r for r in order) or "none"
+    shown = [f"{r}/{relations[r] + (r in located)}" + (" (global)" if r in held_by_none else "") for r in order]
+    return ", ".join(shown) or "none"
 
 
 def fewest_backward(compiled: Compiled) -> str:
@@ -96,12 +97,22 @@ def fewest_backward(compiled: Compiled) -> str:
     return "\n".join(lines) + "\n"
 
 
-def output_rules(outputs: tuple[str, ...], arities: dict[str, int], horizon: int) -> str:
-    """`_output("R",(W1,..)) :- R(X,T,W1,..).` for every output relation R at step T (output(M), jcss2014 §2.5.5)."""
+def output_tuple(arity: int, column: int | None) -> str:
+    """(W1,..,Wk) of an output fact; with the node X put back in a located relation's location column."""
+    w = [f"W{i}" for i in range(1, arity + 1)]
+    if column is not None:
+        w.insert(column, "X")
+    return "(" + ",".join(w) + ("," if len(w) == 1 else "") + ")"
+
+
+def output_rules(outputs: tuple[str, ...], arities: dict[str, int], horizon: int, locations=()) -> str:
+    """`_output("R",(W1,..)) :- R(X,T,W1,..).` for every output relation R at step T (output(M), jcss2014 §2.5.5);
+    a located program's output facts keep their node X in their location column (`locations`)."""
     lines = []
+    columns = dict(locations)
     for r in outputs:
         w = [f"W{i}" for i in range(1, arities[r] + 1)]
-        tuple_ = "(" + ",".join(w) + ("," if len(w) == 1 else "") + ")"
+        tuple_ = output_tuple(arities[r], columns.get(r))
         lines.append(f'{OUTPUT}("{r}",{tuple_}) :- {relation_name(r)}({",".join(["X", str(horizon), *w])}).')
     return "\n% the output facts at the horizon, united over nodes (jcss2014 §2.5.5)\n" + "\n".join(lines) + f"\n#show {OUTPUT}/2.\n"
 
@@ -179,7 +190,7 @@ class Semantic:
 
     def __init__(self, program: Program, instance: Instance, bounds: Bounds, outputs: tuple[str, ...]):
         compiled = transform(program, instance, bounds)
-        extra = output_rules(outputs, compiled.arities, bounds.horizon)
+        extra = output_rules(outputs, compiled.arities, bounds.horizon, program.locations)
         self.optimize = not bounds.semantics.causal
         if self.optimize:
             extra += fewest_backward(compiled)

@@ -271,7 +271,7 @@ def test_cron_without_outputs_names_the_relations_it_could_use():
     with pytest.raises(Exception) as error:
         cron.outputs_of(prog)
     message = str(error.value)
-    assert "post (global)" in message and "decision" in message
+    assert "post/1 (global)" in message and "decision/1" in message
 
 
 # -- the multi-shot program and clingo's front end -----------------------------------------
@@ -324,3 +324,59 @@ def test_the_compiled_programs_run_under_clingos_front_end(encoding, tmp_path):
         assert "error" not in done.stderr.lower(), (name, done.stderr)
         models = int(next(line.split(":")[1] for line in done.stdout.splitlines() if line.startswith("Models")).strip("+ "))
         assert models == solve.count(compiled, progress=False)["models"], name
+
+
+# -- a Molly program with its invariant file, from source ----------------------------------
+
+PROTOCOL = """
+member(a, b)@1;
+member(a, c)@1;
+member(b, a)@1;
+member(c, a)@1;
+broadcast(a, "hello")@1;
+member(N, M)@next :- member(N, M);
+deliver(M, P)@async :- broadcast(N, P), member(N, M);
+log(N, P) :- broadcast(N, P);
+log(N, P) :- deliver(N, P);
+log(N, P)@next :- log(N, P);
+"""
+INVARIANT = """
+pre(M, P) :- broadcast(N, P)@1, member(N, M);
+post(M, P) :- broadcast(N, P)@1, member(N, M), log(M, P);
+"""
+
+
+@pytest.fixture
+def molly(tmp_path):
+    (tmp_path / "protocol.ded").write_text(PROTOCOL)
+    (tmp_path / "invariant.ded").write_text(INVARIANT)
+    return [tmp_path / "protocol.ded", tmp_path / "invariant.ded"]
+
+
+def test_output_facts_of_a_located_program_keep_their_node(molly):
+    from dedalus2asp.pipeline import prepare
+
+    bounds = Bounds(2, Semantics.CAUSAL_FINITE, Encoding.FAST, Network(max_delay=1))
+    prepared = prepare(molly, None, bounds, "molly")
+    models = solve.enumerate_models(prepared.compiled).models
+    assert {m.outputs(["log"]) for m in models} == {('log(a, "hello")', 'log(b, "hello")', 'log(c, "hello")')}
+    verdict = cron.analyse(prepared.program, prepared.instance, bounds, ("log",))
+    assert verdict.certain == {'log(a, "hello")', 'log(b, "hello")', 'log(c, "hello")'}
+    searched = cron.search(prepared.program, prepared.instance, bounds, ("log",))
+    assert searched.certain == verdict.certain
+
+
+def test_cron_output_post_answers_on_a_molly_program_with_its_invariant_file(molly):
+    from dedalus2asp.pipeline import prepare
+
+    posts = {'post(b, "hello")', 'post(c, "hello")'}
+    for horizon in (0, 1):
+        bounds = Bounds(horizon, Semantics.CAUSAL_FINITE, Encoding.FAST, Network(max_delay=1))
+        prepared = prepare(molly, None, bounds, "molly")
+        verdict = cron.analyse(prepared.program, prepared.instance, bounds, ("post",))
+        models = solve.enumerate_models(prepared.compiled).models
+        assert all({'pre(b, "hello")', 'pre(c, "hello")'} <= set(m.global_at(horizon)) for m in models)
+        if horizon == 0:  # a message sent at step 0 may arrive at step 0 of another node, or later
+            assert not verdict.consistent and verdict.certain == set() and verdict.possible == posts
+        else:  # with delay <= 1, it has arrived by step 1
+            assert verdict.consistent and verdict.certain == posts

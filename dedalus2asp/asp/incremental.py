@@ -92,10 +92,14 @@ class OutputView:
 
     relation: str
     arity: int
+    column: int | None = None  # a located relation's location column: the node X goes back there
 
     @property
     def tuple(self) -> str:
-        return _tuple([f"W{i}" for i in range(1, self.arity + 1)])
+        w = [f"W{i}" for i in range(1, self.arity + 1)]
+        if self.column is not None:
+            w.insert(self.column, "X")
+        return _tuple(w)
 
     @property
     def atom(self) -> str:
@@ -251,7 +255,7 @@ def incremental(
         rules=rules,
         messages=messages,
         network=network,
-        outputs=[OutputView(r, relations[r]) for r in outputs],
+        outputs=[OutputView(r, relations[r], dict(program.locations).get(r)) for r in outputs],
     )
     return Incremental(
         text=text,

@@ -18,7 +18,8 @@ An answer set of the generated program becomes a `Model`:
   nodes, issue #18), held by no node: node `GLOBAL_NODE` in the trace, node
   `()` in the generated program;
 * its outputs: the facts of the output relations at the last step, united
-  over the nodes (jcss2014 §2.5.5);
+  over the nodes (jcss2014 §2.5.5); in a located or Molly program a fact keeps
+  its node in its location column (issue #18);
 * the operational run it stands for (§5.3.2, `Model.run`, built by `run`).
 
 Auxiliary atoms are filtered out. `Models` is the models of one question (one
@@ -176,7 +177,17 @@ class Model:
             wanted = set(relations)
         else:
             wanted = set(self.program.output_relations) if self.program is not None else set()
-        return tuple(sorted({show_fact(r, a) for (_, s, r, a) in self.trace if s == self.horizon and r in wanted}))
+        return tuple(sorted({
+            self.output_fact(x, r, a) for (x, s, r, a) in self.trace if s == self.horizon and r in wanted
+        }))
+
+    def output_fact(self, node: clingo.Symbol, relation: str, args: tuple[clingo.Symbol, ...]) -> str:
+        """An output fact R(ā) of `node`; in a located or Molly program with the node put back in R's
+        location column (`log(b, "hello")`: which node holds it is what a broadcast is about)."""
+        column = dict(self.program.locations).get(relation) if self.program is not None else None
+        if column is None:
+            return show_fact(relation, args)
+        return show_fact(relation, (*args[:column], node, *args[column:]))
 
     # -- messages ------------------------------------------------------------
 
