@@ -13,6 +13,7 @@ from .. import pipeline
 from ..bounds import Encoding, Network, Semantics
 from ..formats import render
 from ..lang import analysis, located, parser
+from ..lang.ast import printable
 from ..lang.diagnostics import Diagnostic, DiagnosticError
 from .console import emit, fail, say, stderr, warn
 from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, JsonOpt, Prog, SemanticsOpt, bounds, network_options,
@@ -32,7 +33,7 @@ def check(program: Path = Prog, json_: bool = JsonOpt, dialect: Dialect = Dialec
     # a dialect's own warnings first; check takes no input, so it cannot say a relation is never given
     # (a Molly program's own facts are seldom all of its input)
     warn([w for w in loaded if w not in report.warnings and w.code != "empty-relation"] + list(report.warnings))
-    say(render(report, "text", program=str(program)))
+    say(render(report, "text", program=printable(str(program))))  # a name with a line break stays on its line
 
 
 @network_options
