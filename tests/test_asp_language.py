@@ -380,3 +380,39 @@ def test_cron_output_post_answers_on_a_molly_program_with_its_invariant_file(mol
             assert not verdict.consistent and verdict.certain == set() and verdict.possible == posts
         else:  # with delay <= 1, it has arrived by step 1
             assert verdict.consistent and verdict.certain == posts
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "itf", "shiviz", "svg", "dot", "html"])
+def test_every_rendering_of_a_model_takes_global_facts(fmt):
+    """Diagrams draw the nodes' lanes: a global fact, held by none, is left out of them, not a crash."""
+    compiled = transform(ASSERTION, facts("a { vote(yes). } b { vote(yes). }"), Bounds(1, Semantics.CAUSAL, Encoding.FAST))
+    model = solve.enumerate_models(compiled, 1).models[0]
+    assert model.has_global
+    rendered = formats.render(model, fmt)
+    assert rendered and "()" not in rendered.replace("post()", "")
+
+
+# -- against the operational semantics (bounded Theorem 4) ------------------------------------
+
+ORACLE = [
+    ("aggregates", VOTES, VOTES_INPUT, 1),
+    ("arithmetic", ARITHMETIC, facts('a { timer(3). w(7). w(-2). w(0). w(-1). w("s"). }'), 2),
+    ("projections", PROJECTED, facts("a { p(1). p(2). p(3). ack(1, x). ack(1, y). msg(u, 2, v). } b { p(1). }"), 1),
+    ("steps", STEPPED, facts("a { peer(b). log(m)@0. } b { }"), 2),
+    ("global", ASSERTION, facts("a { vote(yes). } b { vote(yes). } c { vote(no). } d { }"), 1),
+    ("counter", MULTI[1][1], MULTI[1][2], 2),
+]
+
+
+@pytest.mark.parametrize("name, prog, instance, horizon", ORACLE, ids=[o[0] for o in ORACLE])
+def test_the_models_traces_are_the_explorers_run_prefixes(name, prog, instance, horizon):
+    """The explorer (runs/operational.py) shares no code with the generated program but the AST."""
+    from dedalus2asp.lang.analysis import restrict
+    from dedalus2asp.runs import operational
+
+    for delay in (1, None) if name != "counter" else (1,):
+        bounds = Bounds(horizon, network=Network(max_delay=delay))
+        explored = set(operational.explore(prog, restrict(instance, prog), bounds, mode="traces").traces)
+        for semantics in (Semantics.CAUSAL, Semantics.CAUSAL_FINITE):
+            for encoding in Encoding:
+                assert traces(prog, instance, horizon, semantics, encoding, delay) == explored, (semantics, encoding, delay)
