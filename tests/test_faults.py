@@ -1,0 +1,227 @@
+"""Faults in the network value (docs/faults.md): omissions, crash-stop failures and sync delivery.
+
+Bounded Theorem 4 (tplp2016 §5, bounded to the horizon) with faults: the traces of the
+fault-injected models of both encodings equal the traces of the explored run prefixes
+(`operational.explore`, which drops the lost messages as they are sent and runs once per crash
+plan); `fast` has the models of `paper` under every semantics; sync delivery gives one model per
+fault set; and the textbook facts that Molly (Alvaro, Rosen, Hellerstein, *Lineage-driven fault
+injection*, SIGMOD 2015) checks: a one-shot broadcast loses a delivery under omissions, the
+classic reliable broadcast survives crash-stop failures and not omissions.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import clingo
+import pytest
+
+from dedalus2asp.asp import solve
+from dedalus2asp.asp.transform import transform
+from dedalus2asp.bounds import Bounds, Encoding, Network, Semantics
+from dedalus2asp.lang.analysis import restrict
+from dedalus2asp.lang.facts import load_instance, parse_facts
+from dedalus2asp.lang.parser import load_program, parse_program
+from dedalus2asp.runs import operational
+from dedalus2asp.runs.transitions import crash_plans
+
+from conftest import EXAMPLES, SMALL, example_id
+
+CAUSAL = [Semantics.CAUSAL, Semantics.CAUSAL_FINITE]
+
+BUDGETS = {
+    "loss1": Network(loss_until=1),
+    "loss2-D1": Network(max_delay=1, loss_until=2),
+    "crash1": Network(crashes=1),
+    "crash1-D1": Network(max_delay=1, crashes=1),
+    "sync": Network("sync"),
+    "sync-loss2": Network("sync", loss_until=2),
+    "sync-crash1-loss1": Network("sync", loss_until=1, crashes=1),
+}
+
+ONE_SHOT = """
+% a one-shot broadcast: the sender sends once, at step 0 (its start event)
+bcast(M)@async(Y) :- start(M), member(Y).
+got(M) :- bcast(M).
+got(M)@next :- got(M).
+down(Y) :- crash(Y, S).
+"""
+
+CLASSIC = """
+% the classic reliable broadcast: every node relays what it receives to every member
+bcast(M)@async(Y) :- start(M), member(Y).
+bcast(M)@async(Y) :- bcast(M), member(Y).
+got(M) :- bcast(M).
+got(M)@next :- got(M).
+down(Y) :- crash(Y, S).
+"""
+
+MEMBERS = """
+member(a). member(b). member(c).
+a { start(hi)@0. }
+b { }
+c { }
+"""
+
+
+def asp_traces(program, instance, bounds) -> set:
+    found = solve.traces(transform(program, instance, bounds), timeout=120)
+    assert found.complete
+    return {m.trace for m in found.models}
+
+
+def run_traces(program, instance, bounds, mode="traces") -> set:
+    return set(operational.explore(program, restrict(instance, program), bounds, mode=mode).traces)
+
+
+def broadcast(text: str):
+    return parse_program(text, "broadcast.ded"), parse_facts(MEMBERS, "broadcast.facts")
+
+
+# --- bounded Theorem 4 with faults ---------------------------------------------------------------
+
+CASES = [(pair, name) for pair in SMALL for name in BUDGETS]
+
+
+@pytest.mark.parametrize("pair, budget", CASES, ids=[f"{example_id(p)}-{b}" for p, b in CASES])
+def test_fault_injected_models_have_the_traces_of_the_runs(pair, budget):
+    program, instance = load_program(EXAMPLES / pair[0]), load_instance(EXAMPLES / pair[1])
+    bounds = Bounds(2, Semantics.CAUSAL_FINITE, network=BUDGETS[budget])
+    expected = run_traces(program, instance, bounds)
+    assert expected
+    assert asp_traces(program, instance, bounds) == expected
+
+
+@pytest.mark.parametrize("text", [ONE_SHOT, CLASSIC], ids=["one-shot", "classic"])
+@pytest.mark.parametrize("encoding", list(Encoding), ids=lambda e: e.value)
+@pytest.mark.parametrize("semantics", CAUSAL, ids=lambda s: s.value)
+@pytest.mark.parametrize("budget", ["loss2-D1", "crash1-D1", "sync-crash1-loss1"])
+def test_broadcast_reading_crash_agrees_with_runs(text, encoding, semantics, budget):
+    """crash(y, s) is an input fact of every node in the runs, and derived at every node and step in the models."""
+    program, instance = broadcast(text)
+    bounds = Bounds(2, semantics, encoding, BUDGETS[budget])
+    expected = run_traces(program, instance, bounds)
+    if BUDGETS[budget].crashes:
+        assert any(fact[2] == "crash" for trace in expected for fact in trace)
+    assert asp_traces(program, instance, bounds) == expected
+
+
+def test_the_exact_search_has_the_traces_of_the_reduced_one():
+    program, instance = broadcast(CLASSIC)
+    for network in (Network("sync", loss_until=2, crashes=1), Network(max_delay=1, loss_until=1, crashes=1)):
+        bounds = Bounds(2, network=network)
+        assert run_traces(program, instance, bounds, "exact") == run_traces(program, instance, bounds)
+
+
+@pytest.mark.parametrize("semantics", list(Semantics), ids=lambda s: s.value)
+@pytest.mark.parametrize("budget", ["loss1", "crash1-D1", "sync-crash1-loss1"])
+def test_fast_has_the_models_of_paper_with_faults(semantics, budget):
+    program, instance = broadcast(ONE_SHOT)
+    counts = {
+        e: solve.count(transform(program, instance, Bounds(2, semantics, e, BUDGETS[budget])), progress=False)
+        for e in Encoding
+    }
+    assert counts[Encoding.FAST]["models"] == counts[Encoding.PAPER]["models"] > 1
+    assert counts[Encoding.FAST]["traces"] == counts[Encoding.PAPER]["traces"]
+
+
+def test_no_fault_no_change():
+    """Without faults nothing is written: the same program text, whatever the node list names already."""
+    program, instance = broadcast(CLASSIC)
+    plain = transform(program, instance, Bounds(2)).text
+    assert transform(program, instance, Bounds(2, network=Network(nodes=("a", "b")))).text == plain
+    assert "lost" not in plain and "_crashed" not in plain
+
+
+# --- sync delivery: one schedule per fault set ---------------------------------------------------
+
+
+def _models(text: str) -> list[frozenset[str]]:
+    ctl = clingo.Control(["0", "--warn=none"])
+    ctl.add("base", [], text)
+    ctl.ground([("base", [])])
+    found = []
+    ctl.solve(on_model=lambda m: found.append(frozenset(str(s) for s in m.symbols(atoms=True))))
+    return found
+
+
+@pytest.mark.parametrize("encoding", list(Encoding), ids=lambda e: e.value)
+@pytest.mark.parametrize("pair", SMALL[:6], ids=[example_id(p) for p in SMALL[:6]])
+def test_sync_has_one_model_per_fault_set(pair, encoding):
+    program, instance = load_program(EXAMPLES / pair[0]), load_instance(EXAMPLES / pair[1])
+    assert len(_models(transform(program, instance, Bounds(2, encoding=encoding, network=Network("sync"))).text)) == 1
+    faulty = transform(program, instance, Bounds(2, encoding=encoding, network=Network("sync", loss_until=2, crashes=1))).text
+    models = _models(faulty)
+    faults = {frozenset(a for a in m if ",lost," in a or ",lost)" in a or a.startswith("_crashed(")) for m in models}
+    assert len(faults) == len(models)
+
+
+def test_crash_plans_are_every_choice_of_at_most_c_nodes_and_steps():
+    names = tuple(clingo.Function(n) for n in "abc")
+    plans = list(crash_plans(names, 2, 1))
+    assert plans[0] == {} and len(plans) == 1 + 3 * 2 + 3 * 4
+    assert len({tuple(sorted(p.items())) for p in plans}) == len(plans)
+
+
+# --- the textbook facts under sync delivery ------------------------------------------------------
+
+
+def _final(trace, horizon):
+    """(nodes with got(hi) at the horizon, nodes with got(hi) one step earlier, crashed nodes)."""
+    got = {s: {str(x) for x, t, r, _ in trace if r == "got" and t == s} for s in (horizon - 1, horizon)}
+    crashed = {str(a[0]) for x, t, r, a in trace if r == "crash"}
+    return got[horizon], got[horizon - 1], crashed
+
+
+def test_one_shot_broadcast_loses_a_delivery_under_omissions():
+    program, instance = broadcast(ONE_SHOT)
+    healthy = asp_traces(program, instance, Bounds(2, network=Network("sync")))
+    assert [_final(t, 2)[0] for t in healthy] == [{"a", "b", "c"}]
+    lossy = asp_traces(program, instance, Bounds(2, network=Network("sync", loss_until=1)))
+    assert {frozenset(_final(t, 2)[0]) for t in lossy} == {
+        frozenset("a" + rest) for rest in ("", "b", "c", "bc")
+    }
+
+
+def test_classic_broadcast_survives_crashes_but_not_omissions():
+    program, instance = broadcast(CLASSIC)
+    horizon = 3
+    crashes = asp_traces(program, instance, Bounds(horizon, network=Network("sync", crashes=1)))
+    assert any(crashed for *_, crashed in map(lambda t: _final(t, horizon), crashes))
+    for trace in crashes:
+        now, before, crashed = _final(trace, horizon)
+        correct = {"a", "b", "c"} - crashed
+        if before & correct:  # a correct node delivered in time to relay: every correct node delivers
+            assert correct <= now
+    omissions = asp_traces(program, instance, Bounds(horizon, network=Network("sync", loss_until=horizon)))
+    assert any("b" in _final(t, horizon)[1] and "c" not in _final(t, horizon)[0] for t in omissions)
+
+
+# --- the command line ----------------------------------------------------------------------------
+
+
+def _cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "dedalus2asp", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_cli_fault_options(tmp_path):
+    (tmp_path / "b.ded").write_text(ONE_SHOT)
+    (tmp_path / "b.facts").write_text(MEMBERS)
+    base = ["b.ded", "--input", "b.facts", "--horizon", "2", "--json"]
+    counted = json.loads(_cli("count", *base, "--delivery", "sync", "--eff", "2", cwd=tmp_path).stdout)
+    explored = json.loads(_cli("explore", *base, "--delivery", "sync", "--loss-until", "1", cwd=tmp_path).stdout)
+    assert counted["traces"] == explored["traces"] == 4
+    assert explored["loss_until"] == 1 and explored["delivery"] == "sync"
+    nodes = json.loads(_cli("count", *base, "--delivery", "sync", "--nodes", "d", cwd=tmp_path).stdout)
+    assert nodes["traces"] == 1
+    for bad, words in [
+        (["--eff", "2", "--loss-until", "1"], "give one of them"),
+        (["--delivery", "sync", "--max-delay", "1"], "async delivery only"),
+        (["--delivery", "eventually"], "delivery model"),
+        (["--nodes", "a,B"], "node name"),
+    ]:
+        done = _cli("count", *base, *bad, cwd=tmp_path)
+        assert done.returncode == 2, (bad, done.stderr)
+        assert words in done.stderr and "Traceback" not in done.stderr
