@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 
 import clingo
 
-from ..bounds import Network, Semantics
+from ..bounds import CRASH, Network, Semantics
 from ..lang.ast import Aggregate, Arithmetic, Instance, Literal, Program, RuleKind
 from .names import fresh, in_comment, internal, message_relation, relation_name
 from .views import environment, projections, rule_view, schema, term
@@ -222,6 +222,11 @@ def incremental(
     """
     if not semantics.causal:
         raise ValueError("the incremental program is written for causal semantics only")
+    if network.crashes and program.schema().get(CRASH) == 2:
+        raise ValueError(
+            "the multi-shot program cannot give crash(y, s) at every step: a node may crash after the step being "
+            "grounded (drop --search-horizon, or do not read crash in the program)"
+        )
     relations = schema(program)
     async_relations = program.async_relations()
     reachable = may(program, instance, horizon)
