@@ -225,3 +225,36 @@ def test_cli_fault_options(tmp_path):
         done = _cli("count", *base, *bad, cwd=tmp_path)
         assert done.returncode == 2, (bad, done.stderr)
         assert words in done.stderr and "Traceback" not in done.stderr
+
+
+# --- the multi-shot program of cron --------------------------------------------------------------
+
+INCREMENTAL = [
+    ("tplp2016/fig4_noncausal.ded", "tplp2016/fig4.facts"),
+    ("tplp2016/ex3_2pc.ded", "tplp2016/ex3_2pc_small.facts"),
+    ("tr2009/broadcast.ded", "tr2009/broadcast.facts"),
+]
+INCREMENTAL_BUDGETS = ["loss2-D1", "crash1", "sync-crash1-loss1", "sync-loss2"]
+
+
+@pytest.mark.parametrize("budget", INCREMENTAL_BUDGETS)
+@pytest.mark.parametrize("pair", INCREMENTAL, ids=[example_id(p) for p in INCREMENTAL])
+def test_incremental_has_the_one_shot_models_and_traces_with_faults(pair, budget):
+    from dedalus2asp import inspect
+    from dedalus2asp.asp.incremental import Unrolling, incremental
+
+    program, instance = load_program(EXAMPLES / pair[0]), load_instance(EXAMPLES / pair[1])
+    instance = restrict(instance, program)
+    network = BUDGETS[budget]
+    inc = incremental(program, instance, Semantics.CAUSAL_FINITE, network)
+    models, traces = Unrolling(inc, ["0"]), Unrolling(inc, ["0"], project=True)
+    for horizon in range(3):
+        models.extend(horizon)
+        traces.extend(horizon)
+        compiled = transform(program, instance, Bounds(horizon, network=network))
+        counted = []
+        models.control.solve(on_model=lambda m: counted.append(1))
+        assert len(counted) == solve.count(compiled, progress=False)["models"], horizon
+        found = []
+        traces.control.solve(on_model=lambda m: found.append(inspect.decode(m.symbols(atoms=True), compiled).trace))
+        assert set(found) == {m.trace for m in solve.traces(compiled).models}, horizon
