@@ -187,7 +187,7 @@ def test_a_transparent_program_without_input_exits_2(command):
 
 
 def test_a_molly_program_carries_its_own_facts():
-    """examples/molly/broadcast.ded gives members(...)@0 itself: no --input needed; nothing is broadcast then."""
+    """examples/molly/broadcast.ded gives members(...)@1 itself (Molly time 1, step 0): no --input needed; nothing is broadcast then."""
     program = EXAMPLES / "molly/broadcast.ded"
     alone = json.loads(ok("models", program, "--horizon", 1, "-s", "causal", "--json").stdout)
     (model,) = alone["models"]
