@@ -46,7 +46,6 @@ from .asp.incremental import Unrolling, incremental
 from .asp.names import OUTPUT, relation_name
 from .asp.solve import control
 from .asp.transform import Compiled, transform
-from .asp.views import schema as schema_of
 from .bounds import Bounds, Encoding, Semantics
 from .inspect.model import Model, decode, show_fact
 from .lang.ast import Instance, Program
@@ -60,7 +59,7 @@ class Timeout(Exception):
 def outputs_of(program: Program, requested: tuple[str, ...] | None = None) -> tuple[str, ...]:
     """out(P): the `--output` relations if given, else the `.output` ones; a user error if none or unknown."""
     chosen = tuple(dict.fromkeys(requested)) if requested else program.output_relations  # each relation once
-    schema = schema_of(program)
+    schema = program.schema()
     if not chosen:
         raise DiagnosticError(
             [Diagnostic("no-output", "the program declares no output relation: add `.output R.` or pass --output R "
@@ -78,7 +77,7 @@ def outputs_of(program: Program, requested: tuple[str, ...] | None = None) -> tu
 def candidates(program: Program) -> str:
     """The relations `--output` could name, derived ones first (a global relation says so), each with its
     arity as an output fact shows it (a located relation's with its location column)."""
-    relations = schema_of(program)
+    relations = program.schema()
     derived, held_by_none, located = program.idb(), program.global_relations(), dict(program.locations)
     order = [r for r in relations if r in derived] + [r for r in relations if r not in derived]
     shown = [f"{r}/{relations[r] + (r in located)}" + (" (global)" if r in held_by_none else "") for r in order]

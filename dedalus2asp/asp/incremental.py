@@ -43,7 +43,7 @@ import clingo
 from ..bounds import CRASH, Network, Semantics
 from ..lang.ast import Aggregate, Arithmetic, Instance, Literal, Program, RuleKind
 from .names import fresh, in_comment, internal, message_relation, relation_name
-from .views import environment, projections, rule_view, schema, term
+from .views import environment, projections, rule_view, term
 
 
 def _tuple(terms: list[str]) -> str:
@@ -137,7 +137,7 @@ def may(program: Program, instance: Instance, horizon: int | None = None) -> dic
         for f in node_facts:
             lines.append(f"{relation_name(f.predicate)}({'0,' if hops else ''}{_tuple([str(a) for a in f.args])}).")
     if hops:
-        for r, k in schema(program).items():
+        for r, k in program.schema().items():
             lines.append(f"{relation_name(r)}(N+1,W) :- {relation_name(r)}(N,W), N < {bound}.")
     for rule in program.rules:
         if rule.kind is RuleKind.GLOBAL:
@@ -175,7 +175,7 @@ def may(program: Program, instance: Instance, horizon: int | None = None) -> dic
     ctl = clingo.Control(["--warn=none"])
     ctl.add("base", [], "\n".join(lines))
     ctl.ground([("base", [])])
-    relations = schema(program)
+    relations = program.schema()
     names = {relation_name(r): r for r in relations}
     found: dict[str, set] = {r: set() for r in relations}
     for atom in ctl.symbolic_atoms:
@@ -227,7 +227,7 @@ def incremental(
             "the multi-shot program cannot give crash(y, s) at every step: a node may crash after the step being "
             "grounded (drop --search-horizon, or do not read crash in the program)"
         )
-    relations = schema(program)
+    relations = program.schema()
     async_relations = program.async_relations()
     reachable = may(program, instance, horizon)
     messages = [IncrementalMessage(r, k) for r, k in async_relations.items()]

@@ -25,7 +25,7 @@ from ..lang.ast import Instance, Literal, Program
 from ..lang.diagnostics import Diagnostic, Severity
 from ..lang.located import check_events
 from .names import in_comment, message_relation, relation_name
-from .views import MessageView, environment, persisted, projections, rule_view, schema
+from .views import MessageView, environment, persisted, projections, rule_view
 
 
 def encoding(name: str) -> str:
@@ -157,7 +157,7 @@ def transform(program: Program, instance: Instance | None, bounds: Bounds) -> Co
         traces = env.get_template("traces.lp.j2").render(**options)
         trace_text = _lines([parts[0] + TRACE_LEVEL_HEADER, *parts[1:], traces, *tail])
     parts += [env.get_template("fast.lp.j2" if fast else "messages.lp.j2").render(**options), *tail]
-    relations = schema(program)
+    relations = program.schema()
     return Compiled(
         text=_lines(parts),
         relations={relation_name(r): r for r in relations},

@@ -43,20 +43,6 @@ OPERATORS = {"%": "\\"}
 """Dedalus's arithmetic operators that clingo writes otherwise (clingo's `%` starts a comment)."""
 
 
-def schema(program: Program) -> dict[str, int]:
-    """sch(P) with every relation's arity as a node holds it: a global rule's body atom over a
-    located relation writes its location as its first argument, which the relation does not count."""
-    globals_ = program.global_relations()
-    arities: dict[str, int] = {}
-    for rule in program.rules:
-        arities.setdefault(rule.head.predicate, rule.head.arity)
-    for rule in program.rules:
-        for atom in (*rule.positive, *rule.negative):
-            located = rule.kind is RuleKind.GLOBAL and atom.predicate not in globals_
-            arities.setdefault(atom.predicate, atom.arity - 1 if located else atom.arity)
-    return arities
-
-
 @dataclass(frozen=True)
 class Projection:
     """A negated atom with `_` among its arguments reads the projection of its relation onto the other ones.
