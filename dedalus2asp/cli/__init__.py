@@ -27,7 +27,7 @@ from typer._click.exceptions import NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
 from ..asp.solve import SolveError, Stopped
-from . import inspect, program, solve, spark
+from . import inspect, program, solve, spark, verify
 from .console import EXIT_INCOMPLETE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, ReaderMayLeave, bad_option, stderr
 from .options import program_options
 
@@ -59,22 +59,19 @@ class Commands(TyperGroup):
         except KeyboardInterrupt:
             stderr.print("interrupted")
             raise typer.Exit(EXIT_INTERRUPTED) from None
-        except SolveError as error:
-            report_internal(ctx, error, "This is a bug in dedalus2asp, not in your program: please report it with "
-                            "the program, the input and the command line.")
+        except SolveError as error:  # clingo rejected a program we wrote
+            report_internal(ctx, error, "a bug in dedalus2asp, not in your program: please report it with the program, "
+                            "the input and the command line; run again with --debug for the trace")
         except Exception as error:  # noqa: BLE001 - the one place an unexpected exception is caught
-            report_internal(ctx, error, "")
+            report_internal(ctx, error)
 
 
-def report_internal(ctx, error: BaseException, why: str) -> None:
-    """An unexpected exception: one line (its trace with --debug), exit 70."""
+def report_internal(ctx, error: BaseException, what: str = "please report it: run again with --debug for the trace") -> None:
+    """An unexpected exception: one line (its trace before it with --debug), exit 70."""
     if ctx.params.get("debug"):
         traceback.print_exception(error, file=sys.stderr)
     message = " ".join(str(error).split())
-    stderr.print(
-        f"dedalus2asp: internal error: {type(error).__name__}: {message} "
-        f"(please report it: run again with --debug for the trace){' ' + why if why else ''}"
-    )
+    stderr.print(f"dedalus2asp: internal error: {type(error).__name__}: {message} ({what})")
     raise typer.Exit(EXIT_INTERNAL) from None
 
 
@@ -107,6 +104,7 @@ COMMANDS = {
     "cron": solve.cron_,
     "run": spark.run_,
     "batch": spark.batch_,
+    "verify": verify.verify_,
 }
 for name, command in COMMANDS.items():
     app.command(name)(program_options(command))  # PROG: one file or several; --horizon or --eot
