@@ -37,7 +37,7 @@ import clingo
 
 from ..lang.analysis import strata
 from ..lang.ast import GLOBAL_NODE, Atom, Literal, Rule, RuleKind
-from ..runs.evaluator import Body, Moment, Plan
+from ..runs.evaluator import Moment, Plan
 from ..runs.local import Node
 from .model import GroundFact, Message, Model, Point, show_fact
 
@@ -113,8 +113,7 @@ class Lineage:
 
     def moment(self, node: clingo.Symbol, step: int) -> Moment:
         """The step and what (node) held at the earlier steps that body atoms `p(ā)@k` read."""
-        steps = {r.step for rule in self.program.rules for r in Body.of(rule).positive + Body.of(rule).negative}
-        return self.node.moment(step, {k: self.facts(node, k) for k in steps if k is not None and k < step})
+        return self.node.recall(self.program.rules, self.facts, node, step)
 
     def instances(self, rule: Rule, facts, at: Moment | None = None) -> Iterator[tuple[dict, GroundFact, tuple]]:
         """Each instance of `rule` on `facts`: its valuation (for an aggregate, of the group's key), the head

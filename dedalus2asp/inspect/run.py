@@ -81,10 +81,14 @@ def run_of(model: Model) -> Run:
     edb = set(model.program.edb())
     end = len(order)
 
+    node = Node()
+
     def state(x: clingo.Symbol, s: int) -> frozenset[GroundFact]:
         inputs = {f for f in model.slice(x, min(s, model.horizon)) if f[0] in edb}
-        carried = Node().induc(inductive, model.slice(x, s - 1)) if s > 0 else frozenset()
-        return frozenset(inputs) | carried
+        if s == 0:
+            return frozenset(inputs)
+        at = node.recall(inductive, model.slice, x, s - 1)  # for body atoms at a step
+        return frozenset(inputs) | node.induc(inductive, model.slice(x, s - 1), at)
 
     def configuration(i: int) -> Configuration:
         loc = {x: sum(1 for (y, _) in order[:i] if y == x) for x in model.network}

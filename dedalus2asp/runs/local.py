@@ -61,7 +61,8 @@ class Local:
     """The reference back end: every table is a Python set or list, joins are hash joins.
 
     `network`: the nodes; `facts` and `events`: H as rows (node, relation,
-    args) and (node, relation, args, step); `values`: how values are held.
+    args) and (node, relation, args, step); `values`: how values are held;
+    `observer`: the node of global facts (default `GLOBAL_NODE` as a value).
     """
 
     name = "local"
@@ -72,9 +73,11 @@ class Local:
         facts: Iterable[FactRow] = (),
         events: Iterable[EventRow] = (),
         values: Values = TEXT,
+        observer: Any = None,
     ):
         self.network = tuple(network)
         self.values = values
+        self.here = values.constant(GLOBAL_NODE) if observer is None else observer
         self._input: Facts = defaultdict(set)
         for node, relation, args in facts:
             self._input[relation].add((node, tuple(args)))
@@ -202,11 +205,10 @@ class Local:
         return {(head.predicate, args(row), row[0], row[to]) for row in table.rows}
 
     def gather(self, facts: Facts, relations: set[str]) -> Facts:
-        here = self.values.constant(GLOBAL_NODE)
-        return {r: {(here, (x, *args)) for x, args in rows} for r, rows in facts.items() if r in relations}
+        return {r: {(self.here, (x, *args)) for x, args in rows} for r, rows in facts.items() if r in relations}
 
     def observer(self) -> Table:
-        return Table(("node",), [(self.values.constant(GLOBAL_NODE),)])
+        return Table(("node",), [(self.here,)])
 
     def union_sends(self, parts: Sequence[set[SentRow]]) -> set[SentRow]:
         return set().union(*parts)
@@ -276,8 +278,8 @@ class Local:
 GroundFact = tuple[str, tuple]
 """A fact R(a1..ak) at one node as (R, (a1..ak))."""
 
-HERE = None
-"""The node of a one-node evaluation: a rule cannot tell which node it runs at."""
+HERE = ()
+"""The node of a one-node evaluation: a rule cannot tell which node it runs at (a global rule runs there too)."""
 
 
 MEMORY = "@"
@@ -292,7 +294,7 @@ class Node:
     """The evaluator at one node, on its ground facts (R, ā) at one step; values as `values` holds them."""
 
     def __init__(self, values: Values = SYMBOLS):
-        self.backend = Local((HERE,), values=values)
+        self.backend = Local((HERE,), values=values, observer=HERE)
 
     @staticmethod
     def facts(ground: Iterable[GroundFact]) -> Facts:
@@ -315,6 +317,12 @@ class Node:
     def moment(self, step: int, memory: Mapping[int, Iterable[GroundFact]]) -> Moment:
         """The step and the node's facts at earlier fixed steps, for rules with body atoms at a step (`evaluator.Moment`)."""
         return Moment(step, {k: self.facts(f) for k, f in memory.items()})
+
+    def recall(self, rules: Iterable[Rule], slice: Callable[[Any, int], Iterable[GroundFact]], node: Any, step: int) -> Moment:
+        """The `Moment` of (node, step) for `rules`: `slice(node, k)`, the node's facts at step k, for every
+        fixed step k < step that a body atom `p(ā)@k` of `rules` reads (explain, the inspector)."""
+        steps = {r.step for rule in rules for r in (*evaluator.Body.of(rule).positive, *evaluator.Body.of(rule).negative)}
+        return self.moment(step, {k: slice(node, k) for k in steps if k is not None and k < step})
 
     def deduc(self, strata: Strata, facts: Iterable[GroundFact], at: Moment | None = None) -> frozenset[GroundFact]:
         """deduc_P(I) (see `evaluator.deduc`; `strata` as `evaluator.strata_of` gives them). The output contains I."""
