@@ -218,7 +218,8 @@ class Model:
                     continue
                 key = (m.send, rule)
                 if key not in sends:
-                    sends[key] = Node().async_((rule,), self.slice(*m.send))
+                    node = Node()
+                    sends[key] = node.async_((rule,), self.slice(*m.send), node.recall((rule,), self.slice, *m.send))
                 if (m.addressee, (m.relation, m.args)) in sends[key]:
                     matching.append(rule)
             found[m] = tuple(matching)
