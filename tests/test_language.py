@@ -65,6 +65,13 @@ def test_the_modulo_is_percent_in_molly_and_backslash_elsewhere():
     assert rule.head.args[0].op == "%"
 
 
+def test_a_percent_modulo_outside_molly_is_explained():
+    ((line, col, message),) = errors("r(X % 2) :- q(X).\ns(X) :- q(X).", "transparent")
+    assert (line, col) == (2, 1)
+    assert message.endswith("(the '%' on line 1 begins a comment: the modulo is written '\\' outside Molly's "
+                            "dialect, where '%' is the modulo and comments are '//')")
+
+
 def test_arithmetic_in_comparisons_and_body_atoms():
     assert rules("p(X) :- q(X, Y), r(X + 1), X * 2 < Y / 3.") == ["p(X) :- q(X, Y), r(X + 1), X * 2 < Y / 3."]
 

@@ -453,9 +453,15 @@ def _accepted(lark: Lark, tokens: list[Token]) -> set[str]:
     return interactive.accepts()
 
 
-def _hint(tokens: list[Token], i: int, expected: set[str]) -> str:
-    """Why the parser may have stopped at `tokens[i]`, when the tokens before it tell."""
+def _hint(tokens: list[Token], i: int, expected: set[str], text: str | None = None) -> str:
+    """Why the parser may have stopped at `tokens[i]`, when the tokens before it (or the comment between
+    it and the token before, in `text`) tell."""
     tok, types = tokens[i], {t.type for t in tokens[:i]}
+    if i and text is not None and tokens[i - 1].type in _OPERAND_ENDS:
+        gap = text[tokens[i - 1].end_pos:tok.start_pos]
+        if gap.lstrip(" \t").startswith("%"):
+            return (f" (the '%' on line {tokens[i - 1].end_line} begins a comment: the modulo is written '\\' "
+                    "outside Molly's dialect, where '%' is the modulo and comments are '//')")
     if i and "DOT" in expected and tok.line > tokens[i - 1].end_line:
         return f" (is the '.' at the end of line {tokens[i - 1].end_line} missing?)"
     if expected == {"VARIABLE"} and types & {"ASYNC", "PIPE"}:
@@ -470,15 +476,16 @@ def _hint(tokens: list[Token], i: int, expected: set[str]) -> str:
     return ""
 
 
-def parse_tokens(lark: Lark, tokens: list[Token], error: Report) -> Tree | None:
-    """Parse one statement's tokens, or report why not (a missing final token is reported as end of input)."""
+def parse_tokens(lark: Lark, tokens: list[Token], error: Report, text: str | None = None) -> Tree | None:
+    """Parse one statement's tokens, or report why not (a missing final token is reported as end of input).
+    `text`, the source, lets a hint see the comments between tokens."""
     interactive = lark.parse_interactive(None)
     for i, tok in enumerate(tokens):
         try:
             interactive.feed_token(tok)
         except UnexpectedToken:
             expected = _accepted(lark, tokens[:i])
-            error(f"unexpected {_describe(tok)}{_expected(expected)}{_hint(tokens, i, expected)}", span_of(tok))
+            error(f"unexpected {_describe(tok)}{_expected(expected)}{_hint(tokens, i, expected, text)}", span_of(tok))
             return None
     try:
         return interactive.feed_eof(tokens[-1])

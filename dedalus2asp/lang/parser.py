@@ -219,7 +219,7 @@ def _statements(text: str, filename: str, grammar: str, diagnostics: list[Diagno
             break
         if lex_error:
             continue
-        tree = parse_tokens(lark, chunk, error)
+        tree = parse_tokens(lark, chunk, error, text)
         if tree is None:
             continue
         result = build(to_ast, tree, error)
