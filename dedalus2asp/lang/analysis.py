@@ -2,9 +2,13 @@
 
 A Dedalus program is well formed when every rule is safe (every variable of
 the head, of a negative literal, of a comparison, and the addressee occurs in
-a positive body atom, tplp2016 §4.1.1), every relation has one arity, and the
-deductive rules are syntactically stratifiable (tplp2016 §3.2.2). Inductive
-and asynchronous rules are otherwise unrestricted.
+a positive body atom, tplp2016 §4.1.1; a variable inside an expression of a
+body atom in another one; `_` in a negated atom is a projection), every
+relation has one arity, and the deductive rules are syntactically
+stratifiable (tplp2016 §3.2.2), an aggregate counting as a negation of its
+body. Global rules are stratified with them; a rule that is not global may
+not read a global relation. Inductive and asynchronous rules are otherwise
+unrestricted.
 
 `check` collects every problem before it raises, and returns the warnings
 (singleton variables, relations that are never derived and not given as

@@ -24,7 +24,14 @@ a program into the IR of `ast.Program`:
   becomes `ack(Me)@async(S) :- msg(S), id(Me).` The relation is called `id`
   unless the program uses that name (then `node_id`, `node_id1`, ...);
 * a body-less ground rule `p(#a, 1).` is an input fact of node a, and
-  `p(#a, 1)@3.` an input event of node a at step 3 (tr2009 Example 3).
+  `p(#a, 1)@3.` an input event of node a at step 3 (tr2009 Example 3);
+* **global rules.** A deductive rule with an unmarked head that reads several
+  nodes — its body atoms at different locations, its head elsewhere or without
+  a location column, or a global relation in its body (`global_relations`) — is
+  Molly's assertion: `post(X) :- decision(A1, X, _), decision(A2, X, _), A1 != A2;`
+  becomes the `RuleKind.GLOBAL` rule `post(X) :- decision(A1, X, _), ...` whose
+  body atoms keep their location as first argument and whose head keeps every
+  argument: a global relation, held by no node.
 
 A located input is read the same way (`facts.parse_facts(..., columns=...)`):
 a fact goes to the node named in its location column, and the network is the

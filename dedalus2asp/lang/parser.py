@@ -9,6 +9,11 @@ dialects apart (`detect_dialect`). Each statement is parsed on its own (see
 `p(A1..Ak)@next :- p(A1..Ak).` (tr2009 §3.3), and `persist[p, del_p, k]`
 into `p(..)@next :- p(..), not del_p(..).`.
 
+Beyond the papers' notation, every dialect reads aggregates in heads (`count<X>`), arithmetic with
+clingo's precedence (`lexer.binary_minus` tells `T-1` from `-1`), and `_` in negated atoms; located and
+Molly programs also read body atoms at a step (`notin p(X)@1`). Molly counts time from 1: its `@k` is
+step k-1 (`molly_step`). Several files are read as one program (`parse_sources`).
+
 Inputs are read by `facts`; `parse_facts` and `load_instance` are
 re-exported here, as callers that read a program and its input use both.
 """
