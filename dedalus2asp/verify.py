@@ -1,0 +1,309 @@
+"""Invariants under faults: does every `pre` fact have its `post` fact at the last step, whatever is lost and whoever crashes?
+
+Molly (Alvaro, Rosen, Hellerstein, *Lineage-driven fault injection*, SIGMOD 2015, §3) asks of a
+protocol and its invariant file: in every run within the failure bounds, "for every row in
+`pre` there is a matching row in `post`" at the end of time. Molly answers it for synchronous
+rounds by running one execution per fault hypothesis; `verify` asks it once of the fault-injected
+program (`transform` within `bounds.network`, docs/faults.md), whose models are the runs of every
+fault set and every schedule at once (tplp2016 Theorem 4, bounded):
+
+    _missing(X,(A1,..,Ak)) :- pre(X,T,A1..Ak), not post(X,T,A1..Ak).      T the horizon
+    _violated :- _missing(X,A).      :- not _violated.
+
+A model is a counterexample run. Among them the solver minimises the number of faults (lost
+messages plus crashed nodes), so the counterexample shown needs the fewest faults. No model: the
+invariant holds — within the bounds, which the verdict states ("no counterexample with ≤ 1 crash,
+losses before step 3, horizon 5, sync delivery"), never bare. A located relation is compared with
+its location column (pre(x, ā) at node x needs post(x, ā) at node x); a global relation (an
+invariant file's, read from every node) at the global node `()`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+import clingo
+
+from .asp.names import relation_name
+from .asp.transform import Compiled, transform
+from .bounds import Bounds
+from .inspect.model import Model, decode
+from .lang.ast import GLOBAL_NODE, Instance, Program
+
+MISSING = "_missing"
+VIOLATED = "_violated"
+CRASHED = "_crashed"
+SILENCED = "_silenced"
+LOST = "lost"
+
+
+class InvariantError(ValueError):
+    """The program cannot be asked the question: no relation `pre` or `post`, or different arities."""
+
+
+@dataclass(frozen=True)
+class Lost:
+    """A message R(args) that `sender` sent at its step `sent` to `addressee`, and that was lost: to an
+    omission, or (`by_crash`) because its sender had crashed."""
+
+    sender: clingo.Symbol
+    sent: int
+    addressee: clingo.Symbol
+    relation: str
+    args: tuple[clingo.Symbol, ...]
+    by_crash: bool = False
+
+    def as_dict(self) -> dict:
+        return {"from": str(self.sender), "sent": self.sent, "to": str(self.addressee), "relation": self.relation,
+                "args": [str(a) for a in self.args], "by_crash": self.by_crash}
+
+    def __str__(self) -> str:
+        fact = f"{self.relation}({', '.join(map(str, self.args))})"
+        return f"{fact} from {self.sender} at step {self.sent} to {self.addressee}" + (" (crashed)" if self.by_crash else "")
+
+
+@dataclass(frozen=True)
+class Crash:
+    """`node` crashed at `step`: from then on its messages to other nodes were lost."""
+
+    node: clingo.Symbol
+    step: int
+
+    def as_dict(self) -> dict:
+        return {"node": str(self.node), "step": self.step}
+
+    def __str__(self) -> str:
+        return f"{self.node} at step {self.step}"
+
+
+@dataclass(frozen=True)
+class Missing:
+    """A `pre` fact at the last step with no matching `post` fact; `node` is None for a global relation."""
+
+    node: clingo.Symbol | None
+    relation: str
+    args: tuple[clingo.Symbol, ...]
+
+    def as_dict(self) -> dict:
+        return {"node": None if self.node is None else str(self.node), "relation": self.relation,
+                "args": [str(a) for a in self.args]}
+
+    def __str__(self) -> str:
+        fact = f"{self.relation}({', '.join(map(str, self.args))})"
+        return fact if self.node is None else f"{fact} at {self.node}"
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """A run that breaks the invariant: its faults, the unmatched `pre` facts, and the run itself.
+
+    `fewest`: the solver proved that no counterexample has fewer faults (False when it was stopped
+    before it could)."""
+
+    lost: tuple[Lost, ...]
+    crashes: tuple[Crash, ...]
+    missing: tuple[Missing, ...]
+    model: Model = field(compare=False, repr=False)
+    fewest: bool = True
+
+    @property
+    def faults(self) -> int:
+        """Omissions and crashes: a message lost because its sender had crashed is no fault of its own."""
+        return sum(1 for l in self.lost if not l.by_crash) + len(self.crashes)
+
+    def as_dict(self) -> dict:
+        arrived = [m for m in self.model.messages if m.arrives is not None]
+        lost = {(l.sender, l.sent, l.addressee, l.relation, l.args) for l in self.lost}
+        pending = [m for m in self.model.messages
+                   if m.arrives is None and (m.sender, m.sent, m.addressee, m.relation, m.args) not in lost]
+        return {
+            "lost": [l.as_dict() for l in self.lost],
+            "crashes": [c.as_dict() for c in self.crashes],
+            "missing": [m.as_dict() for m in self.missing],
+            "faults": self.faults,
+            "fewest_faults": self.fewest,
+            "messages": [
+                {"from": str(m.sender), "sent": m.sent, "to": str(m.addressee), "arrives": m.arrives,
+                 "relation": m.relation, "args": [str(a) for a in m.args]}
+                for m in arrived
+            ],
+            "pending": [
+                {"from": str(m.sender), "sent": m.sent, "to": str(m.addressee), "relation": m.relation,
+                 "args": [str(a) for a in m.args]}
+                for m in pending
+            ],
+            "trace": [
+                {"node": None if node == GLOBAL_NODE else str(node), "step": step, "relation": relation,
+                 "args": [str(a) for a in args]}
+                for node, step, relation, args in sorted(self.model.trace, key=lambda f: (str(f[0]), f[1], f[2], f[3]))
+            ],
+        }
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The answer to `verify`: holds (True), broken (False, with a counterexample) or unknown (None: stopped).
+
+    `complete`: the solver finished (a proof that the invariant holds, or that the counterexample has
+    the fewest faults). `searched`: the horizons tried by a search, the last one the verdict's."""
+
+    holds: bool | None
+    counterexample: Counterexample | None
+    complete: bool
+    bounds: Bounds
+    pre: str
+    post: str
+    seconds: float
+    searched: tuple[int, ...] = ()
+
+    def bound_words(self) -> str:
+        """The bounds of the verdict in words: "≤ 1 crash, losses before step 3, horizon 5, sync delivery"."""
+        network = self.bounds.network
+        words = [f"≤ {network.crashes} crash" + ("" if network.crashes == 1 else "es")]
+        words.append(f"losses before step {network.loss_until}" if network.lossy else "no lost message")
+        words.append(("horizons " + ", ".join(map(str, self.searched))) if len(self.searched) > 1 else f"horizon {self.bounds.horizon}")
+        words.append("sync delivery" if network.sync else ("no delay bound" if network.max_delay is None else f"delay ≤ {network.max_delay}"))
+        return ", ".join(words)
+
+    def describe(self) -> str:
+        """The verdict in words, with its bounds."""
+        invariant = f"every {self.pre} fact has its {self.post} fact at the last step"
+        if self.holds is None:
+            return f"unknown: stopped before an answer ({self.bound_words()}); {invariant}?\n"
+        if self.holds:
+            return f"holds: {invariant} — no counterexample with {self.bound_words()}\n"
+        c = self.counterexample
+        lines = [
+            f"counterexample at horizon {self.bounds.horizon} ({self.bound_words()}): "
+            f"{', '.join(map(str, c.missing))} without its {self.post} fact",
+            f"  faults: {c.faults}" + ("" if c.fewest else " (not proven to be the fewest: stopped)")
+            + ("" if c.faults or not c.fewest else " — it breaks without any fault"),
+        ]
+        lines += [f"  lost: {l}" for l in c.lost if not l.by_crash]
+        for x in c.crashes:
+            silenced = sum(1 for l in c.lost if l.by_crash and l.sender == x.node)
+            lines.append(f"  crashed: {x}" + (f" ({silenced} message{'s' * (silenced != 1)} to other nodes lost)" if silenced else ""))
+        return "\n".join(lines) + "\n"
+
+    def as_dict(self) -> dict:
+        network = self.bounds.network
+        return {
+            "holds": self.holds,
+            "counterexample": None if self.counterexample is None else self.counterexample.as_dict(),
+            "complete": self.complete,
+            "bound": {
+                **self.bounds.as_dict(),
+                "delivery": network.delivery,
+                "loss_until": network.loss_until,
+                "crashes": network.crashes,
+                "pre": self.pre,
+                "post": self.post,
+                **({"searched": list(self.searched)} if self.searched else {}),
+            },
+            "verdict": self.describe().splitlines()[0],
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def _relation(program: Program, name: str, option: str) -> int:
+    arities = program.schema()
+    if name not in arities:
+        known = ", ".join(sorted(program.idb())) or "none"
+        raise InvariantError(
+            f"the program has no relation '{name}' to verify (give {option} R; the relations its rules derive: {known})"
+        )
+    return arities[name]
+
+
+def invariant(program: Program, compiled: Compiled, pre: str, post: str) -> str:
+    """The rules that make a model a counterexample, and the fewest faults its optimum (see the module docstring)."""
+    k = _relation(program, pre, "--pre")
+    if _relation(program, post, "--post") != k:
+        raise InvariantError(
+            f"'{pre}' has {k} argument{'s' * (k != 1)} and '{post}' {program.schema()[post]}: "
+            "a pre fact is matched by the post fact with the same arguments"
+        )
+    horizon = compiled.bounds.horizon
+    args = [f"A{i}" for i in range(1, k + 1)]
+    tuple_ = "(" + ",".join(args) + ("," if k == 1 else "") + ")"
+    at = ",".join(["X", str(horizon), *args])
+    lines = [
+        "",
+        f"% verify: a model is a run in which some {pre} fact has no matching {post} fact at step {horizon}",
+        f"{MISSING}(X,{tuple_}) :- {relation_name(pre)}({at}), not {relation_name(post)}({at}).",
+        f"{VIOLATED} :- {MISSING}(X,A).",
+        f":- not {VIOLATED}.",
+        "% the fewest faults: omissions (a message lost while its sender is up) and crashed nodes",
+    ]
+    for chosen, relation in compiled.messages.items():
+        w = [f"W{i}" for i in range(1, compiled.arities[relation] + 1)]
+        lines.append(f'#minimize {{ 1,"{relation}",X,S,Y{"".join("," + v for v in w)} : '
+                     f'{chosen}({",".join(["X", "S", "Y", LOST, *w])})'
+                     + (f", not {SILENCED}(X,S)" if compiled.bounds.network.crashes else "") + " }.")
+    if compiled.bounds.network.crashes:
+        lines.append(f"#minimize {{ 1,{CRASHED},Y : {CRASHED}(Y,S) }}.")
+    return "\n".join(lines) + "\n"
+
+
+def _counterexample(symbols: list[clingo.Symbol], compiled: Compiled, pre: str, fewest: bool) -> Counterexample:
+    lost, crashes, missing = [], [], []
+    silenced = {(a.arguments[0], a.arguments[1]) for a in symbols if a.name == SILENCED and len(a.arguments) == 2}
+    for atom in symbols:
+        args = atom.arguments
+        if atom.name in compiled.messages and len(args) >= 4 and args[3].match(LOST, 0):
+            by_crash = (args[0], args[1]) in silenced
+            lost.append(Lost(args[0], args[1].number, args[2], compiled.messages[atom.name], tuple(args[4:]), by_crash))
+        elif atom.name == CRASHED and len(args) == 2:
+            crashes.append(Crash(args[0], args[1].number))
+        elif atom.name == MISSING and len(args) == 2:
+            node = None if args[0] == GLOBAL_NODE else args[0]
+            missing.append(Missing(node, pre, tuple(args[1].arguments)))
+    key = lambda x: tuple(map(str, x.as_dict().values()))  # noqa: E731
+    return Counterexample(
+        tuple(sorted(lost, key=key)), tuple(sorted(crashes, key=key)), tuple(sorted(missing, key=key)),
+        decode(symbols, compiled), fewest,
+    )
+
+
+def verify(
+    program: Program, instance: Instance, bounds: Bounds, pre: str = "pre", post: str = "post",
+    timeout: float | None = None,
+) -> Verdict:
+    """Ask the fault-injected program for a run that breaks the invariant, with the fewest faults (see the module docstring).
+
+    Raises InvariantError when `pre` or `post` is not a relation of the program or their arities differ."""
+    began = time.perf_counter()
+    compiled = transform(program, instance, bounds)
+    ctl = clingo.Control(["--opt-mode=opt", "--warn=none"])
+    ctl.add("base", [], compiled.text + invariant(program, compiled, pre, post))
+    ctl.ground([("base", [])])
+    best: list[list[clingo.Symbol]] = []
+    with ctl.solve(async_=True, on_model=lambda m: best.append(m.symbols(atoms=True))) as handle:
+        finished = handle.wait(timeout) if timeout is not None else handle.wait()
+        if not finished:
+            handle.cancel()
+        result = handle.get()
+    complete = bool(finished) and result.exhausted
+    seconds = time.perf_counter() - began
+    if best:
+        found = _counterexample(best[-1], compiled, pre, complete)
+        return Verdict(False, found, complete, bounds, pre, post, seconds)
+    return Verdict(True if complete else None, None, complete, bounds, pre, post, seconds)
+
+
+def search(
+    program: Program, instance: Instance, bounds: Bounds, pre: str = "pre", post: str = "post",
+    timeout: float | None = None,
+) -> Verdict:
+    """The smallest horizon 0..T with a counterexample (one program per horizon), or the verdict at T if none."""
+    began = time.perf_counter()
+    tried: list[int] = []
+    verdict = None
+    for horizon in range(bounds.horizon + 1):
+        left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+        tried.append(horizon)
+        verdict = verify(program, instance, replace(bounds, horizon=horizon), pre, post, left)
+        if verdict.holds is not True:
+            break
+    return replace(verdict, seconds=time.perf_counter() - began, searched=tuple(tried))
