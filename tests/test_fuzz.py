@@ -16,10 +16,11 @@ Two tiers. The default run (CI) draws a fixed, derandomized budget of
 inputs, about two minutes in all, in process (typer's CliRunner), and a few
 through real processes whose address space is limited to 2 GiB. The long
 run, `pytest -m fuzz --fuzz-examples N`, draws N inputs per property (N/100
-real processes); docs/hostile-input.md records what long runs found. Batch
-manifests and option values are fuzzed in the long run only
-(`fuzz(only_long=True)`, deselected otherwise by tests/conftest.py), as they
-still fail there: the failures are listed on that page.
+real processes); docs/hostile-input.md records what long runs found. Option
+values (every kind of option of the solving commands) are fuzzed in both
+tiers; a real process also solves (`count --timeout`), and must answer within
+its timeout and 2 GiB. Batch manifests are fuzzed in the long run only
+(`fuzz(only_long=True)`, deselected otherwise by tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -53,10 +54,11 @@ TRANSPARENT = ROOT / "examples/tplp2016/ex1_reachability.ded"
 LOCATED = ROOT / "examples/tr2009/broadcast_located.ded"
 EXIT_CODES = {0, 1, 2, 3}
 SECONDS_PER_INPUT = 30  # a hang is a finding
+SOLVE_TIMEOUT = 5  # --timeout of a real process that solves
 ADDRESS_SPACE = 2 * 2**30  # of a real process
 
 # The default run's budget: inputs per property (about two minutes in all on the CI machine).
-DEFAULT_EXAMPLES = {"programs": 400, "facts": 250, "json": 250, "processes": 8}
+DEFAULT_EXAMPLES = {"programs": 400, "facts": 250, "json": 250, "processes": 8, "options": 60}
 
 # A line that reports a problem: `file:line:col: severity: ...` or `file: severity: ...` (not indented).
 PLACED = re.compile(r"(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<severity>error|warning|note): ")
@@ -88,7 +90,9 @@ def run_property(strategy, check, examples: int, name: str) -> None:
     try:
         prop()
     finally:
-        print(f"\nfuzz {name}: {INPUTS[name]} inputs in {time.perf_counter() - start:.1f} s")
+        own, children = (resource.getrusage(who).ru_maxrss / 1024 for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+        print(f"\nfuzz {name}: {INPUTS[name]} inputs in {time.perf_counter() - start:.1f} s; peak resident memory "
+              f"so far {own:.0f} MiB in this process, {children:.0f} MiB in a child")
 
 
 @contextmanager
@@ -131,7 +135,8 @@ def assert_well_reported(code: int, out: str, err: str, args) -> None:
             assert i + 2 < len(lines) and lines[i + 1].startswith("    "), (args, lines[i : i + 3])
             assert CARET.match(lines[i + 2]), (args, lines[i : i + 3])
         elif WHOLE.match(line) is None:
-            assert re.fullmatch(r"\d+ error\(s\)|wrote .*|timeout: .*", line), (args, line)
+            assert re.fullmatch(r"\d+ error\(s\)|wrote .*|timeout: .*|out of memory: .*|stopped before an answer: .*|"
+                                r"no model: .*|no causal model: .*|printed model 1 of .*|state limit: .*|interrupted", line), (args, line)
     if code == 2:
         assert any(PLACED.match(l) or WHOLE.match(l) for l in lines if not l.startswith(" ")), (args, err[-2000:])
 
@@ -216,6 +221,14 @@ def check_in_process_of_its_own(scratch: Path, program: str, facts: str) -> None
                           timeout=120, preexec_fn=_limited, stdin=subprocess.DEVNULL,
                           env={**os.environ, "NO_COLOR": "1"})
     assert_well_reported(done.returncode, done.stdout, done.stderr, args)
+    if done.returncode == 0:  # and solve it: the grounding budget, or the timeout through grounding, bounds the work
+        args = ["count", str(prog), "--input", str(data), "--horizon", "1", "--timeout", str(SOLVE_TIMEOUT), "--json"]
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "dedalus2asp", *args], capture_output=True, text=True,
+                              timeout=120, preexec_fn=_limited, stdin=subprocess.DEVNULL,
+                              env={**os.environ, "NO_COLOR": "1"})
+        assert time.perf_counter() - start < SOLVE_TIMEOUT + 10, (args, done.stderr[-1000:])  # grace and start
+        assert_well_reported(done.returncode, done.stdout, done.stderr, args)
 
 
 def test_fuzz_real_processes(scratch, pytestconfig):
@@ -273,24 +286,37 @@ def test_fuzz_manifests(scratch, pytestconfig):
                  "manifests")
 
 
-option_value = st.one_of(st.integers(-(2**40), 2**40).map(str), st.sampled_from(["", "-1", "x", "1.5", "nan", "9" * 30]),
+option_value = st.one_of(st.integers(-(2**40), 2**40).map(str), st.sampled_from(["", "-1", "0", "x", "1.5", "nan", "inf", "9" * 30,
+                                                                           "2147483648", "1G", "64M", "1T", "--"]),
                          st.text(max_size=5))
 
+OPTIONS = [("compile", "--horizon"), ("compile", "--max-delay"), ("compile", "--semantics"), ("compile", "--encoding"),
+           ("compile", "--dialect"), ("models", "--horizon"), ("models", "--models"), ("models", "--format"),
+           ("models", "--timeout"), ("models", "--max-memory"), ("count", "--timeout"), ("count", "--max-ground"),
+           ("count", "--max-delay"), ("replay", "--model"), ("explain", "--model"), ("report", "--models"),
+           ("cron", "--encoding"), ("cron", "--timeout"), ("explore", "--max-states"), ("run", "--steps")]
 
-@pytest.mark.fuzz(only_long=True)
+
 def test_fuzz_option_values(scratch, pytestconfig):
-    """A bad option value is a `<command line>: error:` diagnostic, exit 2, like every other user error."""
-    options = st.sampled_from([("compile", "--horizon"), ("compile", "--max-delay"), ("models", "--horizon"),
-                               ("count", "--timeout"), ("explore", "--max-states"), ("run", "--steps")])
+    """A bad option value is a `<command line>: error:` diagnostic, exit 2, like every other user error;
+    a good one answers within its bounds."""
+    facts = ROOT / "examples/tplp2016/ex1_reachability.facts"
 
     def check(example):
         (command, option), value = example
-        args = [command, TRANSPARENT, "--input", ROOT / "examples/tplp2016/ex1_reachability.facts", option, value]
+        args = [command, TRANSPARENT, "--input", facts, option, value]
         if option != "--horizon":
             args += ["--horizon", "1"]
         if command == "run":
-            args = [command, TRANSPARENT, "--input", ROOT / "examples/tplp2016/ex1_reachability.facts",
-                    "--out", scratch / "run", option, value]
+            args = [command, TRANSPARENT, "--input", facts, "--out", scratch / "run", option, value]
+        if command == "explain":
+            args += ["--fact", "covered()", "--at", "a:1"]
+        if command == "report":
+            args += ["-o", scratch / "report.html"]
+        if command == "cron":
+            args += ["--max-delay", "1"]
+        if option in ("--models", "--model") and value.strip().isdigit() and int(value) > 1000:
+            args += ["--timeout", "5"]  # all models of Example 1 at -T 1 are 18: a large n asks for all of them
         run_and_check(*args)
 
-    run_property(st.tuples(options, option_value), check, budget(pytestconfig, "programs"), "options")
+    run_property(st.tuples(st.sampled_from(OPTIONS), option_value), check, budget(pytestconfig, "options"), "options")

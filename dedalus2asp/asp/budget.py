@@ -29,7 +29,8 @@ The estimate of a rule is the product of
 * the nodes it runs at (|N|; a global rule runs once, over the facts of all
   nodes), and the steps (T + 1);
 * for an asynchronous rule, the candidate arrival steps of each message: T + 1,
-  or D + 1 under a delay bound D.
+  or D + 1 under a delay bound D, or 1 under synchronous delivery (and one more,
+  "lost", when messages may be lost).
 
 Each relation's facts are also copied at every node and step (N · (T + 1) · |R|
 atoms, the persistence rules), and the paper encoding of the causal semantics
@@ -103,7 +104,7 @@ def domain(program: Program, instance: Instance | None, bounds: Bounds) -> int:
             for arg in atom.args:
                 if isinstance(arg, Constant):
                     values.add(arg.value)
-                elif isinstance(arg, (Arithmetic, Aggregate)):
+                elif isinstance(arg, (Arithmetic, Aggregate)) and atom is rule.head:
                     computed += 1
         for item in rule.comparisons:
             for side in (item.left, item.right):
@@ -217,10 +218,11 @@ def bindings(rule: Rule, size, column, nodes: int, global_relations=frozenset())
 def estimate(program: Program, instance: Instance | None, bounds: Bounds) -> Estimate:
     """The ground size of the program on the input within the bounds, part by part (see the module's docstring)."""
     dom = domain(program, instance, bounds)
-    nodes = max(1, len(instance.network) if instance is not None else 1)
+    network = bounds.network
+    nodes = max(1, (len(instance.network) if instance is not None else 0) + len(network.nodes))
     steps = bounds.horizon + 1
-    delay = bounds.network.max_delay
-    arrivals = steps if delay is None else min(steps, delay + 1)
+    arrivals = 1 if network.delivery == "sync" else steps if network.max_delay is None else min(steps, network.max_delay + 1)
+    arrivals += 1 if network.loss_until is not None or network.crashes else 0  # a lost message's arrival: none
     given = input_sizes(instance)
     sizes: dict[str, float] = dict(given)
     derived = program.idb()
