@@ -310,10 +310,10 @@ def stratification(program: Program) -> tuple[dict[str, int], list[Diagnostic]]:
                             program,
                             "not-stratifiable",
                             f"{what} in {rule_name(rule)} closes the cycle "
-                            f"{' → '.join(cycle)}; deductive rules must be stratifiable "
-                            + ("" if negated else "(an aggregate is stratified like a negation: a group must be "
-                               "complete before it is aggregated) ")
-                            + "(make one of the rules on the cycle @next)",
+                            f"{' → '.join(cycle)}; deductive rules must be stratifiable"
+                            + ("" if negated else ", and an aggregate is stratified like a negation: its group "
+                               "must be complete before it is aggregated")
+                            + " (make one of the rules on the cycle @next)",
                             atom.span if negated else rule.aggregates[0].span,
                         )
                     )
