@@ -612,3 +612,18 @@ def test_check_prints_a_file_name_with_a_line_break_on_one_line(tmp_path):
     result = cli("check", str(prog))
     assert result.exit_code == 0
     assert result.stdout.splitlines()[0] == f"{printable(str(prog))}: 1 rule(s), well formed"
+
+
+def _raises(error: Exception, timeout=None):
+    raise error
+
+
+def test_what_the_solvers_process_raises_is_raised_again():
+    from dedalus2asp.asp import solve
+    from dedalus2asp.lang.diagnostics import Diagnostic
+
+    with pytest.raises(solve.SolveError, match="parsing failed"):
+        solve.isolated(_raises, solve.SolveError("parsing failed"), timeout=30)
+    # an exception that does not survive pickling (rebuilt from its message) comes back as what it was
+    with pytest.raises(RuntimeError, match="DiagnosticError: .*an error"):
+        solve.isolated(_raises, DiagnosticError([Diagnostic("x", "an error")]), timeout=30, max_memory=2**31)

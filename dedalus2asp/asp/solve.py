@@ -16,6 +16,7 @@ out-of-memory outlives the command's bounds: `Stopped` says which one ended it.
 from __future__ import annotations
 
 import multiprocessing
+import pickle
 import resource
 import sys
 import time
@@ -100,14 +101,23 @@ def _child(connection, max_memory: int | None, call: Callable, args: tuple, kwar
     except MemoryError:
         answer = ("memory", None)
     except Exception as error:  # noqa: BLE001 - handed to the parent, which raises it
-        answer = ("memory", None) if "bad_alloc" in str(error) else ("error", error)
+        answer = ("memory", None) if "bad_alloc" in str(error) else ("error", _portable(error))
     try:
         connection.send(answer)
     except MemoryError:
         connection.send(("memory", None))
-    except Exception as error:  # noqa: BLE001 - an exception that does not pickle
+    except Exception as error:  # noqa: BLE001 - a value that does not pickle
         connection.send(("error", RuntimeError(f"{type(error).__name__}: {error}")))
     connection.close()
+
+
+def _portable(error: Exception) -> Exception:
+    """The exception itself if it survives pickling (its class rebuilt from its arguments), else a RuntimeError saying it."""
+    try:
+        pickle.loads(pickle.dumps(error))
+        return error
+    except Exception:  # noqa: BLE001
+        return RuntimeError(f"{type(error).__name__}: {error}")
 
 
 @dataclass
