@@ -7,15 +7,16 @@ rounds by running one execution per fault hypothesis; `verify` asks it once of t
 program (`transform` within `bounds.network`, docs/faults.md), whose models are the runs of every
 fault set and every schedule at once (tplp2016 Theorem 4, bounded):
 
-    _missing(X,(A1,..,Ak)) :- pre(X,T,A1..Ak), not post(X,T,A1..Ak).      T the horizon
-    _violated :- _missing(X,A).      :- not _violated.
+    _pre_row((A1,..,Ak)) :- pre((),T,A1..Ak).       T the horizon; a global relation at node ()
+    _post_row((A1,..,Ak)) :- post(A1,T,A2..Ak).     a located relation: its location is the first column
+    _missing(R) :- _pre_row(R), not _post_row(R).   _violated :- _missing(R).   :- not _violated.
 
 A model is a counterexample run. Among them the solver minimises the number of faults (lost
 messages plus crashed nodes), so the counterexample shown needs the fewest faults. No model: the
 invariant holds — within the bounds, which the verdict states ("no counterexample with ≤ 1 crash,
-losses before step 3, horizon 5, sync delivery"), never bare. A located relation is compared with
-its location column (pre(x, ā) at node x needs post(x, ā) at node x); a global relation (an
-invariant file's, read from every node) at the global node `()`.
+losses before step 3, horizon 5, sync delivery"), never bare. Rows are compared as Molly reads them, the
+location column of a located relation first: pre(b, "hello") of an invariant file's global rule
+is matched by post(b, "hello"), global as well, or by the fact post("hello") held by node b.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from .inspect.model import Model, decode
 from .lang.ast import GLOBAL_NODE, Instance, Program
 
 MISSING = "_missing"
+PRE_ROW, POST_ROW = "_pre_row", "_post_row"
 VIOLATED = "_violated"
 CRASHED = "_crashed"
 SILENCED = "_silenced"
@@ -79,7 +81,8 @@ class Crash:
 
 @dataclass(frozen=True)
 class Missing:
-    """A `pre` fact at the last step with no matching `post` fact; `node` is None for a global relation."""
+    """A `pre` row at the last step with no matching `post` row (`args`: the row, a located relation's
+    location first); `node`: None (a row names its node in its columns)."""
 
     node: clingo.Symbol | None
     relation: str
@@ -216,23 +219,39 @@ def _relation(program: Program, name: str, option: str) -> int:
     return arities[name]
 
 
+def _row(program: Program, name: str, option: str) -> tuple[int, bool]:
+    """The width of a row of `name` as Molly reads it (the location column first for a located relation), and whether it is global."""
+    arity = _relation(program, name, option)
+    is_global = name in program.global_relations()
+    return arity + (0 if is_global else 1), is_global
+
+
 def invariant(program: Program, compiled: Compiled, pre: str, post: str) -> str:
-    """The rules that make a model a counterexample, and the fewest faults its optimum (see the module docstring)."""
-    k = _relation(program, pre, "--pre")
-    if _relation(program, post, "--post") != k:
+    """The rules that make a model a counterexample, and the fewest faults its optimum (see the module docstring).
+
+    A row of a relation is its fact as Molly reads it: a global relation's arguments, or a located
+    relation's location column followed by its arguments; a pre row needs the same post row."""
+    (k, pre_global), (k_post, post_global) = _row(program, pre, "--pre"), _row(program, post, "--post")
+    if k_post != k:
         raise InvariantError(
-            f"'{pre}' has {k} argument{'s' * (k != 1)} and '{post}' {program.schema()[post]}: "
-            "a pre fact is matched by the post fact with the same arguments"
+            f"a row of '{pre}' has {k} column{'s' * (k != 1)} and one of '{post}' {k_post} (a located relation's "
+            "location column counts): a pre row is matched by the post row with the same columns"
         )
     horizon = compiled.bounds.horizon
-    args = [f"A{i}" for i in range(1, k + 1)]
-    tuple_ = "(" + ",".join(args) + ("," if k == 1 else "") + ")"
-    at = ",".join(["X", str(horizon), *args])
+    columns = [f"A{i}" for i in range(1, k + 1)]
+    row = "(" + ",".join(columns) + ("," if k == 1 else "") + ")"
+
+    def reads(name: str, is_global: bool) -> str:
+        node, args = ("()", columns) if is_global else (columns[0], columns[1:])
+        return f"{relation_name(name)}({','.join([node, str(horizon), *args])})"
+
     lines = [
         "",
-        f"% verify: a model is a run in which some {pre} fact has no matching {post} fact at step {horizon}",
-        f"{MISSING}(X,{tuple_}) :- {relation_name(pre)}({at}), not {relation_name(post)}({at}).",
-        f"{VIOLATED} :- {MISSING}(X,A).",
+        f"% verify: a model is a run in which some {pre} row has no matching {post} row at step {horizon}",
+        f"{PRE_ROW}({row}) :- {reads(pre, pre_global)}.",
+        f"{POST_ROW}({row}) :- {reads(post, post_global)}.",
+        f"{MISSING}(R) :- {PRE_ROW}(R), not {POST_ROW}(R).",
+        f"{VIOLATED} :- {MISSING}(R).",
         f":- not {VIOLATED}.",
         "% the fewest faults: omissions (a message lost while its sender is up) and crashed nodes",
     ]
@@ -256,9 +275,8 @@ def _counterexample(symbols: list[clingo.Symbol], compiled: Compiled, pre: str, 
             lost.append(Lost(args[0], args[1].number, args[2], compiled.messages[atom.name], tuple(args[4:]), by_crash))
         elif atom.name == CRASHED and len(args) == 2:
             crashes.append(Crash(args[0], args[1].number))
-        elif atom.name == MISSING and len(args) == 2:
-            node = None if args[0] == GLOBAL_NODE else args[0]
-            missing.append(Missing(node, pre, tuple(args[1].arguments)))
+        elif atom.name == MISSING and len(args) == 1:
+            missing.append(Missing(None, pre, tuple(args[0].arguments)))
     key = lambda x: tuple(map(str, x.as_dict().values()))  # noqa: E731
     return Counterexample(
         tuple(sorted(lost, key=key)), tuple(sorted(crashes, key=key)), tuple(sorted(missing, key=key)),

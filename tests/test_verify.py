@@ -1,0 +1,146 @@
+"""`verify` (docs/faults.md): Molly's invariant question under omissions, crashes and sync delivery.
+
+The textbook facts (Alvaro, Rosen, Hellerstein, *Lineage-driven fault injection*, SIGMOD 2015, §5)
+on broadcasts written here in Molly's dialect: a one-shot broadcast breaks with one omission; one
+that retransmits forever survives omissions, not an omission followed by the sender's crash; the
+classic reliable broadcast (relay what you receive) survives crashes, not omissions that last.
+The counterexample has the fewest faults, and the verdict agrees with the explorer (the
+operational semantics, an independent oracle) run by run.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from dedalus2asp import pipeline
+from dedalus2asp.bounds import Bounds, Network
+from dedalus2asp.lang.ast import GLOBAL_NODE
+from dedalus2asp.runs import operational
+from dedalus2asp.verify import InvariantError, verify
+
+MEMBERS = """
+member(a, b)@1; member(a, c)@1; member(b, a)@1; member(b, c)@1; member(c, a)@1; member(c, b)@1;
+broadcast(a, "hello")@1;
+member(N, M)@next :- member(N, M);
+log(N, P) :- broadcast(N, P);
+log(N, P) :- deliver(N, P);
+log(N, P)@next :- log(N, P);
+"""
+
+PROTOCOLS = {
+    "one-shot": "deliver(M, P)@async :- broadcast(N, P), member(N, M);\n",
+    "retry": "deliver(M, P)@async :- sending(N, P), member(N, M);\n"
+             "sending(N, P) :- broadcast(N, P);\nsending(N, P)@next :- sending(N, P);\n",
+    "classic": "deliver(M, P)@async :- broadcast(N, P), member(N, M);\n"
+               "deliver(M, P)@async :- deliver(N, P), member(N, M);\n",
+}
+
+INVARIANT = """
+// every member of the broadcaster has logged the message at the last step
+pre(M, P) :- broadcast(N, P)@1, member(N, M);
+post(M, P) :- broadcast(N, P)@1, member(N, M), log(M, P);
+"""
+
+# classic reliable broadcast's invariant: a member that is up has the message if anyone up has it
+AGREEMENT = """
+pre(M, P) :- log(N, P), member(N, M), notin crash(N, N, _), notin crash(M, M, _);
+post(M, P) :- log(M, P);
+"""
+
+
+def load(tmp_path, protocol: str, invariant: str = INVARIANT):
+    (tmp_path / "protocol.ded").write_text(MEMBERS + PROTOCOLS[protocol])
+    (tmp_path / "invariant.ded").write_text(invariant)
+    program, instance, _ = pipeline.load([tmp_path / "protocol.ded", tmp_path / "invariant.ded"], None, "molly")
+    return program, instance
+
+
+def sync(horizon: int = 4, **faults) -> Bounds:
+    return Bounds(horizon, network=Network("sync", **faults))
+
+
+def test_one_shot_broadcast_breaks_with_one_omission(tmp_path):
+    program, instance = load(tmp_path, "one-shot")
+    assert verify(program, instance, sync()).holds
+    verdict = verify(program, instance, sync(loss_until=1))
+    assert verdict.holds is False and verdict.complete
+    found = verdict.counterexample
+    assert found.faults == 1 and found.fewest and not found.crashes
+    [lost] = found.lost
+    assert (str(lost.sender), lost.sent, lost.relation) == ("a", 0, "deliver")
+    assert [(str(m.node) if m.node else None, [str(a) for a in m.args]) for m in found.missing] == [
+        (None, [str(lost.addressee), '"hello"'])
+    ]
+    assert "no counterexample" not in verdict.describe() and "losses before step 1" in verdict.describe()
+
+
+def test_retry_survives_omissions_not_a_crash_of_the_sender(tmp_path):
+    program, instance = load(tmp_path, "retry")
+    holds = verify(program, instance, sync(loss_until=3))
+    assert holds.holds and "no counterexample with ≤ 0 crashes, losses before step 3, horizon 4" in holds.describe()
+    broken = verify(program, instance, sync(crashes=1)).counterexample
+    assert broken.faults == 1 and [(str(c.node), c.step) for c in broken.crashes] == [("a", 0)]
+    assert broken.lost and all(lost.by_crash for lost in broken.lost)
+    # a crash after step 0 comes too late unless an omission kept the message from b first
+    late = verify(program, instance, sync(crashes=1, loss_until=1), pre="pre", post="post")
+    assert late.counterexample.faults == 1
+
+
+def test_classic_broadcast_survives_crashes_not_lasting_omissions(tmp_path):
+    program, instance = load(tmp_path, "classic", AGREEMENT)
+    assert verify(program, instance, sync(crashes=2)).holds
+    broken = verify(program, instance, sync(loss_until=4))
+    assert broken.holds is False and broken.counterexample.faults == 2  # a to c, then b's relay to c
+
+
+@pytest.mark.parametrize("protocol", ["one-shot", "retry"])
+@pytest.mark.parametrize("network", [Network("sync", loss_until=1), Network(max_delay=1, loss_until=2), Network("sync", crashes=1, loss_until=1)],
+                         ids=["sync-loss1", "D1-loss2", "sync-crash1-loss1"])
+def test_verdict_agrees_with_the_runs(tmp_path, protocol, network):
+    program, instance = load(tmp_path, protocol)
+    bounds = Bounds(3, network=network)
+    traces = operational.explore(program, instance, bounds, mode="traces").traces
+
+    def broken(trace) -> bool:
+        last = {(r, a) for x, s, r, a in trace if x == GLOBAL_NODE and s == 3}
+        return any(r == "pre" and ("post", a) not in last for r, a in last)
+
+    assert verify(program, instance, bounds).holds is not any(map(broken, traces))
+
+
+def test_rows_as_molly_reads_them(tmp_path):
+    """A located relation's location column is the first of its rows: pre(b, "hello"), global, is
+    matched by log("hello") held by node b."""
+    program, instance = load(tmp_path, "one-shot", INVARIANT + "wide(M, P, P) :- log(M, P);\n")
+    assert verify(program, instance, sync(), post="log").holds
+    assert verify(program, instance, sync(loss_until=1), post="log").counterexample.faults == 1
+    with pytest.raises(InvariantError, match="no relation 'safe'"):
+        verify(program, instance, sync(), post="safe")
+    with pytest.raises(InvariantError, match="2 columns and one of .wide. 3"):
+        verify(program, instance, sync(), post="wide")
+
+
+def _cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "dedalus2asp", "verify", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_cli_exit_statuses_and_json(tmp_path):
+    load(tmp_path, "one-shot")
+    files = ["protocol.ded", "invariant.ded", "--eot", "5", "--delivery", "sync"]
+    holds = _cli(*files, cwd=tmp_path)
+    assert holds.returncode == 0 and holds.stdout.startswith("holds:"), holds.stderr
+    broken = _cli(*files, "--eff", "2", "--json", cwd=tmp_path)
+    assert broken.returncode == 1, broken.stderr
+    document = json.loads(broken.stdout)
+    assert document["holds"] is False and document["complete"] is True
+    assert document["bound"]["loss_until"] == 1 and document["bound"]["horizon"] == 4
+    assert document["counterexample"]["faults"] == 1 and len(document["counterexample"]["missing"]) == 1
+    # at step 0 the message has not arrived yet: without any fault, the smallest horizon with a counterexample
+    searched = json.loads(_cli(*files, "--json", "--search-horizon", cwd=tmp_path).stdout)
+    assert searched["bound"]["searched"] == [0] and searched["counterexample"]["faults"] == 0
+    bad = _cli(*files, "--post", "safe", cwd=tmp_path)
+    assert bad.returncode == 2 and "no relation 'safe'" in bad.stderr and "Traceback" not in bad.stderr
