@@ -212,7 +212,7 @@ def test_a_body_atom_at_a_step_reads_that_step_of_the_node_and_never_the_future(
 def test_a_body_step_beyond_the_horizon_is_a_warning():
     compiled = transform(STEPPED, facts("a { }"), Bounds(2, Semantics.CAUSAL, Encoding.FAST))
     (warning,) = compiled.warnings
-    assert warning.code == "step-beyond-horizon" and "log(X)@9" in warning.message and "rule 5" in warning.message
+    assert warning.code == "step-beyond-horizon" and "step 9" in warning.message and "rule 5" in warning.message
     assert transform(STEPPED, facts("a { }"), Bounds(9, Semantics.CAUSAL, Encoding.FAST)).warnings == ()
 
 
@@ -416,3 +416,27 @@ def test_the_models_traces_are_the_explorers_run_prefixes(name, prog, instance, 
         for semantics in (Semantics.CAUSAL, Semantics.CAUSAL_FINITE):
             for encoding in Encoding:
                 assert traces(prog, instance, horizon, semantics, encoding, delay) == explored, (semantics, encoding, delay)
+
+
+def test_compile_warns_of_a_body_step_beyond_the_horizon_at_the_atom(tmp_path):
+    from typer.testing import CliRunner
+
+    from dedalus2asp.cli import app
+
+    path = tmp_path / "late.ded"
+    path.write_text("log(N, X)@next :- log(N, X);\nlate(N, X) :- log(N, X)@9;\nlog(a, 1)@1;\n")
+    result = CliRunner().invoke(app, ["compile", str(path), "--horizon", "2", "-o", str(tmp_path / "out.lp")])
+    assert result.exit_code == 0, result.output
+    assert f"{path}:2:15: warning: this atom of rule 2 reads step 8, beyond the horizon 2" in result.output
+    assert "late(" in (tmp_path / "out.lp").read_text()
+
+
+@pytest.mark.parametrize("name, prog, instance", MULTI, ids=[m[0] for m in MULTI])
+def test_the_program_at_the_level_of_traces_counts_the_traces(name, prog, instance):
+    """`count` enumerates the trace-level program (templates/traces.lp.j2) under causality."""
+    horizon = 3 if name == "events" else 2  # the events are at steps 1 and 3
+    for semantics in (Semantics.CHOICE, Semantics.CAUSAL):
+        compiled = transform(prog, instance, Bounds(horizon, semantics, Encoding.FAST, Network(max_delay=1)))
+        assert (compiled.trace_text is not None) == semantics.causal
+        counted = solve.count(compiled, progress=False, models=False)["traces"]
+        assert counted == len(traces(prog, instance, horizon, semantics, Encoding.FAST, delay=1)), semantics

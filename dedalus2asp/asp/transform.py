@@ -107,8 +107,8 @@ def late_steps(program: Program, horizon: int) -> tuple[Diagnostic, ...]:
     return tuple(
         Diagnostic(
             "step-beyond-horizon",
-            f"'{item.atom}@{item.step}' reads step {item.step}, beyond the horizon {horizon}: rule {rule.number} "
-            f"never fires within it (raise --horizon to at least {item.step})",
+            f"this atom of rule {rule.number} reads step {item.step}, beyond the horizon {horizon}: the rule never "
+            f"fires within it, since a node cannot read its future (raise --horizon to at least {item.step})",
             item.span, program.filename, program.text, Severity.WARNING,
         )
         for rule in program.rules
