@@ -11,6 +11,12 @@ arrives at step t + d of its addressee:
 Every arrival is later than its send in one global clock, so no message arrives
 at a step that happens before its send: every such run is causal (tplp2016
 §5.1.4).
+
+A schedule may also name the faults of its run, as Molly's failure specification does
+(docs/faults.md): `crashes`, the nodes that crash and the step of each, from which on their
+messages to other nodes are lost; and `omissions`, the (sender, send step, addressee) channels
+whose messages of that step are lost. `lost` says whether a message is; a back end drops such a
+message instead of scheduling it.
 """
 
 from __future__ import annotations
@@ -28,12 +34,33 @@ class Schedule:
     kind: str = "sync"
     max_delay: int = 1
     seed: int = 0
+    crashes: tuple[tuple[str, int], ...] = ()  # (node, crash step)
+    omissions: tuple[tuple[str, int, str], ...] = ()  # (sender, send step, addressee)
 
     def __post_init__(self):
+        object.__setattr__(self, "crashes", tuple(sorted((str(x), int(s)) for x, s in self.crashes)))
+        object.__setattr__(self, "omissions", tuple(sorted((str(x), int(s), str(y)) for x, s, y in self.omissions)))
+        if len({x for x, _ in self.crashes}) != len(self.crashes):
+            raise ValueError("a node crashes at most once: the crashes of a schedule name each node once")
+        if any(s < 0 for _, s in self.crashes) or any(s < 0 for _, s, _ in self.omissions):
+            raise ValueError("the steps of crashes and omissions are 0, 1, 2, ...")
         if self.kind not in SCHEDULES:
             raise ValueError(f"the schedule must be one of {', '.join(SCHEDULES)}, not {self.kind!r}")
         if self.max_delay < 1:
             raise ValueError(f"the delay bound of a schedule must be 1 or more, not {self.max_delay}")
+
+    def lost(self, sender: str, sent: int, addressee: str) -> bool:
+        """Whether the messages `sender` sends at step `sent` to `addressee` are lost: an omission on that
+        channel at that step, or a sender crashed at or before `sent` (never a message to oneself)."""
+        if sender == addressee:
+            return False
+        if any(x == sender and s <= sent for x, s in self.crashes):
+            return True
+        return (sender, sent, addressee) in self._omitted
+
+    @property
+    def _omitted(self) -> frozenset[tuple[str, int, str]]:
+        return frozenset(self.omissions)
 
     def identity(self, relation: str, args: tuple[str, ...], sender: str, sent: int, addressee: str) -> str:
         """The string that is hashed: seed, relation, args, sender, send step, addressee."""
