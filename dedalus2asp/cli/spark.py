@@ -106,10 +106,7 @@ def batch_(
 ) -> None:
     """Run the jobs of MANIFEST on Spark executors; jobs already in OUT are skipped.
 
-    A malformed manifest stops everything (exit 2, nothing started); a job whose program does not load, or
-    that fails or times out, is recorded with its error and the others go on. Exit 1 if a job of the
-    manifest has failed, now or in an earlier run kept in OUT (--retry-failed runs those again); 130 on Ctrl-C,
-    the jobs finished so far kept.
+    A malformed manifest stops everything (exit 2, nothing started); a job that does not load, fails or times out is recorded with its error and the others go on. Exit 1 if a job of MANIFEST has failed, now or in a run before (--retry-failed runs those again); 130 on Ctrl-C, the finished jobs kept.
     """
     from ..batch import Interrupted, run_batch
 
