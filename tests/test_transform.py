@@ -227,3 +227,18 @@ def test_delay_bound_forces_arrival():
     assert bounded["models"] == 1 and unbounded["models"] > bounded["models"]
     (model,) = solve.enumerate_models(compiled(program, facts, 2, max_delay=1), 0, progress=False).models
     assert [(m.sent, m.arrives) for m in model.messages] == [(0, 1), (1, 2), (2, None)]
+
+
+@pytest.mark.parametrize("encoding", list(Encoding), ids=lambda e: e.value)
+@pytest.mark.parametrize("semantics", list(Semantics), ids=lambda s: s.value)
+def test_golden_files_of_the_constructs_of_issue_18(semantics, encoding, monkeypatch):
+    """Aggregates, arithmetic, `_` in negated atoms, a body atom at a step and global rules, as
+    docs/encodings.md shows them (tests/golden/language/constructs.ded, in Molly's dialect)."""
+    monkeypatch.chdir(ROOT)
+    program = "tests/golden/language/constructs.ded"
+    text = prepare(program, None, Bounds(2, semantics, encoding, Network(max_delay=1)), "molly").compiled.text
+    golden = GOLDEN / encoding.value / f"constructs.{semantics.value}.lp"
+    if os.environ.get("UPDATE_GOLDEN"):
+        golden.write_text(text, encoding="utf-8")
+    assert golden.exists(), f"no golden file {golden}: run with UPDATE_GOLDEN=1"
+    assert text == golden.read_text(encoding="utf-8")
