@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import clingo
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from dedalus2asp import pipeline
@@ -63,6 +65,53 @@ def test_the_modulo_is_percent_in_molly_and_backslash_elsewhere():
     # outside Molly % begins a comment, as in clingo and the papers' files: the modulo is clingo's \
     (rule,) = parse_program("r(X \\ 2) :- q(X). % a comment").rules
     assert rule.head.args[0].op == "%"
+
+
+EXPRESSIONS = st.recursive(
+    st.one_of(st.sampled_from([Variable("X"), Variable("Y")]),
+              st.integers(-5, 5).map(lambda n: Constant(clingo.Number(n)))),
+    lambda inner: st.one_of(
+        st.tuples(st.sampled_from(["+", "-", "*", "/", "%"]), inner, inner).map(lambda t: Arithmetic(*t)),
+        inner.map(lambda t: Arithmetic("-", None, t)),
+    ),
+    max_leaves=8,
+)
+
+
+def _value(term, x: int, y: int) -> int | None:
+    """clingo's value of an expression at X = x, Y = y (None: undefined)."""
+    if isinstance(term, Variable):
+        return x if term.name == "X" else y
+    if isinstance(term, Constant):
+        return term.value.number
+    right = _value(term.right, x, y)
+    if term.left is None:
+        return None if right is None else -right
+    left = _value(term.left, x, y)
+    if left is None or right is None or (term.op in "/%" and right == 0):
+        return None
+    if term.op in "/%":
+        quotient = abs(left) // abs(right) * (1 if (left < 0) == (right < 0) else -1)
+        return quotient if term.op == "/" else left - right * quotient
+    return {"+": left + right, "-": left - right, "*": left * right}[term.op]
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(EXPRESSIONS)
+def test_an_expression_reads_back_with_the_value_clingo_gives_it(expression):
+    """Printed and read again, in Molly's dialect and in tplp2016's, an expression has clingo's value."""
+    molly = parse_source(f"r(N, {expression}) :- q(N, X, Y);", "m.ded", "molly").program.rules[0]
+    transparent = parse_program(transparent_text(parse_source(f"r(N, {expression}) :- q(N, X, Y);", "m.ded",
+                                                              "molly")), "t.ded").rules[0]
+    assert transparent == molly
+    (read,) = molly.head.args
+    ctl = clingo.Control(["--warn=none"])
+    ctl.add("base", [], f"q(X, Y) :- X = -3..3, Y = -2..2.\nr(X, Y, {str(read).replace('%', chr(92))}) :- q(X, Y).")
+    ctl.ground([("base", [])])
+    got = {tuple(a.number for a in s.symbol.arguments[:2]): s.symbol.arguments[2].number
+           for s in ctl.symbolic_atoms.by_signature("r", 3)}
+    expected = {(x, y): _value(expression, x, y) for x in range(-3, 4) for y in range(-2, 3)}
+    assert got == {k: v for k, v in expected.items() if v is not None}
 
 
 def test_a_percent_modulo_outside_molly_is_explained():
