@@ -252,7 +252,7 @@ class Local:
         network = set(self.network)
         rows = []
         for relation, args, sender, addressee in sent:
-            if addressee in network:  # a message to a node outside N is dropped (tplp2016 §5.1.3)
+            if addressee in network and not schedule.lost(sender, t, addressee):  # outside N: dropped (tplp2016 §5.1.3); lost: docs/faults.md
                 arrives = t + schedule.delay(relation, args, sender, t, addressee)
                 rows.append((relation, args, sender, t, addressee, arrives if arrives < steps else None))
         return rows
