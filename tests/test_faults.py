@@ -258,3 +258,30 @@ def test_incremental_has_the_one_shot_models_and_traces_with_faults(pair, budget
         found = []
         traces.control.solve(on_model=lambda m: found.append(inspect.decode(m.symbols(atoms=True), compiled).trace))
         assert set(found) == {m.trace for m in solve.traces(compiled).models}, horizon
+
+
+# --- the run engine with a fault schedule --------------------------------------------------------
+
+
+def test_engine_runs_over_every_fault_set_have_the_traces_of_the_sync_models():
+    """Molly's way, one run per fault set (the local engine, Schedule.crashes and .omissions), against the one
+    fault-injected program under sync delivery: the same traces."""
+    from itertools import combinations
+
+    from dedalus2asp.runs import engine
+    from dedalus2asp.runs.schedule import Schedule
+
+    program, instance = broadcast(CLASSIC.replace("down(Y) :- crash(Y, S).\n", ""))
+    horizon, loss_until, crashes = 2, 1, 1
+    nodes = [str(x) for x in instance.network]
+    channels = [(x, s, y) for x in nodes for y in nodes if x != y for s in range(loss_until)]
+    data = engine.from_instance(restrict(instance, program), program)
+    runs = set()
+    for plan in crash_plans(tuple(nodes), crashes, horizon):
+        for k in range(len(channels) + 1):
+            for omitted in combinations(channels, k):
+                run = engine.run(program, data, horizon + 1, Schedule(crashes=tuple(plan.items()), omissions=omitted))
+                runs.add(frozenset(run.trace))
+    models = asp_traces(program, instance, Bounds(horizon, network=Network("sync", loss_until=loss_until, crashes=crashes)))
+    as_text = {frozenset((str(x), s, r, tuple(str(a) for a in args)) for x, s, r, args in trace) for trace in models}
+    assert len(runs) > 1 and runs == as_text
