@@ -199,3 +199,27 @@ def test_random_programs_fast_equals_paper(rule_texts, facts, semantics, horizon
     assert all(c.complete for c in counts)
     assert counts[0].count == counts[1].count
     assert trace_set(paper) == trace_set(fast)
+
+
+# --- the constructs of issue #18, on Molly's programs ----------------------------------------
+
+MOLLY = sorted(
+    p.name for p in (EXAMPLES / "molly").glob("*.ded")
+    if "assert" not in p.name and "transparent" not in p.name and "@1;" in p.read_text(encoding="utf-8")
+)
+INVARIANTS = {"two_phase_commit": "commit_assert.ded", "two_phase_commit_timeout": "commit_assert.ded"}
+
+
+@pytest.mark.parametrize("name", MOLLY)
+def test_paper_and_fast_agree_on_molly_programs_with_their_invariants(name):
+    """Aggregates, arithmetic, `_` in notin, body atoms at a step and global rules (the invariant
+    files): the same models and traces in both encodings (they carry their own facts)."""
+    invariant = INVARIANTS.get(name[:-4], "broadcast_assert.ded" if "broadcast" in name else None)
+    paths = [EXAMPLES / "molly" / name] + ([EXAMPLES / "molly" / invariant] if invariant else [])
+    for semantics, horizon in ((Semantics.CAUSAL_FINITE, 2), (Semantics.CHOICE, 1)):
+        found = {}
+        for encoding in Encoding:
+            compiled = prepare(paths, None, Bounds(horizon, semantics, encoding, Network(max_delay=1)), "molly").compiled
+            models = solve.count(compiled, progress=False)["models"]
+            found[encoding] = (models, {m.trace for m in solve.traces(compiled).models})
+        assert found[Encoding.PAPER] == found[Encoding.FAST], semantics
