@@ -12,6 +12,13 @@ job that fails (bad program, timeout, solver error) gets a row with its
 status and error; the others go on. A job runs in a child process, killed
 when it is still busy well past its timeout (`execute_bounded`): clingo
 cannot interrupt grounding.
+
+Before Spark starts, the driver loads each job's program and input once
+(`precheck`): a job that does not load is recorded as failed at once, and
+only the others go to Spark. A job that failed keeps its row on a re-run
+unless it is retried (`forget`). While Spark works (in a thread of the
+driver), the driver watches the `jobs` parts appear for progress, and Ctrl-C
+cancels the Spark job (`Interrupted`), the finished jobs kept.
 """
 
 from __future__ import annotations
@@ -274,7 +281,7 @@ def _on_spark(session_of, out: Path, todo: list[Job], progress, before: tuple[in
 
     Everything that talks to the JVM (making the session with `session_of()`, the Spark job) runs in a
     thread of its own, so that Ctrl-C reaches this loop and never a call into the JVM half-way (py4j's
-    traces): the Spark job is then cancelled, Spark's log silenced, and `Interrupted` raised.
+    traces): the Spark job is then cancelled, the log of py4j silenced, and the interrupt goes on.
     """
     target = str(out.resolve())
     outcome: dict = {}
@@ -312,7 +319,7 @@ def _on_spark(session_of, out: Path, todo: list[Job], progress, before: tuple[in
                 thread.join(10)
             except Exception:  # the JVM may be going already
                 pass
-        raise Interrupted(0, 0) from None
+        raise
     if "error" in outcome:
         raise outcome["error"]
 
@@ -328,7 +335,10 @@ def run_batch(manifest: Path, out: Path, master: str | None = None, spark=None, 
     previous one. The summary's `failed` lists every job of the manifest whose row is not ok, with its error.
     """
     jobs = read_manifest(manifest)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DiagnosticError([Diagnostic("io", f"cannot make the result directory: {exc.strerror or exc}", filename=str(out))]) from None
     ids = {job.id for job in jobs}
     before = rows(out, ids)
     retried = [i for i, row in before.items() if row["status"] != "ok"] if retry_failed else []
@@ -353,7 +363,7 @@ def run_batch(manifest: Path, out: Path, master: str | None = None, spark=None, 
             make = session_factory or engine.spark_session
             _on_spark(lambda: spark if spark is not None else make(master), out, remote, progress,
                       (len(unloadable), len(unloadable)))
-    except (Interrupted, KeyboardInterrupt):
+    except KeyboardInterrupt:
         raise Interrupted(len(done(out) & ids), len(jobs)) from None
     if progress is not None:
         progress.close()
