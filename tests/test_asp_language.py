@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from dataclasses import replace
 import sys
 
 import clingo
@@ -114,6 +115,16 @@ def test_aggregates_group_by_the_other_head_arguments(semantics):
         # sum over the distinct valuations of the body: M = 2 counts for c and for e
         assert held(trace, "heard", "b") <= {("8",)}
     assert any(held(t, "heard", "b") == {("8",)} for t in found[Encoding.FAST])
+
+
+def test_rules_without_numbers_get_groups_of_their_own():
+    """A program built in Python may leave every rule number 0: each group is named by position."""
+    prog = Program(tuple(replace(r, number=0) for r in VOTES.rules[:2]), filename="test.ded")
+    for encoding in Encoding:
+        trace = only(traces(prog, VOTES_INPUT, 0, Semantics.CAUSAL, encoding))
+        assert held(trace, "tally") == {("c", "2"), ("d", "1"), ("e", "1")} and held(trace, "total") == {("-1",)}
+    inc = incremental(prog, VOTES_INPUT, Semantics.CAUSAL, horizon=0).text
+    assert "_group_r1(" in inc and "_group_r2(" in inc
 
 
 def test_sum_adds_each_valuation_of_the_body_once():

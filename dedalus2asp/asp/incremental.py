@@ -43,7 +43,7 @@ import clingo
 from ..bounds import CRASH, Network, Semantics
 from ..lang.ast import Aggregate, Arithmetic, Instance, Literal, Program, RuleKind
 from .names import fresh, in_comment, internal, message_relation, relation_name
-from .views import environment, projections, rule_view, term
+from .views import environment, keys, projections, rule_view, term
 
 
 def _tuple(terms: list[str]) -> str:
@@ -139,10 +139,10 @@ def may(program: Program, instance: Instance, horizon: int | None = None) -> dic
     if hops:
         for r, k in program.schema().items():
             lines.append(f"{relation_name(r)}(N+1,W) :- {relation_name(r)}(N,W), N < {bound}.")
-    for rule in program.rules:
+    for rule, key in zip(program.rules, keys(program)):
         if rule.kind is RuleKind.GLOBAL:
             continue  # only global rules read what a global rule derives: no message depends on it
-        view = rule_view(rule)
+        view = rule_view(rule, key=key)
         taken = set(view.variables.values()) | {view.x, view.s, view.t, *view.aggregates.values(), *view.groups.values()}
         if hops:
             n = fresh("N", taken)
@@ -156,7 +156,7 @@ def may(program: Program, instance: Instance, horizon: int | None = None) -> dic
         extra = []
         for i, a in enumerate(rule.head.args):
             if isinstance(a, Aggregate):
-                v, name = view.aggregates[i], internal("may_agg", f"r{rule.number}_{i}")
+                v, name = view.aggregates[i], internal("may_agg", f"r{key}_{i}")
                 c, u, k, lo, hi = (fresh(v + suffix, taken) for suffix in "CUKLH")
                 lines.append(f"{name}({n},{term(a.term, view)},{_tuple(_variables(rule, view))})"
                              + (f" :- {', '.join(body)}." if body else "."))
@@ -233,8 +233,8 @@ def incremental(
     messages = [IncrementalMessage(r, k) for r, k in async_relations.items()]
     globals_ = frozenset(program.global_relations())
     rules = []
-    for rule in program.rules:
-        view = rule_view(rule, globals_)
+    for rule, key in zip(program.rules, keys(program)):
+        view = rule_view(rule, globals_, key)
         now = replace(view, s="_t")
         rules.append((now, replace(view, s="(_t-1)") if rule.kind is RuleKind.INDUCTIVE else now))
     inputs = [  # decl(H) at step _t; an input event R(ā)@k (tr2009 Example 3) at step k only

@@ -25,7 +25,7 @@ from ..lang.ast import Instance, Literal, Program
 from ..lang.diagnostics import Diagnostic, Severity
 from ..lang.located import check_events
 from .names import in_comment, message_relation, relation_name
-from .views import MessageView, environment, persisted, projections, rule_view
+from .views import MessageView, environment, keys, persisted, projections, rule_view
 
 
 def encoding(name: str) -> str:
@@ -139,7 +139,7 @@ def transform(program: Program, instance: Instance | None, bounds: Bounds) -> Co
     if not fast:
         parts.append(encoding("arrival.lp"))  # the fast encoding writes the domain into its choice rules
     globals_ = frozenset(program.global_relations())
-    rules = [rule_view(r, globals_) for r in program.rules]
+    rules = [rule_view(r, globals_, k) for r, k in zip(program.rules, keys(program))]
     parts.append(env.get_template("rules.lp.j2").render(
         rules=rules, projections=projections(program), causal=semantics.causal, fast=fast
     ))

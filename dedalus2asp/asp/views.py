@@ -95,6 +95,7 @@ class RuleView:
     aggregates: dict[int, str] = field(default_factory=dict)
     groups: dict[int, str] = field(default_factory=dict)
     globals_: frozenset[str] = frozenset()
+    key: int = 0  # names the rule's auxiliary relations: its number, unless rules share numbers (`keys`)
 
     @property
     def number(self) -> int:
@@ -145,11 +146,18 @@ class RuleView:
 
     @property
     def group(self) -> str:
-        """`_group_r<n>`: the groups of an aggregate rule."""
-        return f"{INTERNAL}group_r{self.number}"
+        """`_group_r<n>`: the groups of the aggregate rule numbered n."""
+        return f"{INTERNAL}group_r{self.key}"
 
 
-def rule_view(rule: Rule, globals_: frozenset[str] = frozenset()) -> RuleView:
+def keys(program: Program) -> list[int]:
+    """A distinct key per rule for its auxiliary relations: the rule numbers, or the positions when
+    the numbers are not distinct (a program built in Python need not number its rules)."""
+    numbers = [r.number for r in program.rules]
+    return numbers if len(set(numbers)) == len(numbers) else list(range(1, len(numbers) + 1))
+
+
+def rule_view(rule: Rule, globals_: frozenset[str] = frozenset(), key: int | None = None) -> RuleView:
     """Map the rule's variables to clingo variables and pick fresh x, s, t (and the aggregates' variables)."""
     mapping: dict[str, str] = {}
     taken: set[str] = set()
@@ -166,7 +174,7 @@ def rule_view(rule: Rule, globals_: frozenset[str] = frozenset()) -> RuleView:
                 aggregates[i] = fresh("A", taken)
             elif isinstance(arg, Arithmetic):
                 groups[i] = fresh("G", taken)
-    return RuleView(rule, mapping, x, s, t, aggregates, groups, frozenset(globals_))
+    return RuleView(rule, mapping, x, s, t, aggregates, groups, frozenset(globals_), rule.number if key is None else key)
 
 
 @dataclass(frozen=True)
