@@ -15,8 +15,9 @@ Then what each program is written to show (its header says it): the countdown ri
 the vote counter's aggregates (an empty group, a negative sum, min over strings), 2PC decides
 without faults, the heartbeat suspects only without a delay bound, the textbook results of the
 broadcasts and of 2PC under omissions and crashes (enumerated, and as `verify` answers them in
-one solver call), and `cron --output post` answers on a protocol with its invariant file (Alvaro, Rosen, Hellerstein, "Lineage-driven fault injection",
-SIGMOD 2015, §3: every `pre` fact has its `post` fact).
+one solver call; the explorer agrees with the solver under those faults), and `cron --output
+post` answers on a protocol with its invariant file (Alvaro, Rosen, Hellerstein, "Lineage-driven
+fault injection", SIGMOD 2015, §3: every `pre` fact has its `post` fact).
 """
 
 from __future__ import annotations
@@ -311,6 +312,18 @@ def test_the_textbook_results_under_faults(name, faults, broken):
         return not {a for x, r, a in held if r == "pre"} <= {a for x, r, a in held if r == "post"}
 
     assert any(map(violated, found.models)) is broken
+
+
+FAULTY = [(name, 4, Network(delivery="sync", loss_until=1, crashes=1)) for name in BROKEN] + [
+    (name, 3, Network(max_delay=1, loss_until=1, crashes=1)) for name in ("simple_broadcast", "classic_broadcast", "two_phase_commit")]
+
+
+@pytest.mark.parametrize("name, horizon, network", FAULTY, ids=[f"{n}-T{h}-{w.delivery}" for n, h, w in FAULTY])
+def test_explorer_and_solver_agree_under_faults(name, horizon, network):
+    """Bounded Theorem 4 with omissions before step 1 and a crash, under sync and under async delivery."""
+    program, instance = loaded(name)
+    runs = set(operational.explore(program, restrict(instance, program), Bounds(horizon, network=network), mode="traces").traces)
+    assert runs == solved(program, instance, Bounds(horizon, Semantics.CAUSAL_FINITE, Encoding.FAST, network))
 
 
 OPTIONS = {"none": [], "omissions": ["--loss-until", "2"], "crash": ["--crashes", "1"],
