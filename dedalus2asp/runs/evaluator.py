@@ -56,7 +56,7 @@ value is its own business (`values`): the evaluator never looks at one.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterator, Mapping, Protocol, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence, TypeVar
 
 import clingo
 
@@ -690,7 +690,7 @@ def observe(backend: Backend, plan: Plan, deduced: Sequence) -> list:
 # A run
 
 
-def execute(backend: Backend, plan: Plan, steps: int, schedule: Schedule):
+def execute(backend: Backend, plan: Plan, steps: int, schedule: Schedule, on_step: Callable[[int, Any], None] | None = None):
     """The run of `steps` steps (0..steps-1) from start(P, H), all nodes stepping together.
 
     At step t every node x computes (tplp2016 §5.1.3, with the delivered set
@@ -702,7 +702,8 @@ def execute(backend: Backend, plan: Plan, steps: int, schedule: Schedule):
     and keeps the facts of D that a body atom `p(ā)@t` reads (`Plan.remembered`, see `Moment`).
     Returns (D per step, as back-end facts, with the global node's facts of
     that step (`observe`) when P has global rules; the messages sent per
-    step, as back-end message tables).
+    step, as back-end message tables). `on_step(t, D)`, if given, is called
+    when step t is done (the progress of `run`).
     """
     if steps < 1:
         raise ValueError(f"a run needs at least one step, not {steps}")
@@ -721,6 +722,8 @@ def execute(backend: Backend, plan: Plan, steps: int, schedule: Schedule):
         carried = induc(backend, plan.inductive, d, at)
         sent.append(backend.schedule(sends(backend, plan.asynchronous, d, at), t, steps, schedule))
         previous = d
+        if on_step is not None:
+            on_step(t, d)
     if plan.globals:
         deduced = [backend.materialize(backend.union([d, g])) for d, g in zip(deduced, observe(backend, plan, deduced))]
     return deduced, sent
