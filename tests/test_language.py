@@ -59,6 +59,13 @@ def test_a_minus_after_an_operand_is_a_subtraction():
     assert rule.head.args == (Constant(clingo.Number(-1)), Constant(clingo.Number(-2)))
 
 
+def test_a_less_than_minus_in_a_body_is_a_comparison():
+    # `<-` is also "if": after an operand in a body it is `<` and a minus
+    assert rules("p(X) <- q(X), X<-1, (X+1)<-X.\nr <- s.", "transparent") == [
+        "p(X) :- q(X), X < -1, X + 1 < -X.", "r() :- s()."
+    ]
+
+
 def test_the_modulo_is_percent_in_molly_and_backslash_elsewhere():
     molly = parse_source("r(N, X % 2) :- q(N, X); // a comment\n", "m.ded", "molly")
     assert molly.program.rules[0].head.args[0].op == "%"

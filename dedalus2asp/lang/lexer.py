@@ -342,16 +342,21 @@ def binary_minus(tokens: Iterable[Token]) -> Iterator[Token]:
 
     The lexer reads `-1` as one integer (`p(-1)`, `X > -1`); after an operand it is a subtraction:
     `T-1` is `T - 1`, `(X+1)-2` is `(X+1) - 2`. And it reads `<-` as "if"; after the name of an
-    aggregate in an argument it opens the aggregate of a negative term: `min<-X>` is `min < -X >`.
+    aggregate in an argument it opens the aggregate of a negative term: `min<-X>` is `min < -X >`, and
+    after an operand in a body it compares with a negative term: `X<-1` is `X < -1`.
     """
     before = previous = None
+    in_body = False  # after the statement's ':-': a '<-' there is a comparison, `X<-1` is `X < -1`
     for tok in tokens:
         if tok.type == "INT" and tok.startswith("-") and previous is not None and previous.type in _OPERAND_ENDS:
             yield from _split(tok, "MINUS", "INT")
         elif (tok == "<-" and previous is not None and previous in ("count", "sum", "min", "max")
               and before is not None and before.type in ("LPAR", "COMMA")):
             yield from _split(tok, "COMPARE", "MINUS")
+        elif tok == "<-" and previous is not None and previous.type in _OPERAND_ENDS and in_body:
+            yield from _split(tok, "COMPARE", "MINUS")
         else:
+            in_body = (in_body or tok.type == "IF") and tok.type != "DOT"
             yield tok
         before, previous = previous, tok
 
