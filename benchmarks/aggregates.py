@@ -23,7 +23,7 @@ causal-finite, delay bound 1), ground (`Control.ground`), the ground rules and a
 variants are checked to have the same traces of `tally` (all of them, projective enumeration),
 so the comparison is between programs that mean the same thing.
 
-Prints a table and writes benchmarks/aggregates.json. Timings depend on the machine: compare the
+Prints a table and writes benchmarks/aggregates.json (not with --quick). Timings depend on the machine: compare the
 ratios, not the seconds.
 """
 
