@@ -130,48 +130,16 @@ def may(program: Program, instance: Instance, horizon: int | None = None) -> dic
     hops = _counted(program)
     if hops and horizon is None:
         raise ValueError("a program whose heads compute values needs the horizon to bound its _may_R")
-    bound = len(instance.network) * ((horizon or 0) + 1) - 1
-    n = ""
+    bound = len(instance.network) * ((horizon or 0) + 1) - 1 if hops else None
     lines = []
     for node_facts in instance.facts.values():
         for f in node_facts:
             lines.append(f"{relation_name(f.predicate)}({'0,' if hops else ''}{_tuple([str(a) for a in f.args])}).")
-    if hops:
-        for r, k in program.schema().items():
-            lines.append(f"{relation_name(r)}(N+1,W) :- {relation_name(r)}(N,W), N < {bound}.")
+    if hops:  # a tuple reached within n hops is reached within n+1
+        lines += [f"{relation_name(r)}(N+1,W) :- {relation_name(r)}(N,W), N < {bound}." for r in program.schema()]
     for rule, key in zip(program.rules, keys(program)):
-        if rule.kind is RuleKind.GLOBAL:
-            continue  # only global rules read what a global rule derives: no message depends on it
-        view = rule_view(rule, key=key)
-        taken = set(view.variables.values()) | {view.x, view.s, view.t, *view.aggregates.values(), *view.groups.values()}
-        if hops:
-            n = fresh("N", taken)
-
-        def atom(a, args=None) -> str:
-            terms = [term(t, view) for t in a.args] if args is None else args
-            return f"{relation_name(a.predicate)}({n + ',' if hops else ''}{_tuple(terms)})"
-
-        body = [atom(b.atom) for b in rule.body if isinstance(b, Literal) and not b.negated]
-        body += [f"{term(c.left, view)} {c.op} {term(c.right, view)}" for c in rule.comparisons]
-        extra = []
-        for i, a in enumerate(rule.head.args):
-            if isinstance(a, Aggregate):
-                v, name = view.aggregates[i], internal("may_agg", f"r{key}_{i}")
-                c, u, k, lo, hi = (fresh(v + suffix, taken) for suffix in "CUKLH")
-                lines.append(f"{name}({n},{term(a.term, view)},{_tuple(_variables(rule, view))})"
-                             + (f" :- {', '.join(body)}." if body else "."))
-                extra += {
-                    "count": [f"{c} = #count{{ {u} : {name}({n},{u},{k}) }}", f"{v} = 1..{c}"],
-                    "sum": [f"{lo} = #sum{{ {u},{k} : {name}({n},{u},{k}), {u} < 0 }}",
-                            f"{hi} = #sum{{ {u},{k} : {name}({n},{u},{k}), {u} > 0 }}", f"{v} = {lo}..{hi}"],
-                }.get(a.function, [f"{name}({n},{v},_)"])
-        head = atom(rule.head, [view.aggregates.get(i) or term(a, view) for i, a in enumerate(rule.head.args)])
-        if hops and rule.kind in (RuleKind.INDUCTIVE, RuleKind.ASYNC):
-            head = head.replace(f"({n},", f"({n}+1,", 1)
-            extra.append(f"{n} < {bound}")
-        guard = [] if not hops or body else [f"{n} = 0..{bound}"]
-        premise = guard + body + extra
-        lines.append(head + (" :- " + ", ".join(premise) if premise else "") + ".")
+        if rule.kind is not RuleKind.GLOBAL:  # only global rules read what a global rule derives
+            lines += _may_rule(rule, key, bound)
     ctl = clingo.Control(["--warn=none"])
     ctl.add("base", [], "\n".join(lines))
     ctl.ground([("base", [])])
@@ -183,6 +151,51 @@ def may(program: Program, instance: Instance, horizon: int | None = None) -> dic
         if symbol.name in names and len(symbol.arguments) == 1 + hops:
             found[names[symbol.name]].add(tuple(symbol.arguments[-1].arguments))
     return found
+
+
+def _inputs(instance: Instance, relations) -> list[str]:
+    """decl(H) at step _t (tplp2016 §4.3.2); an input event R(ā)@k (tr2009 Example 3) at step k only."""
+    return [
+        f"{relation_name(f.predicate)}({','.join([str(node), '_t', *map(str, f.args)])})"
+        + ("" if f.step is None else f" :- _t = {f.step}")
+        for node, facts in instance.facts.items()
+        for f in facts
+        if f.predicate in relations
+    ]
+
+
+def _may_rule(rule, key: int, bound: int | None) -> list[str]:
+    """The rule of `may` for a rule of P: its positive body and comparisons; with a hop `bound`, every
+    atom's hop count first, one more in the head of an inductive or asynchronous rule."""
+    view = rule_view(rule, key=key)
+    taken = set(view.variables.values()) | {view.x, view.s, view.t, *view.aggregates.values(), *view.groups.values()}
+    n = "" if bound is None else fresh("N", taken)
+
+    def atom(predicate: str, terms: list[str], hop: str = n) -> str:
+        return f"{relation_name(predicate)}({hop + ',' if hop else ''}{_tuple(terms)})"
+
+    body = [atom(b.atom.predicate, [term(t, view) for t in b.atom.args]) for b in rule.body
+            if isinstance(b, Literal) and not b.negated]
+    body += [f"{term(c.left, view)} {c.op} {term(c.right, view)}" for c in rule.comparisons]
+    lines, extra = [], []
+    for i, a in enumerate(rule.head.args):
+        if isinstance(a, Aggregate):  # any value the function gives on a part of what the body holds
+            v, name = view.aggregates[i], internal("may_agg", f"r{key}_{i}")
+            c, u, k, lo, hi = (fresh(v + suffix, taken) for suffix in "CUKLH")
+            lines.append(f"{name}({n},{term(a.term, view)},{_tuple(_variables(rule, view))})"
+                         + (f" :- {', '.join(body)}." if body else "."))
+            extra += {
+                "count": [f"{c} = #count{{ {u} : {name}({n},{u},{k}) }}", f"{v} = 1..{c}"],
+                "sum": [f"{lo} = #sum{{ {u},{k} : {name}({n},{u},{k}), {u} < 0 }}",
+                        f"{hi} = #sum{{ {u},{k} : {name}({n},{u},{k}), {u} > 0 }}", f"{v} = {lo}..{hi}"],
+            }.get(a.function, [f"{name}({n},{v},_)"])
+    hop = n
+    if bound is not None and rule.kind in (RuleKind.INDUCTIVE, RuleKind.ASYNC):
+        hop, extra = f"{n}+1", extra + [f"{n} < {bound}"]
+    guard = [f"{n} = 0..{bound}"] if bound is not None and not body else []
+    premise = guard + body + extra
+    head = atom(rule.head.predicate, [view.aggregates.get(i) or term(a, view) for i, a in enumerate(rule.head.args)], hop)
+    return lines + [head + (" :- " + ", ".join(premise) if premise else "") + "."]
 
 
 def _variables(rule, view) -> list[str]:
@@ -237,13 +250,6 @@ def incremental(
         view = rule_view(rule, globals_, key)
         now = replace(view, s="_t")
         rules.append((now, replace(view, s="(_t-1)") if rule.kind is RuleKind.INDUCTIVE else now))
-    inputs = [  # decl(H) at step _t; an input event R(ā)@k (tr2009 Example 3) at step k only
-        f"{relation_name(f.predicate)}({','.join([str(node), '_t', *map(str, f.args)])})"
-        + ("" if f.step is None else f" :- _t = {f.step}")
-        for node, facts in instance.facts.items()
-        for f in facts
-        if f.predicate in relations
-    ]
     may_facts = [
         internal("may", m.relation) + (f"({','.join(map(str, w))})" if w else "")
         for m in messages
@@ -256,7 +262,7 @@ def incremental(
         may=may_facts,
         projection=[f"{relation_name(r)}({','.join(['X', '_t', *(f'W{i}' for i in range(1, k + 1))])})" for r, k in relations.items()],
         projections=projections(program),
-        inputs=inputs,
+        inputs=_inputs(instance, relations),
         rules=rules,
         messages=messages,
         network=network,
