@@ -36,6 +36,7 @@ MISSING = "_missing"
 PRE_ROW, POST_ROW = "_pre_row", "_post_row"
 VIOLATED = "_violated"
 CRASHED = "_crashed"
+FAULT = "_fault"
 SILENCED = "_silenced"
 LOST = "lost"
 
@@ -145,6 +146,21 @@ class Counterexample:
 
 
 @dataclass(frozen=True)
+class FaultSet:
+    """A set of faults (omissions and crashes) with which some run breaks the invariant, and no smaller subset does."""
+
+    omissions: tuple[Lost, ...]
+    crashes: tuple[Crash, ...]
+
+    def as_dict(self) -> dict:
+        return {"lost": [l.as_dict() for l in self.omissions], "crashes": [c.as_dict() for c in self.crashes]}
+
+    def __str__(self) -> str:
+        parts = [f"lost {l}" for l in self.omissions] + [f"crash of {c}" for c in self.crashes]
+        return "; ".join(parts) or "no fault"
+
+
+@dataclass(frozen=True)
 class Verdict:
     """The answer to `verify`: holds (True), broken (False, with a counterexample) or unknown (None: stopped).
 
@@ -159,6 +175,7 @@ class Verdict:
     post: str
     seconds: float
     searched: tuple[int, ...] = ()
+    fault_sets: tuple[FaultSet, ...] | None = None  # --all: the minimal fault sets that break the invariant
 
     def bound_words(self) -> str:
         """The bounds of the verdict in words: "≤ 1 crash, losses before step 3, horizon 5, sync delivery"."""
@@ -183,6 +200,10 @@ class Verdict:
             f"  faults: {c.faults}" + ("" if c.fewest else " (not proven to be the fewest: stopped)")
             + ("" if c.faults or not c.fewest else " — it breaks without any fault"),
         ]
+        if self.fault_sets is not None:
+            lines.append(f"  {len(self.fault_sets)} minimal fault set{'s' * (len(self.fault_sets) != 1)} break it:")
+            lines += [f"    {{{f}}}" for f in self.fault_sets]
+            lines.append("  the counterexample, with the fewest faults:")
         lines += [f"  lost: {l}" for l in c.lost if not l.by_crash]
         for x in c.crashes:
             silenced = sum(1 for l in c.lost if l.by_crash and l.sender == x.node)
@@ -204,6 +225,7 @@ class Verdict:
                 "post": self.post,
                 **({"searched": list(self.searched)} if self.searched else {}),
             },
+            **({} if self.fault_sets is None else {"minimal_fault_sets": [f.as_dict() for f in self.fault_sets]}),
             "verdict": self.describe().splitlines()[0],
             "seconds": round(self.seconds, 3),
         }
@@ -286,9 +308,10 @@ def _counterexample(symbols: list[clingo.Symbol], compiled: Compiled, pre: str, 
 
 def verify(
     program: Program, instance: Instance, bounds: Bounds, pre: str = "pre", post: str = "post",
-    timeout: float | None = None,
+    timeout: float | None = None, all_: bool = False,
 ) -> Verdict:
-    """Ask the fault-injected program for a run that breaks the invariant, with the fewest faults (see the module docstring).
+    """Ask the fault-injected program for a run that breaks the invariant, with the fewest faults (see the module
+    docstring); with `all_`, list the minimal fault sets that break it too (`minimal_fault_sets`).
 
     Raises InvariantError when `pre` or `post` is not a relation of the program or their arities differ."""
     began = time.perf_counter()
@@ -306,13 +329,88 @@ def verify(
     seconds = time.perf_counter() - began
     if best:
         found = _counterexample(best[-1], compiled, pre, complete)
-        return Verdict(False, found, complete, bounds, pre, post, seconds)
-    return Verdict(True if complete else None, None, complete, bounds, pre, post, seconds)
+        sets = None
+        if all_:
+            left = None if timeout is None else max(timeout - seconds, 0.0)
+            sets, finished = minimal_fault_sets(program, instance, bounds, pre, post, left)
+            complete = complete and finished
+        return Verdict(False, found, complete, bounds, pre, post, time.perf_counter() - began, fault_sets=sets)
+    return Verdict(True if complete else None, None, complete, bounds, pre, post, seconds, fault_sets=() if all_ and complete else None)
+
+
+def _faults(compiled: Compiled) -> str:
+    """`_fault(F)` for each fault of a model (an omission, or a crash), and their number minimised."""
+    crashes = compiled.bounds.network.crashes
+    lines = ["", "% --all: the faults of a run, fewest first"]
+    for chosen, relation in compiled.messages.items():
+        w = [f"W{i}" for i in range(1, compiled.arities[relation] + 1)]
+        row = "(" + ",".join(w) + ("," if len(w) == 1 else "") + ")"
+        lines.append(f'{FAULT}(omission(X,S,Y,"{relation}",{row})) :- {chosen}({",".join(["X", "S", "Y", LOST, *w])})'
+                     + (f", not {SILENCED}(X,S)" if crashes else "") + ".")
+    if crashes:
+        lines.append(f"{FAULT}(crash(Y,S)) :- {CRASHED}(Y,S).")
+    lines.append(f"#minimize {{ 1,F : {FAULT}(F) }}.")
+    return "\n".join(lines) + "\n"
+
+
+def _fault_set(symbols: list[clingo.Symbol]) -> tuple[FaultSet, list[clingo.Symbol]]:
+    omissions, crashes, atoms = [], [], []
+    for atom in symbols:
+        if atom.name == FAULT and len(atom.arguments) == 1:
+            atoms.append(atom)
+            fault = atom.arguments[0]
+            if fault.name == "crash":
+                crashes.append(Crash(fault.arguments[0], fault.arguments[1].number))
+            else:
+                x, s, y, relation, row = fault.arguments
+                omissions.append(Lost(x, s.number, y, relation.string, tuple(row.arguments)))
+    return FaultSet(tuple(sorted(omissions, key=str)), tuple(sorted(crashes, key=str))), atoms
+
+
+def minimal_fault_sets(
+    program: Program, instance: Instance, bounds: Bounds, pre: str = "pre", post: str = "post",
+    timeout: float | None = None,
+) -> tuple[tuple[FaultSet, ...], bool]:
+    """Every subset-minimal set of faults with which some run breaks the invariant, fewest first, and
+    whether the enumeration finished (False: stopped by `timeout`, with the sets found so far).
+
+    One optimisation per set: the run with the fewest faults among those whose faults include no set
+    found before (each found set is then forbidden with its supersets). A set found this way is
+    subset-minimal: a smaller breaking set would include no found set either, and have come first."""
+    began = time.perf_counter()
+    compiled = transform(program, instance, bounds)
+    text = compiled.text + invariant(program, compiled, pre, post).split("% the fewest faults")[0] + _faults(compiled)
+    ctl = clingo.Control(["--opt-mode=opt", "--warn=none"])
+    ctl.add("base", [], text)
+    ctl.ground([("base", [])])
+    found: list[FaultSet] = []
+    while True:
+        left = None if timeout is None else timeout - (time.perf_counter() - began)
+        if left is not None and left <= 0:
+            return tuple(found), False
+        best: list[list[clingo.Symbol]] = []
+        with ctl.solve(async_=True, on_model=lambda m: best.append(m.symbols(atoms=True))) as handle:
+            finished = handle.wait(left) if left is not None else handle.wait()
+            if not finished:
+                handle.cancel()
+            result = handle.get()
+        if not finished or not result.exhausted:
+            return tuple(found), False
+        if not best:
+            break
+        faults, atoms = _fault_set(best[-1])
+        found.append(faults)
+        if not atoms:
+            break  # it breaks without any fault: the one minimal set is the empty one
+        part = f"found{len(found)}"
+        ctl.add(part, [], ":- " + ", ".join(str(a) for a in atoms) + ".")
+        ctl.ground([(part, [])])
+    return tuple(sorted(found, key=lambda f: (len(f.omissions) + len(f.crashes), str(f)))), True
 
 
 def search(
     program: Program, instance: Instance, bounds: Bounds, pre: str = "pre", post: str = "post",
-    timeout: float | None = None,
+    timeout: float | None = None, all_: bool = False,
 ) -> Verdict:
     """The smallest horizon 0..T with a counterexample (one program per horizon), or the verdict at T if none."""
     began = time.perf_counter()
@@ -321,7 +419,7 @@ def search(
     for horizon in range(bounds.horizon + 1):
         left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
         tried.append(horizon)
-        verdict = verify(program, instance, replace(bounds, horizon=horizon), pre, post, left)
+        verdict = verify(program, instance, replace(bounds, horizon=horizon), pre, post, left, all_)
         if verdict.holds is not True:
             break
     return replace(verdict, seconds=time.perf_counter() - began, searched=tuple(tried))

@@ -144,3 +144,19 @@ def test_cli_exit_statuses_and_json(tmp_path):
     assert searched["bound"]["searched"] == [0] and searched["counterexample"]["faults"] == 0
     bad = _cli(*files, "--post", "safe", cwd=tmp_path)
     assert bad.returncode == 2 and "no relation 'safe'" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_all_lists_the_minimal_fault_sets(tmp_path):
+    program, instance = load(tmp_path, "one-shot")
+    verdict = verify(program, instance, sync(loss_until=1, crashes=1), all_=True)
+    shown = {str(f) for f in verdict.fault_sets}
+    assert shown == {
+        'lost deliver("hello") from a at step 0 to b', 'lost deliver("hello") from a at step 0 to c', "crash of a at step 0",
+    }
+    assert verdict.complete and len(verdict.as_dict()["minimal_fault_sets"]) == 3
+    # the retrying broadcast needs its sender to crash, after omissions to one member if it crashes later
+    program, instance = load(tmp_path, "retry")
+    sets = verify(program, instance, sync(loss_until=2, crashes=1), all_=True).fault_sets
+    assert [len(f.omissions) + len(f.crashes) for f in sets] == [1, 2, 2, 3, 3]
+    assert all(f.crashes for f in sets)
+    assert verify(program, instance, sync(loss_until=2), all_=True).fault_sets == ()

@@ -33,13 +33,14 @@ def verify_(
     search_horizon: bool = typer.Option(
         False, "--search-horizon", help="Try horizons 0..T and report the smallest with a counterexample"
     ),
+    all_: bool = typer.Option(False, "--all", help="Also list the minimal fault sets that break the invariant"),
     timeout: Optional[float] = TimeoutOpt,
     json_: bool = JsonOpt,
     dialect: Dialect = DialectOpt,
 ) -> None:
     """Does every pre fact have its matching post fact at the last step, whatever is lost and whoever crashes (Molly)?
 
-    The counterexample shown has the fewest faults. Exit status: 0 holds within the bounds,
+    The counterexample shown has the fewest faults; --all lists every minimal fault set. Exit status: 0 holds within the bounds,
     1 counterexample, 2 bad program, input or option, 3 stopped before an answer.
     """
     bounds_ = bounds(horizon, semantics, encoding, network)
@@ -51,7 +52,7 @@ def verify_(
     warn(warnings)
     question = verify.search if search_horizon else verify.verify
     try:
-        verdict = question(prog, instance, bounds_, pre.strip(), post.strip(), timeout)
+        verdict = question(prog, instance, bounds_, pre.strip(), post.strip(), timeout, all_)
     except verify.InvariantError as error:
         fail(DiagnosticError([Diagnostic("bad-invariant", str(error), filename=str(program))]))
     if json_:
