@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 
 import clingo
 
-from .asp.names import relation_name
+from .asp.names import LOST, relation_name
 from .asp.transform import Compiled, transform
 from .bounds import Bounds
 from .inspect.model import Model, decode
@@ -38,7 +38,6 @@ VIOLATED = "_violated"
 CRASHED = "_crashed"
 FAULT = "_fault"
 SILENCED = "_silenced"
-LOST = "lost"
 
 
 class InvariantError(ValueError):

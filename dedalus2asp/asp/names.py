@@ -26,6 +26,8 @@ MESSAGE_PREFIXES = ("cand_", "chosen_", "other_", "arrives_")
 USER_PREFIX = "u_"
 PENDING = "pending"
 """The arrival of a message still in flight at the horizon."""
+LOST = "lost"
+"""The arrival of a message lost to a fault (docs/faults.md): it neither arrives nor is pending."""
 INTERNAL = "_"
 OUTPUT = INTERNAL + "output"
 

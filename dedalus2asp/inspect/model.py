@@ -38,7 +38,7 @@ from typing import Iterable, Iterator, Mapping
 import clingo
 
 from .. import formats
-from ..asp.names import PENDING
+from ..asp.names import LOST, PENDING
 from ..asp.transform import Compiled
 from ..bounds import Bounds, Encoding
 from ..formats.text import show_fact
@@ -399,7 +399,7 @@ def decode(symbols: Iterable[clingo.Symbol], compiled: Compiled, number: int = 1
         name, args = atom.name, atom.arguments
         if name in compiled.relations and len(args) == compiled.arities[compiled.relations[name]] + 2:
             trace.add((args[0], args[1].number, compiled.relations[name], tuple(args[2:])))
-        elif name in compiled.messages and len(args) >= 4:
+        elif name in compiled.messages and len(args) >= 4 and not args[3].match(LOST, 0):  # a lost message is not one of the run's (docs/faults.md)
             arrival = args[3]
             arrives = None if arrival.type is clingo.SymbolType.Function and arrival.name == PENDING else _int(arrival)
             messages.append(
