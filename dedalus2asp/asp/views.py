@@ -362,13 +362,16 @@ def group_rule(view: RuleView) -> str:
 
 
 def _body_variables(view: RuleView) -> list[str]:
-    names: list[str] = []
+    """The body's variables that vary within a group: the group atom fixes its columns (clingo would
+    call them global variables in an aggregate element's tuple, and they change nothing there)."""
+    columns, _ = _group_columns(view)
+    names: list[str] = [*columns]
     for item in view.rule.body:
         found = item.atom.variables() if isinstance(item, Literal) else item.variables()
         for v in found:
             if not v.anonymous and view.variables[v.name] not in names:
                 names.append(view.variables[v.name])
-    return names
+    return names[len(columns):]
 
 
 def aggregate(view: RuleView, position: int) -> str:
