@@ -17,10 +17,10 @@ from typer.testing import CliRunner
 from dedalus2asp import pipeline
 from dedalus2asp.cli import app
 from dedalus2asp.lang import analysis
-from dedalus2asp.lang.ast import Aggregate, Arithmetic, Constant, Literal, RuleKind, Variable
+from dedalus2asp.lang.ast import Aggregate, Arithmetic, Constant, RuleKind, Variable
 from dedalus2asp.lang.diagnostics import DiagnosticError
 from dedalus2asp.lang.located import located_text, transparent_text
-from dedalus2asp.lang.parser import parse_program, parse_source, parse_sources
+from dedalus2asp.lang.parser import parse_program, parse_source
 
 
 def rules(text: str, dialect: str = "auto") -> list[str]:
