@@ -342,3 +342,39 @@ def test_cli_names_an_output_relation_once_and_numbers_the_witnesses():
     fig5 = [EXAMPLES / "tplp2016/fig5_grouping.ded", "--input", EXAMPLES / "tplp2016/fig5.facts"]
     data = json.loads(run(*fig5, "--horizon", 3, "--max-delay", 2, "--json").stdout)
     assert data["outputs"] == ["T"] and [w["number"] for w in data["witnesses"]] == [1, 2]
+
+
+MOLLY_PROTOCOL = """
+member(a, b)@1;
+member(b, a)@1;
+broadcast(a, "hello")@1;
+member(N, M)@next :- member(N, M);
+deliver(M, P)@async :- broadcast(N, P), member(N, M);
+log(N, P) :- broadcast(N, P);
+log(N, P) :- deliver(N, P);
+log(N, P)@next :- log(N, P);
+"""
+MOLLY_INVARIANT = """
+pre(M, P) :- broadcast(N, P)@1, member(N, M);
+post(M, P) :- broadcast(N, P)@1, member(N, M), log(M, P);
+"""
+
+
+def test_cron_output_post_on_a_molly_program_and_its_invariant_file(tmp_path):
+    """Issue #18: `post`, a global relation (its rule reads two nodes), is the output; `log` keeps its node."""
+    protocol, invariant = tmp_path / "protocol.ded", tmp_path / "invariant.ded"
+    protocol.write_text(MOLLY_PROTOCOL)
+    invariant.write_text(MOLLY_INVARIANT)
+    run = lambda *args: CliRunner().invoke(app, ["cron", str(protocol), *args])
+    result = run(str(invariant), "--output", "post", "--eot", "3", "--max-delay", "1", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["consistent"] and data["tolerant"] and data["certain"] == ['post(b, "hello")']
+    result = run("--output", "log", "--horizon", "2", "--max-delay", "1", "--search-horizon", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["certain"] == ['log(a, "hello")', 'log(b, "hello")']
+    result = run("--horizon", "2")
+    assert result.exit_code == 2
+    assert "no output relation" in result.output and "log/2" in result.output and "deliver/2" in result.output
+    result = run(str(invariant), "--horizon", "2")
+    assert "post/2 (global)" in result.output
