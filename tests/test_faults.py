@@ -285,3 +285,29 @@ def test_engine_runs_over_every_fault_set_have_the_traces_of_the_sync_models():
     models = asp_traces(program, instance, Bounds(horizon, network=Network("sync", loss_until=loss_until, crashes=crashes)))
     as_text = {frozenset((str(x), s, r, tuple(str(a) for a in args)) for x, s, r, args in trace) for trace in models}
     assert len(runs) > 1 and runs == as_text
+
+
+# --- cron under a fault budget -------------------------------------------------------------------
+
+
+def test_cron_under_faults(tmp_path):
+    """Consistency under a fault budget: the one-shot broadcast's outputs (who logged the message, the
+    location column kept) are the same in every run without faults, and differ once a message may be lost."""
+    from dedalus2asp import cron, pipeline
+
+    (tmp_path / "bcast.ded").write_text(
+        'member(a, b)@1; member(a, c)@1; broadcast(a, "hi")@1;\n'
+        "member(N, M)@next :- member(N, M);\n"
+        "deliver(M, P)@async :- broadcast(N, P), member(N, M);\n"
+        "log(N, P) :- deliver(N, P);\nlog(N, P)@next :- log(N, P);\n"
+    )
+    program, instance, _ = pipeline.load(tmp_path / "bcast.ded", None, "molly")
+    nodes = ("a", "b", "c")  # b and c hold no fact: the network names them (Molly's -N)
+    healthy = cron.analyse(program, instance, Bounds(2, network=Network("sync", nodes=nodes)), ("log",))
+    assert healthy.consistent and {str(f) for f in healthy.certain} == {'log(b, "hi")', 'log(c, "hi")'}
+    lossy = cron.analyse(program, instance, Bounds(2, network=Network("sync", loss_until=1, nodes=nodes)), ("log",))
+    assert lossy.consistent is False
+    crashed = cron.analyse(program, instance, Bounds(2, network=Network("sync", crashes=1, nodes=nodes)), ("log",))
+    assert crashed.consistent is False
+    searched = cron.search(program, instance, Bounds(2, network=Network("sync", loss_until=1, nodes=nodes)), ("log",))
+    assert searched.consistent is False
