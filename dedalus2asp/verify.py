@@ -22,6 +22,7 @@ is matched by post(b, "hello"), global as well, or by the fact post("hello") hel
 from __future__ import annotations
 
 import time
+from html import escape
 from dataclasses import dataclass, field, replace
 
 import clingo
@@ -175,6 +176,7 @@ class Verdict:
     seconds: float
     searched: tuple[int, ...] = ()
     fault_sets: tuple[FaultSet, ...] | None = None  # --all: the minimal fault sets that break the invariant
+    witnesses: tuple[Counterexample, ...] = field(default=(), compare=False, repr=False)  # a run per fault set
 
     def bound_words(self) -> str:
         """The bounds of the verdict in words: "≤ 1 crash, losses before step 3, horizon 5, sync delivery"."""
@@ -331,9 +333,12 @@ def verify(
         sets = None
         if all_:
             left = None if timeout is None else max(timeout - seconds, 0.0)
-            sets, finished = minimal_fault_sets(program, instance, bounds, pre, post, left)
+            found_sets, finished = minimal_fault_sets(program, instance, bounds, pre, post, left, runs=True)
+            sets, witnesses = tuple(f for f, _ in found_sets), tuple(w for _, w in found_sets)
             complete = complete and finished
-        return Verdict(False, found, complete, bounds, pre, post, time.perf_counter() - began, fault_sets=sets)
+            return Verdict(False, found, complete, bounds, pre, post, time.perf_counter() - began, fault_sets=sets,
+                           witnesses=witnesses)
+        return Verdict(False, found, complete, bounds, pre, post, time.perf_counter() - began)
     return Verdict(True if complete else None, None, complete, bounds, pre, post, seconds, fault_sets=() if all_ and complete else None)
 
 
@@ -368,14 +373,15 @@ def _fault_set(symbols: list[clingo.Symbol]) -> tuple[FaultSet, list[clingo.Symb
 
 def minimal_fault_sets(
     program: Program, instance: Instance, bounds: Bounds, pre: str = "pre", post: str = "post",
-    timeout: float | None = None,
-) -> tuple[tuple[FaultSet, ...], bool]:
+    timeout: float | None = None, runs: bool = False,
+):
     """Every subset-minimal set of faults with which some run breaks the invariant, fewest first, and
     whether the enumeration finished (False: stopped by `timeout`, with the sets found so far).
 
     One optimisation per set: the run with the fewest faults among those whose faults include no set
     found before (each found set is then forbidden with its supersets). A set found this way is
-    subset-minimal: a smaller breaking set would include no found set either, and have come first."""
+    subset-minimal: a smaller breaking set would include no found set either, and have come first.
+    With `runs`, each set comes with a run it breaks (a `Counterexample`), as pairs."""
     began = time.perf_counter()
     compiled = transform(program, instance, bounds)
     text = compiled.text + invariant(program, compiled, pre, post).split("% the fewest faults")[0] + _faults(compiled)
@@ -398,13 +404,15 @@ def minimal_fault_sets(
         if not best:
             break
         faults, atoms = _fault_set(best[-1])
-        found.append(faults)
+        found.append((faults, _counterexample(best[-1], compiled, pre, True)) if runs else faults)
         if not atoms:
             break  # it breaks without any fault: the one minimal set is the empty one
         part = f"found{len(found)}"
         ctl.add(part, [], ":- " + ", ".join(str(a) for a in atoms) + ".")
         ctl.ground([(part, [])])
-    return tuple(sorted(found, key=lambda f: (len(f.omissions) + len(f.crashes), str(f)))), True
+    size = (lambda f: (len(f[0].omissions) + len(f[0].crashes), str(f[0]))) if runs else (
+        lambda f: (len(f.omissions) + len(f.crashes), str(f)))
+    return tuple(sorted(found, key=size)), True
 
 
 def search(
@@ -422,3 +430,90 @@ def search(
         if verdict.holds is not True:
             break
     return replace(verdict, seconds=time.perf_counter() - began, searched=tuple(tried))
+
+
+# ---------------------------------------------------------------------------
+# What Molly users know: runs.json (docs/runs-schema.json)
+
+RUNS_SCHEMA = "dedalus2asp/runs/1"
+
+
+def fault_free_run(program: Program, instance: Instance, bounds: Bounds, pre: str = "pre", post: str = "post") -> Model | None:
+    """A run without any fault in which the invariant holds (Molly's first, failure-free run), or None."""
+    compiled = transform(program, instance, replace(bounds, network=replace(bounds.network, loss_until=None, crashes=0)))
+    rules = invariant(program, compiled, pre, post).split("% the fewest faults")[0].replace(f":- not {VIOLATED}.", f":- {VIOLATED}.")
+    ctl = clingo.Control(["1", "--warn=none"])
+    ctl.add("base", [], compiled.text + rules)
+    ctl.ground([("base", [])])
+    found: list[Model] = []
+    ctl.solve(on_model=lambda m: found.append(decode(m.symbols(atoms=True), compiled)))
+    return found[0] if found else None
+
+
+def _molly_time(step: int) -> int:
+    return step + 1
+
+
+def _run(number: int, status: str, model: Model, bounds: Bounds, lost: tuple[Lost, ...], crashes: tuple[Crash, ...]) -> dict:
+    """One run as Molly's runs.json has it (times are Molly's, counted from 1: step s is time s + 1)."""
+    network = bounds.network
+    tables: dict[str, list[list]] = {}
+    for node, step, relation, args in sorted(model.trace, key=lambda f: (f[2], str(f[0]), f[1], tuple(map(str, f[3])))):
+        row = ([] if node == GLOBAL_NODE else [str(node)]) + [str(a) for a in args] + [_molly_time(step)]
+        tables.setdefault(relation, []).append(row)
+    return {
+        "iteration": number,
+        "status": status,
+        "failureSpec": {
+            "eot": _molly_time(bounds.horizon),
+            "eff": 0 if not network.lossy else network.loss_until + 1,
+            "maxCrashes": network.crashes,
+            "nodes": [str(x) for x in model.network],
+            "crashes": [{"node": str(c.node), "time": _molly_time(c.step)} for c in crashes],
+            "omissions": [{"from": str(l.sender), "to": str(l.addressee), "time": _molly_time(l.sent),
+                           "table": l.relation, "args": [str(a) for a in l.args]} for l in lost if not l.by_crash],
+        },
+        "model": {"tables": tables},
+        "messages": [
+            {"table": m.relation, "from": str(m.sender), "to": str(m.addressee), "sendTime": _molly_time(m.sent),
+             "receiveTime": None if m.arrives is None else _molly_time(m.arrives), "args": [str(a) for a in m.args]}
+            for m in model.messages
+        ],
+    }
+
+
+def runs_document(verdict: Verdict, success: Model | None) -> dict:
+    """runs.json: the failure-free run (when there is one) and the counterexample runs, one per minimal fault
+    set with --all, as Molly writes them; with the verdict and its bounds."""
+    runs = []
+    if success is not None:
+        runs.append(_run(len(runs), "success", success, verdict.bounds, (), ()))
+    for found in verdict.witnesses or ((verdict.counterexample,) if verdict.counterexample else ()):
+        runs.append(_run(len(runs), "failure", found.model, verdict.bounds, found.lost, found.crashes))
+    return {"schema": RUNS_SCHEMA, "verdict": verdict.describe().splitlines()[0], "holds": verdict.holds,
+            "complete": verdict.complete, "bound": verdict.as_dict()["bound"], "runs": runs}
+
+
+def index_html(document: dict) -> str:
+    """index.html of `verify --out DIR`: the verdict and, per run of runs.json, its status, its faults and its
+    spacetime diagram (run-K.svg beside it); a page that opens from disk, without scripts."""
+    rows = []
+    for run in document["runs"]:
+        spec = run["failureSpec"]
+        faults = [f"crash of {c['node']} at time {c['time']}" for c in spec["crashes"]]
+        faults += [f"{o['table']} from {o['from']} to {o['to']} lost at time {o['time']}" for o in spec["omissions"]]
+        k = run["iteration"]
+        rows.append(
+            f'<section class="run {escape(run["status"])}"><h2>run {k}: {escape(run["status"])}</h2>'
+            f'<p>{escape("; ".join(faults) or "no fault")}</p>'
+            f'<img src="run-{k}.svg" alt="the spacetime diagram of run {k}"></section>'
+        )
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>verify</title>'
+        "<style>body{font-family:sans-serif;margin:2em} .failure h2{color:#b00} .success h2{color:#070}"
+        " img{max-width:100%;border:1px solid #ccc}</style></head><body>"
+        f"<h1>{escape(document['verdict'])}</h1>"
+        f'<p>eot {document["bound"]["horizon"] + 1} (Molly time; horizon {document["bound"]["horizon"]}), '
+        f'pre: {escape(document["bound"]["pre"])}, post: {escape(document["bound"]["post"])}; the runs in '
+        '<a href="runs.json">runs.json</a></p>' + "".join(rows) + "</body></html>\n"
+    )

@@ -160,3 +160,26 @@ def test_all_lists_the_minimal_fault_sets(tmp_path):
     assert [len(f.omissions) + len(f.crashes) for f in sets] == [1, 2, 2, 3, 3]
     assert all(f.crashes for f in sets)
     assert verify(program, instance, sync(loss_until=2), all_=True).fault_sets == ()
+
+
+def test_out_writes_runs_json_svgs_and_a_page_that_opens_in_chromium(tmp_path):
+    import jsonschema
+
+    from conftest import ROOT
+    from test_browser import chromium, headless
+
+    load(tmp_path, "one-shot")
+    out = tmp_path / "out"
+    done = _cli("protocol.ded", "invariant.ded", "--eot", "5", "--delivery", "sync", "--eff", "2", "--all",
+                "--out", str(out), cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    document = json.loads((out / "runs.json").read_text())
+    jsonschema.validate(document, json.loads((ROOT / "docs" / "runs-schema.json").read_text()))
+    assert [r["status"] for r in document["runs"]] == ["success", "failure", "failure"]
+    assert [len(r["failureSpec"]["omissions"]) for r in document["runs"]] == [0, 1, 1]
+    assert document["runs"][1]["failureSpec"]["omissions"][0]["time"] == 1  # Molly's time of our step 0
+    assert sorted(p.name for p in out.glob("run-*.svg")) == ["run-0.svg", "run-1.svg", "run-2.svg"]
+    dom = headless(chromium(), "--dump-dom", (out / "index.html").as_uri())
+    assert dom.returncode == 0, dom.stderr
+    assert dom.stdout.count('<section class="run failure"') == 2 and dom.stdout.count("<img") == 3
+    assert "counterexample at horizon 4" in dom.stdout

@@ -14,8 +14,9 @@ import typer
 
 from .. import pipeline, verify
 from ..bounds import Encoding, Network, Semantics
+from ..formats import render
 from ..lang.diagnostics import Diagnostic, DiagnosticError
-from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, say, stderr, warn
+from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, say, stderr, usage, warn
 from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, JsonOpt, Prog, SemanticsOpt,
                       TimeoutOpt, bounds, need_instance, network_options)
 
@@ -34,6 +35,9 @@ def verify_(
         False, "--search-horizon", help="Try horizons 0..T and report the smallest with a counterexample"
     ),
     all_: bool = typer.Option(False, "--all", help="Also list the minimal fault sets that break the invariant"),
+    out: Optional[Path] = typer.Option(
+        None, "--out", help="Write DIR/runs.json (Molly's runs), an SVG per run and DIR/index.html"
+    ),
     timeout: Optional[float] = TimeoutOpt,
     json_: bool = JsonOpt,
     dialect: Dialect = DialectOpt,
@@ -55,6 +59,8 @@ def verify_(
         verdict = question(prog, instance, bounds_, pre.strip(), post.strip(), timeout, all_)
     except verify.InvariantError as error:
         fail(DiagnosticError([Diagnostic("bad-invariant", str(error), filename=str(program))]))
+    if out is not None and verdict.holds is not None:
+        write_runs(out, verdict, verify.fault_free_run(prog, instance, bounds_, pre.strip(), post.strip()))
     if json_:
         emit(json.dumps(verdict.as_dict(), indent=2))
     else:
@@ -64,3 +70,19 @@ def verify_(
         raise typer.Exit(EXIT_INCOMPLETE)
     if not verdict.holds:
         raise typer.Exit(EXIT_NO)
+
+
+def write_runs(out: Path, verdict: verify.Verdict, success) -> None:
+    """--out DIR: runs.json (docs/runs-schema.json), run-K.svg per run and index.html."""
+    document = verify.runs_document(verdict, success)
+    models = ([success] if success is not None else []) + [
+        w.model for w in (verdict.witnesses or ((verdict.counterexample,) if verdict.counterexample else ()))
+    ]
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "runs.json").write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        for k, model in enumerate(models):
+            (out / f"run-{k}.svg").write_text(render(model, "svg"), encoding="utf-8")
+        (out / "index.html").write_text(verify.index_html(document), encoding="utf-8")
+    except OSError as error:
+        usage("io", f"cannot write {out}: {error.strerror or error}", str(out))
