@@ -454,3 +454,59 @@ def test_the_program_at_the_level_of_traces_counts_the_traces(name, prog, instan
         assert (compiled.trace_text is not None) == semantics.causal
         counted = solve.count(compiled, progress=False, models=False)["traces"]
         assert counted == len(traces(prog, instance, horizon, semantics, Encoding.FAST, delay=1)), semantics
+
+
+# -- random programs with the constructs: explorer = paper = fast -----------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+FUNCTIONS = st.sampled_from(["count", "sum", "min", "max"])
+OPERATORS = st.sampled_from(["+", "-", "*", "/", "%"])
+
+
+@st.composite
+def constructs(draw) -> Program:
+    """A program drawn from rule templates, each construct with drawn parameters (rules may be left out)."""
+    f, g, op, k, c = draw(FUNCTIONS), draw(FUNCTIONS), draw(OPERATORS), draw(st.integers(0, 1)), draw(st.integers(-1, 2))
+    pool = [
+        rule(atom("s", "X", Aggregate(f, var("Y"))), pos("q", "X", "Y"),
+             *([neg("p", "Y")] if draw(st.booleans()) else [])),
+        rule(atom("t", Arithmetic(op, var("X"), const(c))), pos("p", "X")),
+        rule(atom("u", "X"), pos("p", "X"), draw(st.sampled_from([neg("q", "X", "_"), neg("q", "_", "X"), neg("q", "_", "_")]))),
+        rule(atom("m", "X"), pos("p", "X"), pos("peer", "Y"), kind=RuleKind.ASYNC, to="Y"),
+        rule(atom("m", "X"), pos("m", "X"), kind=RuleKind.INDUCTIVE),
+        rule(atom("w", "X"), pos("p", "X"), Literal(atom("m", "X"), negated=draw(st.booleans()), step=k)),
+        rule(atom("n", Aggregate(g, var("X"))), pos("p", "X"), pos("peer", "Y"), kind=RuleKind.ASYNC, to="Y"),
+        rule(atom("o", Aggregate(f, Arithmetic("+", var("X"), const(1)))), pos("m", "X"), kind=RuleKind.INDUCTIVE),
+        rule(atom("cnt", Arithmetic("+", var("N"), const(1))), pos("cnt", "N"), Comparison("<", var("N"), const(2)),
+             kind=RuleKind.INDUCTIVE),
+        rule(atom("both", "X"), pos("m", "N1", "X"), pos("m", "N2", "X"), Comparison("!=", var("N1"), var("N2")),
+             kind=RuleKind.GLOBAL),
+        rule(atom("spread", Aggregate(g, var("N"))), pos("p", "N", "X"), kind=RuleKind.GLOBAL),
+        rule(atom("none", "X"), pos("p", "N", "X"), neg("both", "X"), kind=RuleKind.GLOBAL),
+    ]
+    chosen = draw(st.lists(st.sampled_from(range(len(pool))), min_size=1, max_size=5, unique=True))
+    return program(*(pool[i] for i in sorted(chosen)))
+
+
+@st.composite
+def small_inputs(draw):
+    values = st.integers(0, 2)
+    a = draw(st.lists(values, max_size=2, unique=True))
+    b = draw(st.lists(values, max_size=2, unique=True))
+    q = draw(st.lists(st.tuples(values, values), max_size=2, unique=True))
+    block = lambda ps, peer: " ".join([f"p({v})." for v in ps] + [f"q({x}, {y})." for x, y in q] + [f"peer({peer}).", "cnt(0)."])
+    return facts(f"a {{ {block(a, 'b')} }} b {{ {block(b, 'a')} }}")
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(constructs(), small_inputs(), st.integers(1, 2))
+def test_random_programs_with_the_constructs_agree_three_ways(prog, instance, horizon):
+    from dedalus2asp.lang.analysis import restrict
+    from dedalus2asp.runs import operational
+
+    bounds = Bounds(horizon, network=Network(max_delay=1))
+    explored = set(operational.explore(prog, restrict(instance, prog), bounds, mode="traces").traces)
+    for encoding in Encoding:
+        assert traces(prog, instance, horizon, Semantics.CAUSAL, encoding, delay=1) == explored, encoding
