@@ -12,6 +12,9 @@ acyclicity, and leaves out (11)–(14), which prune nothing within a finite hori
 models up to auxiliary atoms (tests/test_fast.py). The delay bound of `bounds.network` limits
 the arrivals. Program-independent rules come from `encodings/*.lp`, program-dependent ones from
 `templates/*.j2`, each under its rule number.
+Aggregates, arithmetic, `_` in negated atoms, body atoms at a step and global rules (issue #18) are
+written by `views` for every template (docs/encodings.md); a global relation's facts are held by
+node `()`, so its predicate keeps the shape R(node, step, ā) of every other relation.
 """
 
 from __future__ import annotations
