@@ -22,6 +22,7 @@ import difflib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 
+from ..bounds import CRASH
 from .ast import Arithmetic, Atom, Fact, arity_in, Instance, Literal, Output, Program, Rule, RuleKind, Variable
 from .diagnostics import Diagnostic, Severity, in_order, raise_if_errors
 
@@ -406,7 +407,7 @@ def warnings(program: Program, instance: Instance | None = None) -> list[Diagnos
         for rule in program.rules:
             for atom in rule.positive:
                 p = atom.predicate
-                if p not in derived and p not in given and p not in reported:
+                if p not in derived and p not in given and p not in reported and p != CRASH:  # crash: the network's (docs/faults.md)
                     reported.add(p)
                     out.append(
                         _diag(
