@@ -242,6 +242,15 @@ def test_sum_over_distinct_valuations_and_a_negative_sum():
     assert of("s", model) == of("s", got)
 
 
+def test_a_valuation_whose_aggregate_term_has_no_value_is_not_in_its_group():
+    """r(G, f<X / Y>) :- w(G, X, Y): the valuation with Y = 0 is left out, as every rule instance that
+    needs an undefined operation; a group of only such valuations is empty and yields no fact."""
+    facts = [fact("w", "g", 6, 0), fact("w", "g", 6, 3), fact("w", "h", 1, 0)]
+    for function, value in (("count", 1), ("sum", 2), ("min", 2), ("max", 2)):
+        got = deduced([rule(atom("r", "G", agg(function, ("/", "X", "Y"))), pos("w", "G", "X", "Y"))], facts)
+        assert of("r", got) == {(sym("g"), sym(value))}
+
+
 def test_min_and_max_in_clingos_order_also_over_strings():
     facts = [fact("v", "g", '"b"'), fact("v", "g", '"a"'), fact("v", "g", "zz"), fact("v", "g", 4),
              fact("v", "h", '"b"'), fact("v", "h", '"ab"')]

@@ -255,3 +255,92 @@ def test_issue_18_each_causal_model_is_the_trace_of_its_run(name):
     assert models
     for model in models:
         assert agrees(model, run_of(model).replay(program, facts))
+
+
+# Random programs with the constructs, as ASTs: aggregates in heads, arithmetic in heads, comparisons
+# and body atoms, `_` in negated atoms, body atoms at a step.
+
+INTS = [0, 1, 2]
+ARITH = ["+", "-", "*", "/", "%"]
+
+
+@st.composite
+def expressions(draw, bound):
+    if not bound or draw(st.booleans()):
+        return draw(st.sampled_from(bound)) if bound else draw(st.sampled_from(INTS))
+    return (draw(st.sampled_from(ARITH)), draw(st.sampled_from(bound)), draw(st.sampled_from(bound + INTS)))
+
+
+@st.composite
+def construct_rules(draw):
+    relations = {"p": 1, "q": 1, "r": 2, "e": 2}
+    body = []
+    for _ in range(draw(st.integers(1, 2))):
+        name = draw(st.sampled_from(sorted(relations)))
+        step = draw(st.sampled_from([None, None, 0, 1]))
+        body.append(pos(name, *[draw(st.sampled_from(VARS)) for _ in range(relations[name])], step=step))
+    bound = sorted({v.name for b in body for v in b.atom.variables()})
+    if draw(st.booleans()):
+        name = draw(st.sampled_from(sorted(relations)))
+        args = [draw(st.sampled_from(bound + ["_"])) for _ in range(relations[name])]
+        if draw(st.booleans()) and args:
+            args[0] = draw(expressions(bound))
+        body.append(neg(name, *args, step=draw(st.sampled_from([None, None, 1]))))
+    if draw(st.booleans()):
+        body.append(cmp(draw(st.sampled_from(["<", "=", "!="])), draw(expressions(bound)), draw(expressions(bound))))
+    head_name = draw(st.sampled_from(["p", "q", "r"]))
+    head = [draw(expressions(bound)) for _ in range(relations[head_name])]
+    if draw(st.booleans()):  # of a variable: an undefined term in an aggregate is test_undefined_aggregate_term
+        head[-1] = agg(draw(st.sampled_from(["count", "sum", "min", "max"])), draw(st.sampled_from(bound)))
+    kind = draw(st.sampled_from([RuleKind.DEDUCTIVE, NEXT, ASYNC]))
+    if kind is ASYNC:
+        body.append(pos("nd", "Y"))
+        return rule(atom(head_name, *head), *body, kind=kind, to="Y")
+    return rule(atom(head_name, *head), *body, kind=kind)
+
+
+@st.composite
+def construct_inputs(draw):
+    nodes = draw(st.sampled_from([["n1"], ["n1", "n2"]]))
+    facts = {}
+    for x in nodes:
+        mine = draw(st.lists(st.one_of(
+            st.tuples(st.just("e"), st.sampled_from(INTS), st.sampled_from(INTS)),
+            st.tuples(st.just("p"), st.sampled_from(INTS)),
+        ), max_size=2, unique=True))
+        facts[x] = [("nd", y) for y in nodes] + mine
+    return instance(**facts)
+
+
+def checked(program):
+    try:
+        check(program)
+        return program
+    except Exception:
+        return None
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.lists(construct_rules(), min_size=1, max_size=3), construct_inputs(), st.sampled_from([1, 2]), st.sampled_from([None, 1]))
+def test_random_programs_with_the_constructs_model_traces_equal_run_traces(rules_, facts, horizon, max_delay):
+    program = checked(Program(tuple(rules_)))
+    assume(program is not None)  # unsafe or not stratifiable
+    try:
+        expected = set(
+            operational.explore(
+                program, restrict(facts, program), Bounds(horizon, network=Network(max_delay=max_delay)), max_states=20_000, mode="traces"
+            ).traces
+        )
+    except operational.StateLimitExceeded:
+        assume(False)
+    assert asp_traces(program, facts, horizon, Semantics.CAUSAL_FINITE, max_delay) == expected
+
+
+@pytest.mark.xfail(reason="the generated program makes a group of valuations whose aggregate term has no value "
+                   "(min gives #sup, count and sum 0); the evaluator leaves such a valuation out of its group", strict=False)
+@pytest.mark.parametrize("function", ["count", "sum", "min", "max"])
+def test_undefined_aggregate_term(function):
+    """q(U, f<V % 0>) :- p(U, V): no valuation has a value of its term, so no group, no fact."""
+    program = Program((rule(atom("q", "U", agg(function, ("%", "V", 0))), pos("p", "U", "V")),))
+    facts = instance(n1=[("p", 1, 2), ("p", 2, "a")])
+    assert asp_traces(program, facts, 0, Semantics.CAUSAL_FINITE) == operational_traces(program, facts, 0)
