@@ -59,8 +59,6 @@ IDENTITY_NAMES = ("id", "node_id")
 MOLLY_RELATIONS = {
     "clock": "Molly's model of message delivery (clock(From, To, SendTime, ReceiveTime)); here the stable-model "
     "semantics chooses every arrival itself (tplp2016 §4.3), so",
-    "crash": "Molly's failure injection (crash(Node, Crashed, Time)); dedalus2asp models no crashes (every node "
-    "performs every step 0..T), so",
 }
 
 
