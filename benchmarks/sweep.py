@@ -1,0 +1,121 @@
+"""A batch sweep of count jobs on Spark, local[1] against local[2], side by side in one run.
+
+    python benchmarks/sweep.py                       # 64 jobs on local[1] then local[2]
+    python benchmarks/sweep.py --repeat 2            # each master twice, alternating
+    python benchmarks/sweep.py --masters 'local[1]' 'local[2]' spark://host:7077
+    python benchmarks/sweep.py --horizons 1 2        # the smaller sweep (jobs of a few ms)
+
+The sweep: the eight example programs of `SWEEP` (tplp2016 Ex. 1-3, Fig. 4 and 5; jcss2014
+Alg. 2-4) × semantics causal and choice × encodings fast and paper × horizons 2 and 3 = 64
+`count` jobs, from a few milliseconds to about 15 s of solving each (the choice semantics at
+horizon 3: 390,625 models). Each point is one `dedalus2asp batch MANIFEST --out DIR --master M
+--quiet` in its own process and a fresh directory; its time is the whole process's wall time
+(Python and the JVM started, every job run and written), next to `batch.json`'s own seconds (the
+same without the interpreter's start). The load average of the machine is read before and after
+each point: the speed-up of local[2] over local[1] is only what the two cores give when nobody
+else uses them. Every point must find the same models and traces per job as the first one.
+
+Results: a table on stdout and benchmarks/sweep.json (with the machine, the load and the command).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SWEEP = [
+    ("tplp2016/ex1_reachability.ded", "tplp2016/ex1_reachability.facts"),
+    ("tplp2016/ex2_ordering.ded", "tplp2016/ex2_ordering.facts"),
+    ("tplp2016/ex3_2pc.ded", "tplp2016/ex3_2pc_small.facts"),
+    ("tplp2016/fig4_noncausal.ded", "tplp2016/fig4.facts"),
+    ("tplp2016/fig5_grouping.ded", "tplp2016/fig5.facts"),
+    ("jcss2014/alg2.ded", "jcss2014/alg2_nonempty.facts"),
+    ("jcss2014/alg3.ded", "jcss2014/alg3.facts"),
+    ("jcss2014/alg4.ded", "jcss2014/alg4.facts"),
+]
+
+
+def manifest(horizons: list[int], timeout: float) -> str:
+    """The sweep as a manifest: one grid per program (semantics × encodings × horizons)."""
+    lines = [f"root = {json.dumps(str(ROOT / 'examples'))}", "[defaults]", f"timeout = {timeout}"]
+    for program, facts in SWEEP:
+        lines += ["[[grid]]", f'program = ["{program}"]', f'input = ["{facts}"]', 'task = ["count"]',
+                  'semantics = ["causal", "choice"]', 'encoding = ["fast", "paper"]', f"horizon = {horizons}"]
+    return "\n".join(lines) + "\n"
+
+
+def point(path: Path, master: str, out: Path) -> dict:
+    """One batch in its own process: wall time, batch.json, the load average around it, the counts per job."""
+    before = os.getloadavg()
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "dedalus2asp", "batch", str(path), "--out", str(out), "--master", master,
+                           "--quiet"], capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = os.getloadavg()
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"batch on {master} failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
+    info = json.loads((out / "batch.json").read_text())
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(out / "jobs").to_pylist()
+    counts = {r["id"]: (r["status"], r["models"], r["traces"]) for r in rows}
+    return {"master": master, "wall_s": round(wall, 2), "batch_s": info["seconds"], "jobs": info["jobs"],
+            "ok": info["ok"], "error": info["error"], "timeout": info["timeout"],
+            "job_s": round(sum(r["seconds"] for r in rows), 2), "load_before": [round(x, 2) for x in before],
+            "load_after": [round(x, 2) for x in after], "counts": counts}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--masters", nargs="+", default=["local[1]", "local[2]"])
+    parser.add_argument("--horizons", nargs="+", type=int, default=[2, 3])
+    parser.add_argument("--repeat", type=int, default=1, help="points per master, alternating")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds of solving per job")
+    parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "sweep.json")
+    args = parser.parse_args()
+
+    scratch = Path(tempfile.mkdtemp(prefix="sweep-"))
+    try:
+        path = scratch / "sweep.toml"
+        path.write_text(manifest(args.horizons, args.timeout))
+        points = []
+        for r in range(args.repeat):
+            for master in args.masters:
+                result = point(path, master, scratch / f"out-{r}-{len(points)}")
+                print(f"{master:>12}  {result['wall_s']:8.2f} s wall  {result['batch_s']:8.2f} s batch  "
+                      f"{result['job_s']:8.2f} s in jobs  load {result['load_before'][0]:.2f} -> {result['load_after'][0]:.2f}",
+                      flush=True)
+                points.append(result)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    reference = points[0]["counts"]
+    same = all(p["counts"] == reference for p in points)
+    best = {m: min(p["wall_s"] for p in points if p["master"] == m) for m in args.masters}
+    print(f"\n{points[0]['jobs']} count jobs, horizons {args.horizons}; same counts on every point: {same}")
+    print("| master | best wall (s) | speed-up over " + args.masters[0] + " |\n| --- | --- | --- |")
+    for master, seconds in best.items():
+        print(f"| {master} | {seconds:.2f} | {best[args.masters[0]] / seconds:.2f}× |")
+    record = {
+        "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()},
+        "horizons": args.horizons, "same_counts": same, "best_wall_s": best,
+        "points": [{k: v for k, v in p.items() if k != "counts"} for p in points],
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    args.json.write_text(json.dumps(record, indent=2) + "\n")
+    print(f"wrote {args.json}")
+    if not same:
+        raise SystemExit("the points found different counts")
+
+
+if __name__ == "__main__":
+    main()
