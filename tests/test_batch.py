@@ -86,6 +86,7 @@ ALG3 = "program = 'examples/jcss2014/alg3.ded'\ninput = 'examples/jcss2014/alg3.
         (f"[[job]]\n{ALG3}task = 'count'\nmodels = -1\n", "models must be between 0 and 2147483647, not -1", 6, 1),
         (f"[[job]]\n{ALG3}task = 'count'\nmodels = 2147483648\n", "models must be between 0 and 2147483647", 6, 1),
         (f"[[job]]\n{ALG3}task = 'count'\ntimeout = 0\n", "timeout must be more than 0", 6, 1),
+        (f"[[job]]\n{ALG3}task = 'count'\nmax_ground = -5\n", "max_ground must be between 0 and", 6, 1),
         (f"[[job]]\n{ALG3}task = 'count'\ntimeout = inf\n", "timeout must be more than 0", 6, 1),
         (f"[defaults]\nseed = 'x'\n[[job]]\n{ALG3}task = 'count'\n", "[defaults]: seed must be an integer", 3, 1),
         (f"[[job]]\n{ALG3}task = 'count'\n[[job]]\n{ALG3}task = 'run'\nschedule = 'chaos'\n", "job 2: schedule must be one of sync, random", 10, 1),
@@ -186,6 +187,19 @@ def test_a_job_whose_process_dies_is_recorded(tmp_path, monkeypatch):
     assert batch.run_and_write(str(tmp_path / "out"), quick, grace=1.0) == "error"
     (row,) = engine.read_table(tmp_path / "out" / "jobs")
     assert row["error"] == "the job's process ended without a result (exit code 9)" and row["id"] == quick.id
+
+
+def test_a_job_above_its_ground_budget_is_refused_before_grounding(tmp_path):
+    """The budget of the commands (asp.budget, --max-ground) holds for batch jobs: key max_ground, 0 for none."""
+    params = dict(program="examples/tplp2016/ex1_reachability.ded", input="examples/tplp2016/ex1_reachability.facts",
+                  task="count", horizon=3)
+    row, _, _ = batch.execute_job(job(tmp_path, **params, max_ground=100))
+    assert row["status"] == "error" and "above the budget of 100 (--max-ground N" in row["error"] and row["seconds"] < 5
+    assert "ex1_reachability.ded:" in row["error"]  # the rule to blame, at its place
+    assert batch.execute_job(job(tmp_path, **params, max_ground=0))[0]["status"] == "ok"
+    # jobs that do not give the key keep the ids they had before it existed
+    assert job(tmp_path, **params).id == job(tmp_path, **params, max_ground=batch.DEFAULTS["max_ground"]).id
+    assert job(tmp_path, **params).id != job(tmp_path, **params, max_ground=0).id
 
 
 def test_failures_are_recorded(tmp_path):

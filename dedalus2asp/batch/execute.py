@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 from .. import pipeline
-from ..asp import solve
+from ..asp import budget, solve
 from ..asp.transform import transform
 from ..lang.diagnostics import Diagnostic, DiagnosticError, format_diagnostic
 from ..lang.located import check_events
@@ -42,6 +42,7 @@ from ..runs import engine
 from .manifest import KEYS, Job, read_manifest
 
 WARM_LIMIT = 64 * 1024  # bytes: a job's files up to this size warm its worker (`warm_up`)
+WARM_GROUND = 1_000_000  # rule instances (`asp.budget`): a warm-up compiles only a job as small as this
 GRACE = 10.0  # seconds: a job still running this long past its timeout (at least its timeout again) is killed
 POLL = 0.5  # seconds between two looks of the driver at the jobs finished
 
@@ -68,7 +69,7 @@ def _load(job: Job):
 def _row(job: Job) -> dict:
     """The job's row of the `jobs` table before it runs."""
     p = job.parameters
-    return {**{k: p[k] for k in KEYS if k != "models"}, "models_limit": p["models"], "id": job.id,
+    return {**{k: p[k] for k in KEYS if k not in ("models", "max_ground")}, "models_limit": p["models"], "id": job.id,
             "parameters": json.dumps(p, sort_keys=True), "status": "ok", "error": None, "models": None, "traces": None,
             "verdicts": None, "worker": f"{socket.gethostname()}:{os.getpid()}"}
 
@@ -82,7 +83,8 @@ def warm_up(job: Job) -> None:
 
     A child forked from a cold worker spent about 2.5 s of a 0.1 s job building them again (measured on the
     sweep of benchmarks/sweep.py): per job, in every worker. Once per dialect, encoding, semantics and
-    task, and only for files under `WARM_LIMIT` bytes (a large program is left to the bounded child).
+    task, and only for files under `WARM_LIMIT` bytes and programs under `WARM_GROUND` estimated rule
+    instances (a large job is left to its bounded child).
     Whatever fails here is the job's to report, in its child.
     """
     p = job.parameters
@@ -96,7 +98,7 @@ def warm_up(job: Job) -> None:
         from .. import cron  # noqa: F401  (cron tasks import it; imported here, once)
 
         program, instance = _load(job)
-        if p["task"] != "run":
+        if p["task"] != "run" and budget.estimate(program, instance, job.bounds).total <= WARM_GROUND:
             transform(program, instance, job.bounds)
     except Exception:
         pass
@@ -162,6 +164,8 @@ def execute_job(job: Job) -> tuple[dict, list[tuple], list[tuple]]:
     start = time.perf_counter()
     try:
         program, instance = _load(job)
+        if p["task"] != "run":
+            budget.check(program, instance, job.bounds, p["max_ground"])
         if p["task"] == "count":
             compiled = transform(program, instance, job.bounds)
             result = solve.count(compiled, timeout=p["timeout"], progress=False)

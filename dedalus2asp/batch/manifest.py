@@ -17,7 +17,8 @@ A **manifest** lists jobs, one by one (`[[job]]`, scalar values) or as grids
 Every key has a type and a range (`SCHEMA`): horizon, delay bound and steps
 are integers in 0..`bounds.MAX_STEP` (not a boolean, not a float), `models`
 an integer in 0..`MAX_MODELS` (clingo's 32-bit limit), `timeout` a number of
-seconds in (0, `MAX_TIMEOUT`], the names of tasks, semantics, encodings,
+seconds in (0, `MAX_TIMEOUT`], `max_ground` the rule instances a job may
+ground (`asp.budget`, 0: no limit), the names of tasks, semantics, encodings,
 dialects and schedules one of theirs, `program` and `input` the paths of
 existing files. A manifest is checked whole before any job runs, and every
 problem is a diagnostic at the key's `file:line:col` (tomllib gives positions
@@ -45,6 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from ..asp.budget import DEFAULT_MAX_GROUND
 from ..bounds import MAX_STEP, Bounds, Encoding, Network, Semantics
 from ..lang.ast import NOWHERE, Span
 from ..lang.diagnostics import Diagnostic, DiagnosticError
@@ -55,6 +57,7 @@ DIALECTS = ("auto", "transparent", "located", "molly")
 MAX_MODELS = 2**31 - 1  # clingo's models limit is a 32-bit integer
 MAX_TIMEOUT = 10**7  # seconds (about 115 days): beyond it a wait on the job's process overflows
 MAX_SEED = 2**63 - 1  # the jobs table stores the seed as int64
+MAX_GROUND = 2**63 - 1
 MAX_MANIFEST = 16 * 2**20  # bytes
 MAX_JOBS = 100_000  # jobs of one manifest, grids expanded
 DEFAULTS: dict[str, Any] = {
@@ -68,8 +71,10 @@ DEFAULTS: dict[str, Any] = {
     "seed": 0,
     "models": 10,  # models: how many (0: all)
     "timeout": 60.0,
+    "max_ground": DEFAULT_MAX_GROUND,  # rule instances a job may ground (asp.budget; 0: no limit)
 }
 KEYS = ("program", "input", "task", *DEFAULTS)
+NEW_KEYS = {"dialect": "auto", "max_ground": DEFAULT_MAX_GROUND}  # keys added later: at these values, left out of ids
 TABLES = ("root", "defaults", "grid", "job")
 
 
@@ -124,6 +129,7 @@ SCHEMA: dict[str, Callable[[Any], str | None]] = {
     "seed": _integer(-MAX_SEED - 1, MAX_SEED),
     "models": _integer(0, MAX_MODELS),
     "timeout": _seconds,
+    "max_ground": _integer(0, MAX_GROUND),
 }
 
 
@@ -324,7 +330,7 @@ def read_manifest(path: Path) -> list[Job]:
             params = {k: params.get(k) for k in KEYS}
             if params["task"] == "cron":
                 params["semantics"] = None  # cron analyses causal-finite and choice both: one job, not one per semantics
-            hashed = {k: v for k, v in params.items() if not (k == "dialect" and v == "auto")}  # the ids of before the key
+            hashed = {k: v for k, v in params.items() if not (k in NEW_KEYS and v == NEW_KEYS[k])}  # ids as before them
             ident = hashlib.sha256(json.dumps(hashed, sort_keys=True).encode()).hexdigest()[:16]
             source = str(root / params["input"]) if params["input"] else None
             jobs.setdefault(ident, Job(ident, params, str(root / params["program"]), source, _bounds(params)))
