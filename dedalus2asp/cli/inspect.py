@@ -15,13 +15,17 @@ from ..inspect import explain
 from ..lang.diagnostics import DiagnosticError
 from .console import EXIT_NO, fail, incomplete, no_model, say, stderr, stdout, tables, usage, write
 from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, ModelOpt, ModelsOpt, Prog,
-                      SemanticsOpt, TimeoutOpt, bounds, network_options, fact, point, prepare, LIMITS, Limits, limit_options)
+                      SemanticsOpt, TimeoutOpt, bounds, network_options, fact, point, prepare, LIMITS, Limits, limit_options,
+                      program_files)
 
 
 @limit_options
 @network_options
 def report(
-    target: Path = typer.Argument(..., help="A Dedalus program, or a Spark run/batch directory", show_default=False),
+    targets: list[Path] = typer.Argument(
+        ..., help="A Dedalus program (several files are read as one program: a Molly protocol and its invariants), "
+        "or a Spark run/batch directory", show_default=False,
+    ),
     input_: Optional[Path] = typer.Option(None, "--input", "-i", help="Input instance H (for a program)"),
     horizon: Optional[int] = typer.Option(None, "--horizon", "-T", min=0, max=MAX_STEP, help="Every node performs steps 0..T (for a program)"),
     semantics: Semantics = SemanticsOpt,
@@ -36,6 +40,9 @@ def report(
     limits: Limits = LIMITS,
 ) -> None:
     """Write a self-contained HTML report: a table of models, each with its spacetime diagram and state per step."""
+    target = targets[0]
+    if len(targets) > 1 and any(path.is_dir() for path in targets):
+        usage("bad-argument", "report takes one run/batch directory, or program files: not both, nor several directories")
     if target.is_dir():
         from ..batch import summarize
 
@@ -43,8 +50,10 @@ def report(
             return summarize(target, tables(), output or target / "report.html")
         except DiagnosticError as error:
             fail(error)
-    if not target.exists():
-        usage("io", "cannot read it: no such program file or batch directory", str(target))
+    for path in targets:
+        if not path.exists():
+            usage("io", "cannot read it: no such program file or batch directory", str(path))
+    target = program_files(targets)
     if horizon is None:
         usage("missing-option", f"report on the program {target} needs --horizon T")
     if output is None:
