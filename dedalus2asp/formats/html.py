@@ -34,6 +34,8 @@ code { font-family: ui-monospace, Menlo, Consolas, monospace; }
 
 
 def _state_table(model: Model) -> str:
+    """The facts of every node at every step, and a last row `global` for the facts of global relations
+    (derived by global rules, which read all nodes at one step) when there are any."""
     rows = ["<table class=\"state\"><tr><th>node</th>"]
     rows += [f"<th>step {s}</th>" for s in range(model.horizon + 1)]
     rows.append("</tr>")
@@ -41,6 +43,10 @@ def _state_table(model: Model) -> str:
         steps = (model.facts_at(node, step) for step in range(model.horizon + 1))
         cells = "".join(f'<td class="facts">{"<br>".join(map(escape, facts))}</td>' for facts in steps)
         rows.append(f"<tr><th>{escape(str(node))}</th>{cells}</tr>")
+    if model.has_global:
+        steps = (model.global_at(step) for step in range(model.horizon + 1))
+        cells = "".join(f'<td class="facts">{"<br>".join(map(escape, facts))}</td>' for facts in steps)
+        rows.append(f'<tr class="global"><th title="facts of global relations, held by no node">global</th>{cells}</tr>')
     rows.append("</table>")
     return "".join(rows)
 

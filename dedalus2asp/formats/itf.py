@@ -14,7 +14,10 @@ step k (tplp2016 §5.1.5: the trace of a run, D^{x,k} for every node x):
 * `sent`: the messages sent at step k, by any node;
 * `delivered`: the messages that arrive at step k (at their addressee's step k);
 * `in_flight`: the messages sent at a step ≤ k that arrive after step k or are still
-  pending at the horizon; in state T these are exactly the pending messages.
+  pending at the horizon; in state T these are exactly the pending messages;
+* `global` (only when some global fact holds): the set of facts of global relations at step k,
+  derived by global rules (Molly's assertions), which read every node at step k and are held by
+  no node.
 
 A fact is a record `{"relation": "vote", "args": ["t1", "a1", "yes"]}` (arguments as
 Dedalus writes them); a message a record `{"relation", "args", "sender", "sent",
@@ -32,6 +35,8 @@ import json
 from typing import TYPE_CHECKING, Iterable
 
 import clingo
+
+from ..lang.ast import GLOBAL_NODE
 
 if TYPE_CHECKING:
     from ..inspect.model import Message, Model
@@ -72,7 +77,7 @@ def state(model: Model, k: int) -> dict:
         "sent": itf_set(message(m) for m in model.messages if m.sent == k),
         "delivered": itf_set(message(m) for m in model.messages if m.arrives == k),
         "in_flight": itf_set(message(m) for m in model.messages if in_flight(m, k)),
-    }
+    } | ({"global": itf_set(fact(r, a) for r, a in model.slice(GLOBAL_NODE, k))} if model.has_global else {})
 
 
 def trace(model: Model, source: str | None = None) -> dict:
@@ -92,7 +97,8 @@ def trace(model: Model, source: str | None = None) -> dict:
         "outputs": list(model.outputs()),
         "noncausal": [m.as_dict() for m in model.noncausal()],
     }
-    return {"#meta": meta, "vars": list(VARS), "states": [state(model, k) for k in range(model.horizon + 1)]}
+    names = list(VARS) + (["global"] if model.has_global else [])
+    return {"#meta": meta, "vars": names, "states": [state(model, k) for k in range(model.horizon + 1)]}
 
 
 def itf_json(model: Model, source: str | None = None) -> str:

@@ -16,7 +16,10 @@ How to read it:
   pure_ca forbids, §4.4.1) is a thick dashed red arrow; one arriving at its own send
   step is a loop above the lane;
 * the **output** facts at step T (jcss2014 §2.5.5) are boxed in green at the last tick
-  and listed after the lane's end.
+  and listed after the lane's end;
+* when some global fact holds (a global rule, Molly's assertion over several nodes, derived
+  it), a last dashed lane `global` holds the global facts of every step: no node holds them
+  and no message reaches them.
 
 Labels never overlap each other nor the ticks and names (`placement`): each one sits on
 its own arrow at the first free spot along it that no other arrow runs through. When
@@ -36,6 +39,7 @@ from typing import TYPE_CHECKING, Sequence
 import clingo
 
 from .placement import Box, Placer, candidates, text_box
+from ..lang.ast import GLOBAL_NODE
 
 if TYPE_CHECKING:
     from ..inspect.model import Message, Model, Point
@@ -133,9 +137,19 @@ class Layout:
         return max(self.lanes.values(), default=TOP) + 62
 
 
+def lane_owners(model: Model) -> list:
+    """The lanes' owners: the nodes, then `GLOBAL_NODE` when some global fact holds (the facts of global
+    relations, derived by global rules that read every node at one step: no node holds them)."""
+    return list(model.network) + ([GLOBAL_NODE] if model.has_global else [])
+
+
+def lane_name(x) -> str:
+    return "global" if x == GLOBAL_NODE else short(str(x), NAME_CHARS)
+
+
 def layout(model: Model) -> Layout:
-    longest = max((len(short(str(x), NAME_CHARS)) for x in model.network), default=0)
-    lanes = {x: TOP + 56 + i * LANE_GAP for i, x in enumerate(model.network)}
+    longest = max((len(lane_name(x)) for x in lane_owners(model)), default=0)
+    lanes = {x: TOP + 56 + i * LANE_GAP for i, x in enumerate(lane_owners(model))}
     return Layout(lanes, model.horizon, max(LEFT, 50 + 0.6 * 13 * longest))
 
 
@@ -310,16 +324,17 @@ def _lanes(model: Model, geo: Layout, placer: Placer) -> list[str]:
     """Per node: its name (again every 10 steps on a long lane), its lane and its ticks."""
     parts = []
     for x, y in geo.lanes.items():
-        name = short(str(x), NAME_CHARS)
+        name = lane_name(x)
         parts.append(_text(geo.left - 30, y + 4, name, placer, 13, "end", ' font-weight="bold"'))
         for s in range(10, geo.horizon + 1, 10):
             parts.append(_text(geo.x(s - 0.5), y - 6, name, placer, 10, attrs=f' fill="{GREY}"'))
-        parts.append(f'<line class="lane" x1="{geo.left - 20}" y1="{y}" x2="{geo.lane_end:.1f}" y2="{y}" '
-                     f'stroke="{INK}" stroke-width="1.5"/>')
+        dashes = ' stroke-dasharray="6 4"' if x == GLOBAL_NODE else ""
+        parts.append(f'<line class="lane{" global" if dashes else ""}" x1="{geo.left - 20}" y1="{y}" '
+                     f'x2="{geo.lane_end:.1f}" y2="{y}" stroke="{INK}" stroke-width="1.5"{dashes}/>')
         placer.block((geo.left - 20, y - 2, geo.lane_end, y + 2))
         for s in range(geo.horizon + 1):
             facts = model.facts_at(x, s)
-            tip = f"{x}:{s}\n" + ("\n".join(facts) if facts else "(no facts)")
+            tip = f"{lane_name(x)}:{s}\n" + ("\n".join(facts) if facts else "(no facts)")
             cx = geo.x(s)
             placer.block((cx - 7, y - 7, cx + 7, y + 7))
             parts.append(f'<g class="tick"><title>{escape(tip)}</title><circle cx="{cx:.1f}" cy="{y}" r="4.5" '
@@ -329,7 +344,7 @@ def _lanes(model: Model, geo: Layout, placer: Placer) -> list[str]:
 
 def _outputs_by_node(model: Model) -> dict:
     wanted = set(model.program.output_relations) if model.program is not None else set()
-    return {x: [f for f in model.facts_at(x, model.horizon) if f.split("(", 1)[0] in wanted] for x in model.network}
+    return {x: [f for f in model.facts_at(x, model.horizon) if f.split("(", 1)[0] in wanted] for x in lane_owners(model)}
 
 
 def _lane_ends(model: Model, geo: Layout, placer: Placer) -> tuple[list[str], float]:
@@ -356,7 +371,7 @@ def _lane_ends(model: Model, geo: Layout, placer: Placer) -> tuple[list[str], fl
         texts = "".join(_text(x0, y + 22 + ROW * k, line, placer, anchor="start",
                               attrs=f' fill="{GREEN}" font-weight="bold"') for k, line in enumerate(lines))
         width = max(width, *(0.6 * FONT * len(line) for line in lines))
-        parts.append(f'<g class="output"><title>{escape(f"output facts of {x} at step {model.horizon}: " + ", ".join(facts))}</title>'
+        parts.append(f'<g class="output"><title>{escape(f"output facts of {lane_name(x)} at step {model.horizon}: " + ", ".join(facts))}</title>'
                      f'<rect x="{cx - 8:.1f}" y="{y - 8}" width="16" height="16" rx="3" fill="none" stroke="{GREEN}" '
                      f'stroke-width="2.5"/>{texts}</g>')
     return parts, width
