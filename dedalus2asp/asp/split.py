@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
 import time
+import uuid
 from dataclasses import replace
+from typing import Callable
 
 import clingo
 
@@ -64,23 +67,31 @@ def count_part(compiled: Compiled, atoms: list[str], part: list[tuple[bool, ...]
 
 
 def split_count(
-    compiled: Compiled, parts: int, engine_name: str = "local", spark=None, master: str | None = None, models: bool = True
+    compiled: Compiled,
+    parts: int,
+    engine_name: str = "local",
+    spark=None,
+    master: str | None = None,
+    models: bool = True,
+    progress: Callable[[int], None] | None = None,
 ) -> dict:
     """Count models (unless `models` is False) and traces as `parts` disjoint enumerations (on Spark executors
-    with engine "spark")."""
+    with engine "spark"). `progress(k)` is called as k parts are done (on Spark: polled every half second)."""
     start = time.perf_counter()
     atoms, split = cubes(compiled, parts)
     payload = replace(compiled, program=None)  # P holds clingo symbols, which do not pickle
+    report = progress or (lambda done: None)
     if engine_name == "spark":
         session = spark if spark is not None else spark_session(master)
-        counts = (
-            session.sparkContext.parallelize(list(enumerate(split)), numSlices=parts)
-            .map(lambda item: (item[0], count_part(payload, atoms, item[1], models)))
-            .collect()
+        rdd = session.sparkContext.parallelize(list(enumerate(split)), numSlices=parts).map(
+            lambda item: (item[0], count_part(payload, atoms, item[1], models))
         )
-        counts = [c for _, c in sorted(counts)]
+        counts = [c for _, c in sorted(_collect_watched(session, rdd, report))]
     else:
-        counts = [count_part(payload, atoms, part, models) for part in split]
+        counts = []
+        for part in split:
+            counts.append(count_part(payload, atoms, part, models))
+            report(len(counts))
     return {
         "models": sum(c["models"] for c in counts) if models else None,
         "traces": sum(c["traces"] for c in counts),
@@ -92,3 +103,34 @@ def split_count(
         "parts": counts,
         "seconds": round(time.perf_counter() - start, 4),
     }
+
+
+def _collect_watched(session, rdd, report: Callable[[int], None], every: float = 0.5) -> list:
+    """`rdd.collect()` (one task per part) in a job group of its own, reporting its finished tasks as it goes."""
+    context = session.sparkContext
+    group = f"dedalus2asp-split-{uuid.uuid4().hex}"
+    result: dict = {}
+
+    def collect() -> None:
+        context.setJobGroup(group, "count --split")
+        try:
+            result["rows"] = rdd.collect()
+        except BaseException as error:  # re-raised in the caller's thread
+            result["error"] = error
+
+    worker = threading.Thread(target=collect, daemon=True)
+    worker.start()
+    tracker = context.statusTracker()
+    while worker.is_alive():
+        worker.join(every)
+        done = 0
+        for job in tracker.getJobIdsForGroup(group):
+            info = tracker.getJobInfo(job)
+            for stage in info.stageIds if info else ():
+                stage_info = tracker.getStageInfo(stage)
+                done += stage_info.numCompletedTasks if stage_info else 0
+        report(done)
+    if "error" in result:
+        raise result["error"]
+    report(len(result["rows"]))
+    return result["rows"]

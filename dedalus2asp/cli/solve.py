@@ -16,6 +16,7 @@ from ..formats import render
 from ..lang import analysis
 from ..lang.diagnostics import DiagnosticError
 from ..runs import operational
+from .progress import Progress, QuietOpt
 from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, incomplete, no_model, say, stderr, text_options, usage, warn, write
 from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, JsonOpt, MasterOpt, ModelsOpt,
                       Prog, SemanticsOpt, TimeoutOpt, bounds, network_options, check_engine, load, need_instance, prepare,
@@ -126,8 +127,9 @@ def count(
         False, "--traces-only", help="Count distinct traces only (\"models\": null): under choice there can be millions of models per few traces"
     ),
     limits: Limits = LIMITS,
+    quiet: bool = QuietOpt,
 ) -> None:
-    """Count stable models and distinct traces (projective enumeration); --split K counts K disjoint parts."""
+    """Count stable models and distinct traces (projective enumeration); --split K counts K disjoint parts (progress: parts done, on standard error)."""
     bounds_ = bounds(horizon, semantics, encoding, network)
     prepared = prepare(program, input_, bounds_, dialect, limits=limits)
     if split is None:
@@ -136,7 +138,9 @@ def count(
     else:
         from ..asp.split import split_count
 
-        result = split_count(prepared.compiled, split, check_engine(engine_), master=master, models=not traces_only)
+        with Progress("count", "part", split, quiet=quiet) as progress:
+            result = split_count(prepared.compiled, split, check_engine(engine_), master=master, models=not traces_only,
+                                 progress=progress.update)
     if json_:
         emit(render(result, "json", kind="count"))
     else:
