@@ -140,7 +140,7 @@ def global_reads(program: Program) -> list[Diagnostic]:
                     f"{rule_name(rule)} ({rule.kind.value}) reads '{item.atom.predicate}', a global relation "
                     "(derived by a rule whose body reads several nodes, like an assertion): a global relation "
                     "is held by no node, so only rules that read several nodes may read it; nothing a node does "
-                    "may depend on it (if a rule should send it to another node, write that rule @async)",
+                    "may depend on it, not even what it sends",
                     item.atom.span,
                 ))
     return out
