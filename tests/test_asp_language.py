@@ -127,6 +127,21 @@ def test_rules_without_numbers_get_groups_of_their_own():
     assert "_group_r1(" in inc and "_group_r2(" in inc
 
 
+def test_an_aggregate_of_an_expression_counts_only_where_it_has_a_value():
+    """6 / V has no value at V = 0 nor at a string: those valuations count for nothing, and a group
+    where it has no value at all yields no fact (a #count would give 0, a #min #sup)."""
+    ratio = Arithmetic("/", const(6), var("V"))
+    prog = program(*(rule(atom(f, Aggregate(f, ratio)), pos("w", "V")) for f in ("count", "sum", "min", "max")))
+    instance = facts('a { w(3). w("x"). w(0). w(-2). } b { w("y"). w(0). }')
+    found = {e: only(traces(prog, instance, 0, Semantics.CAUSAL, e)) for e in Encoding}
+    assert found[Encoding.PAPER] == found[Encoding.FAST]
+    trace = found[Encoding.FAST]
+    assert {(r, a[0]) for (r, a) in (("count", ("2",)), ("sum", ("-1",)), ("min", ("-3",)), ("max", ("2",)))} == {
+        (r, only(held(trace, r, "a"))[0]) for r in ("count", "sum", "min", "max")
+    }
+    assert not any(str(x) == "b" for (x, _, r, _) in trace if r != "w")
+
+
 def test_sum_adds_each_valuation_of_the_body_once():
     prog = program(rule(atom("s", Aggregate("sum", var("V"))), pos("p", "K", "V")))
     trace = only(traces(prog, facts("a { p(x, 5). p(y, 5). p(z, -7). }"), 0, Semantics.CAUSAL, Encoding.PAPER))
@@ -479,6 +494,7 @@ def constructs(draw) -> Program:
         rule(atom("w", "X"), pos("p", "X"), Literal(atom("m", "X"), negated=draw(st.booleans()), step=k)),
         rule(atom("n", Aggregate(g, var("X"))), pos("p", "X"), pos("peer", "Y"), kind=RuleKind.ASYNC, to="Y"),
         rule(atom("o", Aggregate(f, Arithmetic("+", var("X"), const(1)))), pos("m", "X"), kind=RuleKind.INDUCTIVE),
+        rule(atom("r", "Y", Aggregate(g, Arithmetic(op, const(6), var("X")))), pos("q", "X", "Y")),
         rule(atom("cnt", Arithmetic("+", var("N"), const(1))), pos("cnt", "N"), Comparison("<", var("N"), const(2)),
              kind=RuleKind.INDUCTIVE),
         rule(atom("both", "X"), pos("m", "N1", "X"), pos("m", "N2", "X"), Comparison("!=", var("N1"), var("N2")),
@@ -492,7 +508,7 @@ def constructs(draw) -> Program:
 
 @st.composite
 def small_inputs(draw):
-    values = st.integers(0, 2)
+    values = st.sampled_from(["0", "1", "2", '"x"'])  # a string: arithmetic on it has no value
     a = draw(st.lists(values, max_size=2, unique=True))
     b = draw(st.lists(values, max_size=2, unique=True))
     q = draw(st.lists(st.tuples(values, values), max_size=2, unique=True))

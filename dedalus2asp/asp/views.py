@@ -95,6 +95,7 @@ class RuleView:
     aggregates: dict[int, str] = field(default_factory=dict)
     groups: dict[int, str] = field(default_factory=dict)
     globals_: frozenset[str] = frozenset()
+    values: dict[int, str] = field(default_factory=dict)  # an aggregate's expression, evaluated in the group rule
     key: int = 0  # names the rule's auxiliary relations: its number, unless rules share numbers (`keys`)
 
     @property
@@ -167,14 +168,17 @@ def rule_view(rule: Rule, globals_: frozenset[str] = frozenset(), key: int | Non
         clingo_name = var.name if CLINGO_VARIABLE.match(var.name) else "V" + var.name
         mapping[var.name] = fresh(clingo_name, taken)
     x, s, t = fresh("X", taken), fresh("S", taken), fresh("T", taken)
-    aggregates, groups = {}, {}
+    aggregates, groups, values = {}, {}, {}
     if rule.aggregates:
         for i, arg in enumerate(rule.head.args):
             if isinstance(arg, Aggregate):
                 aggregates[i] = fresh("A", taken)
+                if isinstance(arg.term, Arithmetic):
+                    values[i] = fresh("U", taken)
             elif isinstance(arg, Arithmetic):
                 groups[i] = fresh("G", taken)
-    return RuleView(rule, mapping, x, s, t, aggregates, groups, frozenset(globals_), rule.number if key is None else key)
+    number = rule.number if key is None else key
+    return RuleView(rule, mapping, x, s, t, aggregates, groups, frozenset(globals_), values, number)
 
 
 @dataclass(frozen=True)
@@ -356,9 +360,12 @@ def group(view: RuleView) -> str:
 
 
 def group_rule(view: RuleView) -> str:
-    """`_group_r<n>(x,s,ḡ) :- B^{x,s}, ḡ = ū.`: one group per value of the head's other arguments."""
+    """`_group_r<n>(x,s,ḡ) :- B^{x,s}, ḡ = ū.`: one group per value of the head's other arguments. An
+    aggregate of an expression counts only the valuations where it has a value (`U = 6/V`: not V = 0),
+    so a group where it has none yields no fact either."""
     _, equations = _group_columns(view)
-    return f"{group(view)} :- {', '.join(p for p in [view.guard, body(view), *equations] if p)}."
+    values = [f"{view.values[i]} = {term(view.rule.head.args[i].term, view)}" for i in view.values]
+    return f"{group(view)} :- {', '.join(p for p in [view.guard, body(view), *equations, *values] if p)}."
 
 
 def _body_variables(view: RuleView) -> list[str]:
