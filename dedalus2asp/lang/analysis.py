@@ -386,6 +386,11 @@ def warnings(program: Program, instance: Instance | None = None) -> list[Diagnos
     read only under negation may be empty: the program asks whether it is), input relations not used."""
     out = []
     for rule in program.rules:
+        if any(a.function == "sum" for a in rule.aggregates):
+            # a sum adds the term once per valuation of ALL the body's variables (clingo's
+            # #sum{W,V1,..,Vn : body}): `v(C, V, W)` and `v(C, _, W)` sum differently when two V
+            # have the same W, so a variable used once is not a slip there
+            continue
         counts = Counter(v.name for v in rule.variables())
         for var in (v for a in rule.positive for v in a.variables()):
             if counts[var.name] == 1 and not var.name.startswith("_"):
