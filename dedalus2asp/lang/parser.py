@@ -362,7 +362,7 @@ def _read_as(dialect: str, marker: Token, error: DiagnosticError, filename: str,
     what = {
         "NOTIN": "'notin' before an atom (Molly's negation)",
         "INCLUDE": "'include \"file\"'",
-        "EVENT": f"the timestamp '{marker}' of a fact",
+        "EVENT": f"the timestamp '{marker}' of a fact or a body atom",
         "ASYNC": "'@async' without an addressee",
     }.get(marker.type, f"'{marker}'")
     note = Diagnostic(
