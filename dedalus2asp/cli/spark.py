@@ -18,6 +18,19 @@ from .progress import Progress, QuietOpt
 from .options import Dialect, DialectOpt, MasterOpt, Prog, check_engine
 
 
+SPARK_LOG_LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "ALL")
+SparkLogOpt = typer.Option(None, "--spark-log", help="Show Spark's own log from LEVEL on (OFF ... ALL; default: none)", show_default=False)
+
+
+def spark_level(level: str | None) -> str:
+    """The log level Spark is set to: `--spark-log LEVEL`, else OFF (its log stays out of the terminal)."""
+    if level is None:
+        return "OFF"
+    if level.upper() not in SPARK_LOG_LEVELS:
+        usage("bad-option", f"--spark-log must be one of {', '.join(SPARK_LOG_LEVELS)}, not {level!r}")
+    return level.upper()
+
+
 def run_(
     program: Path = Prog,
     input_: Path = typer.Option(..., "--input", "-i", help="Input H: .facts, .json, or a directory of CSV/Parquet tables (first column the node; a located program's: its location column)", show_default=False),
@@ -29,19 +42,25 @@ def run_(
     master: Optional[str] = MasterOpt,
     out: Path = typer.Option(..., "--out", "-o", help="Directory for the Parquet tables trace, messages, outputs and run.json", show_default=False),
     dialect: Dialect = DialectOpt,
+    quiet: bool = QuietOpt,
+    spark_log: Optional[str] = SparkLogOpt,
 ) -> None:
-    """Compute one run of PROG on a (large) input (tplp2016 §5.1) and write it as Parquet tables."""
+    """Compute one run of PROG on a (large) input (tplp2016 §5.1) and write it as Parquet tables.
+
+    Progress (step k of K, trace rows so far) goes to standard error; run.json records the Spark jobs of each step.
+    """
     from ..runs import engine as engines
 
     if schedule not in engines.SCHEDULES:
         usage("bad-option", f"--schedule must be one of {', '.join(engines.SCHEDULES)}, not {schedule!r}")
     check_engine(engine_)
+    level = spark_level(spark_log)
     start = time.perf_counter()
     try:
         if input_.is_dir():
             prog, _, warnings = pipeline.load(program, dialect=dialect.value)
             source = parser.load_source(program, dialect.value)
-            spark = engines.spark_session(master) if engine_ == "spark" else None
+            spark = engines.spark_session(master, log_level=level) if engine_ == "spark" else None
             data = engines.read_directory(input_, prog, spark, source if isinstance(source, located.LocatedProgram) else None)
         else:
             prog, instance, warnings = pipeline.load(program, input_, dialect.value)
@@ -53,8 +72,10 @@ def run_(
     warn(warnings)
     loaded = time.perf_counter() - start
     if engine_ == "spark" and data.rows is not None:
-        spark = engines.spark_session(master)
-    result = engines.run(prog, data, steps, engines.Schedule(schedule, max_delay, seed), engine_, spark)
+        spark = engines.spark_session(master, log_level=level)
+    with Progress("run", "step", steps, quiet=quiet) as progress:
+        result = engines.run(prog, data, steps, engines.Schedule(schedule, max_delay, seed), engine_, spark,
+                             progress=lambda done, rows: progress.update(done, rows=rows))
     try:
         info = engines.write_run(
             result,
@@ -72,26 +93,11 @@ def run_(
     )
 
 
-SPARK_LOG_LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "ALL")
-SparkLogOpt = typer.Option(None, "--spark-log", help="Show Spark's own log from LEVEL on (OFF ... ALL; default: none)", show_default=False)
-
-
-def spark_level(level: str | None) -> str:
-    """The log level Spark is set to: `--spark-log LEVEL`, else OFF (its log stays out of the terminal)."""
-    if level is None:
-        return "OFF"
-    if level.upper() not in SPARK_LOG_LEVELS:
-        usage("bad-option", f"--spark-log must be one of {', '.join(SPARK_LOG_LEVELS)}, not {level!r}")
-    return level.upper()
-
-
 def quiet_spark_session(master: str | None, level: str):
     """The Spark session (`runs.engine.spark_session`), its log set to `level`."""
     from ..runs import engine as engines
 
-    session = engines.spark_session(master)
-    session.sparkContext.setLogLevel(level)
-    return session
+    return engines.spark_session(master, log_level=level)
 
 
 def batch_(

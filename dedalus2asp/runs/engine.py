@@ -27,7 +27,7 @@ import uuid
 from dataclasses import dataclass, field
 from functools import reduce
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import clingo
 
@@ -222,7 +222,8 @@ def _read_spark(tables: dict[str, Path], schema: dict[str, int], directory: Path
 class Run:
     """A computed run: its trace (node, step, relation, args), messages and outputs at the last step.
 
-    In memory for the local back end (lists of rows), DataFrames for Spark.
+    In memory for the local back end (lists of rows), DataFrames for Spark. `rows`: the trace rows of
+    each step; `jobs`: the Spark jobs of each step (None for the local engine).
     """
 
     engine: str
@@ -232,6 +233,8 @@ class Run:
     steps: int
     schedule: Schedule
     seconds: float
+    rows: list[int] = field(default_factory=list)
+    jobs: list[int] | None = None
 
 
 def run(
@@ -242,8 +245,12 @@ def run(
     engine: str = "local",
     spark=None,
     incremental: bool = True,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Run:
-    """Compute one run of P on H with `steps` steps under `schedule`, on the `engine` back end."""
+    """Compute one run of P on H with `steps` steps under `schedule`, on the `engine` back end.
+
+    `progress(k, rows)` is called when step k - 1 is done, with the trace rows of steps 0..k-1.
+    """
     plan = Plan.of(program, incremental)
     start = time.perf_counter()
     if engine == "local":
@@ -251,13 +258,29 @@ def run(
             raise ValueError("the local engine needs an input read as rows")
         backend = Local(data.network, data.rows, data.events)
     elif engine == "spark":
-        backend = Spark(spark if spark is not None else spark_session(), data.network, data.facts(), data.events)
+        session = spark if spark is not None else spark_session()
+        backend = Spark(session, data.network, data.facts(), data.events, program.schema())
+        backend.jobs.step(0)
     else:
         raise ValueError(f"the engine must be one of {', '.join(ENGINES)}, not {engine!r}")
-    deduced, sent = execute(backend, plan, steps, schedule)
+    rows: list[int] = []
+
+    def on_step(t: int, d) -> None:
+        rows.append(sum(backend.count(d).values()) if engine == "spark" else sum(map(len, d.values())))
+        if engine == "spark":
+            backend.jobs.step(t + 1 if t + 1 < steps else None)
+        if progress is not None:
+            progress(t + 1, sum(rows))
+
+    try:
+        deduced, sent = execute(backend, plan, steps, schedule, on_step)
+    finally:
+        if engine == "spark":
+            backend.jobs.step(None)
     trace, messages = backend.trace(deduced), backend.messages(sent)
     outputs = backend.outputs(deduced[-1], plan.outputs)
-    return Run(engine, trace, messages, outputs, steps, schedule, time.perf_counter() - start)
+    jobs = backend.jobs.per_step if engine == "spark" else None
+    return Run(engine, trace, messages, outputs, steps, schedule, time.perf_counter() - start, rows, jobs)
 
 
 # ---------------------------------------------------------------------------
@@ -373,6 +396,7 @@ def write_run(result: Run, out: Path, metadata: dict) -> dict:
         "seed": result.schedule.seed,
         "rows": counts,
         "pending": pending,
+        **({"spark_jobs_per_step": result.jobs} if result.jobs is not None else {}),
         "timings": {**metadata.get("timings", {}), "run": round(result.seconds, 4), "write": round(time.perf_counter() - start, 4)},
     }
     temporary = out / f".tmp-{uuid.uuid4().hex}-run.json"

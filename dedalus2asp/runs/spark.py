@@ -1,39 +1,143 @@
-"""The evaluator's back end on Spark DataFrames (`run --engine spark`).
+"""The evaluator's back end on Spark DataFrames (`run --engine spark`), designed for Spark.
 
-`Spark` implements `evaluator.Backend` with the same operators as `local.Local`,
-on DataFrames: facts are rows (node, relation, args) with args an
-`array<string>`, a table of valuations has the columns node, v_X, v_Y, ... Values
-are text (`values.Text`, as the user writes them), and `<` is clingo's order on
-terms written in SQL (`Spark.less`, the counterpart of `values.order`). Every
-table a step keeps is checkpointed (its lineage cut); `spark_session` makes the
-session.
+`Spark` implements `evaluator.Backend` after BigDatalog's parallel semi-naive
+evaluation (Shkapsky, Yang, Interlandi, Chiu, Condie, Zaniolo, *Big Data Analytics
+with Datalog Queries on Spark*, SIGMOD 2016): the evaluator (`evaluator.deduc`)
+runs each recursive component semi-naively, and this back end makes each of its
+operators a cheap, lazy DataFrame operation, so that a step of the run is a few
+Spark jobs:
+
+* **One DataFrame per relation**, with one column per argument: the facts of R/k
+  at every node are a DataFrame (node, a0, ..., a{k-1}) (`Relations`); a scan
+  reads only its relation, with no filter on a relation name. A relation with no
+  fact has no DataFrame, and an atom that reads it is an empty table the
+  optimizer folds away.
+* **Values as order-preserving keys.** Every cell (the node included) is a string
+  `key` whose byte order is clingo's order on terms (integers < names < strings,
+  `values.order`): an integer n is "0" followed by n + 2^40 in 13 digits, a name
+  "1" and the name, a string "2", its content, NUL, and its text as written. So
+  `<`, min and max are plain string comparisons, equality is string equality,
+  and a join compares strings; arithmetic reads an integer back as a long
+  (`_number`). Values are decoded (`decode`) only when a run's tables are written.
+* **Partitioned by the node.** Every input relation is hash-partitioned by its
+  node column, and Spark is told (`spark.sql.requireAllClusterKeysForCoPartition`
+  off) that tables partitioned by the node are co-partitioned for every join on
+  the node and more columns: every join of a rule body is on the node, so the
+  large relations are joined without a shuffle. A small relation (the network,
+  an input relation of at most `BROADCAST` rows) is broadcast to every task.
+* **Jobs only where a result is needed.** Tables are lazy; a set of facts that a
+  step reuses (a semi-naive delta, a stratum's result, D, the messages sent) is
+  locally checkpointed lazily: it is computed once, by the first job that needs
+  it, and its lineage is cut there. The jobs of a step are then: one per round
+  of a recursive component (is the delta empty? `empty` counts every relation of
+  it in one job), one for `contains` when a fixpoint may start incrementally, and
+  one that counts D (`rows`, the progress of `run`). `Jobs` counts them per step
+  with the status tracker.
+
+Messages are kept per relation too (sender, sent, addressee, arrives, a0...).
+`spark_session` makes the session (log level, no console progress bar).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections import defaultdict
 from functools import reduce
+from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from ..lang.ast import Atom, Comparison, Constant, Variable
-from .evaluator import Pattern
+from ..lang.ast import GLOBAL_NODE, Arithmetic, Atom, Comparison, Constant, Variable
+from .evaluator import Aggregation, Pattern
 from .local import EventRow
 from .schedule import Schedule
 from .values import value
 
 FACTS_SCHEMA = "node string, relation string, args array<string>"
-SENT_SCHEMA = "relation string, args array<string>, sender string, addressee string"
-MESSAGES_SCHEMA = "relation string, args array<string>, sender string, sent int, addressee string, arrives int"
+"""The long form of input facts (`engine.read_directory` with Spark): values as text."""
+
+OFFSET = 2**40
+"""Added to an integer before it is written in `DIGITS` digits: every key of an integer is as long as any other."""
+DIGITS = 13
+VERBOSE = ("ALL", "TRACE", "DEBUG", "INFO")
+"""Log levels at which the JVM starts with Spark's own logging profile (and its start-up lines)."""
+
+_NUMBER = re.compile(r"-?(0|[1-9][0-9]*)")
 
 
-def spark_session(master: str | None = None, partitions: int | None = None):
-    """The SparkSession (created once): `master`, else $SPARK_MASTER, else local[*]; UI off, case-sensitive columns."""
+# ---------------------------------------------------------------------------
+# Values as keys in clingo's order
+
+
+def encode(text: str) -> str:
+    """The key of a value written as text (`values.value`): its byte order is clingo's order (`values.order`)."""
+    if text.startswith('"'):
+        inner = text[1:-1]
+        return "2" + re.sub(r"\\(.)", r"\1", inner) + "\x00" + inner
+    if _NUMBER.fullmatch(text):
+        return "0" + str(int(text) + OFFSET).zfill(DIGITS)
+    return "1" + text
+
+
+def decode(key: str) -> str:
+    """The text of a value from its key (`encode`'s inverse)."""
+    kind, rest = key[0], key[1:]
+    if kind == "0":
+        return str(int(rest) - OFFSET)
+    if kind == "1":
+        return rest
+    return '"' + rest[rest.index("\x00") + 1:] + '"'
+
+
+def _encode_column(F, c):
+    """`encode` as a column expression."""
+    inner = c.substr(F.lit(2), F.length(c) - 2)
+    string = F.concat(F.lit("2"), F.regexp_replace(inner, r"\\(.)", "$1"), F.lit("\x00"), inner)
+    number = _number_key(F, c.cast("long"))
+    return F.when(c.startswith('"'), string).when(c.rlike(r"^-?(0|[1-9][0-9]*)$"), number).otherwise(F.concat(F.lit("1"), c))
+
+
+def _decode_column(F, k):
+    """`decode` as a column expression."""
+    rest = k.substr(F.lit(2), F.length(k))
+    number = (rest.cast("long") - F.lit(OFFSET)).cast("string")
+    text = F.concat(F.lit('"'), k.substr(F.instr(k, "\x00") + 1, F.length(k)), F.lit('"'))
+    return F.when(k.startswith("0"), number).when(k.startswith("1"), rest).otherwise(text)
+
+
+def _number(F, k):
+    """The integer of a key as a long; null for a name or a string (an undefined operand)."""
+    return F.when(k.startswith("0"), k.substr(F.lit(2), F.lit(DIGITS)).cast("long") - F.lit(OFFSET))
+
+
+def _wrap(F, n):
+    """A long as clingo's 32-bit arithmetic leaves it (`values.wrap`)."""
+    return F.pmod(n + F.lit(2**31), F.lit(2**32)) - F.lit(2**31)
+
+
+def _number_key(F, n):
+    """The key of a long; null stays null (an undefined value: the row is dropped)."""
+    return F.concat(F.lit("0"), F.lpad((n + F.lit(OFFSET)).cast("string"), DIGITS, "0"))
+
+
+# ---------------------------------------------------------------------------
+# The session
+
+
+def spark_session(master: str | None = None, partitions: int | None = None, log_level: str | None = None):
+    """The SparkSession (created once): `master`, else $SPARK_MASTER, else local[*]; UI off, case-sensitive columns.
+
+    `log_level` (OFF, FATAL, ERROR, WARN, or `VERBOSE`; default ERROR) is Spark's log level once the
+    session is up; before that, the JVM starts with `log4j2.properties` of this
+    package (warnings and errors only, and nothing of the usual start-up chatter)
+    unless `log_level` asks for INFO or more.
+    """
     os.environ.setdefault("PYSPARK_PYTHON", _python())
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", _python())
     from pyspark.sql import SparkSession
 
+    level = (log_level or "ERROR").upper()
     builder = (
         SparkSession.builder.master(master or os.environ.get("SPARK_MASTER") or "local[*]")
         .appName("dedalus2asp")
@@ -41,200 +145,441 @@ def spark_session(master: str | None = None, partitions: int | None = None):
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.adaptive.enabled", os.environ.get("DEDALUS2ASP_SPARK_AQE", "false"))
         .config("spark.sql.caseSensitive", "true")
+        .config("spark.sql.ansi.enabled", "false")  # a cast or a division that fails is null: no value, as in clingo
+        .config("spark.sql.requireAllClusterKeysForCoPartition", "false")  # joins on (node, ...) keep the node partitioning
+        .config("spark.sql.autoBroadcastJoinThreshold", "-1")  # a broadcast is a job of its own: co-partitioned joins need none
         .config("spark.driver.memory", os.environ.get("DEDALUS2ASP_DRIVER_MEMORY", "4g"))
         .config("spark.sql.shuffle.partitions", str(partitions or 8))
     )
+    if level not in VERBOSE:
+        builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG4J}")
     session = builder.getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
+    session.sparkContext.setLogLevel(level)
     return session
+
+
+LOG4J = Path(__file__).with_name("log4j2.properties")
+"""Spark's logging at start-up: warnings and errors of Spark on standard error, nothing of its INFO lines."""
 
 
 def _python() -> str:
     return sys.executable
 
 
+class Jobs:
+    """The Spark jobs of each step of a run, counted with the status tracker (each step is a job group)."""
+
+    def __init__(self, session):
+        self.context = session.sparkContext
+        self.prefix = f"dedalus2asp-{id(self)}"
+        self.per_step: list[int] = []
+        self.group: str | None = None
+
+    def step(self, t: int | None) -> None:
+        """Close the group of the current step (counting its jobs) and open that of step `t` (None: no more).
+
+        `engine.run` calls it before step 0 and when each step is done."""
+        if self.group is not None:
+            self.per_step.append(len(self.context.statusTracker().getJobIdsForGroup(self.group)))
+        self.group = None if t is None else f"{self.prefix}-{t}"
+        if self.group is not None:
+            self.context.setJobGroup(self.group, f"step {t}")
+        else:
+            self.context.setLocalProperty("spark.jobGroup.id", None)
+
+
+# ---------------------------------------------------------------------------
+# Facts: one DataFrame per relation
+
+
+class Relations(dict):
+    """Facts at every node: relation -> DataFrame (node, a0, ..., a{k-1}) of keys; no entry, no fact.
+
+    `counts`, once a job has counted them, the rows of each relation.
+    """
+
+    counts: dict[str, int] | None = None
+    materialized: bool = False
+
+
 class Spark:
-    """The same operators on DataFrames; every table a step keeps is checkpointed (its lineage cut)."""
+    """`evaluator.Backend` on DataFrames: one per relation, keys in clingo's order, partitioned by the node."""
 
     name = "spark"
 
-    def __init__(self, session, network: Sequence[str], facts, events: Iterable[EventRow] = ()):
+    def __init__(self, session, network: Sequence[str], facts, events: Iterable[EventRow] = (), schema: dict[str, int] | None = None):
         from pyspark.sql import functions as F
 
         self.F = F
         self.spark = session
-        session.conf.set("spark.sql.caseSensitive", "true")
+        self.partitions = int(session.conf.get("spark.sql.shuffle.partitions"))
         self.network = tuple(network)
-        self._nodes = session.createDataFrame([(x,) for x in self.network], "node string").localCheckpoint()
-        if not hasattr(facts, "schema"):
-            facts = session.createDataFrame([(n, r, list(a)) for n, r, a in facts], FACTS_SCHEMA)
-        self._input = facts.localCheckpoint()
+        self._nodes = _cut(self._partitioned(_local_frame(session, ["node"], [(encode(x),) for x in self.network])))
+        self._input = self._relations_of(facts, schema or {})
         at: dict[int, list] = defaultdict(list)
         for node, relation, args, step in events:
-            at[step].append((node, relation, list(args)))
-        self._events = {
-            t: self._input.unionByName(session.createDataFrame(rows, FACTS_SCHEMA)).localCheckpoint() for t, rows in at.items()
-        }
+            at[step].append((node, relation, args))
+        self._events = {t: self.union([self._input, self._from_rows(rows)]) for t, rows in at.items()}
+        self._max_delay = 1
+        self._global = encode(value(GLOBAL_NODE))
+        self._observer = _local_frame(session, ["node"], [(self._global,)])
+        self.jobs = Jobs(session)
 
-    def _column(self, name: str) -> str:
-        return "node" if name == "node" else f"v_{name}"
+    # -- input -------------------------------------------------------------------
 
-    def input(self, t: int):
+    def _frame(self, arity: int, rows: Sequence[tuple]):
+        """Rows of keys (node, a0, ...) as a DataFrame, through Arrow: the data goes to the JVM, so reading
+        it starts no Python worker (a DataFrame made from a Python list is a Python RDD)."""
+        return _local_frame(self.spark, ["node", *(f"a{i}" for i in range(arity))], rows)
+
+    def _from_rows(self, rows: Iterable[tuple]) -> Relations:
+        """(node, relation, args) rows of text as `Relations` (small: events, a located program's facts)."""
+        grouped: dict[str, set[tuple]] = defaultdict(set)
+        for node, relation, args in rows:
+            grouped[relation].add((encode(node), *map(encode, args)))
+        out = Relations()
+        for relation, keys in grouped.items():
+            arity = len(next(iter(keys))) - 1
+            out[relation] = self._partitioned(self._frame(arity, sorted(keys)))
+        return out
+
+    def _relations_of(self, facts, schema: dict[str, int]) -> Relations:
+        """The input H: rows of text, or a DataFrame in the long form `FACTS_SCHEMA`, split by relation."""
+        if not hasattr(facts, "schema"):
+            out = self._from_rows(facts)
+            for relation in out:
+                out[relation] = _cut(out[relation])
+            return out
+        F = self.F
+        out = Relations()
+        for relation, arity in sorted(schema.items()):
+            df = facts.where(F.col("relation") == relation).select(
+                _encode_column(F, F.col("node")).alias("node"),
+                *(_encode_column(F, F.get(F.col("args"), i)).alias(f"a{i}") for i in range(arity)),
+            )
+            out[relation] = _cut(self._partitioned(df).distinct())
+        return out
+
+    def _partitioned(self, df):
+        return df.repartition(self.partitions, "node")
+
+    def _empty(self, columns: Sequence[str]):
+        return _local_frame(self.spark, columns, [])
+
+    # -- the evaluator's operators (evaluator.Backend) --------------------------
+
+    def input(self, t: int) -> Relations:
         """H(x) at step t: the persistent input facts and the events R(ā)@t."""
         return self._events.get(t, self._input)
 
     def nodes(self):
         return self._nodes
 
-    def scan(self, facts, p: Pattern):
+    def _column(self, name: str) -> str:
+        return f"v_{name}"
+
+    def scan(self, facts: Relations, p: Pattern):
         F = self.F
-
-        def arg(i):  # `get` is null past the end: filters may run before the relation test
-            return F.get(F.col("args"), i)
-
-        df = facts.where(F.col("relation") == p.relation)
+        columns = ["node", *(self._column(name) for name, _ in p.columns)]
+        df = facts.get(p.relation)
+        if df is None:
+            return self._empty(columns)
         for i, c in p.constants:
-            df = df.where(arg(i) == value(c))
+            df = df.where(F.col(f"a{i}") == encode(value(c)))
         for i, j in p.same:
-            df = df.where(arg(i) == arg(j))
-        return df.select("node", *(arg(i).alias(self._column(name)) for name, i in p.columns))
+            df = df.where(F.col(f"a{i}") == F.col(f"a{j}"))
+        return df.select("node", *(F.col(f"a{i}").alias(self._column(name)) for name, i in p.columns))
 
     def join(self, a, b):
         shared = [c for c in a.columns if c in b.columns]
         return a.join(b, on=shared, how="inner")
 
     def _term(self, term):
+        """A constant or a column (`Body.of` has made every expression a column of its own) as a key column."""
         F = self.F
-        return F.lit(value(term.value)) if isinstance(term, Constant) else F.col(self._column(term.name))
+        if isinstance(term, Constant):
+            return F.lit(encode(value(term.value)))
+        if isinstance(term, Variable):
+            return F.col(self._column(term.name))
+        raise NotSupported(f"the term '{term}' is not supported by the spark engine")
 
-    def less(self, a, b):
-        """clingo's `<` (numbers < names < strings) as a column expression; see `values.order`."""
+    def _integer(self, term):
+        """An integer expression as a long column with clingo's semantics (`values.arithmetic`): 32-bit
+        integers that wrap around, `/` and `%` truncating toward zero; null where it has no value (a division
+        by zero, an operand that is a name or a string)."""
         F = self.F
+        if not isinstance(term, Arithmetic):
+            return _number(F, self._term(term))
+        right = self._integer(term.right)
+        if term.left is None:
+            return _wrap(F, -right)
+        left = self._integer(term.left)
+        if term.op in ("+", "-", "*"):
+            return _wrap(F, {"+": left + right, "-": left - right, "*": left * right}[term.op])
+        remainder = left % right  # Java's remainder: truncated, the sign of the dividend, as C's and clingo's
+        if term.op == "/":
+            return F.when(right != 0, _wrap(F, ((left - remainder) / right).cast("long")))  # exact: a whole quotient
+        if term.op == "%":
+            return F.when(right != 0, _wrap(F, remainder))
+        raise NotSupported(f"the operator '{term.op}' is not supported by the spark engine")
 
-        def kind(c):
-            return F.when(c.startswith('"'), 2).when(c.rlike(r"^-?(0|[1-9][0-9]*)$"), 0).otherwise(1)
-
-        def text(c):
-            return F.when(c.startswith('"'), F.regexp_replace(c.substr(F.lit(2), F.length(c) - 2), r"\\(.)", "$1")).otherwise(c)
-
-        ka, kb = kind(a), kind(b)
-        return (ka < kb) | (
-            (ka == kb)
-            & (((ka == 0) & (a.cast("long") < b.cast("long"))) | ((ka != 0) & (text(a) < text(b))))
-        )
+    def extend(self, table, name: str, term):
+        """`table` with the column `name`: the value of `term` per row; a row where it has none is left out."""
+        F = self.F
+        column = _number_key(F, self._integer(term)) if isinstance(term, Arithmetic) else self._term(term)
+        out = table.withColumn(self._column(name), column)
+        return out.where(F.col(self._column(name)).isNotNull()) if isinstance(term, Arithmetic) else out
 
     def compare(self, table, c: Comparison):
         a, b = self._term(c.left), self._term(c.right)
-        condition = {
-            "=": lambda: a == b,
-            "!=": lambda: a != b,
-            "<": lambda: self.less(a, b),
-            ">": lambda: self.less(b, a),
-            "<=": lambda: self.less(a, b) | (a == b),
-            ">=": lambda: self.less(b, a) | (a == b),
-        }[c.op]()
-        return table.where(condition)
+        condition = {"=": a == b, "!=": a != b, "<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b}[c.op]
+        return table.where(condition)  # keys compare in clingo's order
 
-    def antijoin(self, table, facts, p: Pattern):
+    def antijoin(self, table, facts: Relations, p: Pattern):
+        if p.relation not in facts:
+            return table
         present = self.scan(facts, p)
         return table.join(present, on=list(present.columns), how="left_anti")
 
+    def aggregate(self, table, keys: Sequence[str], aggregations: Sequence[Aggregation]):
+        """One row per group (node, keys) of the distinct rows: count distinct values, sum of the integers over
+        the distinct rows (wrapped to 32 bits; 0 when there is none), min and max of the keys (clingo's order)."""
+        F = self.F
+        parts = []
+        for function, column, result in aggregations:
+            c = F.col(self._column(column))
+            if function == "count":
+                part = _number_key(F, F.count_distinct(c).cast("long"))
+            elif function == "sum":
+                part = _number_key(F, _wrap(F, F.coalesce(F.sum(_number(F, c)), F.lit(0).cast("long"))))
+            elif function in ("min", "max"):
+                part = (F.min if function == "min" else F.max)(c)
+            else:
+                raise NotSupported(f"the aggregate '{function}' is not supported by the spark engine")
+            parts.append(part.alias(self._column(result)))
+        groups = ["node", *(self._column(k) for k in keys)]
+        return table.distinct().groupBy(*groups).agg(*parts)
+
     def bindings(self, table) -> Iterator[dict]:
         names = [c for c in table.columns if c != "node"]
-        return ({name[2:]: row[name] for name in names} for row in table.collect())
+        return ({name[2:]: decode(row[name]) for name in names} for row in table.collect())
 
-    def heads(self, table, head: Atom):
-        F = self.F
-        args = F.array(*(self._term(t) for t in head.args)).cast("array<string>")
-        return table.select("node", F.lit(head.predicate).alias("relation"), args.alias("args"))
+    def heads(self, table, head: Atom) -> Relations:
+        return Relations({head.predicate: table.select("node", *(self._term(t).alias(f"a{i}") for i, t in enumerate(head.args)))})
 
-    def sends(self, table, head: Atom, addressee: Variable):
+    def sends(self, table, head: Atom, addressee: Variable) -> Relations:
+        """The messages `head` per row, from the row's node to the value of `addressee`."""
         F = self.F
-        args = F.array(*(self._term(t) for t in head.args)).cast("array<string>")
-        return table.select(
-            F.lit(head.predicate).alias("relation"),
-            args.alias("args"),
+        out = table.select(
             F.col("node").alias("sender"),
             F.col(self._column(addressee.name)).alias("addressee"),
+            *(self._term(t).alias(f"a{i}") for i, t in enumerate(head.args)),
         )
+        return Relations({head.predicate: out})
 
-    def _union(self, parts, schema):
-        if not parts:
-            return self.spark.createDataFrame([], schema)
-        return reduce(lambda a, b: a.unionByName(b), parts)
-
-    def union(self, parts):
-        return self._union(list(parts), FACTS_SCHEMA)
-
-    def union_sends(self, parts):
-        return self._union(parts, SENT_SCHEMA)
-
-    def minus(self, a, b):
-        return a.subtract(b).localCheckpoint()
-
-    def restrict(self, facts, relations):
-        return facts.where(self.F.col("relation").isin(sorted(relations)))
-
-    def contains(self, facts, previous, relations) -> bool:
-        return self.restrict(previous, relations).subtract(facts).isEmpty()
-
-    def empty(self, facts) -> bool:
-        return facts.isEmpty()
-
-    def materialize(self, facts):
-        if getattr(facts, "_materialized", False):
-            return facts
-        done = facts.distinct().localCheckpoint()
-        done._materialized = True
-        return done
-
-    def deliver(self, messages, t: int):
+    def gather(self, facts: Relations, relations) -> Relations:
+        """Every fact R(ā) of `relations` at node x as R(x, ā) at the global node (what a global rule reads)."""
         F = self.F
-        parts = [
-            m.where(F.col("arrives") == t).select(F.col("addressee").alias("node"), "relation", "args")
-            for m in messages
-        ]
+        out = Relations()
+        for relation, df in facts.items():
+            if relation in relations:
+                args = _args_of(df)
+                out[relation] = df.select(
+                    F.lit(self._global).alias("node"), F.col("node").alias("a0"),
+                    *(F.col(a).alias(f"a{i + 1}") for i, a in enumerate(args)),
+                )
+        return out
+
+    def observer(self):
+        """One empty valuation at the global node."""
+        return self._observer
+
+    def union(self, parts: Sequence[Relations]) -> Relations:
+        grouped: dict[str, list] = defaultdict(list)
+        for part in parts:
+            for relation, df in part.items():
+                grouped[relation].append(df)
+        return Relations({r: reduce(lambda a, b: a.unionByName(b), dfs) for r, dfs in grouped.items()})
+
+    def union_sends(self, parts: Sequence[Relations]) -> Relations:
         return self.union(parts)
 
-    def schedule(self, sent, t: int, steps: int, schedule: Schedule):
+    def minus(self, a: Relations, b: Relations) -> Relations:
+        """The facts of `a` not in `b`, distinct, checkpointed lazily (a delta is read by the next round)."""
+        out = Relations()
+        for relation, df in a.items():
+            other = b.get(relation)
+            rest = df.distinct() if other is None else df.join(other, on=list(df.columns), how="left_anti").distinct()
+            out[relation] = _cut(rest)
+        return out
+
+    def restrict(self, facts: Relations, relations) -> Relations:
+        return Relations({r: df for r, df in facts.items() if r in relations})
+
+    def contains(self, facts: Relations, other: Relations, relations) -> bool:
+        """One job: is any fact of `other` of `relations` missing from `facts`?"""
+        F = self.F
+        missing = []
+        for relation, df in other.items():
+            if relation not in relations:
+                continue
+            if relation not in facts:
+                missing.append(df.select(F.lit(1).alias("x")))
+            else:
+                missing.append(df.join(facts[relation], on=list(df.columns), how="left_anti").select(F.lit(1).alias("x")))
+        return not missing or reduce(lambda a, b: a.unionByName(b), missing).isEmpty()
+
+    def count(self, facts: Relations) -> dict[str, int]:
+        """The rows of each relation of `facts`, in one job (which also computes their lazy checkpoints)."""
+        if facts.counts is None:
+            F = self.F
+            parts = [df.select(F.lit(relation).alias("relation")) for relation, df in facts.items()]
+            counts = {r: 0 for r in facts}
+            if parts:
+                rows = reduce(lambda a, b: a.unionByName(b), parts).groupBy("relation").count().collect()
+                counts.update({row.relation: row["count"] for row in rows})
+            facts.counts = counts
+        return facts.counts
+
+    def empty(self, facts: Relations) -> bool:
+        return not any(self.count(facts).values())
+
+    def materialize(self, facts: Relations) -> Relations:
+        """Distinct facts, checkpointed lazily: computed by the first job that reads them, and then kept.
+
+        Only the relations whose DataFrame is new are checkpointed (planning one costs the driver more
+        than most steps' data): a relation that a stratum did not derive keeps its checkpointed frame."""
+        if facts.materialized:
+            return facts
+        out = Relations({r: _cut(df.distinct()) if not _is_cut(df) else df for r, df in facts.items()})
+        out.materialized = True
+        return out
+
+    def deliver(self, messages: Sequence[Relations], t: int) -> Relations:
+        """untag(m) of the messages arriving at t: only the tables of the last `max_delay` steps can hold one."""
+        F = self.F
+        parts = []
+        for part in messages[max(0, t - self._max_delay):t]:
+            parts.append(Relations({
+                relation: df.where(F.col("arrives") == t).select(F.col("addressee").alias("node"), *_args_of(df))
+                for relation, df in part.items()
+            }))
+        return self.union(parts)
+
+    def schedule(self, sent: Relations, t: int, steps: int, schedule: Schedule) -> Relations:
         """Messages sent at t, to nodes of N only, with their arrival step (null past the last step)."""
         F = self.F
-        sent = sent.distinct().join(self._nodes.withColumnRenamed("node", "addressee"), "addressee", "left_semi")
-        if schedule.kind == "sync":
-            delay = F.lit(1)
-        else:  # Schedule.delay, in SQL: the same SHA-256 of the same identity string
-            identity = F.concat_ws(
-                "\x1f",
-                F.lit(str(schedule.seed)),
-                F.col("relation"),
-                F.concat_ws("\x1e", F.col("args")),
-                F.col("sender"),
-                F.lit(str(t)),
-                F.col("addressee"),
-            )
-            digits = F.conv(F.substring(F.sha2(identity, 256), 1, 15), 16, 10).cast("long")
-            delay = F.lit(1) + F.pmod(digits, F.lit(schedule.max_delay))
-        arrives = (F.lit(t) + delay).cast("int")
-        return sent.select(
-            "relation",
-            "args",
-            "sender",
-            F.lit(t).cast("int").alias("sent"),
-            "addressee",
-            F.when(arrives < steps, arrives).otherwise(F.lit(None)).cast("int").alias("arrives"),
-        ).localCheckpoint()
+        self._max_delay = max(self._max_delay, schedule.max_delay if schedule.kind == "random" else 1)
+        out = Relations()
+        for relation, df in sent.items():
+            args = _args_of(df)
+            df = df.distinct().join(self._nodes.withColumnRenamed("node", "addressee"), "addressee", "left_semi")
+            lost = self._lost(schedule, t)
+            if lost is not None:
+                df = df.where(~lost)
+            if schedule.kind == "sync":
+                delay = F.lit(1)
+            else:  # Schedule.delay, in SQL: the same SHA-256 of the same identity string (of the values as text)
+                identity = F.concat_ws(
+                    "\x1f",
+                    F.lit(str(schedule.seed)),
+                    F.lit(relation),
+                    F.concat_ws("\x1e", F.array(*(_decode_column(F, F.col(a)) for a in args)).cast("array<string>")),
+                    _decode_column(F, F.col("sender")),
+                    F.lit(str(t)),
+                    _decode_column(F, F.col("addressee")),
+                )
+                digits = F.conv(F.substring(F.sha2(identity, 256), 1, 15), 16, 10).cast("long")
+                delay = F.lit(1) + F.pmod(digits, F.lit(schedule.max_delay))
+            arrives = (F.lit(t) + delay).cast("int")
+            out[relation] = df.select(
+                "sender",
+                F.lit(t).cast("int").alias("sent"),
+                "addressee",
+                F.when(arrives < steps, arrives).otherwise(F.lit(None)).cast("int").alias("arrives"),
+                *args,
+            )  # not checkpointed: computed again from the checkpointed D when it is delivered and written
+        return out
+
+    def _lost(self, schedule: Schedule, t: int):
+        """`Schedule.lost` for the messages sent at t, as a condition on (sender, addressee); None: none is lost."""
+        F = self.F
+        crashed = [encode(x) for x, s in getattr(schedule, "crashes", ()) if s <= t]
+        omitted = [(encode(x), encode(y)) for x, s, y in getattr(schedule, "omissions", ()) if s == t]
+        if not crashed and not omitted:
+            return None
+        sender, addressee = F.col("sender"), F.col("addressee")
+        condition = sender.isin(crashed) if crashed else F.lit(False)
+        for x, y in omitted:
+            condition = condition | ((sender == x) & (addressee == y))
+        return (sender != addressee) & condition
 
     # -- a run's tables (engine.run) ---------------------------------------------
 
-    def trace(self, deduced):
-        """The trace (node, step, relation, args) of the D of each step."""
+    def _decoded_args(self, df):
         F = self.F
-        parts = [d.select("node", F.lit(t).cast("int").alias("step"), "relation", "args") for t, d in enumerate(deduced)]
-        return self._union(parts, "node string, step int, relation string, args array<string>")
+        return F.array(*(_decode_column(F, F.col(a)) for a in _args_of(df))).cast("array<string>").alias("args")
 
-    def messages(self, parts):
-        return self._union(parts, MESSAGES_SCHEMA)
+    def trace(self, deduced: Sequence[Relations]):
+        """The trace (node, step, relation, args) of the D of each step, values as text."""
+        F = self.F
+        parts = [
+            df.select(_decode_column(F, F.col("node")).alias("node"), F.lit(t).cast("int").alias("step"),
+                      F.lit(relation).alias("relation"), self._decoded_args(df))
+            for t, d in enumerate(deduced) for relation, df in d.items()
+        ]
+        return self._union_all(parts, "node string, step int, relation string, args array<string>")
 
-    def outputs(self, facts, relations: Iterable[str]):
-        """The rows (node, relation, args) of `facts` of `relations`."""
-        return facts.where(self.F.col("relation").isin(sorted(relations))).select("node", "relation", "args")
+    def messages(self, parts: Sequence[Relations]):
+        F = self.F
+        frames = [
+            df.select(F.lit(relation).alias("relation"), self._decoded_args(df),
+                      _decode_column(F, F.col("sender")).alias("sender"), "sent",
+                      _decode_column(F, F.col("addressee")).alias("addressee"), "arrives")
+            for part in parts for relation, df in part.items()
+        ]
+        return self._union_all(
+            frames, "relation string, args array<string>, sender string, sent int, addressee string, arrives int"
+        )
+
+    def outputs(self, facts: Relations, relations: Iterable[str]):
+        """The rows (node, relation, args) of `facts` of `relations`, values as text."""
+        F = self.F
+        parts = [
+            df.select(_decode_column(F, F.col("node")).alias("node"), F.lit(relation).alias("relation"), self._decoded_args(df))
+            for relation, df in facts.items() if relation in set(relations)
+        ]
+        return self._union_all(parts, "node string, relation string, args array<string>")
+
+    def _union_all(self, parts, schema: str):
+        if not parts:
+            return self.spark.createDataFrame(self.spark.sparkContext.emptyRDD(), schema)
+        return reduce(lambda a, b: a.unionByName(b), parts)
+
+
+def _cut(df):
+    """`df` checkpointed lazily (computed by the first job that reads it, kept, its lineage cut), marked so."""
+    out = df.localCheckpoint(eager=False)
+    out._dedalus2asp_cut = True
+    return out
+
+
+def _is_cut(df) -> bool:
+    return getattr(df, "_dedalus2asp_cut", False)
+
+
+def _local_frame(session, columns: Sequence[str], rows: Sequence[tuple]):
+    """A DataFrame of string columns from rows in the driver, through an Arrow table (no Python RDD)."""
+    import pyarrow as pa
+
+    data = {c: pa.array([row[i] for row in rows], type=pa.string()) for i, c in enumerate(columns)}
+    return session.createDataFrame(pa.table(data) if columns else pa.table({}))
+
+
+def _args_of(df) -> list[str]:
+    """The argument columns a0, a1, ... of a table of facts or messages, in order."""
+    return sorted((c for c in df.columns if re.fullmatch(r"a\d+", c)), key=lambda c: int(c[1:]))
+
+
+class NotSupported(Exception):
+    """A construct of the program that the Spark engine cannot evaluate (the command reports it, exit 2)."""
