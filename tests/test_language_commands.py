@@ -319,3 +319,18 @@ def test_a_sum_counts_every_valuation_and_its_variables_are_no_singletons(tmp_pa
     assert result.exit_code == 0 and "warning" not in result.stderr, result.stderr
     (model,) = json.loads(result.stdout)["models"]
     assert {("s1", ("2",)), ("s2", ("1",))} <= facts(model, "c", 0)
+
+
+def test_explain_a_global_fact_at_global(tmp_path):
+    """--at global:K names the facts of global relations (no node holds them); their premises are at
+    several nodes. A located relation at `global` is still not a node."""
+    program = tmp_path / "g.ded"
+    program.write_text("g(X, Y) :- v(A, _, X), v(B, _, Y), A != B;\nh(N, X) :- v(N, _, X);\n")
+    data = tmp_path / "g.facts"
+    data.write_text("v(c, a, 1)@0.\nv(d, b, 2)@0.\n")
+    common = (program, "-i", data, "--dialect", "molly", "--horizon", 0)
+    result = invoke("explain", *common, "--fact", "g(1, 2)", "--at", "global:0")
+    assert result.exit_code == 0, result.stderr
+    assert "v(a, 1) at c:0" in result.stdout and "v(b, 2) at d:0" in result.stdout
+    result = invoke("explain", *common, "--fact", "h(1)", "--at", "global:0")
+    assert result.exit_code == 2 and "global is not a node of the network" in result.stderr

@@ -12,6 +12,7 @@ from ..asp import solve
 from ..bounds import MAX_STEP, Encoding, Network, Semantics
 from ..formats import render
 from ..inspect import explain
+from ..lang.ast import GLOBAL_NODE
 from ..lang.diagnostics import DiagnosticError
 from .console import EXIT_NO, fail, incomplete, no_model, say, stderr, stdout, tables, usage, write
 from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, ModelOpt, ModelsOpt, Prog,
@@ -92,7 +93,9 @@ def explain_(
     input_: Path = InputOpt,
     horizon: int = HorizonOpt,
     fact_: str = typer.Option(..., "--fact", help="The fact to explain, e.g. 'covered()'", show_default=False),
-    at: str = typer.Option(..., "--at", help="NODE:STEP where it holds, e.g. a:3", show_default=False),
+    at: str = typer.Option(
+        ..., "--at", help="NODE:STEP where it holds, e.g. a:3 (global:3 for a fact of a global relation)", show_default=False
+    ),
     model: int = ModelOpt,
     semantics: Semantics = SemanticsOpt,
     encoding: Encoding = EncodingOpt,
@@ -110,7 +113,9 @@ def explain_(
     schema = prepared.program.schema()
     if wanted[0] not in schema:
         usage("unknown-relation", f"--fact {fact_}: '{wanted[0]}' is not a relation of {program} ({', '.join(sorted(schema))})", "--fact")
-    if node not in prepared.instance.network:
+    if node not in prepared.instance.network and str(node) == "global" and wanted[0] in prepared.program.global_relations():
+        node = GLOBAL_NODE  # the facts of global relations (global rules: assertions over several nodes)
+    if node not in prepared.instance.network and node != GLOBAL_NODE:
         usage("bad-option", f"--at {at}: {node} is not a node of the network ({', '.join(map(str, prepared.instance.network))})", "--at")
     if step > horizon:
         usage("bad-option", f"--at {at}: step {step} is beyond the horizon {horizon}", "--at")
