@@ -122,6 +122,11 @@ def closure(edges: Iterable[tuple[Point, Point]]) -> frozenset[tuple[Point, Poin
 class Model:
     """One stable model, seen as a trace, its messages and its happens-before relation.
 
+    `lost` are the messages the network lost (issue #19's faults, docs/faults.md),
+    with `arrives` None: they are not in `messages`, since they neither arrive
+    nor are pending. `crashes` are the pairs (y, s), "y crashes at step s".
+    Both are empty without faults.
+
     `before` holds the pairs of the model's `before` atoms when the encoding
     has them (paper encoding, causal semantics), else None. `bounds` are
     those of the program the model comes from. `program` is P,
@@ -136,6 +141,8 @@ class Model:
     bounds: Bounds
     before: frozenset[tuple[Point, Point]] | None = field(default=None, compare=False, repr=False)
     program: Program | None = field(default=None, compare=False, repr=False)
+    lost: tuple[Message, ...] = ()
+    crashes: tuple[tuple[clingo.Symbol, int], ...] = ()
 
     @property
     def horizon(self) -> int:
@@ -385,6 +392,10 @@ class Models:
         return formats.render(self, "html", fragment=True)
 
 
+CRASHED = "_crashed"
+"""The solver's atom _crashed(y, s): y crashes at step s (templates/faults.lp.j2)."""
+
+
 def _int(symbol: clingo.Symbol) -> int | None:
     return symbol.number if symbol.type is clingo.SymbolType.Number else None
 
@@ -393,13 +404,17 @@ def decode(symbols: Iterable[clingo.Symbol], compiled: Compiled, number: int = 1
     """Read a model's trace, messages and `before` atoms from its atoms; everything else auxiliary is dropped."""
     trace: set[TraceFact] = set()
     messages = []
+    lost = []
+    crashes = set()
     network: set[clingo.Symbol] = set()
     before = set()
     for atom in symbols:
         name, args = atom.name, atom.arguments
         if name in compiled.relations and len(args) == compiled.arities[compiled.relations[name]] + 2:
             trace.add((args[0], args[1].number, compiled.relations[name], tuple(args[2:])))
-        elif name in compiled.messages and len(args) >= 4 and not args[3].match(LOST, 0):  # a lost message is not one of the run's (docs/faults.md)
+        elif name in compiled.messages and len(args) >= 4 and args[3].match(LOST, 0):  # not one of the run's (docs/faults.md)
+            lost.append(Message(args[0], args[1].number, args[2], None, compiled.messages[name], tuple(args[4:])))
+        elif name in compiled.messages and len(args) >= 4:
             arrival = args[3]
             arrives = None if arrival.type is clingo.SymbolType.Function and arrival.name == PENDING else _int(arrival)
             messages.append(
@@ -407,6 +422,8 @@ def decode(symbols: Iterable[clingo.Symbol], compiled: Compiled, number: int = 1
             )
         elif name == "all" and len(args) == 1:
             network.add(args[0])
+        elif name == CRASHED and len(args) == 2 and args[1].type is clingo.SymbolType.Number:
+            crashes.add((args[0], args[1].number))
         elif name == "before" and len(args) == 4:
             before.add(((args[0], args[1].number), (args[2], args[3].number)))
     has_before = compiled.bounds.encoding is Encoding.PAPER and compiled.bounds.semantics.causal
@@ -418,4 +435,6 @@ def decode(symbols: Iterable[clingo.Symbol], compiled: Compiled, number: int = 1
         bounds=compiled.bounds,
         before=frozenset(before) if has_before else None,
         program=compiled.program,
+        lost=tuple(sorted(lost, key=Message.key)),
+        crashes=tuple(sorted(crashes, key=lambda c: (c[1], c[0]))),
     )
