@@ -441,3 +441,11 @@ def test_moment_of_an_explorer_node_is_hidden_from_its_trace():
         seen.append(d)
     assert seen == [frozenset({fact("p", 1), fact("was", 1)})] * 3
     assert any(r.startswith("@") for r, _ in state)
+
+
+def test_values_computed_in_a_recursive_cycle_are_an_error_not_a_hang(monkeypatch):
+    monkeypatch.setattr(evaluator, "MAX_ROUNDS", 50)
+    bounded = [rule(atom("p", ("+", "X", 1)), pos("p", "X"), cmp("<", "X", 40))]
+    assert len(of("p", deduced(bounded, [fact("p", 0)]))) == 41
+    with pytest.raises(ValueError, match="computes new values in a recursive cycle"):
+        Node().deduc(Plan.of(Program((rule(atom("p", ("+", "X", 1)), pos("p", "X")),))).strata, [fact("p", 0)])

@@ -56,6 +56,7 @@ value is its own business (`values`): the evaluator never looks at one.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from itertools import count
 from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence, TypeVar
 
 import clingo
@@ -144,7 +145,7 @@ class Body:
 
     rule: Rule
     positive: tuple[Read, ...]
-    columns: tuple[tuple[str, Arithmetic], ...]
+    columns: tuple[tuple[str, Term], ...]
     comparisons: tuple[Comparison, ...]
     negative: tuple[Read, ...]
     head: Atom
@@ -169,10 +170,12 @@ _BODIES: dict[int, tuple[Rule, Body]] = {}
 
 
 def _compile(rule: Rule) -> Body:
+    """The `Body` of `rule`: `p(Y) :- q(X), r(X + 1, Y), X * 2 < 7.` reads r(#1, Y), computes #2 = X + 1 and
+    #3 = X * 2, and keeps #1 = #2 and #3 < 7."""
     columns: list[tuple[str, Term]] = []
     comparisons: list[Comparison] = []
     read_as: list[tuple[Variable, Arithmetic]] = []
-    fresh = iter(range(1, 1 << 62))
+    fresh = count(1)
 
     def column(term: Term, always: bool = False) -> Term:
         """A variable for the expression `term` (a new column); other terms as they are, unless `always`."""
@@ -627,12 +630,25 @@ def _fixpoint(backend: Backend, component: Component, known, previous, at: Momen
     else:
         new = backend.minus(_heads(backend, component.rules, known, at=at), known)
         within = heads
+    rounds = 0
     while not backend.empty(new):
         if within is heads:
             known = backend.union([known, new])
         new = backend.minus(_heads(backend, component.rules, known, new, within, at), known)
         within = heads
+        rounds += 1
+        if rounds > MAX_ROUNDS and any(Body.of(r).columns or Body.of(r).aggregations for r in component.rules):
+            rule = next(r for r in component.rules if Body.of(r).columns or Body.of(r).aggregations)
+            raise ValueError(
+                f"rule {rule.number} ({rule}) computes new values in a recursive cycle: its fixpoint did not end in "
+                f"{MAX_ROUNDS} rounds (bound the values it computes, e.g. with a comparison, or make the rule @next)"
+            )
     return known
+
+
+MAX_ROUNDS = 100_000
+"""The rounds after which a recursive component whose rules compute values (arithmetic, aggregates) is taken
+not to reach a fixpoint: `p(X + 1) :- p(X).` derives a new value in every round."""
 
 
 def induc(backend: Backend, rules: Sequence[Rule], facts, at: Moment | None = None):
