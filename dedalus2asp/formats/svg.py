@@ -15,6 +15,11 @@ How to read it:
 * a message whose arrival happens before its send (`Model.noncausal`, what rule (9) of
   pure_ca forbids, §4.4.1) is a thick dashed red arrow; one arriving at its own send
   step is a loop above the lane;
+* a **lost** message (issue #19's omissions, or sent by a crashed node to another node: it
+  neither arrives nor is pending) is a dashed red arrow from its send point towards its
+  addressee's next step that stops `LOST_AT` of the way there, at a cross (×);
+* a **crash** "y crashes at step s" is a red bar across y's lane just before its tick s:
+  from step s on, y's messages to other nodes are lost;
 * the **output** facts at step T (jcss2014 §2.5.5) are boxed in green at the last tick
   and listed after the lane's end;
 * when some global fact holds (a global rule, Molly's assertion over several nodes, derived
@@ -63,6 +68,14 @@ FONT = 11
 KEY_FONT = 10
 LABEL_CHARS = 26
 ROW = 16
+LOST_AT = 0.6
+"""How far towards its addressee's next step a lost message's arrow goes before its cross."""
+CROSS = 5
+"""Half the width of a lost message's cross."""
+CRASH_BEFORE = 10
+"""How far before its tick s a crash bar sits (the node is down from step s on)."""
+CRASH_HALF = 15
+"""Half the height of a crash bar."""
 
 
 def short(text: str, width: int = LABEL_CHARS) -> str:
@@ -86,24 +99,29 @@ class Bundle:
     arrives: int | None
     messages: tuple[Message, ...]
     noncausal: bool
+    lost: bool = False
 
     @property
     def pending(self) -> bool:
-        return self.arrives is None
+        return self.arrives is None and not self.lost
 
     def ends(self) -> str:
-        """The arrow's ends as "x:s → y:t" (or "y, pending")."""
-        where = f"{self.addressee}, pending" if self.pending else f"{self.addressee}:{self.arrives}"
+        """The arrow's ends as "x:s → y:t" (or "y, pending", "y, lost")."""
+        where = (f"{self.addressee}, lost" if self.lost else f"{self.addressee}, pending" if self.pending
+                 else f"{self.addressee}:{self.arrives}")
         return f"{self.send[0]}:{self.send[1]} → {where}"
 
     def tooltip(self) -> str:
         count = "1 message" if len(self.messages) == 1 else f"{len(self.messages)} messages"
         note = "\ninto the past: its arrival happens before its send (non-causal)" if self.noncausal else ""
+        if self.lost:
+            note = "\nlost: it neither arrives nor is pending"
         return f"{count} {self.ends()}{note}\n" + "\n".join(m.fact for m in self.messages)
 
 
 def bundles(model: Model) -> tuple[Bundle, ...]:
-    """The model's messages grouped by (send point, addressee, arrival step, non-causal), in send order."""
+    """The model's messages grouped by (send point, addressee, arrival step, non-causal), in send order;
+    then its lost messages, grouped by (send point, addressee)."""
     into_past = set(model.noncausal())
     groups: dict[tuple, list[Message]] = defaultdict(list)
     for m in model.messages:
@@ -111,7 +129,17 @@ def bundles(model: Model) -> tuple[Bundle, ...]:
     return tuple(
         Bundle(send, addressee, arrives, tuple(ms), noncausal)
         for (send, addressee, arrives, noncausal), ms in groups.items()
+    ) + tuple(
+        Bundle(send, addressee, None, tuple(ms), False, lost=True)
+        for (send, addressee), ms in _group_lost(model).items()
     )
+
+
+def _group_lost(model: Model) -> dict[tuple, list[Message]]:
+    groups: dict[tuple, list[Message]] = defaultdict(list)
+    for m in model.lost:
+        groups[(m.send, m.addressee)].append(m)
+    return groups
 
 
 # -- geometry -----------------------------------------------------------------
@@ -183,10 +211,14 @@ def curve(b: Bundle, geo: Layout) -> Curve:
 
     Between lanes a straight line, bent when it would run through a tick of a lane it
     crosses; on one lane an arc above the lane forwards in time and below it backwards;
-    a message arriving at its own send step is a loop above the lane.
+    a message arriving at its own send step is a loop above the lane. A lost message heads
+    for its addressee's next step and stops `LOST_AT` of the way (where its cross goes).
     """
     (x, s) = b.send
     x1, y1 = geo.x(s), geo.lanes[x]
+    if b.lost:
+        x2, y2 = geo.x(s + 1), geo.lanes[b.addressee]
+        return Curve(((x1, y1), (x1 + LOST_AT * (x2 - x1), y1 + LOST_AT * (y2 - y1))))
     x2 = geo.lane_end if b.pending else geo.x(b.arrives)
     y2 = geo.lanes[b.addressee]
     if y1 == y2 and x1 == x2:
@@ -395,6 +427,8 @@ def _style(b: Bundle) -> tuple[str, str, float, str, str]:
     thick = 0.8 * math.log2(len(b.messages))
     if b.noncausal:
         return "message noncausal", RED, 3.2 + thick, ' stroke-dasharray="9 5"', "past"
+    if b.lost:
+        return "message lost", RED, 1.4 + thick, ' stroke-dasharray="5 3"', ""
     if b.pending:
         return "message pending", PALE, 1.0 + thick / 2, ' stroke-dasharray="2 3"', "pending"
     return "message", INK, 1.4 + thick, "", "arrow"
@@ -403,16 +437,38 @@ def _style(b: Bundle) -> tuple[str, str, float, str, str]:
 def _arrow(b: Bundle, c: Curve, uid: str, index: int) -> str:
     cls, colour, width, dash, marker = _style(b)
     cls += " bundle" if len(b.messages) > 1 else ""
+    end = f' marker-end="url(#{uid}-{marker})"' if marker else ""
     return (
         f'<g class="{cls}" id="{uid}-a{index}" data-count="{len(b.messages)}"><title>{escape(b.tooltip())}</title>'
-        f'<path d="{c.d}" fill="none" stroke="{colour}" stroke-width="{width:.1f}"{dash} '
-        f'marker-end="url(#{uid}-{marker})"/></g>'
+        f'<path d="{c.d}" fill="none" stroke="{colour}" stroke-width="{width:.1f}"{dash}{end}/>'
+        + (_cross(*c.points[-1]) if b.lost else "") + "</g>"
     )
+
+
+def _cross(x: float, y: float) -> str:
+    """The × where a lost message's arrow stops."""
+    return (f'<path class="cross" d="M{x - CROSS:.1f},{y - CROSS:.1f} L{x + CROSS:.1f},{y + CROSS:.1f} '
+            f'M{x - CROSS:.1f},{y + CROSS:.1f} L{x + CROSS:.1f},{y - CROSS:.1f}" stroke="{RED}" stroke-width="2.4"/>')
+
+
+def _crashes(model: Model, geo: Layout, placer: Placer) -> list[str]:
+    """A bar across the lane of each node that crashes, just before the tick of its crash step."""
+    parts = []
+    for node, step in model.crashes:
+        if node not in geo.lanes:
+            continue
+        x, y = geo.x(step) - CRASH_BEFORE, geo.lanes[node]
+        placer.block((x - 3, y - CRASH_HALF, x + 3, y + CRASH_HALF))
+        parts.append(f'<g class="crash" data-node="{escape(str(node))}" data-step="{step}">'
+                     f'<title>{escape(f"{node} crashes at step {step}")}</title>'
+                     f'<line x1="{x:.1f}" y1="{y - CRASH_HALF}" x2="{x:.1f}" y2="{y + CRASH_HALF}" stroke="{RED}" '
+                     f'stroke-width="4"/></g>')
+    return parts
 
 
 def _label(b: Bundle, label: Label, uid: str, index: int) -> str:
     """A label on top of every arrow: text with a white halo, or a key number in a small box."""
-    colour = RED if b.noncausal else INK
+    colour = RED if b.noncausal or b.lost else INK
     x, y = label.centre
     head = f'<g class="label" data-for="{uid}-a{index}"><title>{escape(b.tooltip())}</title>'
     if label.keyed:
@@ -426,8 +482,9 @@ def _label(b: Bundle, label: Label, uid: str, index: int) -> str:
     return head + _text(x, y + 0.3 * FONT, label.text, attrs=f' fill="{colour}"{halo}{bold}') + "</g>"
 
 
-def _legend(top: float, width: float, uid: str) -> tuple[str, float]:
-    """What the marks mean, in rows as wide as the diagram; returns the legend and its height."""
+def _legend(top: float, width: float, uid: str, lost: bool = False, crash: bool = False) -> tuple[str, float]:
+    """What the marks mean, in rows as wide as the diagram (the fault marks only when the model has
+    them); returns the legend and its height."""
     items = [
         (f'<line x1="0" y1="0" x2="26" y2="0" stroke="{INK}" stroke-width="1.4" marker-end="url(#{uid}-arrow)"/>', "message"),
         (f'<line x1="0" y1="0" x2="26" y2="0" stroke="{INK}" stroke-width="3" marker-end="url(#{uid}-arrow)"/>',
@@ -439,6 +496,12 @@ def _legend(top: float, width: float, uid: str) -> tuple[str, float]:
         (f'<rect x="7" y="-7" width="14" height="14" rx="3" fill="none" stroke="{GREEN}" stroke-width="2.5"/>',
          "output at the last step"),
     ]
+    if lost:
+        items.append((f'<line x1="0" y1="0" x2="20" y2="0" stroke="{RED}" stroke-width="1.4" stroke-dasharray="5 3"/>'
+                      + _cross(20, 0), "lost message"))
+    if crash:
+        items.append((f'<line x1="0" y1="0" x2="26" y2="0" stroke="{INK}" stroke-width="1.5"/><line x1="13" y1="-9" '
+                      f'x2="13" y2="9" stroke="{RED}" stroke-width="4"/>', "crash: lost from then on"))
     out, x, y = [f'<g class="legend" transform="translate(12,{top:.0f})">'], 0.0, 0.0
     for mark, text in items:
         room = 34 + 0.6 * FONT * len(text)
@@ -469,7 +532,7 @@ def _key_table(arrows: Sequence[tuple[Bundle, Curve]], labels: dict[int, Label],
              _text(0, 0, "Key: arrows by number (hover a row for all its messages)", anchor="start", attrs=' font-weight="bold"')]
     for k, (b, text) in enumerate(rows):
         x, y = column * (k // per), ROW * (1 + k % per)
-        row = _text(x, y, short(text, chars), anchor="start", attrs=f' fill="{RED if b.noncausal else INK}"')
+        row = _text(x, y, short(text, chars), anchor="start", attrs=f' fill="{RED if b.noncausal or b.lost else INK}"')
         parts.append(f'<g class="key-row"><title>{escape(b.tooltip())}</title>{row}</g>')
     parts.append("</g>")
     return "".join(parts), ROW * (per + 1) + 8
@@ -480,11 +543,12 @@ def spacetime_svg(model: Model) -> str:
 
     Classes name what the elements stand for: `lane` (one per node), `tick` (one per
     step), `message` (one per arrow, `data-count` messages; also `bundle` when there are
-    several, `pending` or `noncausal`), `label`, `output` (output facts at the last step),
+    several, `pending`, `noncausal` or `lost`; a lost one holds a `cross`), `crash` (one per
+    crashed node, `data-node` and `data-step`), `label`, `output` (output facts at the last step),
     `pending-count`, `legend` and `key`.
     """
     geo, placer, uid = layout(model), Placer(), f"m{model.number}"
-    body = _steps(geo, placer) + _lanes(model, geo, placer)
+    body = _steps(geo, placer) + _lanes(model, geo, placer) + _crashes(model, geo, placer)
     ends, end_width = _lane_ends(model, geo, placer)
     arrows = [(b, curve(b, geo)) for b in bundles(model)]
     for i, (b, c) in enumerate(arrows):
@@ -493,7 +557,7 @@ def spacetime_svg(model: Model) -> str:
     labels, keyed = place_labels(arrows, placer)
     width = max(geo.lane_end + 24 + max(end_width, 60), 760)
     table, table_height = _key_table(arrows, labels, geo.bottom + 28, width, uid) if keyed else ("", 0.0)
-    legend, legend_height = _legend(geo.bottom + 8 + table_height + 12, width, uid)
+    legend, legend_height = _legend(geo.bottom + 8 + table_height + 12, width, uid, bool(model.lost), bool(model.crashes))
     height = geo.bottom + 8 + table_height + 12 + legend_height
     order = sorted(range(len(arrows)), key=lambda i: not arrows[i][0].pending)  # pending ones underneath
     return "\n".join([

@@ -51,7 +51,7 @@ def console(width: int | None = None, color: bool = False) -> Console:
 
 
 def print_model(model: Model, out: Console) -> None:
-    """The node × step table of a model's facts, its messages and its outputs."""
+    """The node × step table of a model's facts, its messages, its faults (lost messages, crashes) and its outputs."""
     table = Table(title=f"model {model.number} ({model.bounds.semantics.value}, horizon {model.horizon})", show_lines=True)
     table.add_column("node", style="bold")
     for step in range(model.horizon + 1):
@@ -73,6 +73,12 @@ def print_model(model: Model, out: Console) -> None:
             out.print(f"  {m.fact}: {m.sender}@{m.sent} → {arrival}{by}{warning}")
     else:
         out.print("messages: none")
+    if model.lost:
+        out.print("lost messages (sender@step → addressee; they neither arrive nor are pending):")
+        for m in model.lost:
+            out.print(f"  {m.fact}: {m.sender}@{m.sent} → {m.addressee} lost")
+    for node, step in model.crashes:
+        out.print(f"crash: {node} crashes at step {step} (from then on its messages to other nodes are lost)")
     if model.program is not None and model.program.output_relations:
         out.print(f"outputs at step {model.horizon}: {', '.join(model.outputs()) or 'none'}")
 
