@@ -1,7 +1,8 @@
 """Graphs in DOT (Graphviz): the happens-before relation of a model, and the lineage of a derivation.
 
 * `happens_before`: ≺ of a model (tplp2016 §5.2.1), transitively reduced (the
-  Hasse diagram of the partial order of a causal model), one row per node.
+  Hasse diagram of the partial order of a causal model), one row per node;
+  lost messages end in a red ×, crashes are red notes on the crash point (issue #19).
 * `lineage`: a derivation (`inspect.explain`) as a graph from premises to
   conclusions, in the spirit of Molly's provenance diagrams.
 """
@@ -53,8 +54,29 @@ def happens_before(model: Model) -> str:
         if (a, b) in into_past:
             attrs.append(f'color="{RED}", fontcolor="{RED}", style=dashed, penwidth=2.5')
         lines.append(f"  {name(a)} -> {name(b)}" + (f" [{', '.join(attrs)}]" if attrs else "") + ";")
+    lines += _faults(model, name)
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def _faults(model: Model, name) -> list[str]:
+    """Issue #19's faults, which are no edges of ≺: a lost message is a dashed red edge from its send
+    point to a red cross of its own; a crash a red note "y crashes at step s" tied to the point (y, s)."""
+    lines = []
+    lost = defaultdict(list)
+    for m in model.lost:
+        lost[(m.send, m.addressee)].append(m.fact)
+    for i, ((send, addressee), facts) in enumerate(sorted(lost.items(), key=lambda kv: (kv[0][0], kv[0][1]))):
+        cross = f"lost{i}"
+        lines.append(f'  {cross} [shape=none, label="×", fontcolor="{RED}", fontsize=18, tooltip={quote(f"lost, to {addressee}")}];')
+        lines.append(f'  {name(send)} -> {cross} [label={quote(", ".join(facts) + f" (to {addressee}, lost)")}, '
+                     f'color="{RED}", fontcolor="{RED}", style=dashed, arrowhead=none];')
+    for i, (node, step) in enumerate(model.crashes):
+        note = f"crash{i}"
+        lines.append(f'  {note} [shape=box, style=filled, fillcolor="{RED}", fontcolor=white, '
+                     f'label={quote(f"{node} crashes at step {step}")}];')
+        lines.append(f'  {note} -> {name((node, step))} [color="{RED}", style=bold, arrowhead=tee];')
+    return lines
 
 
 def lineage(derivation: Derivation) -> str:

@@ -69,14 +69,30 @@ def _messages_table(model: Model) -> str:
     return "".join(rows)
 
 
+def _faults(model: Model) -> str:
+    """The model's faults (issue #19): its lost messages and crashed nodes; nothing when it has none."""
+    if not model.lost and not model.crashes:
+        return ""
+    rows = ['<h3>Faults</h3><table class="faults"><tr><th>fault</th><th>message</th><th>from</th><th>to</th></tr>']
+    for m in model.lost:
+        rows.append(f'<tr class="lost"><td>lost</td><td><code>{escape(m.fact)}</code></td>'
+                    f"<td>{escape(str(m.sender))}:{m.sent}</td><td>{escape(str(m.addressee))}</td></tr>")
+    for node, step in model.crashes:
+        rows.append(f'<tr class="crash"><td>crash</td><td colspan="3">{escape(str(node))} crashes at step {step}: '
+                    "from then on its messages to other nodes are lost</td></tr>")
+    rows.append("</table>")
+    return "".join(rows)
+
+
 def model_fragment(model: Model) -> str:
-    """One model as an HTML fragment: its diagram, its per-step state, its messages and outputs."""
+    """One model as an HTML fragment: its diagram, its per-step state, its messages, its faults and outputs."""
     outputs = ", ".join(model.outputs()) or "none"
     return (
         f'<section class="model" id="model-{model.number}"><h2>{escape(caption(model))}</h2>'
         f'<div class="diagram">{spacetime_svg(model)}</div>'
         f"<h3>State per step</h3>{_state_table(model)}"
         f"<h3>Messages</h3>{_messages_table(model)}"
+        f"{_faults(model)}"
         f"<p>Outputs at step {model.horizon}: <code>{escape(outputs)}</code></p></section>"
     )
 
