@@ -334,3 +334,29 @@ def test_explain_a_global_fact_at_global(tmp_path):
     assert "v(a, 1) at c:0" in result.stdout and "v(b, 2) at d:0" in result.stdout
     result = invoke("explain", *common, "--fact", "h(1)", "--at", "global:0")
     assert result.exit_code == 2 and "global is not a node of the network" in result.stderr
+
+
+def test_run_spark_equals_local_on_every_construct(files, tmp_path, spark):
+    """The Spark engine's run of the protocol and its invariant file (sync schedule) has the local
+    engine's rows: aggregates, arithmetic, projections, body steps and the global facts."""
+    import pyarrow.parquet as pq
+
+    nodes = tmp_path / "abc.facts"
+    nodes.write_text("a { }\nb { }\nc { }\n")
+    tables = {}
+    for engine in ("local", "spark"):
+        result = invoke("run", *files, "-i", nodes, "-k", 3, "-o", tmp_path / engine, "--engine", engine)
+        assert result.exit_code == 0, result.stderr
+        tables[engine] = {name: sorted(map(str, pq.read_table(tmp_path / engine / name).to_pylist()))
+                          for name in ("trace", "messages")}
+    assert tables["spark"] == tables["local"]
+    assert any("'both'" in row for row in tables["spark"]["trace"])
+
+
+def test_an_aggregate_in_a_comparison_is_named(tmp_path):
+    program = tmp_path / "cmp.ded"
+    program.write_text("p(a, 1)@1;\ns(N, Y) :- p(N, Y), Y > min<Y>;\nt(N) :- p(N, Y), count < Y;\n")
+    result = invoke("check", program)
+    assert result.exit_code == 2
+    assert "cmp.ded:2:28: error: unexpected '<'" in result.stderr
+    assert "aggregates are not supported in rule bodies" in result.stderr and "1 error(s)" in result.stderr

@@ -37,7 +37,7 @@ from lark.lexer import BasicLexer, LexerState, LineCounter
 from lark.utils import TextSlice
 
 from ..bounds import MAX_STEP
-from .ast import NOWHERE, Constant, Span, Variable
+from .ast import AGGREGATES, NOWHERE, Constant, Span, Variable
 from .diagnostics import Diagnostic, DiagnosticError, Severity, position
 
 # A reader's way to report a syntax error: error(message, span).
@@ -474,6 +474,11 @@ def _hint(tokens: list[Token], i: int, expected: set[str], text: str | None = No
     if tok.type in ("NEXT", "ASYNC", "BULLET") and "IF" in types:
         return (" (@next and @async annotate a rule's head; a body atom is read at the rule's step, or in a located "
                 "or Molly program at a fixed step, p(X)@k)")
+    if (i and tok.type == "COMPARE" and str(tok) == "<" and tokens[i - 1].type == "LNAME"
+            and str(tokens[i - 1]) in AGGREGATES and "IF" in types):
+        return (f" (aggregates are not supported in rule bodies, because an aggregate is a value of the fact the rule "
+                f"derives, computed over the body's valuations: write {tokens[i - 1]}<...> as an argument of a head, "
+                "e.g. tally(C, count<M>) :- vote(C, M), and read tally in the body)")
     if tok.type == "NOT" and "NOT" not in expected:
         return " ('not' is a keyword: it cannot name a relation or a constant)"
     if "PERSIST" in types and tok.type == "RSQB":
