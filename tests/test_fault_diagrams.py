@@ -86,7 +86,7 @@ def test_a_lost_message_ends_in_a_cross_partway_and_a_crash_is_a_bar(faulty):
     xs = numbers(cross.get("d"))
     assert (sum(xs[0::2]) / 4, sum(xs[1::2]) / 4) == pytest.approx((x2, y2), abs=0.06)
     assert not any(abs(y2 - y) < 10 for y in geo.lanes.values())
-    assert "lost" in arrow.find(f"{SVG}title").text and 'deliver("hello")' in arrow.find(f"{SVG}title").text
+    assert "lost (an omission)" in arrow.find(f"{SVG}title").text and 'deliver("hello")' in arrow.find(f"{SVG}title").text
     # labelled like the other messages (here keyed: a label or a key row names it)
     labels = {g.get("data-for"): "".join(g.itertext()) for g in groups(root, "label")}
     assert arrow.get("id") in labels
@@ -119,6 +119,7 @@ def test_a_crash_under_async_delivery_silences_the_sender(tmp_path):
     assert len(m.lost) == 2 and not m.messages
     root = ET.fromstring(svg.spacetime_svg(m))
     assert [len(groups(g, "cross")) for g in groups(root, "lost")] == [1, 1]
+    assert all("lost (its sender had crashed)" in g.find(f"{SVG}title").text for g in groups(root, "lost"))
     assert len([g for g in groups(root, "crash") if g.tag == f"{SVG}g"]) == 1
 
 

@@ -100,6 +100,8 @@ class Bundle:
     messages: tuple[Message, ...]
     noncausal: bool
     lost: bool = False
+    silenced: bool = False
+    """Lost because its sender had crashed (not an omission of its own)."""
 
     @property
     def pending(self) -> bool:
@@ -115,7 +117,8 @@ class Bundle:
         count = "1 message" if len(self.messages) == 1 else f"{len(self.messages)} messages"
         note = "\ninto the past: its arrival happens before its send (non-causal)" if self.noncausal else ""
         if self.lost:
-            note = "\nlost: it neither arrives nor is pending"
+            why = "its sender had crashed" if self.silenced else "an omission"
+            note = f"\nlost ({why}): it neither arrives nor is pending"
         return f"{count} {self.ends()}{note}\n" + "\n".join(m.fact for m in self.messages)
 
 
@@ -130,7 +133,8 @@ def bundles(model: Model) -> tuple[Bundle, ...]:
         Bundle(send, addressee, arrives, tuple(ms), noncausal)
         for (send, addressee, arrives, noncausal), ms in groups.items()
     ) + tuple(
-        Bundle(send, addressee, None, tuple(ms), False, lost=True)
+        Bundle(send, addressee, None, tuple(ms), False, lost=True,
+               silenced=any(node == send[0] and step <= send[1] for node, step in model.crashes))
         for (send, addressee), ms in _group_lost(model).items()
     )
 
