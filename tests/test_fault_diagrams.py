@@ -136,11 +136,17 @@ def test_text_html_and_dot_name_the_faults(faulty):
     assert 'label="×"' in dot and f'"c crashes at step {m.crashes[0][1]}"' in dot
     if shutil.which("dot"):
         subprocess.run(["dot", "-Tsvg"], input=dot, text=True, check=True, capture_output=True)
+    data = m.as_dict()
+    assert data["lost"] == [{"relation": "deliver", "args": ['"hello"'], "from": "a", "sent": 0, "to": str(lost.addressee)}]
+    assert data["crashes"] == [{"node": "c", "step": 1}]
     # a model without faults says nothing about them
     clean = pick(faulty, 0, None)
     assert "lost" not in formats.render(clean, "text") and "crash" not in formats.render(clean, "text")
     assert 'class="faults"' not in formats.render(clean, "html")
     assert "×" not in formats.render(clean, "dot")
+    assert clean.as_dict()["lost"] == clean.as_dict()["crashes"] == []
+    fault_free = models_of(BROADCAST, None, 2, network=Network(delivery="sync"), limit=1)[0]
+    assert "lost" not in fault_free.as_dict() and "crashes" not in fault_free.as_dict()
 
 
 def test_the_faults_are_all_that_changes_the_diagram(faulty):

@@ -332,7 +332,8 @@ class Model:
     # -- as data, and in a notebook ---------------------------------------------
 
     def as_dict(self) -> dict:
-        """The model as the JSON of docs/trace-schema.md (`dedalus2asp/trace/1`)."""
+        """The model as the JSON of docs/trace-schema.md (`dedalus2asp/trace/1`); `lost` and `crashes`
+        only when the network has faults."""
         into_past = set(self.noncausal())
         rules = self.sending_rules
         return {
@@ -357,6 +358,10 @@ class Model:
             ],
             "happens_before": [[str(x), s, str(y), t] for ((x, s), (y, t)) in sorted(self.happens_before)],
             "outputs": list(self.outputs()),
+            **({
+                "lost": [{k: v for k, v in m.as_dict().items() if k != "arrives"} for m in self.lost],
+                "crashes": [{"node": str(x), "step": s} for x, s in self.crashes],
+            } if self.bounds.network.faulty else {}),
         }
 
     def _repr_svg_(self) -> str:
