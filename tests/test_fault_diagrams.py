@@ -176,3 +176,17 @@ def test_a_diagram_without_faults_is_unchanged(case):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(drawn)
     assert drawn == path.read_text()
+
+
+def test_the_fault_marks_survive_in_chromium(faulty, tmp_path):
+    """The HTML report of a run with a lost message and a crash, as headless Chromium builds its DOM."""
+    from test_browser import chromium, headless
+
+    m = pick(faulty, 1, ("c", 1))
+    page = tmp_path / "faults.html"
+    page.write_text(formats.render(m, "html"), encoding="utf-8")
+    dom = headless(chromium(), "--dump-dom", page.as_uri())
+    assert dom.returncode == 0, dom.stderr
+    assert dom.stdout.count('class="message lost"') == 1 and dom.stdout.count('class="cross"') >= 1
+    assert dom.stdout.count('<g class="crash"') == 1 and "c crashes at step 1" in dom.stdout
+    assert '<table class="faults">' in dom.stdout
