@@ -336,9 +336,10 @@ def test_explain_a_global_fact_at_global(tmp_path):
     assert result.exit_code == 2 and "global is not a node of the network" in result.stderr
 
 
-def test_run_spark_equals_local_on_every_construct(files, tmp_path, spark):
+def test_run_spark_equals_local_on_every_construct(files, tmp_path):
     """The Spark engine's run of the protocol and its invariant file (sync schedule) has the local
-    engine's rows: aggregates, arithmetic, projections, body steps and the global facts."""
+    engine's rows: aggregates, arithmetic, projections, body steps and the global facts. (The command
+    starts its own Spark session: this test asks for no other.)"""
     import pyarrow.parquet as pq
 
     nodes = tmp_path / "abc.facts"
