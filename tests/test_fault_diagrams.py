@@ -19,7 +19,7 @@ import pytest
 from dedalus2asp import formats
 from dedalus2asp.asp import solve
 from dedalus2asp.bounds import Bounds, Network, Semantics
-from dedalus2asp.formats import placement, svg
+from dedalus2asp.formats import html, placement, svg
 from dedalus2asp.pipeline import prepare
 
 from conftest import EXAMPLES
@@ -130,6 +130,8 @@ def test_text_html_and_dot_name_the_faults(faulty):
     assert f'lost messages' in text and f"{lost.fact}: a@0 → {lost.addressee} lost" in text
     assert f"crash: c crashes at step {m.crashes[0][1]}" in text
     page = formats.render(m, "html")
+    report = html.page(faulty, "faults")
+    assert "<th>faults</th>" in report and "1 lost; c crashes at step 1" in report
     assert '<table class="faults">' in page and f"c crashes at step {m.crashes[0][1]}" in page
     assert page.count('class="message lost"') == 1 and page.count('<g class="crash"') == 1
     dot = formats.render(m, "dot")

@@ -97,17 +97,26 @@ def model_fragment(model: Model) -> str:
     )
 
 
+def _fault_words(model: Model) -> str:
+    """A model's faults in a few words: "2 lost; c crashes at step 1" ("—" for none)."""
+    words = ([f"{len(model.lost)} lost"] if model.lost else []) + [f"{x} crashes at step {s}" for x, s in model.crashes]
+    return "; ".join(words) or "—"
+
+
 def _summary(models: Sequence[Model]) -> str:
+    """One row per model; a faults column when some model has faults (issue #19)."""
+    faults = any(m.lost or m.crashes for m in models)
     rows = [
         "<table class=\"summary\"><tr><th>model</th><th>messages</th><th>pending</th><th>into the past</th>"
-        "<th>outputs at the horizon</th></tr>"
+        + ("<th>faults</th>" if faults else "") + "<th>outputs at the horizon</th></tr>"
     ]
     for m in models:
         into_past = len(m.noncausal())
         past = f'<span class="noncausal">{into_past}</span>' if into_past else "0"
         rows.append(
             f'<tr><td><a href="#model-{m.number}">model {m.number}</a></td><td>{len(m.messages)}</td>'
-            f"<td>{len(m.pending)}</td><td>{past}</td><td><code>{escape(', '.join(m.outputs()) or '—')}</code></td></tr>"
+            f"<td>{len(m.pending)}</td><td>{past}</td>" + (f"<td>{escape(_fault_words(m))}</td>" if faults else "")
+            + f"<td><code>{escape(', '.join(m.outputs()) or '—')}</code></td></tr>"
         )
     rows.append("</table>")
     return "".join(rows)
