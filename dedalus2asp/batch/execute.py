@@ -23,6 +23,7 @@ cancels the Spark job (`Interrupted`), the finished jobs kept.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import multiprocessing
@@ -32,6 +33,7 @@ import socket
 import threading
 import time
 from pathlib import Path
+from typing import NoReturn
 
 from .. import pipeline
 from ..asp import budget, solve
@@ -311,12 +313,45 @@ def _note(progress, row: dict) -> None:
         progress.note(f"job {row['id'][:8]} ({Path(row['program']).name} {row['task']}) {row['status']}: {first}")
 
 
+@contextlib.contextmanager
+def _interrupts():
+    """An event set by Ctrl-C (SIGINT) while in the block, in place of KeyboardInterrupt; SIGINT as before
+    after it. Outside the main thread, or where SIGINT is ignored (a batch in the background), the event
+    is never set."""
+    event = threading.Event()
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.getsignal(signal.SIGINT) if main else signal.SIG_IGN
+    if previous is signal.SIG_IGN:
+        yield event
+        return
+    signal.signal(signal.SIGINT, lambda number, frame: event.set())
+    try:
+        yield event
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _cancel(outcome: dict, thread: threading.Thread) -> NoReturn:
+    """Ctrl-C came: cancel the Spark job (if the session is up), wait a little for it, and raise
+    KeyboardInterrupt."""
+    logging.disable(logging.CRITICAL)  # py4j logs every call the stopping JVM leaves unanswered
+    if "session" in outcome:
+        try:
+            outcome["session"].sparkContext.cancelAllJobs()
+            thread.join(10)
+        except Exception:  # the JVM may be going already
+            pass
+    raise KeyboardInterrupt
+
+
 def _on_spark(session_of, out: Path, todo: list[Job], progress, before: tuple[int, int] = (0, 0)) -> None:
     """Run `todo` on Spark, one task per job, while the driver watches `out/jobs` for finished rows.
 
     Everything that talks to the JVM (making the session with `session_of()`, the Spark job) runs in a
-    thread of its own, so that Ctrl-C reaches this loop and never a call into the JVM half-way (py4j's
-    traces): the Spark job is then cancelled, the log of py4j silenced, and the interrupt goes on.
+    thread of its own, and Ctrl-C only sets a flag that this loop reads (`_interrupts`): raised where the
+    signal lands, it could fall into a call into the JVM half-way (py4j's traces) or into a finalizer of
+    py4j that swallows it. The Spark job is then cancelled, the log of py4j silenced, and KeyboardInterrupt
+    raised here.
     """
     target = str(out.resolve())
     outcome: dict = {}
@@ -332,10 +367,11 @@ def _on_spark(session_of, out: Path, todo: list[Job], progress, before: tuple[in
     waiting = {job.id for job in todo}
     earlier, failed = before  # jobs done and failed before Spark started (`precheck`)
     thread = threading.Thread(target=work, name="batch", daemon=True)
-    thread.start()
-    try:
+    with _interrupts() as interrupted:
+        thread.start()
         while True:
-            thread.join(POLL)
+            if interrupted.wait(POLL):
+                _cancel(outcome, thread)
             finished = waiting & done(out)
             for row in rows(out, finished).values():
                 if row["status"] != "ok":
@@ -346,15 +382,6 @@ def _on_spark(session_of, out: Path, todo: list[Job], progress, before: tuple[in
                 progress.update(earlier + len(todo) - len(waiting), failed=failed)
             if not thread.is_alive():
                 break
-    except KeyboardInterrupt:
-        logging.disable(logging.CRITICAL)  # py4j logs every call the stopping JVM leaves unanswered
-        if "session" in outcome:
-            try:
-                outcome["session"].sparkContext.cancelAllJobs()
-                thread.join(10)
-            except Exception:  # the JVM may be going already
-                pass
-        raise
     if "error" in outcome:
         raise outcome["error"]
 
