@@ -61,6 +61,11 @@ DELIVERIES = ("async", "sync")
 addressee's next step, s + 1 for a message sent at step s."""
 
 
+CRASH = "crash"
+"""The relation crash(y, s), "node y crashes at step s", that holds at every node and step of a
+run with crashes (Molly's convention); a program reads it like an input relation."""
+
+
 def _in_range(what: str, value: int | None) -> None:
     if value is not None and not (isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_STEP):
         raise ValueError(f"the {what} must be an integer between 0 and {MAX_STEP}, not {value!r}")
