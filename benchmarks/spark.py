@@ -8,9 +8,9 @@ Part 1 runs jcss2014 Alg. 1 (examples/jcss2014/alg1.ded: transitive closure, eve
 broadcasts its closure every step) on generated graphs: 8 nodes, E edges dealt round-robin to
 the nodes, the graph a union of disjoint paths of length 2 (so the closure has 1.5 E edges and
 every node ends up with all of it), 10 steps, sync schedule. Each point is one
-`dedalus2asp run --engine local|spark` in its own process (Spark: `local[2]`), killed after
-`--budget` seconds; the time is `run.json`'s run + write (without the JVM start, which is reported
-on its own). Alg. 1 sends 8 copies of its whole closure every step, so the message table has
+`dedalus2asp run --engine local|spark --quiet` in its own process (Spark: `local[2]`), killed after
+`--budget` seconds; the time is the whole process's wall time (JVM start included), next to the
+Spark jobs of each step (`run.json`) and the load average before and after the point. Alg. 1 sends 8 copies of its whole closure every step, so the message table has
 about 8 · 8 · 1.5 E · steps rows: that, not the joins, is what stops both engines.
 
 Part 2 runs a sweep of 64 `count` jobs (8 example programs × 2 semantics × 2 encodings ×
@@ -21,6 +21,9 @@ Part 3 measures what not deriving persisted facts again buys (`evaluator.Plan.in
 Alg. 1 / psn2010): the local engine on Alg. 1 with the fixpoint of the positive recursive
 component started from the facts new since the previous step, against the same run deriving
 everything from scratch at every step, in one process, side by side, on the smaller graphs.
+
+Part 4 counts the models of tplp2016 Example 3 (2PC, small input, horizon 3) once unsplit and once
+with `count --split 8 --engine spark` on `local[2]`: the overhead of the split, whole-process wall time.
 
 Results: printed as a table and written to benchmarks/spark.json.
 """
@@ -75,18 +78,21 @@ def run_point(engine: str, data: Path, out: Path, budget: float) -> dict:
     command = [sys.executable, "-m", "dedalus2asp.cli", "run", str(ROOT / "examples/jcss2014/alg1.ded"),
                "--input", str(data), "--steps", str(STEPS), "--engine", engine, "--out", str(out)]
     env = {**os.environ, "SPARK_MASTER": "local[2]"}
+    before = os.getloadavg()[0]
     start = time.perf_counter()
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=budget, env=env)
+        done = subprocess.run(command + ["--quiet"], capture_output=True, text=True, timeout=budget, env=env)
     except subprocess.TimeoutExpired:
-        return {"status": f"over {budget:.0f} s"}
+        return {"status": f"over {budget:.0f} s", "loadavg": [round(before, 1), round(os.getloadavg()[0], 1)]}
     wall = time.perf_counter() - start
+    loadavg = [round(before, 1), round(os.getloadavg()[0], 1)]
     if done.returncode != 0:
-        return {"status": "failed", "error": (done.stderr or done.stdout)[-400:]}
+        return {"status": "failed", "error": (done.stderr or done.stdout)[-400:], "loadavg": loadavg}
     info = json.loads((out / "run.json").read_text())
     seconds = info["timings"]["run"] + info["timings"]["write"]
-    return {"status": "ok", "seconds": round(seconds, 2), "load": info["timings"]["load"], "wall": round(wall, 2),
-            "rows": info["rows"], "pending": info["pending"]}
+    return {"status": "ok", "wall": round(wall, 2), "seconds": round(seconds, 2), "load": info["timings"]["load"],
+            "rows": info["rows"], "pending": info["pending"], "jobs_per_step": info.get("spark_jobs_per_step"),
+            "loadavg": loadavg}
 
 
 def part1(sizes: list[int], budget: float, scratch: Path) -> list[dict]:
@@ -106,7 +112,7 @@ def part1(sizes: list[int], budget: float, scratch: Path) -> list[dict]:
             shutil.rmtree(scratch / f"run-{engine}-{edges}", ignore_errors=True)
             print(f"  alg1 E={edges} {engine}: {point[engine]}", flush=True)
         if point["local"].get("status") == "ok" and point["spark"].get("status") == "ok":
-            point["spark_over_local"] = round(point["spark"]["seconds"] / point["local"]["seconds"], 2)
+            point["spark_over_local"] = round(point["spark"]["wall"] / point["local"]["wall"], 2)
         points.append(point)
         shutil.rmtree(data, ignore_errors=True)
     return points
@@ -171,6 +177,34 @@ def part3(sizes: list[int]) -> list[dict]:
     return points
 
 
+SPLIT = ("tplp2016/ex3_2pc.ded", "tplp2016/ex3_2pc_small.facts", 3)
+
+
+def part4(budget: float, parts: int = 8) -> dict:
+    """`count` unsplit against `count --split 8 --engine spark` (local[2]), whole-process wall time each."""
+    program, facts, horizon = SPLIT
+    base = [sys.executable, "-m", "dedalus2asp.cli", "count", str(ROOT / "examples" / program), "--input",
+            str(ROOT / "examples" / facts), "--horizon", str(horizon), "--json"]
+    result = {"program": program, "horizon": horizon, "parts": parts}
+    for name, extra in (("unsplit", []), ("split", ["--split", str(parts), "--engine", "spark", "--master", "local[2]", "--quiet"])):
+        before = os.getloadavg()[0]
+        start = time.perf_counter()
+        try:
+            done = subprocess.run(base + extra, capture_output=True, text=True, timeout=budget)
+        except subprocess.TimeoutExpired:
+            result[name] = {"status": f"over {budget:.0f} s"}
+            continue
+        wall = time.perf_counter() - start
+        counted = json.loads(done.stdout) if done.returncode == 0 else {}
+        result[name] = {"status": "ok" if done.returncode == 0 else f"exit {done.returncode}", "wall": round(wall, 2),
+                        "models": counted.get("models"), "traces": counted.get("traces"),
+                        "loadavg": [round(before, 1), round(os.getloadavg()[0], 1)]}
+        print(f"  count {name}: {result[name]}", flush=True)
+    if result.get("unsplit", {}).get("wall") and result.get("split", {}).get("wall"):
+        result["overhead_s"] = round(result["split"]["wall"] - result["unsplit"]["wall"], 2)
+    return result
+
+
 def spark_start() -> float:
     code = "import time; t=time.perf_counter(); from dedalus2asp.runs.spark import spark_session; " \
            "s=spark_session('local[2]'); s.range(1).count(); print(time.perf_counter()-t)"
@@ -180,39 +214,54 @@ def spark_start() -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--edges", type=int, nargs="+", default=[1000, 3000, 10000, 30000, 100000, 1000000])
-    parser.add_argument("--budget", type=float, default=240.0, help="seconds per point before it is killed")
-    parser.add_argument("--quick", action="store_true", help="sizes 1000 and 3000 only")
+    parser.add_argument("--edges", type=int, nargs="+", default=[300, 1000, 3000, 10000, 30000])
+    parser.add_argument("--budget", type=float, default=600.0, help="seconds per point before it is killed")
+    parser.add_argument("--quick", action="store_true", help="sizes 300 and 1000 only")
+    parser.add_argument("--parts", type=int, nargs="+", default=[1, 2, 3, 4], help="which parts to run")
     args = parser.parse_args()
-    sizes = [1000, 3000] if args.quick else args.edges
+    sizes = [300, 1000] if args.quick else args.edges
     scratch = Path(tempfile.mkdtemp(prefix="dedalus2asp-spark-"))
+    runs, sweep, persisted, split = [], {}, [], {}
     try:
         start = spark_start()
         print(f"Spark session start (local[2], JVM included): {start} s", flush=True)
-        print("part 1: jcss2014 Alg. 1, 8 nodes, 10 steps, sync schedule", flush=True)
-        runs = part1(sizes, args.budget, scratch)
-        print("part 2: 64 count jobs", flush=True)
-        sweep = part2(scratch, args.budget * 2)
-        print("part 3: persisted facts not derived again (local engine)", flush=True)
-        persisted = part3([s for s in sizes if s <= 1000] or [min(sizes)])
+        if 1 in args.parts:
+            print("part 1: jcss2014 Alg. 1, 8 nodes, 10 steps, sync schedule", flush=True)
+            runs = part1(sizes, args.budget, scratch)
+        if 2 in args.parts:
+            print("part 2: 64 count jobs", flush=True)
+            sweep = part2(scratch, args.budget * 2)
+        if 3 in args.parts:
+            print("part 3: persisted facts not derived again (local engine)", flush=True)
+            persisted = part3([s for s in sizes if s <= 1000] or [min(sizes)])
+        if 4 in args.parts:
+            print("part 4: count --split 8 on Spark against the unsplit count", flush=True)
+            split = part4(args.budget)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    result = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version()}, "spark_start": start,
-              "alg1": runs, "sweep": sweep, "incremental": persisted}
+    result = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "loadavg_at_end": os.getloadavg()},
+              "command": " ".join(["python", "benchmarks/spark.py", *sys.argv[1:]]), "spark_start": start,
+              "alg1": runs, "sweep": sweep, "incremental": persisted, "split": split}
     (ROOT / "benchmarks" / "spark.json").write_text(json.dumps(result, indent=2) + "\n")
 
-    print(f"\n| edges | local s | spark s | spark / local | trace rows | message rows |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("\n| edges | local wall s | spark wall s | spark / local | Spark jobs per step | trace rows | message rows | load avg |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for p in runs:
         local, spark = p["local"], p["spark"]
         rows = (local if local.get("status") == "ok" else spark).get("rows", {})
-        print(f"| {p['edges']} | {local.get('seconds', local['status'])} | {spark.get('seconds', spark['status'])} | "
-              f"{p.get('spark_over_local', '')} | {rows.get('trace', '')} | {rows.get('messages', '')} |")
-    print(f"\nsweep of {sweep['jobs']} count jobs: local[1] {sweep.get('local[1]', {}).get('seconds')} s, "
-          f"local[2] {sweep.get('local[2]', {}).get('seconds')} s, speed-up {sweep.get('speedup')}")
+        jobs = spark.get("jobs_per_step")
+        print(f"| {p['edges']} | {local.get('wall', local['status'])} | {spark.get('wall', spark['status'])} | "
+              f"{p.get('spark_over_local', '')} | {', '.join(map(str, jobs)) if jobs else ''} | {rows.get('trace', '')} | "
+              f"{rows.get('messages', '')} | {spark.get('loadavg', '')} |")
+    if sweep:
+        print(f"\nsweep of {sweep['jobs']} count jobs: local[1] {sweep.get('local[1]', {}).get('seconds')} s, "
+              f"local[2] {sweep.get('local[2]', {}).get('seconds')} s, speed-up {sweep.get('speedup')}")
     for p in persisted:
         print(f"Alg. 1, E={p['edges']}, local engine: incremental {p['incremental']} s, from scratch {p['full']} s "
               f"({p['full_over_incremental']}×)")
+    if split:
+        print(f"count {split['program']} horizon {split['horizon']}: unsplit {split.get('unsplit')}, "
+              f"--split {split['parts']} on Spark {split.get('split')}, overhead {split.get('overhead_s')} s")
     print("wrote benchmarks/spark.json")
 
 
