@@ -93,7 +93,7 @@ ALG3 = "program = 'examples/jcss2014/alg3.ded'\ninput = 'examples/jcss2014/alg3.
         ("root = 5\n[[job]]\n" + ALG3 + "task = 'count'\n", "root must be a path (a string), not an integer", 1, 1),
         ("job = [1, 2]\n", "job must be an array of tables ([[job]]), not an array", 2, 1),
         ("defaults = 3\n[[job]]\n" + ALG3 + "task = 'count'\n", "defaults must be a table", 2, 1),
-        ("horizon = 3\n[[job]]\n" + ALG3 + "task = 'count'\n", "unknown top-level key 'horizon'", 2, 1),
+        ("horizon = 3\n[[job]]\n" + ALG3 + "task = 'count'\n", "'horizon' is a job key", 2, 1),
         ("[[job]]\nprogram = 'nope.ded'\ntask = 'count'\n", "program '" + str(ROOT / "nope.ded") + "' does not exist", 3, 1),
         ("[[job]]\nprogram = 'examples'\ntask = 'count'\n", "is a directory", 3, 1),
         ("[[job]]\ninput = 'examples/jcss2014/alg3.facts'\ntask = 'count'\n", "job 1: 'program' is missing", 2, 1),

@@ -286,10 +286,13 @@ def read_manifest(path: Path) -> list[Job]:
     problems = Problems(path, text)
     for key in data:
         if key not in TABLES:
-            near = difflib.get_close_matches(key, TABLES + KEYS, 1)
-            hint = f"did you mean {near[0]!r}?" if near else f"known: {', '.join(TABLES)}"
-            where = " (job keys go in [defaults], [[grid]] or [[job]])" if key in KEYS else ""
-            problems.add(("top", 0), key, f"unknown top-level key {key!r} ({hint}){where}")
+            if key in KEYS:
+                message = f"{key!r} is a job key: it goes in [defaults], [[grid]] or [[job]], not at the top level"
+            else:
+                near = difflib.get_close_matches(key, TABLES + KEYS, 1)
+                hint = f"did you mean {near[0]!r}?" if near else f"known: {', '.join(TABLES)}"
+                message = f"unknown top-level key {key!r} ({hint})"
+            problems.add(("top", 0), key, message)
     root_value = data.get("root", ".")
     if not isinstance(root_value, str) or "\0" in root_value:
         problems.add(("top", 0), "root", f"root must be a path (a string), not {_kind(root_value)}")
