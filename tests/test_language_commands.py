@@ -255,12 +255,20 @@ def test_convert_round_trip_keeps_the_models(files, tmp_path):
     assert ours.stdout.split(" (")[0] == theirs.stdout.split(" (")[0]
 
 
-@pytest.mark.xfail(strict=True, reason="explain checks D = deduc_P(st ∪ arrivals) without the program's own facts "
-                   "of a relation that rules also derive (option/k here): reported to the evaluator engineer")
 def test_explain_an_aggregate_fact_of_a_molly_program_with_its_facts(files):
     result = invoke("explain", files[0], *BOUNDS, "--fact", 'tally("tea", 2)', "--at", "c:0")
     assert result.exit_code == 0, result.stderr
     assert "vote" in result.stdout
+
+
+def test_explain_two_phase_commit_whose_facts_are_of_relations_rules_also_derive():
+    """`agent(c, a)@1;` is an input event of H(c) although `agent(C, A)@next :- agent(C, A);` derives agent too."""
+    program = Path(__file__).parent.parent / "examples" / "molly" / "two_phase_commit.ded"
+    result = invoke("explain", program, "--horizon", 3, "--max-delay", 1,
+                    "--fact", "decision(t1, commit)", "--at", "a:3")
+    assert result.exit_code == 0, result.stderr
+    assert "agent(a) at c:0: input fact" in result.stdout
+    assert "begin(t1) at c:0: input fact" in result.stdout
 
 
 def test_explain_an_aggregate_fact_from_an_input(tmp_path):

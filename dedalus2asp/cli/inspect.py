@@ -121,7 +121,7 @@ def explain_(
         usage("bad-option", f"--at {at}: step {step} is beyond the horizon {horizon}", "--at")
     chosen = nth_model(prepared, model, timeout, limits)
     try:
-        derivation = explain.explain(chosen, node, step, wanted)
+        derivation = explain.explain(chosen, node, step, wanted, prepared.instance)
     except ValueError as error:
         usage("not-in-model", str(error), "--fact")
     say(render(derivation, "text"))

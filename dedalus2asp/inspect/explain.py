@@ -4,7 +4,9 @@ A fact R(ā) of the trace at (x,s) holds for one of four reasons, read off the
 operational semantics of a step (tplp2016 §5.1.3, §5.3.2): the step starts
 from I = st(x) ∪ untag(m) and computes D = deduc_P(I), where
 
-* an *input* fact is in H(x) (an edb fact, present at every step);
+* an *input* fact is in H(x): an edb fact, present at every step, or a fact
+  `R(ā)@s` written in the program or the input (an input event, tr2009
+  Example 3), also when rules derive R as well;
 * a *carried* fact is in induc_P(D^{x,s-1}): an inductive rule whose body held
   at the previous step s-1 of x (rule (2) of the transformation);
 * an *arrived* fact is a message R(ā) with arrival step s at x (rule (6)),
@@ -36,7 +38,7 @@ from typing import Iterator
 import clingo
 
 from ..lang.analysis import strata
-from ..lang.ast import GLOBAL_NODE, Atom, Literal, Rule, RuleKind
+from ..lang.ast import GLOBAL_NODE, Atom, Instance, Literal, Rule, RuleKind
 from ..runs.evaluator import Moment, Plan
 from ..runs.local import Node
 from .model import GroundFact, Message, Model, Point, show_fact
@@ -87,12 +89,15 @@ class Derivation:
 class Lineage:
     """The derivations of one model; the reasons at each point are computed once."""
 
-    def __init__(self, model: Model):
+    def __init__(self, model: Model, instance: Instance | None = None):
+        """`instance` is H, the facts the model was solved with; without it, only edb facts are inputs
+        (the program's own facts of relations that rules also derive would then not be)."""
         if model.program is None:
             raise ValueError("the model does not carry its program: decode it from a Compiled made by transform()")
         self.model = model
         self.program = model.program
         self.edb = set(self.program.edb())
+        self.instance = instance
         self.strata = strata(self.program)
         self.inductive = self.program.rules_of(RuleKind.INDUCTIVE)
         self.plan = Plan.of(self.program)
@@ -110,6 +115,14 @@ class Lineage:
             return held
         gathered = {(r, (x, *a)) for x in self.model.network for r, a in self.model.slice(x, step) if r in self.plan.observed}
         return held | gathered
+
+    def inputs(self, node: clingo.Symbol, step: int) -> frozenset[GroundFact]:
+        """H(x) at step s: the persistent input facts and the events R(ā)@s of the node."""
+        if self.instance is None:
+            return frozenset(f for f in self.model.slice(node, step) if f[0] in self.edb)
+        return frozenset(
+            (f.predicate, f.args) for f in self.instance.facts.get(node, ()) if f.step is None or f.step == step
+        )
 
     def moment(self, node: clingo.Symbol, step: int) -> Moment:
         """The step and what (node) held at the earlier steps that body atoms `p(ā)@k` read."""
@@ -135,9 +148,8 @@ class Lineage:
         else:
             read = frozenset()
             strata_ = self.strata
-            for fact in held:
-                if fact[0] in self.edb:
-                    found[fact].append(Reason(INPUT))
+            for fact in self.inputs(node, step) & held:  # none at a crashed node
+                found[fact].append(Reason(INPUT))
             for m in self.model.messages:
                 if m.arrival == point:
                     found[(m.relation, m.args)].append(Reason(ARRIVED, message=m))
@@ -249,9 +261,12 @@ def _matches(atom: Atom, args: tuple, fact: GroundFact) -> bool:
     return fact[0] == atom.predicate and all(v is None or v == w for v, w in zip(args, fact[1]))
 
 
-def explain(model: Model, node: clingo.Symbol, step: int, fact: GroundFact) -> Derivation:
-    """The derivation of `fact` at (node, step) in `model` (see the module docstring)."""
-    return Lineage(model).derive(node, step, fact)
+def explain(
+    model: Model, node: clingo.Symbol, step: int, fact: GroundFact, instance: Instance | None = None
+) -> Derivation:
+    """The derivation of `fact` at (node, step) in `model`, solved with the input facts H = `instance`
+    (see the module docstring and `Lineage`)."""
+    return Lineage(model, instance).derive(node, step, fact)
 
 
 def premises_of(derivation: Derivation) -> Iterator[Derivation]:
