@@ -167,6 +167,91 @@ def test_dialect_key_and_a_program_with_its_own_facts(tmp_path):
     assert job(tmp_path, **known).id == job(tmp_path, **known, dialect="auto").id
 
 
+TWO_PHASE = ["examples/molly/two_phase_commit.ded", "examples/molly/commit_assert.ded"]
+
+
+def test_a_program_of_several_files_is_one_program(tmp_path):
+    """A Molly protocol and its invariant file, one job: the CLI's answer for `count a.ded b.ded`."""
+    params = dict(task="count", horizon=3, max_delay=1)
+    two = job(tmp_path, program=TWO_PHASE, **params)
+    assert two.files == tuple(str(ROOT / f) for f in TWO_PHASE) and two.program == " + ".join(two.files)
+    row, _, _ = batch.execute_job(two)
+    cli = runner.invoke(app, ["count", *(str(ROOT / f) for f in TWO_PHASE), "-T", "3", "-D", "1", "--json"])
+    expected = json.loads(cli.output)
+    assert (row["status"], row["models"], row["traces"]) == ("ok", expected["models"], expected["traces"])
+    assert row["program"] == " + ".join(TWO_PHASE) and json.loads(row["parameters"])["program"] == TWO_PHASE
+    # the invariant file is read: its global relations are in the models' traces
+    row, traces, _ = batch.execute_job(job(tmp_path, program=TWO_PHASE, task="models", models=1, horizon=3, max_delay=1))
+    assert row["status"] == "ok" and {"pre", "post"} <= {t[4] for t in traces}
+    # one file: the id of before several files were allowed, whether written as a path or an array of one
+    one = dict(program="examples/jcss2014/alg3.ded", input="examples/jcss2014/alg3.facts", task="count")
+    assert job(tmp_path, **one).id == "9ff3d70c171f45d8" == job(tmp_path, **{**one, "program": [one["program"]]}).id
+    assert two.id != job(tmp_path, program=TWO_PHASE[0], **params).id
+    # the results table keeps `program` a string column; the summary names the files by their stems
+    assert execute.run_and_write(str(tmp_path / "out"), two) == "ok"
+    (written,) = engine.read_table(tmp_path / "out" / "jobs")
+    assert written["program"] == " + ".join(TWO_PHASE) and written["models"] == expected["models"]
+    (jobs_section,) = report.batch_summary(tmp_path / "out").sections
+    assert jobs_section.rows[0][1] == "two_phase_commit + commit_assert"
+
+
+def test_a_grid_of_programs_of_several_files(tmp_path):
+    """In a grid, an array of strings gives alternatives; an item that is an array of paths is one alternative."""
+    text = f"""
+[defaults]
+program = {json.dumps(TWO_PHASE)}
+[[grid]]
+program = [{json.dumps(TWO_PHASE)}, "examples/molly/broadcast.ded", ["examples/molly/broadcast.ded"]]
+task = ["count", "cron"]
+[[grid]]
+program = ["examples/molly/broadcast.ded", "examples/molly/two_phase_commit.ded"]
+task = "count"
+[[job]]
+task = "count"
+"""
+    jobs = batch.read_manifest(manifest(tmp_path, text))
+    files = [tuple(Path(f).name for f in j.files) for j in jobs]
+    assert [(f, j.parameters["task"]) for f, j in zip(files, jobs)] == [
+        (("two_phase_commit.ded", "commit_assert.ded"), "count"), (("two_phase_commit.ded", "commit_assert.ded"), "cron"),
+        (("broadcast.ded",), "count"), (("broadcast.ded",), "cron"),  # the array of one path is the same job
+        (("two_phase_commit.ded",), "count"),  # grid 2's broadcast and the [[job]] (program of [defaults]) are known jobs
+    ]
+
+
+def test_a_program_of_several_files_on_spark(tmp_path, spark):
+    """A grid whose alternatives are a program of two files and a program of one, run on Spark: the CLI's answers."""
+    text = f"[[grid]]\nprogram = [{json.dumps(TWO_PHASE)}, {json.dumps(TWO_PHASE[0])}]\ntask = 'count'\nhorizon = 3\nmax_delay = 1\n"
+    summary = batch.run_batch(manifest(tmp_path, text), tmp_path / "out", spark=spark)
+    assert (summary["jobs"], summary["ok"]) == (2, 2)
+    rows = {j["program"]: j for j in engine.read_table(tmp_path / "out" / "jobs")}
+    assert set(rows) == {" + ".join(TWO_PHASE), TWO_PHASE[0]}
+    for files in (TWO_PHASE, TWO_PHASE[:1]):
+        cli = json.loads(runner.invoke(app, ["count", *(str(ROOT / f) for f in files), "-T", "3", "-D", "1", "--json"]).output)
+        assert (rows[" + ".join(files)]["models"], rows[" + ".join(files)]["traces"]) == (cli["models"], cli["traces"])
+
+
+@pytest.mark.parametrize(
+    "text, message, line, col",
+    [
+        ("[[job]]\nprogram = []\ntask = 'count'\n", "job 1: program must be a path or an array of paths, not an empty array", 3, 1),
+        ("[[job]]\nprogram = ['examples/molly/two_phase_commit.ded', 3]\ntask = 'count'\n",
+         "program must be a path (a string), not an integer", 3, 1),
+        ("[[job]]\ntask = 'count'\nprogram = ['examples/molly/two_phase_commit.ded', 'nope.ded']\n",
+         "program '" + str(ROOT / "nope.ded") + "' does not exist", 4, 1),
+        ("[[job]]\nprogram = [['examples/molly/two_phase_commit.ded']]\ntask = 'count'\n",
+         "program must be a path (a string), not an array", 3, 1),
+        ("[[grid]]\ntask = 'count'\nprogram = [[]]\n", "grid 1: program must be a path or an array of paths, not an empty array", 4, 1),
+        ("[[grid]]\ntask = 'count'\nprogram = []\n", "program is an empty list: the grid would have no job", 4, 1),
+        ("[[grid]]\ntask = 'count'\nprogram = [['examples/molly/broadcast.ded', ['x.ded']]]\n",
+         "program must be a path (a string), not an array", 4, 1),
+        ("[defaults]\nprogram = ['examples', 'examples/molly/broadcast.ded']\n[[job]]\ntask = 'count'\n",
+         "[defaults]: program '" + str(ROOT / "examples") + "' is a directory", 3, 1),
+    ],
+)
+def test_bad_programs_of_several_files_are_user_errors_at_their_keys(tmp_path, text, message, line, col):
+    test_bad_manifests_are_user_errors_at_their_keys(tmp_path, text, message, line, col)
+
+
 def test_a_job_still_grounding_long_after_its_timeout_is_killed(tmp_path):
     """clingo stops solving at the timeout, but not grounding: the job's process is killed, the batch goes on."""
     slow = job(tmp_path, program="examples/jcss2014/alg1.ded", input="examples/jcss2014/alg1.facts", task="count",

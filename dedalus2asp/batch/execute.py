@@ -41,7 +41,7 @@ from ..asp.transform import transform
 from ..lang.diagnostics import Diagnostic, DiagnosticError, format_diagnostic
 from ..lang.located import check_events
 from ..runs import engine
-from .manifest import KEYS, Job, read_manifest
+from .manifest import KEYS, Job, program_name, read_manifest, short_name
 
 WARM_LIMIT = 64 * 1024  # bytes: a job's files up to this size warm its worker (`warm_up`)
 WARM_GROUND = 1_000_000  # rule instances (`asp.budget`): a warm-up compiles only a job as small as this
@@ -58,9 +58,15 @@ def _model_rows(job: str, number: int, trace, messages) -> tuple[list[tuple], li
     return traces, sent
 
 
+def _files(job: Job) -> tuple[str, ...]:
+    """The job's program files (`Job.files`; a `Job` made without them: its one `program`)."""
+    return job.files or (job.program,)
+
+
 def _load(job: Job):
     """The job's program and H (`pipeline.load`); H is needed: from `input` or the facts of a located program."""
-    program, instance, _ = pipeline.load(job.program, job.input, job.parameters["dialect"])
+    files = _files(job)
+    program, instance, _ = pipeline.load(files[0] if len(files) == 1 else list(files), job.input, job.parameters["dialect"])
     if instance is None:
         raise DiagnosticError(
             [Diagnostic("missing-input", "the job has no input: give 'input' (only a located or Molly program can carry its own facts)", filename=job.program)]
@@ -72,6 +78,7 @@ def _row(job: Job) -> dict:
     """The job's row of the `jobs` table before it runs."""
     p = job.parameters
     return {**{k: p[k] for k in KEYS if k not in ("models", "max_ground")}, "models_limit": p["models"], "id": job.id,
+            "program": program_name(p["program"]),
             "parameters": json.dumps(p, sort_keys=True), "status": "ok", "error": None, "models": None, "traces": None,
             "verdicts": None, "worker": f"{socket.gethostname()}:{os.getpid()}"}
 
@@ -95,7 +102,7 @@ def warm_up(job: Job) -> None:
         return
     _warmed.add(key)
     try:
-        if any(os.path.getsize(f) > WARM_LIMIT for f in filter(None, (job.program, job.input))):
+        if any(os.path.getsize(f) > WARM_LIMIT for f in filter(None, (*_files(job), job.input))):
             return
         from .. import cron  # noqa: F401  (cron tasks import it; imported here, once)
 
@@ -273,7 +280,7 @@ def precheck(jobs: list[Job]) -> dict[str, str]:
     errors: dict[tuple, str | None] = {}
     failed = {}
     for job in jobs:
-        key = (job.program, job.input, job.parameters["dialect"])
+        key = (_files(job), job.input, job.parameters["dialect"])
         if key not in errors:
             try:
                 _load(job)
@@ -310,7 +317,7 @@ def _note(progress, row: dict) -> None:
     """A failed job's line: its id, program, task, status and the first line of its error."""
     if progress is not None:
         first = (row["error"] or "").splitlines()[0] if row["error"] else ""
-        progress.note(f"job {row['id'][:8]} ({Path(row['program']).name} {row['task']}) {row['status']}: {first}")
+        progress.note(f"job {row['id'][:8]} ({short_name(program_name(row['program']))} {row['task']}) {row['status']}: {first}")
 
 
 @contextlib.contextmanager

@@ -20,7 +20,11 @@ an integer in 0..`MAX_MODELS` (clingo's 32-bit limit), `timeout` a number of
 seconds in (0, `MAX_TIMEOUT`], `max_ground` the rule instances a job may
 ground (`asp.budget`, 0: no limit), the names of tasks, semantics, encodings,
 dialects and schedules one of theirs, `program` and `input` the paths of
-existing files. A manifest is checked whole before any job runs, and every
+existing files. `program` may be an array of paths, several files read as one program
+(`pipeline.load`; a Molly protocol and its invariant file): in `[[job]]` and `[defaults]` an
+array is that one program, in `[[grid]]` an array gives alternatives, each a path or an array
+of paths; a one-file program is the path itself, so its id is as before arrays were allowed. A
+manifest is checked whole before any job runs, and every
 problem is a diagnostic at the key's `file:line:col` (tomllib gives positions
 only for syntax errors, so `KeyPlaces` finds keys by a light scan of the
 text); an unknown key comes with the nearest known one. A malformed manifest
@@ -28,7 +32,8 @@ stops the batch (exit 2, nothing started); a program that does not parse is
 not the manifest's fault, and only its jobs fail (`execute.run_batch`).
 
 A job's id is a hash of its parameters, so the same manifest names the same
-jobs. A job's horizon, semantics, encoding and delay bound make its `Bounds`
+jobs. The `program` column of the results writes several files joined by " + "
+(`program_name`). A job's horizon, semantics, encoding and delay bound make its `Bounds`
 once, here. A `cron` job analyses both semantics itself (jcss2014), so its
 semantics is left out: one job, not one per semantics.
 """
@@ -107,6 +112,19 @@ def _path(value) -> str | None:
     return "must not contain a NUL character" if "\0" in value else None
 
 
+def _program(value) -> str | None:
+    """A program: a path, or an array of paths read as one program (`pipeline.load`)."""
+    if not isinstance(value, list):
+        return _path(value)
+    if not value:
+        return "must be a path or an array of paths, not an empty array"
+    for item in value:
+        message = _path(item)
+        if message:
+            return message
+    return None
+
+
 def _seconds(value) -> str | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return f"must be a number of seconds, not {_kind(value)}"
@@ -116,7 +134,7 @@ def _seconds(value) -> str | None:
 
 
 SCHEMA: dict[str, Callable[[Any], str | None]] = {
-    "program": _path,
+    "program": _program,
     "input": _path,
     "task": _choice(TASKS),
     "semantics": _choice(s.value for s in Semantics),
@@ -150,6 +168,7 @@ class Job:
     program: str
     input: str | None  # None: a located or Molly program that carries its own facts
     bounds: Bounds  # from horizon, semantics, encoding and max_delay (cron: both semantics, whatever this one)
+    files: tuple[str, ...] = ()  # the program's files, read as one program; `program` is them joined by " + "
 
 
 _HEADER = re.compile(r"\s*(\[\[?)\s*([A-Za-z0-9_-]+)\s*\]")
@@ -241,7 +260,7 @@ def _check_key(problems: Problems, table: tuple, key: str, value, in_grid: bool)
     values = value if isinstance(value, list) and in_grid else [value]
     if in_grid and isinstance(value, list) and not value:
         problems.add(table, key, f"{key} is an empty list: the grid would have no job")
-    if isinstance(value, list) and not in_grid:
+    if isinstance(value, list) and not in_grid and key != "program":
         problems.add(table, key, f"{key} takes a single value here; use [[grid]] for lists")
         return
     for v in values:
@@ -265,10 +284,36 @@ def _check_files(problems: Problems, root: Path, tables: list[tuple[tuple, dict]
     for table, values in tables:
         for key in ("program", "input"):
             given = values.get(key)
-            for v in given if isinstance(given, list) else [given]:
+            for v in _files(given) if key == "program" else given if isinstance(given, list) else [given]:
                 if isinstance(v, str) and v and _path(v) is None and not (root / v).is_file():
                     why = "is a directory" if (root / v).is_dir() else "does not exist"
                     problems.add(table, key, f"{key} {str(root / v)!r} {why}")
+
+
+def _files(value) -> list:
+    """The paths a `program` value names (of every alternative, in a grid)."""
+    if not isinstance(value, list):
+        return [value]
+    return [f for item in value for f in (item if isinstance(item, list) else [item])]
+
+
+def _alternatives(key: str, value, in_grid: bool) -> list:
+    """The values a key takes in a table: a grid's list gives alternatives; a `program` that is an array of paths
+    is one value (several files, one program), and an array of one path is that path (the id of a one-file job)."""
+    if key != "program":
+        return value if isinstance(value, list) and in_grid else [value]
+    alternatives = value if isinstance(value, list) and in_grid else [value]
+    return [v[0] if isinstance(v, list) and len(v) == 1 else v for v in alternatives]
+
+
+def program_name(program) -> str:
+    """A `program` parameter as the `program` column writes it: a path, or several joined by " + "."""
+    return " + ".join(program) if isinstance(program, list) else program
+
+
+def short_name(column: str, stem: bool = False) -> str:
+    """The `program` column's files by their names (or stems), joined by " + " as `program_name` joins them."""
+    return " + ".join(Path(f).stem if stem else Path(f).name for f in column.split(" + "))
 
 
 def _bounds(params: dict) -> Bounds:
@@ -319,15 +364,16 @@ def read_manifest(path: Path) -> list[Job]:
         problems.add(("top", 0), None, "the manifest lists no job ([[job]] or [[grid]])")
     if root.is_dir():
         _check_files(problems, root, given)
-    sizes = [math.prod(len(v) if isinstance(v, list) else 1 for v in spec.values()) for _, spec in given[1:]]
+    sizes = [math.prod(len(_alternatives(k, v, table[0] == "grid")) for k, v in spec.items()) for table, spec in given[1:]]
     if sum(sizes) > MAX_JOBS:
         table = given[1 + max(range(len(sizes)), key=sizes.__getitem__)][0]
         problems.add(table, None, f"the manifest makes {sum(sizes)} jobs, more than {MAX_JOBS} (this table alone {max(sizes)})")
     problems.raise_if_any()
 
     jobs: dict[str, Job] = {}
+    defaults = {k: _alternatives(k, v, False)[0] for k, v in defaults.items()}
     for table, spec in given[1:]:
-        lists = {k: v if isinstance(v, list) else [v] for k, v in spec.items()}
+        lists = {k: _alternatives(k, v, table[0] == "grid") for k, v in spec.items()}
         for values in itertools.product(*lists.values()):
             params = {**DEFAULTS, **defaults, **dict(zip(lists, values))}
             params = {k: params.get(k) for k in KEYS}
@@ -336,5 +382,6 @@ def read_manifest(path: Path) -> list[Job]:
             hashed = {k: v for k, v in params.items() if not (k in NEW_KEYS and v == NEW_KEYS[k])}  # ids as before them
             ident = hashlib.sha256(json.dumps(hashed, sort_keys=True).encode()).hexdigest()[:16]
             source = str(root / params["input"]) if params["input"] else None
-            jobs.setdefault(ident, Job(ident, params, str(root / params["program"]), source, _bounds(params)))
+            files = tuple(str(root / f) for f in _files(params["program"]))
+            jobs.setdefault(ident, Job(ident, params, program_name(list(files)), source, _bounds(params), files))
     return list(jobs.values())

@@ -15,6 +15,7 @@ from pathlib import Path
 from ..formats.charts import Chart, Report, Section, page, tables
 from ..lang.diagnostics import Diagnostic, DiagnosticError
 from ..runs import engine
+from .manifest import short_name
 
 
 def summarize(directory: Path, console, html_path: Path | None) -> None:
@@ -80,7 +81,7 @@ def batch_summary(directory: Path) -> Report:
     for j in jobs:
         status[j["status"]] = status.get(j["status"], 0) + 1
     rows = [
-        (j["id"][:8], Path(j["program"]).stem, j["task"], j["semantics"] or "", j["encoding"], j["horizon"], j["status"],
+        (j["id"][:8], short_name(j["program"], stem=True), j["task"], j["semantics"] or "", j["encoding"], j["horizon"], j["status"],
          j["models"], j["traces"], verdict(j), f"{j['seconds']:.2f}")
         for j in jobs
     ]
@@ -88,7 +89,7 @@ def batch_summary(directory: Path) -> Report:
     seconds: dict[str, list] = {}
     models: dict[str, list] = {}
     for j in jobs:
-        name = " ".join(filter(None, (Path(j["program"]).stem, j["task"], j["semantics"])))
+        name = " ".join(filter(None, (short_name(j["program"], stem=True), j["task"], j["semantics"])))
         seconds.setdefault(name, []).append((j["horizon"], j["seconds"]))
         if j["models"] is not None and j["task"] == "count":
             models.setdefault(name, []).append((j["horizon"], j["models"]))
