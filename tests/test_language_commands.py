@@ -369,3 +369,14 @@ def test_an_aggregate_in_a_comparison_is_named(tmp_path):
     assert result.exit_code == 2
     assert "cmp.ded:2:28: error: unexpected '<'" in result.stderr
     assert "aggregates are not supported in rule bodies" in result.stderr and "1 error(s)" in result.stderr
+
+
+def test_check_warns_of_a_recursive_rule_that_computes_new_values_in_its_head(tmp_path):
+    program = tmp_path / "g.ded"
+    program.write_text("p(X + 1) :- p(X).\n")
+    result = invoke("check", program)
+    assert result.exit_code == 0
+    assert "1:3: warning: rule 1 is recursive and computes a new value 'X + 1'" in result.stderr + result.stdout
+    program.write_text("p(X + 1) :- p(X), X < 5.\nq(X + 1) :- p(X).\n")
+    bounded = invoke("check", program)
+    assert "recursive and computes" not in bounded.stderr + bounded.stdout

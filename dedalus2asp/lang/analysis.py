@@ -441,6 +441,29 @@ def warnings(program: Program, instance: Instance | None = None) -> list[Diagnos
     return out
 
 
+def growing_recursion(program: Program) -> list[Diagnostic]:
+    """A deductive rule in a recursive cycle (through its positive body) whose head computes a value
+    (`p(X + 1) :- p(X).`): each round of the fixpoint may derive a new value, so it may never end."""
+    deps = _dependencies(program)
+    nodes = sorted({r.head.predicate for r in _same_step_rules(program)})
+    succ = {h: [b for b, _, _, _ in deps[h]] for h in nodes}
+    component = {p: i for i, c in enumerate(strongly_connected(nodes, succ)) for p in c}
+    out = []
+    for rule in _same_step_rules(program):
+        computed = next((a for a in rule.head.args if isinstance(a, Arithmetic)), None)
+        head = rule.head.predicate
+        compared = any(not isinstance(b, Literal) for b in rule.body)  # a comparison may bound it
+        if computed is not None and not compared and any(a.predicate in component and component[a.predicate] == component[head]
+                                        for a in rule.positive):
+            out.append(_diag(
+                program, "growing-recursion",
+                f"{rule_name(rule)} is recursive and computes a new value '{computed}' in its head: its fixpoint "
+                "may not end (bound the value with a comparison in the body, or make the rule @next)",
+                getattr(computed, "span", None) or rule.head.span, Severity.WARNING,
+            ))
+    return out
+
+
 def _first_fact(instance: Instance, predicate: str) -> Fact:
     return next(f for facts in instance.facts.values() for f in facts if f.predicate == predicate)
 
@@ -449,7 +472,7 @@ def check(program: Program, instance: Instance | None = None) -> list[Diagnostic
     """All well-formedness checks; raises `DiagnosticError` on errors, returns the warnings."""
     diagnostics = (safety(program) + arities(program, instance) + stratification(program)[1] + global_reads(program)
                    + outputs(program))
-    return in_order(raise_if_errors(diagnostics + warnings(program, instance)))
+    return in_order(raise_if_errors(diagnostics + warnings(program, instance) + growing_recursion(program)))
 
 
 def restrict(instance: Instance, program: Program) -> Instance:
