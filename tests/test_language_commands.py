@@ -380,3 +380,18 @@ def test_check_warns_of_a_recursive_rule_that_computes_new_values_in_its_head(tm
     program.write_text("p(X + 1) :- p(X), X < 5.\nq(X + 1) :- p(X).\n")
     bounded = invoke("check", program)
     assert "recursive and computes" not in bounded.stderr + bounded.stdout
+
+
+@pytest.mark.parametrize("command", [["explore", "-T", "1"], ["run", "--steps", "1"]])
+def test_a_recursion_that_computes_ever_new_values_is_a_user_error(tmp_path, command):
+    """p(X + 1) :- p(X). never reaches a fixpoint: the operational commands say so (exit 2), they do not hang."""
+    program = tmp_path / "r.ded"
+    program.write_text("p(X + 1) :- p(X).\n")
+    data = tmp_path / "r.facts"
+    data.write_text("a { p(1). }\n")
+    extra = ["-o", tmp_path / "out"] if command[0] == "run" else []
+    result = invoke(command[0], program, "-i", data, *command[1:], *extra)
+    assert result.exit_code == 2, result.stderr
+    assert "r.ded:1:3: warning: rule 1 is recursive" in result.stderr
+    assert "error: rule 1 (line 1, column 1: p(X + 1) :- p(X).) computes new values" in result.stderr
+    assert "internal error" not in result.stderr

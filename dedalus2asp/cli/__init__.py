@@ -27,6 +27,7 @@ from typer._click.exceptions import NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
 from ..asp.solve import SolveError, Stopped
+from ..runs.evaluator import Unending
 from . import inspect, program, solve, spark, verify
 from .console import EXIT_INCOMPLETE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, ReaderMayLeave, bad_option, stderr
 from .options import program_options
@@ -59,6 +60,9 @@ class Commands(TyperGroup):
         except KeyboardInterrupt:
             stderr.print("interrupted")
             raise typer.Exit(EXIT_INTERRUPTED) from None
+        except Unending as error:  # a recursion that computes ever new values (a user error)
+            stderr.print(f"error: {error}", markup=False, highlight=False)
+            raise typer.Exit(EXIT_USAGE) from None
         except SolveError as error:  # clingo rejected a program we wrote
             report_internal(ctx, error, "a bug in dedalus2asp, not in your program: please report it with the program, "
                             "the input and the command line; run again with --debug for the trace")

@@ -639,14 +639,26 @@ def _fixpoint(backend: Backend, component: Component, known, previous, at: Momen
         rounds += 1
         if rounds > MAX_ROUNDS and any(Body.of(r).columns or Body.of(r).aggregations for r in component.rules):
             rule = next(r for r in component.rules if Body.of(r).columns or Body.of(r).aggregations)
-            raise ValueError(
-                f"rule {rule.number} ({rule}) computes new values in a recursive cycle: its fixpoint did not end in "
-                f"{MAX_ROUNDS} rounds (bound the values it computes, e.g. with a comparison, or make the rule @next)"
-            )
+            raise Unending(rule)
     return known
 
 
-MAX_ROUNDS = 100_000
+class Unending(ValueError):
+    """A recursive component that computes values did not reach its fixpoint in `MAX_ROUNDS` rounds: a
+    user error (exit 2), named by its rule and place."""
+
+    def __init__(self, rule: Rule) -> None:
+        where = f"line {rule.span.line}, column {rule.span.col}" if rule.span.line else "its place unknown"
+        if rule.span.source is not None:
+            where = f"{rule.span.source[0]}, {where}"
+        super().__init__(
+            f"rule {rule.number} ({where}: {rule}) computes new values in a recursive cycle: its fixpoint did not end "
+            f"in {MAX_ROUNDS} rounds (bound the values it computes, e.g. with a comparison, or make the rule @next)"
+        )
+        self.rule = rule
+
+
+MAX_ROUNDS = 10_000
 """The rounds after which a recursive component whose rules compute values (arithmetic, aggregates) is taken
 not to reach a fixpoint: `p(X + 1) :- p(X).` derives a new value in every round."""
 
