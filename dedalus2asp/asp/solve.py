@@ -46,7 +46,7 @@ solving at the timeout by itself); after that it is killed."""
 def isolated(call: Callable, *args, timeout: float | None = None, max_memory: int | None = None, **kwargs):
     """`call(*args, timeout=timeout, **kwargs)`, in a child process when there is a timeout or a memory limit.
 
-    The child's address space is limited to `max_memory` bytes (`RLIMIT_AS`); the child is killed
+    The child's address space may grow by `max_memory` bytes (`RLIMIT_AS`); the child is killed
     `GRACE` seconds after the timeout. Raises `Stopped` when the child was killed or ran out of memory;
     re-raises what the call raised otherwise. Without either limit the call runs in this process.
     """
@@ -95,7 +95,8 @@ def _size(n: int) -> str:
 def _child(connection, max_memory: int | None, call: Callable, args: tuple, kwargs: dict) -> None:
     """The child of `isolated`: its memory limited, it sends ("ok", value), ("memory", None) or ("error", exception)."""
     if max_memory is not None:
-        resource.setrlimit(resource.RLIMIT_AS, (max_memory, max_memory))
+        limit = _address_space() + max_memory
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     try:
         answer = ("ok", call(*args, **kwargs))
     except MemoryError:
@@ -109,6 +110,20 @@ def _child(connection, max_memory: int | None, call: Callable, args: tuple, kwar
     except Exception as error:  # noqa: BLE001 - a value that does not pickle
         connection.send(("error", RuntimeError(f"{type(error).__name__}: {error}")))
     connection.close()
+
+
+def _address_space() -> int:
+    """This process's address space in bytes (0 where /proc is missing).
+
+    A forked child starts with its parent's address space, which in a long-lived process (a notebook,
+    a test session that has loaded Spark's Python side) may already exceed the limit: `--max-memory`
+    bounds what the solver adds to it.
+    """
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            return int(statm.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def _portable(error: Exception) -> Exception:
