@@ -9,7 +9,8 @@ checked at small bounds by three computations that share nothing but the parser:
 * the `paper` encoding against the `fast` one: the same models and the same traces;
 * the run engines against the solver: a run the local engine computes, written as
   constraints on its arrivals, leaves exactly one model, whose trace is the run's
-  (Theorem 4 (i)); the Spark engine computes the local engine's run.
+  (Theorem 4 (i)); that the Spark engine computes the same run is tested in test_engine.py
+  and test_language_commands.py.
 
 Then what each program is written to show (its header says it): the countdown rings on time,
 the vote counter's aggregates (an empty group, a negative sum, min over strings), 2PC decides
