@@ -12,13 +12,13 @@ from typing import Optional
 
 import typer
 
-from .. import pipeline, verify
+from .. import verify
 from ..bounds import Encoding, Network, Semantics
 from ..formats import render
 from ..lang.diagnostics import Diagnostic, DiagnosticError
-from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, say, stderr, usage, warn
+from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, say, stderr, usage
 from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, JsonOpt, Prog, SemanticsOpt,
-                      TimeoutOpt, bounds, need_instance, network_options)
+                      TimeoutOpt, bounds, load, network_options)
 
 
 @network_options
@@ -48,12 +48,7 @@ def verify_(
     1 counterexample, 2 bad program, input or option, 3 stopped before an answer.
     """
     bounds_ = bounds(horizon, semantics, encoding, network)
-    try:
-        prog, instance, warnings = pipeline.load(program, input_, dialect.value)
-    except DiagnosticError as error:
-        fail(error)
-    need_instance(program, instance)
-    warn(warnings)
+    prog, instance = load(program, input_, dialect)
     question = verify.search if search_horizon else verify.verify
     try:
         verdict = question(prog, instance, bounds_, pre.strip(), post.strip(), timeout, all_)
