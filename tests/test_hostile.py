@@ -627,3 +627,45 @@ def test_what_the_solvers_process_raises_is_raised_again():
     # an exception that does not survive pickling (rebuilt from its message) comes back as what it was
     with pytest.raises(RuntimeError, match="DiagnosticError: .*an error"):
         solve.isolated(_raises, DiagnosticError([Diagnostic("x", "an error")]), timeout=30, max_memory=2**31)
+
+
+def test_a_hostile_value_stays_data_in_every_document(tmp_path):
+    """A string value that is markup in SVG/HTML and a quote in DOT: each writer escapes it for its language."""
+    import xml.dom.minidom
+    from html.parser import HTMLParser
+
+    program = tmp_path / "h.ded"
+    program.write_text("msg(X)@async(Y) :- say(X), peer(Y).\ngot(X) :- msg(X).\n")
+    data = tmp_path / "h.facts"
+    data.write_text('a { say("</text><script>alert(1)</script>\\" & \'"). peer(b). }\nb { }\n')
+    common = (str(program), "-i", str(data), "-T", "1", "-D", "1", "-n", "1", "--format")
+    svg = cli("models", *common, "svg")
+    assert svg.exit_code == 0, svg.stderr
+    document = xml.dom.minidom.parseString(svg.stdout)
+    assert not document.getElementsByTagName("script")
+    assert any("alert(1)" in t.data for t in _texts(document))  # shown, as text
+
+    class Tags(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.tags = []
+
+        def handle_starttag(self, tag, attrs):
+            self.tags.append(tag)
+
+    page = cli("models", *common, "html")
+    assert page.exit_code == 0, page.stderr
+    tags = Tags()
+    tags.feed(page.stdout)
+    assert "script" not in tags.tags and "alert(1)" in page.stdout
+    dot = cli("models", *common, "dot")
+    assert dot.exit_code == 0, dot.stderr
+    assert '[label="msg(\\"</text><script>alert(1)</script>\\\\\\" & \'\\")"]' in dot.stdout
+
+
+def _texts(node):
+    for child in node.childNodes:
+        if child.nodeType == child.TEXT_NODE:
+            yield child
+        else:
+            yield from _texts(child)
