@@ -320,13 +320,7 @@ def verify(
     ctl = clingo.Control(["--opt-mode=opt", "--warn=none"])
     ctl.add("base", [], compiled.text + invariant(program, compiled, pre, post))
     ctl.ground([("base", [])])
-    best: list[list[clingo.Symbol]] = []
-    with ctl.solve(async_=True, on_model=lambda m: best.append(m.symbols(atoms=True))) as handle:
-        finished = handle.wait(timeout) if timeout is not None else handle.wait()
-        if not finished:
-            handle.cancel()
-        result = handle.get()
-    complete = bool(finished) and result.exhausted
+    best, complete = _optimum(ctl, timeout)
     seconds = time.perf_counter() - began
     if best:
         found = _counterexample(best[-1], compiled, pre, complete)
@@ -340,6 +334,18 @@ def verify(
                            witnesses=witnesses)
         return Verdict(False, found, complete, bounds, pre, post, time.perf_counter() - began)
     return Verdict(True if complete else None, None, complete, bounds, pre, post, seconds, fault_sets=() if all_ and complete else None)
+
+
+def _optimum(ctl: clingo.Control, timeout: float | None) -> tuple[list[list[clingo.Symbol]], bool]:
+    """Solve `ctl` (an optimisation) within `timeout` seconds: the models found, each better than the one
+    before (the last is optimal when the search was complete), and whether it was."""
+    best: list[list[clingo.Symbol]] = []
+    with ctl.solve(async_=True, on_model=lambda m: best.append(m.symbols(atoms=True))) as handle:
+        finished = handle.wait(timeout) if timeout is not None else handle.wait()
+        if not finished:
+            handle.cancel()
+        result = handle.get()
+    return best, bool(finished) and result.exhausted
 
 
 def _faults(compiled: Compiled) -> str:
@@ -393,13 +399,8 @@ def minimal_fault_sets(
         left = None if timeout is None else timeout - (time.perf_counter() - began)
         if left is not None and left <= 0:
             return tuple(found), False
-        best: list[list[clingo.Symbol]] = []
-        with ctl.solve(async_=True, on_model=lambda m: best.append(m.symbols(atoms=True))) as handle:
-            finished = handle.wait(left) if left is not None else handle.wait()
-            if not finished:
-                handle.cancel()
-            result = handle.get()
-        if not finished or not result.exhausted:
+        best, complete = _optimum(ctl, left)
+        if not complete:
             return tuple(found), False
         if not best:
             break
