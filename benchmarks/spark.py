@@ -44,16 +44,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 NODES = 8
 STEPS = 10
-SWEEP = [
-    ("tplp2016/ex1_reachability.ded", "tplp2016/ex1_reachability.facts"),
-    ("tplp2016/ex2_ordering.ded", "tplp2016/ex2_ordering.facts"),
-    ("tplp2016/ex3_2pc.ded", "tplp2016/ex3_2pc_small.facts"),
-    ("tplp2016/fig4_noncausal.ded", "tplp2016/fig4.facts"),
-    ("tplp2016/fig5_grouping.ded", "tplp2016/fig5.facts"),
-    ("jcss2014/alg2.ded", "jcss2014/alg2_nonempty.facts"),
-    ("jcss2014/alg3.ded", "jcss2014/alg3.facts"),
-    ("jcss2014/alg4.ded", "jcss2014/alg4.facts"),
-]
+from sweep import SWEEP  # noqa: E402 - the same eight examples as benchmarks/sweep.py
 
 
 def graph(directory: Path, edges: int) -> None:
