@@ -336,11 +336,12 @@ def verify(
     return Verdict(True if complete else None, None, complete, bounds, pre, post, seconds, fault_sets=() if all_ and complete else None)
 
 
-def _optimum(ctl: clingo.Control, timeout: float | None) -> tuple[list[list[clingo.Symbol]], bool]:
-    """Solve `ctl` (an optimisation) within `timeout` seconds: the models found, each better than the one
-    before (the last is optimal when the search was complete), and whether it was."""
+def _optimum(ctl: clingo.Control, timeout: float | None, assumptions=()) -> tuple[list[list[clingo.Symbol]], bool]:
+    """Solve `ctl` (an optimisation) within `timeout` seconds, under `assumptions` ((atom, truth) pairs, as
+    clingo takes them): the models found, each better than the one before (the last is optimal when the
+    search was complete), and whether it was."""
     best: list[list[clingo.Symbol]] = []
-    with ctl.solve(async_=True, on_model=lambda m: best.append(m.symbols(atoms=True))) as handle:
+    with ctl.solve(assumptions=list(assumptions), async_=True, on_model=lambda m: best.append(m.symbols(atoms=True))) as handle:
         finished = handle.wait(timeout) if timeout is not None else handle.wait()
         if not finished:
             handle.cancel()
