@@ -86,7 +86,7 @@ def split_count(
         rdd = session.sparkContext.parallelize(list(enumerate(split)), numSlices=parts).map(
             lambda item: (item[0], count_part(payload, atoms, item[1], models))
         )
-        counts = [c for _, c in sorted(_collect_watched(session, rdd, report))]
+        counts = [c for _, c in sorted(collect_watched(session, rdd, report, "count --split"))]
     else:
         counts = []
         for part in split:
@@ -105,14 +105,15 @@ def split_count(
     }
 
 
-def _collect_watched(session, rdd, report: Callable[[int], None], every: float = 0.5) -> list:
-    """`rdd.collect()` (one task per part) in a job group of its own, reporting its finished tasks as it goes."""
+def collect_watched(session, rdd, report: Callable[[int], None], description: str, every: float = 0.5) -> list:
+    """`rdd.collect()` (one task per part) in a job group of its own (`description` names it in Spark),
+    reporting its finished tasks as it goes (`count --split`, `verify --split`)."""
     context = session.sparkContext
     group = f"dedalus2asp-split-{uuid.uuid4().hex}"
     result: dict = {}
 
     def collect() -> None:
-        context.setJobGroup(group, "count --split")
+        context.setJobGroup(group, description)
         try:
             result["rows"] = rdd.collect()
         except BaseException as error:  # re-raised in the caller's thread

@@ -1,0 +1,236 @@
+"""Split verification (`verify --split K`): the fault space cut into K parts, solved in turn or on Spark executors.
+
+`verify` asks the fault-injected program (docs/faults.md) for a counterexample run with the fewest
+faults (Alvaro, Rosen, Hellerstein, *Lineage-driven fault injection*, SIGMOD 2015, §3: a `pre` fact
+without its `post` fact at the last step). Here the same optimisation is asked K times, each under
+the cubes of assumptions of one part, on atoms that name the faults of a run:
+
+    _split_crashed(Y)      :- _crashed(Y,S).                                 Y crashes at some step
+    _split_omitted(X,S,Y)  :- chosen_R(X,S,Y,lost,W1..Wn), not _silenced(X,S).  an omission on X→Y at step S
+
+(`chosen_R` for every message relation R; without crashes the omission rule has no `not _silenced`).
+The rules only name what a model already holds, so they change no model. The split atoms are the
+first of those whose truth varies between runs (true in some run, false in another: brave minus
+cautious consequences of the program without the invariant, as `count --split` picks trace atoms),
+crashes first, then omissions by step, until their truth assignments (cubes) number K or more —
+leaving out the cubes with more crashed nodes than the bound C, which have no run; the cubes are
+dealt to the K parts in turn. Every run satisfies exactly one cube, so the parts partition the runs, and
+
+* the invariant holds iff it holds in every part (no part has a counterexample);
+* the fewest faults of a counterexample is the least over the parts of each part's fewest; the one
+  shown is that of the first part (then first cube) with that number, so the answer is deterministic;
+* the answer is complete iff every part is; a part stopped by the deadline (`timeout`, shared by all
+  parts) leaves the invariant unknown unless another part found a counterexample.
+
+So the verdict — holds, and the number of faults of its counterexample — is the unsplit `verify`'s.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import Callable
+
+import clingo
+
+from .asp.names import LOST
+from .asp.transform import Compiled, transform
+from .bounds import Bounds
+from .lang.ast import Instance, Program
+from .verify import CRASHED, SILENCED, Verdict, _counterexample, _optimum, invariant
+
+SPLIT_CRASHED = "_split_crashed"
+SPLIT_OMITTED = "_split_omitted"
+ENGINES = ("local", "spark")
+
+
+@dataclass(frozen=True)
+class Part:
+    """What one part found: `holds` True (no counterexample under its cubes), False (`faults`: the fewest of
+    its counterexamples) or None (stopped before an answer); `complete`: its search finished."""
+
+    index: int
+    cubes: int
+    holds: bool | None
+    complete: bool
+    faults: int | None
+    seconds: float
+
+    def as_dict(self) -> dict:
+        return {"part": self.index + 1, "cubes": self.cubes, "holds": self.holds, "complete": self.complete,
+                "faults": self.faults, "seconds": round(self.seconds, 3)}
+
+
+@dataclass(frozen=True)
+class SplitVerdict:
+    """The combined verdict of the parts (the unsplit `verify`'s), with the split atoms and each part's answer."""
+
+    verdict: Verdict
+    atoms: tuple[str, ...]
+    parts: tuple[Part, ...]
+    engine: str
+
+    def describe(self) -> str:
+        done = sum(1 for p in self.parts if p.complete)
+        broken = sum(1 for p in self.parts if p.holds is False)
+        line = (f"  split into {len(self.parts)} part{'s' * (len(self.parts) != 1)} ({self.engine}) on "
+                f"{', '.join(self.atoms) or 'no fault atom'}: {done} of {len(self.parts)} finished, "
+                f"{broken} with a counterexample\n")
+        return self.verdict.describe() + line
+
+    def as_dict(self) -> dict:
+        return {**self.verdict.as_dict(), "parts": len(self.parts),
+                "split": {"engine": self.engine, "atoms": list(self.atoms), "parts": [p.as_dict() for p in self.parts]}}
+
+
+def split_rules(compiled: Compiled) -> str:
+    """The atoms that name a run's faults (see the module docstring): a crashed node, an omission on a channel at a step."""
+    crashes = compiled.bounds.network.crashes
+    lines = ["", "% verify --split: the faults of a run, named for the cubes of the parts"]
+    for chosen, relation in compiled.messages.items():
+        w = [f"W{i}" for i in range(1, compiled.arities[relation] + 1)]
+        lines.append(f"{SPLIT_OMITTED}(X,S,Y) :- {chosen}({','.join(['X', 'S', 'Y', LOST, *w])})"
+                     + (f", not {SILENCED}(X,S)" if crashes else "") + ".")
+    if crashes:
+        lines.append(f"{SPLIT_CRASHED}(Y) :- {CRASHED}(Y,S).")
+    return "\n".join(lines) + "\n"
+
+
+def _order(atom: clingo.Symbol) -> tuple:
+    """Crashes first (by node), then omissions by step, sender, addressee."""
+    if atom.name == SPLIT_CRASHED:
+        return (0, 0, str(atom))
+    return (1, atom.arguments[1].number, str(atom))
+
+
+def varying(compiled: Compiled, deadline: float | None = None) -> list[str]:
+    """The split atoms true in some run and false in another, crashes first, then omissions by step.
+
+    Stopped by `deadline` (time.time()), the consequences found so far still only hold atoms that vary."""
+    found = {}
+    for mode in ("brave", "cautious"):
+        ctl = clingo.Control([f"--enum-mode={mode}", "0", "--warn=none"])
+        ctl.add("base", [], compiled.text + split_rules(compiled))
+        ctl.ground([("base", [])])
+        last: list[clingo.Symbol] = []
+
+        def on_model(model: clingo.Model) -> None:
+            last[:] = model.symbols(atoms=True)
+
+        with ctl.solve(async_=True, on_model=on_model) as handle:
+            if not handle.wait(None if deadline is None else max(deadline - time.time(), 0.0)):
+                handle.cancel()
+            handle.get()
+        found[mode] = {s for s in last if s.name in (SPLIT_CRASHED, SPLIT_OMITTED)}
+    return [str(s) for s in sorted(found["brave"] - found["cautious"], key=_order)]
+
+
+def cubes(atoms: list[str], parts: int, crashes: int = 0) -> tuple[list[str], list[list[tuple[bool, ...]]]]:
+    """The split atoms (the first of `atoms`, until there are `parts` cubes or no atom left) and per part its
+    cubes (truth values of those atoms), dealt in turn. A cube with more than `crashes` crashed nodes has no
+    run and is left out: the cubes still partition the runs."""
+    if parts < 1:
+        raise ValueError(f"the number of parts must be 1 or more, not {parts}")
+    chosen: list[str] = []
+    every: list[tuple[bool, ...]] = [()]
+    for atom in atoms:
+        if len(every) >= parts:
+            break
+        crash = atom.startswith(SPLIT_CRASHED + "(")
+        crashed = [a.startswith(SPLIT_CRASHED + "(") for a in chosen]
+        chosen.append(atom)
+        every = [cube + (value,) for cube in every for value in (False, True)
+                 if not (value and crash and sum(v and c for v, c in zip(cube, crashed)) >= crashes)]
+    return chosen, [every[i::parts] for i in range(parts)]
+
+
+def solve_part(
+    compiled: Compiled, text: str, atoms: list[str], part: list[tuple[bool, ...]], deadline: float | None,
+    pre: str, ctl: clingo.Control | None = None,
+) -> dict:
+    """The fewest-faults counterexample under one part's cubes: {"holds", "complete", "faults", "cube", "model"
+    (the atoms of the run, as text: clingo symbols do not pickle), "seconds"}. `ctl`: the program already
+    grounded (in turn, one grounding serves every part); else `text` is grounded here (on an executor)."""
+    began = time.perf_counter()
+    if ctl is None and part:
+        ctl = clingo.Control(["--opt-mode=opt", "--warn=none"])
+        ctl.add("base", [], text)
+        ctl.ground([("base", [])])
+    symbols = [clingo.parse_term(a) for a in atoms]
+    best, complete = None, True
+    for k, cube in enumerate(part):
+        left = None if deadline is None else deadline - time.time()
+        if left is not None and left <= 0:
+            complete = False
+            break
+        models, finished = _optimum(ctl, left, zip(symbols, cube))
+        complete = complete and finished
+        if models:
+            faults = _counterexample(models[-1], compiled, pre, finished).faults
+            if best is None or faults < best[0]:
+                best = (faults, k, models[-1])
+    return {
+        "holds": False if best else (True if complete else None),
+        "complete": complete,
+        "faults": best[0] if best else None,
+        "cube": best[1] if best else None,
+        "model": [str(s) for s in best[2]] if best else None,
+        "seconds": time.perf_counter() - began,
+    }
+
+
+def verify_split(
+    program: Program, instance: Instance, bounds: Bounds, parts: int, pre: str = "pre", post: str = "post",
+    timeout: float | None = None, engine: str = "local", spark=None, master: str | None = None,
+    log_level: str | None = None, progress: Callable[[int], None] | None = None,
+) -> SplitVerdict:
+    """`verify` as `parts` optimisations over disjoint cubes of fault atoms (see the module docstring), in turn
+    (engine "local") or as one Spark task per part (engine "spark"); `progress(k)` as k parts are done.
+
+    Raises InvariantError (from `invariant`) when `pre` or `post` is not a relation or their arities differ."""
+    if engine not in ENGINES:
+        raise ValueError(f"the engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+    began = time.perf_counter()
+    deadline = None if timeout is None else time.time() + timeout
+    compiled = transform(program, instance, bounds)
+    text = compiled.text + invariant(program, compiled, pre, post) + split_rules(compiled)
+    atoms, split = cubes(varying(compiled, deadline), parts, bounds.network.crashes)
+    payload = replace(compiled, program=None)  # P holds clingo symbols, which do not pickle
+    report = progress or (lambda done: None)
+    if engine == "spark":
+        from .asp.split import collect_watched
+        from .runs.spark import spark_session
+
+        session = spark if spark is not None else spark_session(master, log_level=log_level)
+        rdd = session.sparkContext.parallelize(list(enumerate(split)), numSlices=parts).map(
+            lambda item: (item[0], solve_part(payload, text, atoms, item[1], deadline, pre))
+        )
+        found = [r for _, r in sorted(collect_watched(session, rdd, report, "verify --split"), key=lambda r: r[0])]
+    else:
+        ctl = clingo.Control(["--opt-mode=opt", "--warn=none"])
+        ctl.add("base", [], text)
+        ctl.ground([("base", [])])
+        found = []
+        for part in split:
+            found.append(solve_part(payload, text, atoms, part, deadline, pre, ctl))
+            report(len(found))
+    return combine(found, split, atoms, compiled, bounds, pre, post, engine, time.perf_counter() - began)
+
+
+def combine(
+    found: list[dict], split: list[list[tuple[bool, ...]]], atoms: list[str], compiled: Compiled, bounds: Bounds,
+    pre: str, post: str, engine: str, seconds: float,
+) -> SplitVerdict:
+    """The parts' answers as one verdict: holds iff every part holds, complete iff every part is, the
+    counterexample with the fewest faults (the first part's on a tie)."""
+    complete = all(r["complete"] for r in found)
+    broken = [(r["faults"], i) for i, r in enumerate(found) if r["holds"] is False]
+    if broken:
+        _, i = min(broken)
+        symbols = [clingo.parse_term(a) for a in found[i]["model"]]
+        counterexample = _counterexample(symbols, compiled, pre, complete)
+        verdict = Verdict(False, counterexample, complete, bounds, pre, post, seconds)
+    else:
+        verdict = Verdict(True if complete else None, None, complete, bounds, pre, post, seconds)
+    parts = tuple(Part(i, len(split[i]), r["holds"], r["complete"], r["faults"], r["seconds"]) for i, r in enumerate(found))
+    return SplitVerdict(verdict, tuple(atoms), parts, engine)
