@@ -207,6 +207,8 @@ def run(run: Run) -> str:
         for m in t.sent:
             where = "pending" if m.arrives is None else f"{m.addressee}:{m.arrives}"
             lines.append(f"       sends {m.fact} to {m.addressee} (arrives {where})")
+        for m in t.lost:
+            lines.append(f"       sends {m.fact} to {m.addressee} (lost)")
         buffered = "; ".join(f"{x}: {', '.join(m.fact for m in ms)}" for x, ms in after.buffers.items() if ms)
         if buffered:
             lines.append(f"       buffers: {buffered}")

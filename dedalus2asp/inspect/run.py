@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 import clingo
 
-from ..asp.names import PENDING
+from ..asp.names import LOST, PENDING
 from ..asp.transform import Compiled
+from ..bounds import Network
 from ..lang.ast import Instance, Program, RuleKind
 from ..runs import operational
 from ..runs.local import Node
@@ -42,23 +43,31 @@ class Transition:
     step: int
     delivered: tuple[Message, ...]
     sent: tuple[Message, ...]
+    lost: tuple[Message, ...] = ()  # sent, and lost by the network (docs/faults.md)
 
 
 @dataclass(frozen=True)
 class Run:
-    """The run prefix a causal model stands for (tplp2016 §5.3.2): transitions τ_i and configurations ρ_0..ρ_n."""
+    """The run prefix a causal model stands for (tplp2016 §5.3.2): transitions τ_i and configurations ρ_0..ρ_n.
+
+    Under faults (docs/faults.md) `network` is the model's, `crashes` its (y, s) pairs and each
+    transition's `lost` the messages it sent that the network lost: they enter no buffer."""
 
     model: int
     transitions: tuple[Transition, ...]
     configurations: tuple[Configuration, ...]
+    network: Network = Network()
+    crashes: tuple[tuple[clingo.Symbol, int], ...] = ()
 
     def schedule(self) -> list[tuple[clingo.Symbol, list[operational.Delivery]]]:
         """The transitions as `operational.replay` takes them."""
         return [(t.node, [m.delivery() for m in t.delivered]) for t in self.transitions]
 
     def replay(self, program: Program, instance: Instance) -> operational.Run:
-        """Run the schedule with the operational semantics of tplp2016 §5.1 from start(P, H)."""
-        return operational.replay(program, instance, self.schedule())
+        """Run the schedule with the operational semantics of tplp2016 §5.1 from start(P, H), under the
+        model's faults: its crash plan, and its lost messages dropped as they are sent."""
+        lost = [m.buffered() for t in self.transitions for m in t.lost]
+        return operational.replay(program, instance, self.schedule(), self.network, dict(self.crashes), lost)
 
 
 def run_of(model: Model) -> Run:
@@ -109,10 +118,12 @@ def run_of(model: Model) -> Run:
             s,
             tuple(m for m in model.messages if m.arrival == (x, s)),
             tuple(m for m in model.messages if m.send == (x, s)),
+            tuple(m for m in model.lost if m.send == (x, s)),
         )
         for i, (x, s) in enumerate(order)
     )
-    return Run(model.number, transitions, tuple(configuration(i) for i in range(end + 1)))
+    configurations = tuple(configuration(i) for i in range(end + 1))
+    return Run(model.number, transitions, configurations, model.bounds.network, model.crashes)
 
 
 def agrees(model: Model, replayed: operational.Run) -> bool:
@@ -120,7 +131,14 @@ def agrees(model: Model, replayed: operational.Run) -> bool:
     return replayed.trace == model.trace and replayed.pending == frozenset(m.buffered() for m in model.pending)
 
 
-def run_constraints(compiled: Compiled, program: Program, instance: Instance, transitions: operational.Schedule) -> str:
+def run_constraints(
+    compiled: Compiled,
+    program: Program,
+    instance: Instance,
+    transitions: operational.Schedule,
+    crash: Mapping[clingo.Symbol, int] | None = None,
+    lost: Iterable[operational.Message] = (),
+) -> str:
     """A run prefix of the operational semantics as integrity constraints on chosen_R (Theorem 4 (i), bounded).
 
     Replays the transitions; every message delivered at step t of its
@@ -128,9 +146,17 @@ def run_constraints(compiled: Compiled, program: Program, instance: Instance, tr
     buffer must be chosen as pending: `:- not chosen_R(x,s,y,t,ā).` This fixes
     the arrival function α_R of §5.2.2, so the program with these constraints
     has exactly the model of the run.
+
+    Under the faults of the compiled network (docs/faults.md) the run also names its crash plan
+    `crash` and the messages the network lost, `lost` (as `operational.replay` takes them): each
+    lost message must be chosen with arrival `lost` (`:- not chosen_R(x,s,y,lost,ā).`), each
+    crash of the plan must be chosen (`:- not _crashed(y,s).`) and no other
+    (`:- _crashed(Y,S), #count{...}`: as many crashes as the plan has).
     """
     transitions = [(x, tuple(d)) for x, d in transitions]
-    replayed = operational.replay(program, instance, transitions)
+    lost = frozenset(lost)
+    crash = dict(crash or {})
+    replayed = operational.replay(program, instance, transitions, compiled.bounds.network, crash, lost)
     chosen = {relation: name for name, relation in compiled.messages.items()}
     steps: dict[clingo.Symbol, int] = defaultdict(int)
     lines = []
@@ -146,4 +172,11 @@ def run_constraints(compiled: Compiled, program: Program, instance: Instance, tr
         steps[x] += 1
     for m in sorted(replayed.pending):
         lines.append(constraint(m.sender, m.step, m.addressee, PENDING, m.fact))
+    for m in sorted(lost):
+        lines.append(constraint(m.sender, m.step, m.addressee, LOST, m.fact))
+    if compiled.bounds.network.crashes:
+        from .model import CRASHED  # (model imports this module)
+
+        lines += [f":- not {CRASHED}({y},{s})." for y, s in sorted(crash.items())]
+        lines.append(f":- #count {{ Y,S : {CRASHED}(Y,S) }} != {len(crash)}.")
     return "\n".join(lines) + "\n"

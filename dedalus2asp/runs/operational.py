@@ -53,11 +53,11 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 import clingo
 
-from ..bounds import Bounds
+from ..bounds import Bounds, Network
 from ..lang.ast import Instance, Program, Trace
 from ..lang.located import check_events
 from .reduced import search_traces
-from .transitions import Delivery, Message, Packet, Part, System, Transition, crash_plans
+from .transitions import CrashPlan, Delivery, Message, Packet, Part, System, Transition, crash_plans
 
 # ---------------------------------------------------------------------------
 # Replaying one run prefix
@@ -76,35 +76,91 @@ Schedule = Iterable[tuple[clingo.Symbol, Iterable[Delivery]]]
 """Transitions to replay: the active node and the (sender, send step, fact) delivered to it."""
 
 
-def replay(program: Program, instance: Instance, transitions: Schedule) -> Run:
+def replay(
+    program: Program,
+    instance: Instance,
+    transitions: Schedule,
+    network: Network = Network(),
+    crash: CrashPlan | None = None,
+    lost: Iterable[Message] = (),
+) -> Run:
     """Run the transitions (active node, delivered (sender, send step, fact)) from start(P, H) (tplp2016 §5.1.3).
 
-    Raises ValueError if a node is outside the network or a delivered message
-    is not in its buffer (never sent to it, already delivered, or not yet sent:
-    this is how causality is enforced).
+    Under faults (docs/faults.md) `network` gives the loss window and the nodes of `--nodes`,
+    `crash` the crash plan (node -> crash step: from it on the node's messages to other nodes are
+    lost, and crash(y, s) is an input fact of every node when P reads it), and `lost` the
+    messages the network lost: each one never enters its addressee's buffer, as in a transition
+    of `explore` that chose to lose it. A lost message must be one the network may lose (to
+    another node, sent before the loss window ends or by a crashed sender) and one the run sends.
+
+    Raises ValueError if a node is outside the network, a delivered message
+    is not in its buffer (never sent to it, already delivered, lost, or not yet sent:
+    this is how causality is enforced), or a lost message is one the network cannot lose or
+    the run never sends.
     """
-    network = System(program, instance)
-    config = network.start()
+    system = System(program, instance, network, crash)
+    crashed = system.crash
+    lost = frozenset(lost)
+    for m in sorted(lost):
+        if m.sender == m.addressee:
+            raise ValueError(f"{_shown(m)}: a message a node sends to itself is never lost")
+        stopped = crash is not None and m.sender in crash and crash[m.sender] <= m.step
+        if m.step >= system.loss_until and not stopped:
+            raise ValueError(
+                f"{_shown(m)}: the network cannot lose it (sent at step {m.step}, not before step "
+                f"{system.loss_until} where losses end, and its sender has not crashed)"
+            )
+    dropped: set[Message] = set()
+    config = system.start()
     for number, (x, deliveries) in enumerate(transitions):
-        if x not in network.names:
+        if x not in system.names:
             raise ValueError(f"transition {number}: {x} is not a node of the network")
-        i = network.names.index(x)
-        buffer = {network.message(p): p for p in config[i].buffer}
+        i = system.names.index(x)
+        t = len(config[i].history)
+        buffer = {system.message(p): p for p in config[i].buffer}
         delivered = set()
         for sender, step, (predicate, args) in deliveries:
             message = Message(sender, step, x, (predicate, tuple(args)))
             if message not in buffer:
                 raise ValueError(
                     f"transition {number}: {predicate}({', '.join(map(str, args))}) sent by {sender} at its step "
-                    f"{step} is not in the buffer of {x} at its step {len(config[i].history)}"
+                    f"{step} is not in the buffer of {x} at its step {t}"
                 )
             delivered.add(buffer[message])
-        config, _ = network.transition(config, i, frozenset(delivered))
+        config, _ = system.transition(config, i, frozenset(delivered))
+        silenced = crashed[i] is not None and crashed[i] <= t
+        if silenced or lost:
+            config, gone = _lose(system, config, i, t, lost, silenced)
+            dropped |= gone
+    never = sorted(lost - dropped)
+    if never:
+        raise ValueError(f"{_shown(never[0])}: lost, but the run never sends it")
     return Run(
-        trace=network.trace(config),
-        pending=network.pending(config),
-        steps={x: len(local.history) for x, local in zip(network.names, config)},
+        trace=system.trace(config),
+        pending=system.pending(config),
+        steps={x: len(local.history) for x, local in zip(system.names, config)},
     )
+
+
+def _lose(
+    system: System, config: tuple[Part, ...], i: int, t: int, lost: frozenset[Message], silenced: bool
+) -> tuple[tuple[Part, ...], set[Message]]:
+    """`config` without the messages that node number i sent at its step t and the network lost:
+    those of `lost`, and every one to another node when i has crashed (`silenced`); and those messages."""
+    gone: set[Message] = set()
+    parts = list(config)
+    for j, part in enumerate(config):
+        if j == i:
+            continue
+        drop = {p for p in part.buffer if p[0] == i and p[1] == t and (silenced or system.message(p) in lost)}
+        if drop:
+            parts[j] = part._replace(buffer=part.buffer - drop)
+            gone.update(map(system.message, drop))
+    return tuple(parts), gone
+
+
+def _shown(m: Message) -> str:
+    return f"{m.fact[0]}({', '.join(map(str, m.fact[1]))}) sent by {m.sender} at its step {m.step} to {m.addressee}"
 
 
 def run_trace(program: Program, instance: Instance, transitions: Schedule) -> Trace:
