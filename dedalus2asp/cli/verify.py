@@ -2,6 +2,8 @@
 
 Exit status: 0 the invariant holds within the bounds; 1 a counterexample; 2 a bad program, input
 or option (no relation --pre or --post, different arities); 3 stopped (--timeout) before an answer.
+`--split K` asks the same question as K parts over disjoint cubes of fault atoms (`verify_split`),
+in turn or on Spark executors (`--engine spark`); the verdict is the unsplit one.
 """
 
 from __future__ import annotations
@@ -17,8 +19,11 @@ from ..bounds import Encoding, Network, Semantics
 from ..formats import render
 from ..lang.diagnostics import Diagnostic, DiagnosticError
 from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, say, stderr, usage
-from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, JsonOpt, Prog, SemanticsOpt,
-                      TimeoutOpt, bounds, load, network_options)
+from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, JsonOpt, MasterOpt, Prog,
+                      SemanticsOpt, TimeoutOpt, bounds, check_engine, load, network_options)
+from .progress import Progress, QuietOpt
+from .solve import MAX_SPLIT
+from .spark import SparkLogOpt, spark_level
 
 
 @network_options
@@ -41,25 +46,50 @@ def verify_(
     timeout: Optional[float] = TimeoutOpt,
     json_: bool = JsonOpt,
     dialect: Dialect = DialectOpt,
+    split: Optional[int] = typer.Option(
+        None, "--split", min=1, max=MAX_SPLIT, help="Cut the fault space into K parts (cubes of fault atoms), each solved on its own"
+    ),
+    engine_: str = typer.Option("local", "--engine", help="Where the --split parts run: local (in turn) or spark (executors)"),
+    master: Optional[str] = MasterOpt,
+    spark_log: Optional[str] = SparkLogOpt,
+    quiet: bool = QuietOpt,
 ) -> None:
     """Does every pre fact have its matching post fact at the last step, whatever is lost and whoever crashes (Molly)?
 
-    The counterexample shown has the fewest faults; --all lists every minimal fault set. Exit status: 0 holds within the bounds,
+    The counterexample shown has the fewest faults; --all lists every minimal fault set; --split K solves K parts of the
+    fault space (progress: parts done, on standard error). Exit status: 0 holds within the bounds,
     1 counterexample, 2 bad program, input or option, 3 stopped before an answer.
     """
+    check_engine(engine_)
+    if split is None and engine_ != "local":
+        usage("bad-option", f"--engine {engine_} runs the parts of --split K: give --split too")
+    for given, option in ((all_, "--all"), (search_horizon, "--search-horizon")):
+        if split is not None and given:
+            usage("bad-option", f"--split cannot be combined with {option} (it splits one optimisation at one horizon)")
+    level = spark_level(spark_log)
     bounds_ = bounds(horizon, semantics, encoding, network)
     prog, instance = load(program, input_, dialect)
     question = verify.search if search_horizon else verify.verify
+    split_verdict = None
     try:
-        verdict = question(prog, instance, bounds_, pre.strip(), post.strip(), timeout, all_)
+        if split is None:
+            verdict = question(prog, instance, bounds_, pre.strip(), post.strip(), timeout, all_)
+        else:
+            from ..verify_split import verify_split
+
+            with Progress("verify", "part", split, quiet=quiet) as progress:
+                split_verdict = verify_split(prog, instance, bounds_, split, pre.strip(), post.strip(), timeout, engine_,
+                                             master=master, log_level=level, progress=progress.update)
+            verdict = split_verdict.verdict
     except verify.InvariantError as error:
         fail(DiagnosticError([Diagnostic("bad-invariant", str(error), filename=str(program))]))
     if out is not None and verdict.holds is not None:
         write_runs(out, verdict, verify.fault_free_run(prog, instance, bounds_, pre.strip(), post.strip()))
+    answer = verdict if split_verdict is None else split_verdict
     if json_:
-        emit(json.dumps(verdict.as_dict(), indent=2))
+        emit(json.dumps(answer.as_dict(), indent=2))
     else:
-        say(verdict.describe())
+        say(answer.describe())
     if verdict.holds is None:
         stderr.print(f"timeout: stopped after {timeout} s before an answer (raise --timeout or lower --horizon)")
         raise typer.Exit(EXIT_INCOMPLETE)
