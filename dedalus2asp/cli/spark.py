@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -15,7 +16,7 @@ from ..lang import located, parser
 from ..lang.diagnostics import DiagnosticError
 from .console import EXIT_INTERRUPTED, EXIT_NO, fail, stderr, stdout, usage, warn
 from .progress import Progress, QuietOpt
-from .options import Dialect, DialectOpt, MasterOpt, Prog, check_engine
+from .options import CrashesOpt, Dialect, DialectOpt, EffOpt, LossOpt, MasterOpt, Prog, check_engine, network
 
 
 SPARK_LOG_LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "ALL")
@@ -37,7 +38,10 @@ def run_(
     steps: int = typer.Option(..., "--steps", "-k", min=1, help="Every node performs steps 0..K-1", show_default=False),
     schedule: str = typer.Option("sync", "--schedule", help="sync: arrival at the next step; random: 1..D steps later by a seeded hash"),
     max_delay: int = typer.Option(3, "--max-delay", "-D", min=1, help="The largest delay of the random schedule"),
-    seed: int = typer.Option(0, "--seed", help="Seed of the random schedule"),
+    seed: int = typer.Option(0, "--seed", help="Seed of the random schedule, and of the faults drawn within --loss-until and --crashes"),
+    loss_until: Optional[int] = LossOpt,
+    eff: Optional[int] = EffOpt,
+    crashes: int = CrashesOpt,
     engine_: str = typer.Option("local", "--engine", help="local (Python sets) or spark (DataFrames)"),
     master: Optional[str] = MasterOpt,
     out: Path = typer.Option(..., "--out", "-o", help="Directory for the Parquet tables trace, messages, outputs and run.json", show_default=False),
@@ -48,6 +52,8 @@ def run_(
     """Compute one run of PROG on a (large) input (tplp2016 §5.1) and write it as Parquet tables.
 
     Progress (step k of K, trace rows so far) goes to standard error; run.json records the Spark jobs of each step.
+    With --loss-until or --crashes the run has faults drawn from --seed within that budget (docs/faults.md): up to C
+    nodes crash, and a message to another node sent before step E is lost on some channels; run.json names them.
     """
     from ..runs import engine as engines
 
@@ -73,8 +79,11 @@ def run_(
     loaded = time.perf_counter() - start
     if engine_ == "spark" and data.rows is not None:
         spark = engines.spark_session(master, log_level=level)
+    budget = network(delivery=schedule if schedule == "sync" else "async", loss_until=loss_until, eff=eff, crashes=crashes)
+    chosen = engines.Schedule(schedule, max_delay, seed).with_faults(data.network, steps, budget.loss_until or 0, budget.crashes)
+    data = with_crash_facts(data, prog, chosen, spark)
     with Progress("run", "step", steps, quiet=quiet) as progress:
-        result = engines.run(prog, data, steps, engines.Schedule(schedule, max_delay, seed), engine_, spark,
+        result = engines.run(prog, data, steps, chosen, engine_, spark,
                              progress=lambda done, rows: progress.update(done, rows=rows))
     try:
         info = engines.write_run(
@@ -82,7 +91,10 @@ def run_(
             out,
             {"program": str(program), "input": str(input_), "program_hash": engines.program_hash(prog),
              "master": master or os.environ.get("SPARK_MASTER") if engine_ == "spark" else None,
-             "timings": {"load": round(loaded, 4)}},
+             "timings": {"load": round(loaded, 4)},
+             **({"faults": {"loss_until": budget.loss_until or 0, "max_crashes": budget.crashes,
+                            "crashes": [list(c) for c in chosen.crashes], "omissions": [list(o) for o in chosen.omissions]}}
+                if budget.loss_until or budget.crashes else {})},
         )
     except OSError as exc:
         usage("io", f"cannot write the run: {exc.strerror or exc}", str(out))
@@ -91,6 +103,25 @@ def run_(
         f"{steps} steps ({schedule} schedule, {engine_} engine): {rows['trace']} trace facts, {rows['messages']} "
         f"messages ({info['pending']} pending), {rows['outputs']} output facts; wrote {out}"
     )
+    if budget.loss_until or budget.crashes:
+        crashed = ", ".join(f"{x} at step {s}" for x, s in chosen.crashes) or "none"
+        stdout.print(f"faults drawn by seed {seed}: crashed {crashed}; {len(chosen.omissions)} channel(s) omitted")
+
+
+def with_crash_facts(data, program, schedule, spark):
+    """The input with crash(y, s) at every node for each crash of the schedule, when the program reads crash/2
+    (docs/faults.md: nodes know the crashes of their run from the start, as in Molly)."""
+    from ..bounds import CRASH
+
+    if not schedule.crashes or program.schema().get(CRASH) != 2:
+        return data
+    rows = [(x, CRASH, (y, str(s))) for x in data.network for y, s in schedule.crashes]
+    if data.frame is None:
+        return replace(data, rows=data.rows + rows)
+    from ..runs.spark import FACTS_SCHEMA
+
+    extra = spark.createDataFrame([(x, r, list(a)) for x, r, a in rows], FACTS_SCHEMA)
+    return replace(data, frame=data.frame.unionByName(extra))
 
 
 def quiet_spark_session(master: str | None, level: str):

@@ -16,13 +16,16 @@ A schedule may also name the faults of its run, as Molly's failure specification
 (docs/faults.md): `crashes`, the nodes that crash and the step of each, from which on their
 messages to other nodes are lost; and `omissions`, the (sender, send step, addressee) channels
 whose messages of that step are lost. `lost` says whether a message is; a back end drops such a
-message instead of scheduling it.
+message instead of scheduling it. `with_faults` draws them from the seed within a fault budget (the
+bounds of `verify`: losses before step E, up to C crashes), so that `run --seed` picks one run of
+the fault space and every back end computes that same run.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Sequence
 
 SCHEDULES = ("sync", "random")
 
@@ -61,6 +64,29 @@ class Schedule:
     @property
     def _omitted(self) -> frozenset[tuple[str, int, str]]:
         return frozenset(self.omissions)
+
+    def with_faults(self, network: Sequence[str], steps: int, loss_until: int = 0, crashes: int = 0) -> Schedule:
+        """This schedule with faults drawn from its seed within a budget: up to `crashes` crashes, and omissions
+        on the channels (x, s, y), x != y, of the steps s < `loss_until` (docs/faults.md).
+
+        The nodes are ordered by the SHA-256 of (seed, "crash", node); each of the first `crashes` crashes at
+        step h mod (steps + 1) for h the hash of (seed, "crash step", node), where the step `steps` (after the
+        run) means it does not crash. A channel is omitted when the hash of (seed, "omission", x, s, y) is even,
+        unless its sender has crashed by then. The same seed, network and budget give the same faults."""
+        def draw(*parts: object) -> int:
+            text = "\x1f".join(map(str, (self.seed, *parts)))
+            return int(hashlib.sha256(text.encode()).hexdigest()[:15], 16)
+
+        nodes = sorted(map(str, network))
+        chosen = sorted(nodes, key=lambda x: (draw("crash", x), x))[:crashes]
+        crashed = {x: draw("crash step", x) % (steps + 1) for x in chosen}
+        crashed = {x: s for x, s in crashed.items() if s < steps}
+        omissions = [
+            (x, s, y)
+            for x in nodes for s in range(min(loss_until, steps)) for y in nodes
+            if x != y and not (x in crashed and crashed[x] <= s) and draw("omission", x, s, y) % 2 == 0
+        ]
+        return replace(self, crashes=(*self.crashes, *crashed.items()), omissions=(*self.omissions, *omissions))
 
     def identity(self, relation: str, args: tuple[str, ...], sender: str, sent: int, addressee: str) -> str:
         """The string that is hashed: seed, relation, args, sender, send step, addressee."""
