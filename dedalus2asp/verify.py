@@ -103,13 +103,16 @@ class Counterexample:
     """A run that breaks the invariant: its faults, the unmatched `pre` facts, and the run itself.
 
     `fewest`: the solver proved that no counterexample has fewer faults (False when it was stopped
-    before it could)."""
+    before it could). `lineage`: why each missing post fact was expected, its derivation in a run
+    where it holds (`inspect.lineage.Expected`, one per missing row), once `inspect.lineage.attach`
+    computed it."""
 
     lost: tuple[Lost, ...]
     crashes: tuple[Crash, ...]
     missing: tuple[Missing, ...]
     model: Model = field(compare=False, repr=False)
     fewest: bool = True
+    lineage: tuple = field(default=(), compare=False, repr=False)
 
     @property
     def faults(self) -> int:
@@ -142,6 +145,7 @@ class Counterexample:
                  "args": [str(a) for a in args]}
                 for node, step, relation, args in sorted(self.model.trace, key=lambda f: (str(f[0]), f[1], f[2], f[3]))
             ],
+            **({"lineage": [e.as_dict() for e in self.lineage]} if self.lineage else {}),
         }
 
 
@@ -209,6 +213,10 @@ class Verdict:
         for x in c.crashes:
             silenced = sum(1 for l in c.lost if l.by_crash and l.sender == x.node)
             lines.append(f"  crashed: {x}" + (f" ({silenced} message{'s' * (silenced != 1)} to other nodes lost)" if silenced else ""))
+        if c.lineage:
+            from .inspect.lineage import describe  # it imports this module
+
+            lines += describe(c.lineage)
         return "\n".join(lines) + "\n"
 
     def as_dict(self) -> dict:
@@ -492,13 +500,19 @@ def runs_document(verdict: Verdict, success: Model | None) -> dict:
         runs.append(_run(len(runs), "success", success, verdict.bounds, (), ()))
     for found in verdict.witnesses or ((verdict.counterexample,) if verdict.counterexample else ()):
         runs.append(_run(len(runs), "failure", found.model, verdict.bounds, found.lost, found.crashes))
+        lineage = found.lineage or (verdict.counterexample.lineage if found == verdict.counterexample else ())
+        if lineage:
+            runs[-1]["lineage"] = [e.as_dict() for e in lineage]
     return {"schema": RUNS_SCHEMA, "verdict": verdict.describe().splitlines()[0], "holds": verdict.holds,
             "complete": verdict.complete, "bound": verdict.as_dict()["bound"], "runs": runs}
 
 
 def index_html(document: dict) -> str:
-    """index.html of `verify --out DIR`: the verdict and, per run of runs.json, its status, its faults and its
-    spacetime diagram (run-K.svg beside it); a page that opens from disk, without scripts."""
+    """index.html of `verify --out DIR`: the verdict and, per run of runs.json, its status, its faults, its
+    spacetime diagram (run-K.svg beside it) and, for a counterexample, the lineage of each missing post
+    fact as a nested list; a page that opens from disk, without scripts."""
+    from .inspect.lineage import html  # it imports this module
+
     rows = []
     for run in document["runs"]:
         spec = run["failureSpec"]
@@ -508,12 +522,14 @@ def index_html(document: dict) -> str:
         rows.append(
             f'<section class="run {escape(run["status"])}"><h2>run {k}: {escape(run["status"])}</h2>'
             f'<p>{escape("; ".join(faults) or "no fault")}</p>'
-            f'<img src="run-{k}.svg" alt="the spacetime diagram of run {k}"></section>'
+            f'<img src="run-{k}.svg" alt="the spacetime diagram of run {k}">'
+            + "".join(html(entry) for entry in run.get("lineage", ())) + "</section>"
         )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>verify</title>'
         "<style>body{font-family:sans-serif;margin:2em} .failure h2{color:#b00} .success h2{color:#070}"
-        " img{max-width:100%;border:1px solid #ccc}</style></head><body>"
+        " img{max-width:100%;border:1px solid #ccc} .lineage li{margin:.15em 0} .fact.missing{color:#b00}"
+        " .fact.holds{color:#070} .cut{color:#b00} .absent{color:#777}</style></head><body>"
         f"<h1>{escape(document['verdict'])}</h1>"
         f'<p>eot {document["bound"]["horizon"] + 1} (Molly time; horizon {document["bound"]["horizon"]}), '
         f'pre: {escape(document["bound"]["pre"])}, post: {escape(document["bound"]["post"])}; the runs in '
