@@ -181,6 +181,7 @@ class Verdict:
     searched: tuple[int, ...] = ()
     fault_sets: tuple[FaultSet, ...] | None = None  # --all: the minimal fault sets that break the invariant
     witnesses: tuple[Counterexample, ...] = field(default=(), compare=False, repr=False)  # a run per fault set
+    search: str | None = None  # --search-horizon: how the horizons were tried (verify_search: multi-shot or one program each)
 
     def bound_words(self) -> str:
         """The bounds of the verdict in words: "≤ 1 crash, losses before step 3, horizon 5, sync delivery"."""
@@ -194,10 +195,11 @@ class Verdict:
     def describe(self) -> str:
         """The verdict in words, with its bounds."""
         invariant = f"every {self.pre} fact has its {self.post} fact at the last step"
+        searched = f"  searched: {self.search}\n" if self.search else ""
         if self.holds is None:
-            return f"unknown: stopped before an answer ({self.bound_words()}); {invariant}?\n"
+            return f"unknown: stopped before an answer ({self.bound_words()}); {invariant}?\n" + searched
         if self.holds:
-            return f"holds: {invariant} — no counterexample with {self.bound_words()}\n"
+            return f"holds: {invariant} — no counterexample with {self.bound_words()}\n" + searched
         c = self.counterexample
         lines = [
             f"counterexample at horizon {self.bounds.horizon} ({self.bound_words()}): "
@@ -217,7 +219,7 @@ class Verdict:
             from .inspect.lineage import describe  # it imports this module
 
             lines += describe(c.lineage)
-        return "\n".join(lines) + "\n"
+        return "\n".join(lines) + "\n" + searched
 
     def as_dict(self) -> dict:
         network = self.bounds.network
@@ -233,6 +235,7 @@ class Verdict:
                 "pre": self.pre,
                 "post": self.post,
                 **({"searched": list(self.searched)} if self.searched else {}),
+                **({"search": self.search} if self.search else {}),
             },
             **({} if self.fault_sets is None else {"minimal_fault_sets": [f.as_dict() for f in self.fault_sets]}),
             "verdict": self.describe().splitlines()[0],
@@ -284,7 +287,10 @@ def invariant(program: Program, compiled: Compiled, pre: str, post: str) -> str:
         f"{MISSING}(R) :- {PRE_ROW}(R), not {POST_ROW}(R).",
         f"{VIOLATED} :- {MISSING}(R).",
         f":- not {VIOLATED}.",
-        "% the fewest faults: omissions (a message lost while its sender is up) and crashed nodes",
+        "% the fewest faults: omissions (a message lost while its sender is up) and crashed nodes; the",
+        "% weight-0 element makes it an optimisation even when no fault can happen (clingo stops at the",
+        "% first model of a program without a #minimize, not proving it the fewest)",
+        "#minimize { 0,_none : #true }.",
     ]
     for chosen, relation in compiled.messages.items():
         w = [f"W{i}" for i in range(1, compiled.arities[relation] + 1)]
@@ -369,6 +375,7 @@ def _faults(compiled: Compiled) -> str:
     if crashes:
         lines.append(f"{FAULT}(crash(Y,S)) :- {CRASHED}(Y,S).")
     lines.append(f"#minimize {{ 1,F : {FAULT}(F) }}.")
+    lines.append("#minimize { 0,_none : #true }.  % an optimisation even when no fault can happen (see invariant)")
     return "\n".join(lines) + "\n"
 
 
@@ -423,23 +430,6 @@ def minimal_fault_sets(
     size = (lambda f: (len(f[0].omissions) + len(f[0].crashes), str(f[0]))) if runs else (
         lambda f: (len(f.omissions) + len(f.crashes), str(f)))
     return tuple(sorted(found, key=size)), True
-
-
-def search(
-    program: Program, instance: Instance, bounds: Bounds, pre: str = "pre", post: str = "post",
-    timeout: float | None = None, all_: bool = False,
-) -> Verdict:
-    """The smallest horizon 0..T with a counterexample (one program per horizon), or the verdict at T if none."""
-    began = time.perf_counter()
-    tried: list[int] = []
-    verdict = None
-    for horizon in range(bounds.horizon + 1):
-        left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
-        tried.append(horizon)
-        verdict = verify(program, instance, replace(bounds, horizon=horizon), pre, post, left, all_)
-        if verdict.holds is not True:
-            break
-    return replace(verdict, seconds=time.perf_counter() - began, searched=tuple(tried))
 
 
 # ---------------------------------------------------------------------------

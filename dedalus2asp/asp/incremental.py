@@ -227,15 +227,27 @@ def incremental(
     network: Network = Network(),
     outputs: tuple[str, ...] = (),
     horizon: int | None = None,
+    crash_plan: bool = False,
 ) -> Incremental:
     """Write the multi-shot version of the fast encoding of P on H (rules (11)-(14) prune nothing within a finite horizon).
 
     A program whose heads compute values (expressions, aggregates) needs `horizon`, the last step
     the program will be grounded for: it bounds `_may_R` (see `may`).
+
+    Crashes are chosen step by step (`_crashed(Y,_t)` at step _t), so a program that reads
+    `crash(y, s)` at steps before s cannot be written that way: it is refused, unless `crash_plan`,
+    which chooses the crash plan in `base`, every crash at a step 0..`horizon` (`crash(y, s)` then
+    holds at every step grounded). A model at a horizon h < `horizon` may then crash a node after
+    h: the caller keeps the models of horizon h to the plans whose crashes are at steps <= h
+    (`verify_search` does so under its assumption for h: `:- _crashed(Y,S), S > h.`).
     """
     if not semantics.causal:
         raise ValueError("the incremental program is written for causal semantics only")
-    if network.crashes and program.schema().get(CRASH) == 2:
+    instance = network.populate(instance)  # the nodes named by --nodes (docs/faults.md)
+    reads_crash = network.crashes > 0 and program.schema().get(CRASH) == 2
+    if crash_plan and horizon is None:
+        raise ValueError("a crash plan chosen in base needs the last horizon the program will be grounded for")
+    if reads_crash and not crash_plan:
         raise ValueError(
             "the multi-shot program cannot give crash(y, s) at every step: a node may crash after the step being "
             "grounded (drop --search-horizon, or do not read crash in the program)"
@@ -266,6 +278,8 @@ def incremental(
         rules=rules,
         messages=messages,
         network=network,
+        plan=horizon if network.crashes and crash_plan else None,
+        crash=relation_name(CRASH) if reads_crash else None,
         outputs=[OutputView(r, relations[r], dict(program.locations).get(r)) for r in outputs],
     )
     return Incremental(

@@ -14,7 +14,7 @@ from typing import Optional
 
 import typer
 
-from .. import verify
+from .. import verify, verify_search
 from ..bounds import Encoding, Network, Semantics
 from ..formats import render
 from ..lang.diagnostics import Diagnostic, DiagnosticError
@@ -69,7 +69,7 @@ def verify_(
     level = spark_level(spark_log)
     bounds_ = bounds(horizon, semantics, encoding, network)
     prog, instance = load(program, input_, dialect)
-    question = verify.search if search_horizon else verify.verify
+    question = verify_search.search if search_horizon else verify.verify
     split_verdict = None
     try:
         if split is None:

@@ -1,0 +1,183 @@
+"""`verify --search-horizon`: the smallest horizon with a counterexample, one multi-shot program for every horizon.
+
+Molly's question (Alvaro, Rosen, Hellerstein, *Lineage-driven fault injection*, SIGMOD 2015, §3)
+asked at horizons 0, 1, ..., T in turn, stopping at the first with a counterexample. Grounding one
+fault-injected program per horizon grounds step 0 T + 1 times; here the multi-shot fast encoding
+(`asp.incremental`, as `cron --search-horizon` uses it) grounds every step once, and the
+invariant of horizon h is a part of its own that holds only under an external, `_query(h)`:
+
+    #program check(h).
+    #external _query(h).
+    _pre_row(h,(A1,..,Ak)) :- pre((),h,A1..Ak).        as verify.invariant, at step h
+    _post_row(h,(A1,..,Ak)) :- post(A1,h,A2..Ak).
+    _missing(h,R) :- _pre_row(h,R), not _post_row(h,R).
+    _violated(h) :- _missing(h,R).   :- _query(h), not _violated(h).
+    :- _query(h), _crashed(Y,S), S > h.                 only with a crash plan chosen in base
+
+Horizon h is solved with `_query(h)` true (an optimisation: the fewest faults, the `#minimize`
+of `verify.invariant` written per step, `#program faults(_t)`), then `_query(h)` is released
+(false for good) and steps h + 1 and check(h + 1) are grounded. The models under `_query(h)` are
+the counterexample runs at horizon h: after step h the control holds the one-shot program of
+horizon h (tests/test_faults.py), whose arrivals from later steps (`_late_R`) are externals still
+false. So the answer is the one-program-per-horizon one: the same smallest horizon, the same
+fewest faults (tests/test_verify_search.py checks it on the Molly library).
+
+A program that reads `crash(y, s)` under crashes gets its crash plan chosen in `base`, at steps
+0..T, and `:- _query(h), _crashed(Y,S), S > h.` keeps horizon h to the plans of the one-shot
+program. Under `--semantics choice` (which the multi-shot program does not support, see
+`asp.incremental`) the search grounds one program per horizon, and says so (`Verdict.search`).
+`--all` lists the minimal fault sets at the horizon found with `verify.minimal_fault_sets`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import clingo
+
+from .asp.incremental import Unrolling, incremental
+from .asp.names import LOST, PENDING, internal, message_relation, relation_name
+from .asp.transform import Compiled
+from .bounds import CRASH, Bounds, Encoding, Semantics
+from .lang.ast import Instance, Program
+from .verify import (CRASHED, MISSING, POST_ROW, PRE_ROW, SILENCED, VIOLATED, InvariantError, Verdict, _counterexample,
+                     _optimum, _row, minimal_fault_sets, verify)
+
+QUERY = "_query"
+
+MULTI_SHOT = "multi-shot"
+PER_HORIZON = "one program per horizon"
+
+
+def check_part(program: Program, pre: str, post: str, plan: bool = False) -> str:
+    """`#program check(h).`: the invariant at step h, under the external `_query(h)` (see the module docstring)."""
+    (k, pre_global), (k_post, post_global) = _row(program, pre, "--pre"), _row(program, post, "--post")
+    if k_post != k:
+        raise InvariantError(
+            f"a row of '{pre}' has {k} column{'s' * (k != 1)} and one of '{post}' {k_post} (a located relation's "
+            "location column counts): a pre row is matched by the post row with the same columns"
+        )
+    columns = [f"A{i}" for i in range(1, k + 1)]
+    row = "(" + ",".join(columns) + ("," if k == 1 else "") + ")"
+
+    def reads(name: str, is_global: bool) -> str:
+        node, args = ("()", columns) if is_global else (columns[0], columns[1:])
+        return f"{relation_name(name)}({','.join([node, 'h', *args])})"
+
+    return "\n".join([
+        "",
+        "#program check(h).",
+        f"% verify at horizon h: a model is a run in which some {pre} row has no matching {post} row at step h",
+        f"#external {QUERY}(h).",
+        f"{PRE_ROW}(h,{row}) :- {reads(pre, pre_global)}.",
+        f"{POST_ROW}(h,{row}) :- {reads(post, post_global)}.",
+        f"{MISSING}(h,R) :- {PRE_ROW}(h,R), not {POST_ROW}(h,R).",
+        f"{VIOLATED}(h) :- {MISSING}(h,R).",
+        f":- {QUERY}(h), not {VIOLATED}(h).",
+        *([f":- {QUERY}(h), {CRASHED}(Y,S), S > h.  % the crash plans of horizon h"] if plan else []),
+        "",
+    ])
+
+
+def faults_part(messages: dict[str, str], arities: dict[str, int], crashes: int, plan: bool) -> str:
+    """`#program faults(_t).`: verify's fewest faults, the messages lost at step _t (by an omission: not
+    while the sender is silenced) and the nodes crashed at step _t (with a plan, in `base`: `#program plan.`)."""
+    lines = ["", "#program faults(_t).", "% the fewest faults: omissions at step _t and the crashes"]
+    for chosen, relation in messages.items():
+        w = [f"W{i}" for i in range(1, arities[relation] + 1)]
+        lines.append(f'#minimize {{ 1,"{relation}",X,_t,Y{"".join("," + v for v in w)} : '
+                     f'{chosen}({",".join(["X", "_t", "Y", LOST, *w])})'
+                     + (f", not {SILENCED}(X,_t)" if crashes else "") + " }.")
+    if crashes and not plan:
+        lines.append(f"#minimize {{ 1,{CRASHED},Y : {CRASHED}(Y,_t) }}.")
+    lines.append("#program plan.")
+    lines.append("#minimize { 0,_none : #true }.  % an optimisation even when no fault can happen (verify.invariant)")
+    if crashes and plan:
+        lines.append(f"#minimize {{ 1,{CRASHED},Y : {CRASHED}(Y,S) }}.")
+    return "\n".join(lines) + "\n"
+
+
+def _at(symbols: list[clingo.Symbol], horizon: int, compiled: Compiled) -> list[clingo.Symbol]:
+    """The atoms of a multi-shot model as the one-shot program of `horizon` has them: `_missing(h,R)` as
+    `_missing(R)`, and a message sent, neither arrived by `horizon` nor lost, as chosen_R(x,s,y,pending,w̄)."""
+    cand = {message_relation("cand", r): chosen for chosen, r in compiled.messages.items()}
+    arrived_name = {internal("arrived", r): chosen for chosen, r in compiled.messages.items()}
+    out, done = [], set()
+    for atom in symbols:
+        args = atom.arguments
+        if atom.name == MISSING and len(args) == 2:
+            if args[0].number == horizon:
+                out.append(clingo.Function(MISSING, [args[1]]))
+            continue
+        out.append(atom)
+        if atom.name in arrived_name and args[3].number == horizon:  # _arrived_R(x,s,y,t,w̄): by step t
+            done.add((arrived_name[atom.name], *args[:3], *args[4:]))
+        elif atom.name in compiled.messages and args[3].match(LOST, 0):
+            done.add((atom.name, *args[:3], *args[4:]))
+    for atom in symbols:
+        if atom.name in cand and (cand[atom.name], *atom.arguments) not in done:
+            args = atom.arguments
+            out.append(clingo.Function(cand[atom.name], [*args[:3], clingo.Function(PENDING), *args[3:]]))
+    return out
+
+
+def search(
+    program: Program, instance: Instance, bounds: Bounds, pre: str = "pre", post: str = "post",
+    timeout: float | None = None, all_: bool = False, multi_shot: bool = True,
+) -> Verdict:
+    """The smallest horizon 0..T with a counterexample, or the verdict at T if none (see the module docstring).
+
+    `multi_shot=False`, or `--semantics choice`, grounds one program per horizon (`verify.verify` at each)."""
+    began = time.perf_counter()
+    if not multi_shot or not bounds.semantics.causal:
+        why = "" if multi_shot else " (asked for)"
+        if not bounds.semantics.causal:
+            why = f" (--semantics {bounds.semantics.value}: the multi-shot program is written for causal semantics only)"
+        return _per_horizon(program, instance, bounds, pre, post, timeout, all_, began, PER_HORIZON + why)
+    network = bounds.network
+    plan = bool(network.crashes) and program.schema().get(CRASH) == 2
+    inc = incremental(program, instance, Semantics.CAUSAL_FINITE, network, horizon=bounds.horizon, crash_plan=plan)
+    text = inc.text + check_part(program, pre, post, plan) + faults_part(inc.messages, inc.arities, network.crashes, plan)
+    unrolling = Unrolling(replace(inc, text=text), ["--opt-mode=opt"])
+    tried: list[int] = []
+    for h in range(bounds.horizon + 1):
+        step = clingo.Number(h)
+        unrolling.extend(h)
+        unrolling.control.ground([("faults", [step]), ("check", [step])] + ([("plan", [])] if h == 0 else []))
+        query = clingo.Function(QUERY, [step])
+        unrolling.control.assign_external(query, True)
+        tried.append(h)
+        left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+        best, complete = _optimum(unrolling.control, left)
+        at_h = replace(bounds, horizon=h)
+        if best:
+            compiled = Compiled("", inc.relations, inc.arities, inc.messages, replace(at_h, encoding=Encoding.FAST),
+                                program=program)
+            found = _counterexample(_at(best[-1], h, compiled), compiled, pre, complete)
+            verdict = Verdict(False, found, complete, at_h, pre, post, 0.0)
+            if all_:
+                left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+                sets, finished = minimal_fault_sets(program, instance, at_h, pre, post, left, runs=True)
+                verdict = replace(verdict, complete=complete and finished, fault_sets=tuple(f for f, _ in sets),
+                                  witnesses=tuple(w for _, w in sets))
+            break
+        verdict = Verdict(True if complete else None, None, complete, at_h, pre, post, 0.0,
+                          fault_sets=() if all_ and complete else None)
+        if not complete:
+            break
+        unrolling.control.release_external(query)
+    return replace(verdict, seconds=time.perf_counter() - began, searched=tuple(tried), search=MULTI_SHOT)
+
+
+def _per_horizon(program, instance, bounds, pre, post, timeout, all_, began, how: str) -> Verdict:
+    """One fault-injected program per horizon 0..T (`verify.verify`), up to the first counterexample."""
+    tried: list[int] = []
+    verdict = None
+    for horizon in range(bounds.horizon + 1):
+        left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+        tried.append(horizon)
+        verdict = verify(program, instance, replace(bounds, horizon=horizon), pre, post, left, all_)
+        if verdict.holds is not True:
+            break
+    return replace(verdict, seconds=time.perf_counter() - began, searched=tuple(tried), search=how)

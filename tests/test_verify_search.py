@@ -1,0 +1,167 @@
+"""`verify --search-horizon` as one multi-shot program (dedalus2asp/verify_search.py): the same smallest horizon
+and the same fewest faults as one program per horizon, on the Molly library protocols (Alvaro, Rosen,
+Hellerstein, *Lineage-driven fault injection*, SIGMOD 2015, §5) under sync and async delivery, with
+omissions and crashes; a program that reads crash(y, s) gets its crash plan chosen up front; the
+counterexample found is a run of the local engine with the same faults (an independent oracle)."""
+
+from __future__ import annotations
+
+import pytest
+
+from dedalus2asp import pipeline
+from dedalus2asp.bounds import Bounds, Network, Semantics
+from dedalus2asp.lang.ast import GLOBAL_NODE
+from dedalus2asp.verify import verify
+from dedalus2asp.verify_search import MULTI_SHOT, PER_HORIZON, search
+
+MOLLY = "examples/molly/"
+LIBRARY = [
+    ("simple_broadcast.ded", "broadcast_assert.ded"),
+    ("retry_broadcast.ded", "broadcast_assert.ded"),
+    ("ack_broadcast.ded", "broadcast_assert.ded"),
+    ("classic_broadcast.ded", "broadcast_assert.ded"),
+    ("two_phase_commit.ded", "commit_assert.ded"),
+    ("two_phase_commit_timeout.ded", "commit_assert.ded"),
+]
+NETWORKS = {
+    "sync-loss2": Network("sync", loss_until=2),
+    "sync-crash1": Network("sync", crashes=1),
+    "sync-loss2-crash1": Network("sync", loss_until=2, crashes=1),
+    "D1-loss1": Network(max_delay=1, loss_until=1),
+    "D1-crash1": Network(max_delay=1, crashes=1),
+}
+
+
+def answer(verdict) -> tuple:
+    """What both ways must agree on: the verdict, the horizons tried, the fewest faults, completeness."""
+    found = verdict.counterexample
+    return verdict.holds, verdict.searched, None if found is None else found.faults, verdict.complete
+
+
+def both(program, instance, bounds, **options):
+    multi = search(program, instance, bounds, **options)
+    assert multi.search == MULTI_SHOT
+    each = search(program, instance, bounds, multi_shot=False, **options)
+    assert each.search.startswith(PER_HORIZON)
+    return multi, each
+
+
+@pytest.mark.parametrize("network", NETWORKS.values(), ids=NETWORKS.keys())
+@pytest.mark.parametrize("files", LIBRARY, ids=[p for p, _ in LIBRARY])
+def test_library_multi_shot_equals_one_program_per_horizon(files, network):
+    program, instance, _ = pipeline.load([MOLLY + f for f in files], None, "molly")
+    multi, each = both(program, instance, Bounds(4, network=network))
+    assert answer(multi) == answer(each)
+    assert multi.bounds.horizon == multi.searched[-1]
+
+
+# a broadcast whose invariant asks nothing before the sender's clock reaches 3: the search goes past
+# the first horizons, and breaks only where the faults can keep a member without the message
+CLOCKED = """
+member(a, b)@1; member(a, c)@1; broadcast(a, "hello")@1; clock(a, 0)@1; clock(b, 0)@1; clock(c, 0)@1;
+clock(N, T + 1)@next :- clock(N, T);
+member(N, M)@next :- member(N, M);
+sending(N, P) :- broadcast(N, P);
+sending(N, P)@next :- sending(N, P);
+deliver(M, P)@async :- sending(N, P), member(N, M);
+log(N, P) :- deliver(N, P);
+log(N, P)@next :- log(N, P);
+pre(M, P) :- broadcast(S, P)@1, member(S, M), clock(S, T), T >= 3;
+post(M, P) :- broadcast(S, P)@1, member(S, M), log(M, P);
+"""
+
+# classic reliable broadcast's agreement, which reads crash: only members that are up, from step 2 on
+AGREEMENT = """
+member(a, b)@1; member(a, c)@1; member(b, a)@1; member(b, c)@1; member(c, a)@1; member(c, b)@1;
+broadcast(a, "hello")@1; clock(a, 0)@1; clock(b, 0)@1; clock(c, 0)@1;
+clock(N, T + 1)@next :- clock(N, T);
+member(N, M)@next :- member(N, M);
+deliver(M, P)@async :- broadcast(N, P), member(N, M);
+deliver(M, P)@async :- deliver(N, P), member(N, M);
+log(N, P) :- broadcast(N, P);
+log(N, P) :- deliver(N, P);
+log(N, P)@next :- log(N, P);
+pre(M, P) :- log(N, P), member(N, M), clock(N, T), T >= 2, notin crash(N, N, _), notin crash(M, M, _);
+post(M, P) :- log(M, P);
+"""
+
+
+def molly(tmp_path, text: str):
+    (tmp_path / "p.ded").write_text(text)
+    program, instance, _ = pipeline.load(tmp_path / "p.ded", None, "molly")
+    return program, instance
+
+
+@pytest.mark.parametrize("network, horizon, faults", [
+    (Network("sync", loss_until=3), 3, 3),  # a's copies to c sent at steps 0, 1 and 2 lost
+    (Network("sync", crashes=1), 3, 1),  # a crashes at step 0
+    (Network(max_delay=1, crashes=1, loss_until=1), 3, 1),
+    (Network(max_delay=1, loss_until=2), None, None),  # the copy sent at step 2 arrives by step 3: holds
+])
+def test_a_search_past_the_first_horizons(tmp_path, network, horizon, faults):
+    program, instance = molly(tmp_path, CLOCKED)
+    multi, each = both(program, instance, Bounds(5, network=network))
+    assert answer(multi) == answer(each)
+    if horizon is None:
+        assert multi.holds and multi.searched == (0, 1, 2, 3, 4, 5)
+    else:
+        assert multi.searched == tuple(range(horizon + 1)) and multi.counterexample.faults == faults
+        assert multi.counterexample.fewest and multi.bounds.horizon == horizon
+
+
+def test_a_program_that_reads_crash_gets_its_crash_plan_up_front(tmp_path):
+    """The multi-shot program chooses crashes step by step, unless the program reads crash(y, s): then in base,
+    kept to the steps <= h at horizon h; the answers are those of one program per horizon."""
+    program, instance = molly(tmp_path, AGREEMENT)
+    for network in (Network("sync", crashes=2), Network("sync", crashes=1, loss_until=4), Network(max_delay=1, crashes=1)):
+        multi, each = both(program, instance, Bounds(4, network=network))
+        assert answer(multi) == answer(each), network
+    holds, _ = both(program, instance, Bounds(4, network=Network("sync", crashes=2)))
+    assert holds.holds and holds.searched == (0, 1, 2, 3, 4)  # classic broadcast survives crash-stop failures
+
+
+def test_the_counterexample_is_a_run_of_the_engine_with_its_faults(tmp_path):
+    """Under sync a run is fixed by its faults: the local engine (an independent oracle) with the multi-shot
+    counterexample's omissions and crashes computes its trace, and the invariant breaks in it at the horizon."""
+    from dedalus2asp.lang.analysis import restrict
+    from dedalus2asp.runs import engine
+    from dedalus2asp.runs.schedule import Schedule
+
+    program, instance = molly(tmp_path, CLOCKED)
+    for network in (Network("sync", loss_until=3), Network("sync", crashes=1), Network("sync", crashes=1, loss_until=2)):
+        verdict = search(program, instance, Bounds(5, network=network))
+        found, horizon = verdict.counterexample, verdict.bounds.horizon
+        schedule = Schedule(crashes=tuple((str(c.node), c.step) for c in found.crashes),
+                            omissions=tuple((str(l.sender), l.sent, str(l.addressee)) for l in found.lost if not l.by_crash))
+        run = engine.run(program, engine.from_instance(restrict(instance, program), program), horizon + 1, schedule)
+        model = {(str(x), s, r, tuple(map(str, a))) for x, s, r, a in found.model.trace}
+        assert {(str(x), s, r, tuple(map(str, a))) for x, s, r, a in run.trace} == model
+        last = {(r, a) for x, s, r, a in found.model.trace if x == GLOBAL_NODE and s == horizon}
+        assert {("pre", m.args) for m in found.missing} <= last and not any(("post", m.args) in last for m in found.missing)
+
+
+def test_choice_semantics_searches_one_program_per_horizon_and_says_so(tmp_path):
+    program, instance = molly(tmp_path, CLOCKED)
+    verdict = search(program, instance, Bounds(4, Semantics.CHOICE, network=Network("sync", loss_until=3)))
+    assert verdict.search.startswith(PER_HORIZON) and "causal semantics only" in verdict.search
+    assert "searched: one program per horizon" in verdict.describe()
+    assert verdict.as_dict()["bound"]["search"] == verdict.search
+
+
+def test_all_lists_the_minimal_fault_sets_at_the_horizon_found(tmp_path):
+    program, instance = molly(tmp_path, CLOCKED)
+    bounds = Bounds(5, network=Network("sync", crashes=1, loss_until=1))
+    verdict = search(program, instance, bounds, all_=True)
+    at = verify(program, instance, verdict.bounds, all_=True)
+    assert verdict.fault_sets == at.fault_sets and verdict.fault_sets
+    assert verdict.counterexample.faults == min(len(f.omissions) + len(f.crashes) for f in verdict.fault_sets)
+
+
+def test_the_timeout_stops_the_search(tmp_path):
+    program, instance = molly(tmp_path, CLOCKED)
+    verdict = search(program, instance, Bounds(5, network=Network("sync", loss_until=3)), timeout=0.0)
+    # each horizon's solve gets no time: a horizon may still be decided at once, by propagation, but not
+    # horizon 3's optimisation (find a counterexample, then prove no other has fewer faults)
+    assert verdict.holds is None and not verdict.complete and verdict.counterexample is None
+    assert verdict.searched[-1] == verdict.bounds.horizon <= 3
+    assert verdict.describe().startswith("unknown: stopped before an answer")
