@@ -72,7 +72,7 @@ ALG3 = "program = 'examples/jcss2014/alg3.ded'\ninput = 'examples/jcss2014/alg3.
     "text, message, line, col",
     [
         # the values of issue #20's garbage manifests: each a diagnostic at its key, nothing run
-        (f"[[job]]\n{ALG3}task = 'prove'\n", "job 1: task must be one of count, cron, models, run, not 'prove'", 5, 1),
+        (f"[[job]]\n{ALG3}task = 'prove'\n", "job 1: task must be one of count, cron, models, run, verify, not 'prove'", 5, 1),
         (f"[[job]]\n{ALG3}task = 'cuont'\n", "not 'cuont' (did you mean 'count'?)", 5, 1),
         (f"[[job]]\n{ALG3}task = 'count'\nhorizn = 2\n", "unknown key 'horizn' (did you mean 'horizon'?)", 6, 1),
         (f"[[job]]\n{ALG3}task = 'count'\ntimeout = \"abc\"\n", "timeout must be a number of seconds, not the string 'abc'", 6, 1),

@@ -9,7 +9,7 @@ written under a hidden temporary name and renamed, so a killed batch leaves no
 half-written table (Parquet readers skip hidden files), and a second run of
 the same manifest into the same directory skips the jobs that have a row. A
 job that fails (bad program, timeout, solver error) gets a row with its
-status and error; the others go on. A job runs in a child process, killed
+status and error; the others go on. A `verify` job records its verdict (`invariants`). A job runs in a child process, killed
 when it is still busy well past its timeout (`execute_bounded`): clingo
 cannot interrupt grounding.
 
@@ -41,6 +41,7 @@ from ..asp.transform import transform
 from ..lang.diagnostics import Diagnostic, DiagnosticError, format_diagnostic
 from ..lang.located import check_events
 from ..runs import engine
+from . import invariants
 from .manifest import KEYS, Job, program_name, read_manifest, short_name
 
 WARM_LIMIT = 64 * 1024  # bytes: a job's files up to this size warm its worker (`warm_up`)
@@ -80,7 +81,7 @@ def _row(job: Job) -> dict:
     return {**{k: p[k] for k in KEYS if k not in ("models", "max_ground")}, "models_limit": p["models"], "id": job.id,
             "program": program_name(p["program"]),
             "parameters": json.dumps(p, sort_keys=True), "status": "ok", "error": None, "models": None, "traces": None,
-            "verdicts": None, "worker": f"{socket.gethostname()}:{os.getpid()}"}
+            "verdicts": None, "holds": None, "faults": None, "worker": f"{socket.gethostname()}:{os.getpid()}"}
 
 
 _warmed: set[tuple] = set()
@@ -104,7 +105,7 @@ def warm_up(job: Job) -> None:
     try:
         if any(os.path.getsize(f) > WARM_LIMIT for f in filter(None, (*_files(job), job.input))):
             return
-        from .. import cron  # noqa: F401  (cron tasks import it; imported here, once)
+        from .. import cron, verify  # noqa: F401  (cron and verify tasks import them; imported here, once)
 
         program, instance = _load(job)
         if p["task"] != "run" and budget.estimate(program, instance, job.bounds).total <= WARM_GROUND:
@@ -163,7 +164,8 @@ def _die_with_parent() -> None:
 
 
 def execute_job(job: Job) -> tuple[dict, list[tuple], list[tuple]]:
-    """Run one job: its row of the `jobs` table, and its trace and message rows (models and run tasks)."""
+    """Run one job: its row of the `jobs` table, and its trace and message rows (models and run tasks); a verify job
+    records its verdict (`invariants.run`)."""
     from .. import cron
 
     p = job.parameters
@@ -197,6 +199,8 @@ def execute_job(job: Job) -> tuple[dict, list[tuple], list[tuple]]:
                 row["verdicts"] = json.dumps(verdict.as_dict(), sort_keys=True, default=str)
             except cron.Timeout as exc:
                 row.update(status="timeout", error=f"stopped after {p['timeout']} s: {exc}")
+        elif p["task"] == "verify":
+            row.update(invariants.run(program, instance, job))
         else:  # run
             steps = p["steps"] if p["steps"] is not None else job.bounds.horizon + 1
             check_events(instance, steps - 1, run=True)
@@ -223,7 +227,8 @@ def _arrow():
          ("steps", pa.int64()), ("schedule", pa.string()), ("seed", pa.int64()), ("models_limit", pa.int64()),
          ("timeout", pa.float64()), ("parameters", pa.string()), ("status", pa.string()), ("error", pa.string()),
          ("seconds", pa.float64()), ("models", pa.int64()), ("traces", pa.int64()), ("verdicts", pa.string()),
-         ("worker", pa.string())]
+         ("worker", pa.string()), ("delivery", pa.string()), ("loss_until", pa.int64()), ("crashes", pa.int64()),
+         ("nodes", args), ("pre", pa.string()), ("post", pa.string()), ("holds", pa.bool_()), ("faults", pa.int64())]
     )
     traces = pa.schema([("job", pa.string()), ("model", pa.int32()), ("node", pa.string()), ("step", pa.int32()),
                         ("relation", pa.string()), ("args", args)])
@@ -231,6 +236,11 @@ def _arrow():
                           ("sender", pa.string()), ("sent", pa.int32()), ("addressee", pa.string()),
                           ("arrives", pa.int32())])
     return jobs, traces, messages
+
+
+def jobs_schema():
+    """The Arrow schema of the `jobs` table (older result directories lack its later columns: read them with it)."""
+    return _arrow()[0]
 
 
 def run_and_write(out: str, job: Job, grace: float = GRACE) -> str:
@@ -450,6 +460,9 @@ def run_batch(manifest: Path, out: Path, master: str | None = None, spark=None, 
         "failed": [{"id": r["id"], "program": r["program"], "task": r["task"], "status": r["status"], "error": r["error"]}
                    for job in jobs if (r := now.get(job.id)) is not None and r["status"] != "ok"],
     }
+    verdicts = invariants.summary(jobs, now)
+    if verdicts is not None:
+        summary["verify"] = verdicts
     if todo:
         (out / "batch.json").write_text(json.dumps({"manifest": str(manifest), **summary}, indent=2) + "\n")
     return summary

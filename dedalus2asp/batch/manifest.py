@@ -10,17 +10,23 @@ A **manifest** lists jobs, one by one (`[[job]]`, scalar values) or as grids
     program = ["examples/jcss2014/alg3.ded"]
     input = ["examples/jcss2014/alg3.facts"]  # optional for a located or Molly program with its own facts
     dialect = "auto"                # auto | transparent | located | molly
-    task = ["count", "cron"]        # count | cron | models | run
+    task = ["count", "cron"]        # count | cron | models | run | verify
     semantics = ["causal", "choice"]
-    horizon = [2, 4]
+    horizon = [2, 4]                # or eot = [3, 5]: Molly's end of time N is horizon N - 1
+    [[grid]]                        # Molly's question under faults (`verify.verify`)
+    program = [["examples/molly/retry_broadcast.ded", "examples/molly/broadcast_assert.ded"]]
+    task = "verify"                 # pre, post: the relations of the invariant (default pre, post)
+    delivery = "sync"               # async | sync; max_delay for async only
+    crashes = [0, 1]
+    loss_until = [0, 2]             # or eff = [1, 3]: Molly's F is loss_until F - 1
 
-Every key has a type and a range (`SCHEMA`): horizon, delay bound and steps
+Every key has a type and a range (`keys.SCHEMA`): horizon, delay bound and steps
 are integers in 0..`bounds.MAX_STEP` (not a boolean, not a float), `models`
 an integer in 0..`MAX_MODELS` (clingo's 32-bit limit), `timeout` a number of
 seconds in (0, `MAX_TIMEOUT`], `max_ground` the rule instances a job may
 ground (`asp.budget`, 0: no limit), the names of tasks, semantics, encodings,
-dialects and schedules one of theirs, `program` and `input` the paths of
-existing files. `program` may be an array of paths, several files read as one program
+dialects, schedules and deliveries one of theirs, `program` and `input` the paths of
+existing files, `nodes` an array of node names (constants), `pre` and `post` relation names. `program` may be an array of paths, several files read as one program
 (`pipeline.load`; a Molly protocol and its invariant file): in `[[job]]` and `[defaults]` an
 array is that one program, in `[[grid]]` an array gives alternatives, each a path or an array
 of paths; a one-file program is the path itself, so its id is as before arrays were allowed. A
@@ -30,6 +36,14 @@ only for syntax errors, so `KeyPlaces` finds keys by a light scan of the
 text); an unknown key comes with the nearest known one. A malformed manifest
 stops the batch (exit 2, nothing started); a program that does not parse is
 not the manifest's fault, and only its jobs fail (`execute.run_batch`).
+
+Two keys are Molly's spellings of others (`ALIASES`): `eot = N` is `horizon = N - 1` and
+`eff = F` is `loss_until = F - 1` (Molly counts time from 1); a table may not give both of a
+pair, and the job records the key it stands for. The network keys (delivery, max_delay,
+loss_until, crashes, nodes) make the job's `Network`; the fault keys and `pre`/`post` apply to
+the tasks of `APPLIES` only: written in a table whose tasks are all others, a key is an error at
+its place; from `[defaults]`, or in a grid that mixes tasks, it is left out of the jobs it does
+not apply to. A sync delivery with a delay bound is an error at its key (`bounds.Network`).
 
 A job's id is a hash of its parameters, so the same manifest names the same
 jobs. The `program` column of the results writes several files joined by " + "
@@ -49,115 +63,17 @@ import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
 
-from ..asp.budget import DEFAULT_MAX_GROUND
-from ..bounds import MAX_STEP, Bounds, Encoding, Network, Semantics
+from ..bounds import Bounds, Network
 from ..lang.ast import NOWHERE, Span
 from ..lang.diagnostics import Diagnostic, DiagnosticError
-from ..runs.schedule import SCHEDULES
+from .keys import (ALIASES, APPLIES, DEFAULTS, DIALECTS, FAULT_TASKS, KEYS, KNOWN, MAX_JOBS, MAX_MANIFEST, NEW_KEYS, SCHEMA,
+                   TASKS, _kind, _path)
 
-TASKS = ("count", "cron", "models", "run")
-DIALECTS = ("auto", "transparent", "located", "molly")
-MAX_MODELS = 2**31 - 1  # clingo's models limit is a 32-bit integer
-MAX_TIMEOUT = 10**7  # seconds (about 115 days): beyond it a wait on the job's process overflows
-MAX_SEED = 2**63 - 1  # the jobs table stores the seed as int64
-MAX_GROUND = 2**63 - 1
-MAX_MANIFEST = 16 * 2**20  # bytes
-MAX_JOBS = 100_000  # jobs of one manifest, grids expanded
-DEFAULTS: dict[str, Any] = {
-    "semantics": "causal-finite",
-    "encoding": "fast",
-    "dialect": "auto",  # auto | transparent | located | molly (parser.parse_source)
-    "horizon": 2,
-    "max_delay": None,
-    "steps": None,  # run: steps 0..steps-1; default horizon + 1
-    "schedule": "sync",
-    "seed": 0,
-    "models": 10,  # models: how many (0: all)
-    "timeout": 60.0,
-    "max_ground": DEFAULT_MAX_GROUND,  # rule instances a job may ground (asp.budget; 0: no limit)
-}
-KEYS = ("program", "input", "task", *DEFAULTS)
-NEW_KEYS = {"dialect": "auto", "max_ground": DEFAULT_MAX_GROUND}  # keys added later: at these values, left out of ids
-TABLES = ("root", "defaults", "grid", "job")
+TABLES = ("root", "defaults", "grid", "job")  # what the top level of a manifest may say
 
-
-def _integer(low: int, high: int) -> Callable[[Any], str | None]:
-    def check(value):
-        if isinstance(value, bool) or not isinstance(value, int):
-            return f"must be an integer, not {_kind(value)}"
-        return None if low <= value <= high else f"must be between {low} and {high}, not {value}"
-    return check
-
-
-def _choice(allowed) -> Callable[[Any], str | None]:
-    allowed = tuple(allowed)
-
-    def check(value):
-        if not isinstance(value, str):
-            return f"must be one of {', '.join(allowed)}, not {_kind(value)}"
-        if value in allowed:
-            return None
-        near = difflib.get_close_matches(value, allowed, 1)
-        return f"must be one of {', '.join(allowed)}, not {value!r}" + (f" (did you mean {near[0]!r}?)" if near else "")
-    return check
-
-
-def _path(value) -> str | None:
-    if not isinstance(value, str):
-        return f"must be a path (a string), not {_kind(value)}"
-    if not value:
-        return "must be a path, not an empty string"
-    return "must not contain a NUL character" if "\0" in value else None
-
-
-def _program(value) -> str | None:
-    """A program: a path, or an array of paths read as one program (`pipeline.load`)."""
-    if not isinstance(value, list):
-        return _path(value)
-    if not value:
-        return "must be a path or an array of paths, not an empty array"
-    for item in value:
-        message = _path(item)
-        if message:
-            return message
-    return None
-
-
-def _seconds(value) -> str | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return f"must be a number of seconds, not {_kind(value)}"
-    if not (0 < value <= MAX_TIMEOUT) or math.isnan(value):
-        return f"must be more than 0 and at most {MAX_TIMEOUT} seconds, not {value}"
-    return None
-
-
-SCHEMA: dict[str, Callable[[Any], str | None]] = {
-    "program": _program,
-    "input": _path,
-    "task": _choice(TASKS),
-    "semantics": _choice(s.value for s in Semantics),
-    "encoding": _choice(e.value for e in Encoding),
-    "dialect": _choice(DIALECTS),
-    "horizon": _integer(0, MAX_STEP),
-    "max_delay": _integer(0, MAX_STEP),
-    "steps": _integer(1, MAX_STEP),
-    "schedule": _choice(SCHEDULES),
-    "seed": _integer(-MAX_SEED - 1, MAX_SEED),
-    "models": _integer(0, MAX_MODELS),
-    "timeout": _seconds,
-    "max_ground": _integer(0, MAX_GROUND),
-}
-
-
-def _kind(value) -> str:
-    """A TOML value's kind in words: "the string 'x'", "a boolean", "an array"."""
-    if isinstance(value, str):
-        return f"the string {value!r}"
-    names = {bool: "a boolean", int: "an integer", float: "a float", list: "an array", dict: "a table"}
-    return names.get(type(value), f"a {type(value).__name__}")
-
+__all__ = ["ALIASES", "APPLIES", "DEFAULTS", "DIALECTS", "FAULT_TASKS", "KEYS", "NEW_KEYS", "SCHEMA", "TASKS", "Job",
+           "program_name", "read_manifest", "short_name"]
 
 @dataclass(frozen=True)
 class Job:
@@ -167,7 +83,7 @@ class Job:
     parameters: dict
     program: str
     input: str | None  # None: a located or Molly program that carries its own facts
-    bounds: Bounds  # from horizon, semantics, encoding and max_delay (cron: both semantics, whatever this one)
+    bounds: Bounds  # from horizon, semantics, encoding and the network keys (cron: both semantics, whatever this one)
     files: tuple[str, ...] = ()  # the program's files, read as one program; `program` is them joined by " + "
 
 
@@ -253,14 +169,14 @@ def _read(path: Path) -> tuple[str, dict]:
 
 def _check_key(problems: Problems, table: tuple, key: str, value, in_grid: bool) -> None:
     if key not in SCHEMA:
-        near = difflib.get_close_matches(key, KEYS, 1)
-        hint = f"did you mean {near[0]!r}?" if near else f"known: {', '.join(KEYS)}"
+        near = difflib.get_close_matches(key, KNOWN, 1)
+        hint = f"did you mean {near[0]!r}?" if near else f"known: {', '.join(KNOWN)}"
         problems.add(table, key, f"unknown key {key!r} ({hint})")
         return
-    values = value if isinstance(value, list) and in_grid else [value]
-    if in_grid and isinstance(value, list) and not value:
+    values = _alternatives(key, value, in_grid) if key == "nodes" else value if isinstance(value, list) and in_grid else [value]
+    if in_grid and isinstance(value, list) and not value and key != "nodes":
         problems.add(table, key, f"{key} is an empty list: the grid would have no job")
-    if isinstance(value, list) and not in_grid and key != "program":
+    if isinstance(value, list) and not in_grid and key not in ("program", "nodes"):
         problems.add(table, key, f"{key} takes a single value here; use [[grid]] for lists")
         return
     for v in values:
@@ -299,7 +215,11 @@ def _files(value) -> list:
 
 def _alternatives(key: str, value, in_grid: bool) -> list:
     """The values a key takes in a table: a grid's list gives alternatives; a `program` that is an array of paths
-    is one value (several files, one program), and an array of one path is that path (the id of a one-file job)."""
+    is one value (several files, one program), and an array of one path is that path (the id of a one-file job).
+    `nodes` is an array of names: in a grid, an array of such arrays gives alternatives, any other value is one."""
+    if key == "nodes":
+        many = in_grid and isinstance(value, list) and value and all(isinstance(v, list) for v in value)
+        return value if many else [value]
     if key != "program":
         return value if isinstance(value, list) and in_grid else [value]
     alternatives = value if isinstance(value, list) and in_grid else [value]
@@ -317,8 +237,46 @@ def short_name(column: str, stem: bool = False) -> str:
 
 
 def _bounds(params: dict) -> Bounds:
-    return Bounds(params["horizon"], params["semantics"] or DEFAULTS["semantics"], params["encoding"],
-                  Network(max_delay=params["max_delay"]))
+    """The job's bounds; raises ValueError for a network `bounds.Network` refuses (sync delivery with a delay bound)."""
+    network = Network(params["delivery"], params["max_delay"], params["loss_until"], params["crashes"], tuple(params["nodes"] or ()))
+    return Bounds(params["horizon"], params["semantics"] or DEFAULTS["semantics"], params["encoding"], network)
+
+
+def _check_aliases(problems: Problems, table: tuple, spec: dict) -> None:
+    """A table gives at most one key of each pair `ALIASES` (eot or horizon, eff or loss_until)."""
+    for alias, (key, _) in ALIASES.items():
+        if alias in spec and key in spec:
+            n = "N" if alias == "eot" else "F"
+            problems.add(table, alias, f"{alias} {n} is {key} {n}-1: give one of them, not both")
+
+
+def _resolve(spec: dict, in_grid: bool) -> tuple[dict, dict]:
+    """The table with Molly's keys written as the keys they stand for (eot N: horizon N - 1, eff F: loss_until F - 1),
+    in the order written, and where each key was written (its own name, or its alias)."""
+    resolved, written = {}, {}
+    for key, value in spec.items():
+        if key in ALIASES:
+            target, convert = ALIASES[key]
+            resolved[target] = [convert(v) for v in value] if isinstance(value, list) and in_grid else convert(value)
+            written[target] = key
+        else:
+            resolved[key] = value
+            written.setdefault(key, key)
+    return resolved, written
+
+
+def _applies(problems: Problems, table: tuple, spec: dict, written: dict, params: dict, tasks: list, refused: set) -> dict:
+    """`params` without the keys that do not apply to its task (`APPLIES`), set back to their defaults; a key written
+    in a table whose tasks are all such is a problem at its place (once per table and key)."""
+    for key, allowed in APPLIES.items():
+        if params["task"] in allowed or params[key] == DEFAULTS[key]:
+            continue
+        if key in spec and not any(t in allowed for t in tasks) and (table, key) not in refused:
+            refused.add((table, key))
+            what = f"the task {tasks[0]!r}" if len(set(tasks)) == 1 else "the tasks " + ", ".join(map(repr, dict.fromkeys(tasks)))
+            problems.add(table, written[key], f"{written[key]} does not apply to {what} (only to {', '.join(allowed)})")
+        params[key] = DEFAULTS[key]
+    return params
 
 
 def read_manifest(path: Path) -> list[Job]:
@@ -331,10 +289,10 @@ def read_manifest(path: Path) -> list[Job]:
     problems = Problems(path, text)
     for key in data:
         if key not in TABLES:
-            if key in KEYS:
+            if key in KNOWN:
                 message = f"{key!r} is a job key: it goes in [defaults], [[grid]] or [[job]], not at the top level"
             else:
-                near = difflib.get_close_matches(key, TABLES + KEYS, 1)
+                near = difflib.get_close_matches(key, TABLES + KNOWN, 1)
                 hint = f"did you mean {near[0]!r}?" if near else f"known: {', '.join(TABLES)}"
                 message = f"unknown top-level key {key!r} ({hint})"
             problems.add(("top", 0), key, message)
@@ -351,12 +309,14 @@ def read_manifest(path: Path) -> list[Job]:
         defaults = {}
     for key, value in defaults.items():
         _check_key(problems, ("defaults", 0), key, value, in_grid=False)
+    _check_aliases(problems, ("defaults", 0), defaults)
     given: list[tuple[tuple, dict]] = [(("defaults", 0), defaults)]
     for kind in ("grid", "job"):
         for n, table in enumerate(_tables(problems, data, kind), 1):
             given.append(((kind, n), table))
             for key, value in table.items():
                 _check_key(problems, (kind, n), key, value, in_grid=kind == "grid")
+            _check_aliases(problems, (kind, n), table)
             for required in ("program", "task"):
                 if required not in table and required not in defaults:
                     problems.add((kind, n), None, f"{required!r} is missing" + (f" ({' | '.join(TASKS)})" if required == "task" else ""))
@@ -371,17 +331,34 @@ def read_manifest(path: Path) -> list[Job]:
     problems.raise_if_any()
 
     jobs: dict[str, Job] = {}
+    defaults, _ = _resolve(defaults, False)
     defaults = {k: _alternatives(k, v, False)[0] for k, v in defaults.items()}
+    refused: set = set()
     for table, spec in given[1:]:
+        spec, written = _resolve(spec, table[0] == "grid")
         lists = {k: _alternatives(k, v, table[0] == "grid") for k, v in spec.items()}
+        tasks = lists.get("task", [defaults.get("task")])
         for values in itertools.product(*lists.values()):
             params = {**DEFAULTS, **defaults, **dict(zip(lists, values))}
-            params = {k: params.get(k) for k in KEYS}
+            params = _applies(problems, table, spec, written, {k: params.get(k) for k in KEYS}, tasks, refused)
             if params["task"] == "cron":
                 params["semantics"] = None  # cron analyses causal-finite and choice both: one job, not one per semantics
+            try:
+                bounds = _bounds(params)
+            except ValueError as error:
+                if (table, "network") not in refused:
+                    refused.add((table, "network"))
+                    key = next((k for k in ("max_delay", "delivery") if k in spec), None)
+                    if params["delivery"] == "sync" and params["max_delay"] is not None:
+                        error = (f"delivery 'sync' with max_delay {params['max_delay']}: a delay bound applies to async delivery "
+                                 "only (under sync delivery a message that is not lost arrives at the next step)"
+                                 + ("; the sync jobs go in a [[grid]] of their own" if table[0] == "grid" else ""))
+                    problems.add(table, key, str(error))
+                continue
             hashed = {k: v for k, v in params.items() if not (k in NEW_KEYS and v == NEW_KEYS[k])}  # ids as before them
             ident = hashlib.sha256(json.dumps(hashed, sort_keys=True).encode()).hexdigest()[:16]
             source = str(root / params["input"]) if params["input"] else None
             files = tuple(str(root / f) for f in _files(params["program"]))
-            jobs.setdefault(ident, Job(ident, params, program_name(list(files)), source, _bounds(params), files))
+            jobs.setdefault(ident, Job(ident, params, program_name(list(files)), source, bounds, files))
+    problems.raise_if_any()
     return list(jobs.values())

@@ -1,8 +1,9 @@
 """Summaries of result directories (`dedalus2asp report DIR`): a batch's jobs, or one run's trace and messages.
 
 A batch directory (`jobs/`, from `run_batch`) is summarised as its jobs
-table, the jobs that did not finish, and charts of seconds and models by
-horizon; a run directory (`run.json`, from `run --out`) as its parameters and
+table (with each job's network and fault budget), the verdicts of its
+`verify` jobs with their counterexamples in brief, the jobs that did not
+finish, and charts of seconds and models by horizon; a run directory (`run.json`, from `run --out`) as its parameters and
 its facts and messages per step. Both are a `formats.charts.Report`, printed
 as Rich tables and, when asked, written as an HTML page with the charts.
 """
@@ -15,6 +16,8 @@ from pathlib import Path
 from ..formats.charts import Chart, Report, Section, page, tables
 from ..lang.diagnostics import Diagnostic, DiagnosticError
 from ..runs import engine
+from . import invariants
+from .execute import jobs_schema
 from .manifest import short_name
 
 
@@ -66,39 +69,76 @@ def run_summary(directory: Path) -> Report:
 
 
 def verdict(job: dict) -> str:
-    """A cron job's verdicts in words: "consistent, not tolerant"."""
+    """A cron job's verdicts in words: "consistent, not tolerant"; a verify job's: "holds", "broken, 1 fault"."""
     if not job["verdicts"]:
         return ""
+    if job["task"] == "verify":
+        return invariants.words(job)
     v = json.loads(job["verdicts"])
     return ", ".join(("" if v.get(k) else "not ") + k for k in ("consistent", "tolerant") if v.get(k) is not None)
 
 
+def network(job: dict) -> str:
+    """A job's network in brief: "sync, losses < 2, ≤ 1 crash", "delay ≤ 1", "" (async, no bound, no fault)."""
+    words = ["sync" if job.get("delivery") == "sync" else "" if job["max_delay"] is None else f"delay ≤ {job['max_delay']}"]
+    if job.get("loss_until"):
+        words.append(f"losses before {job['loss_until']}")
+    if job.get("crashes"):
+        words.append(f"≤ {job['crashes']} crash" + ("" if job["crashes"] == 1 else "es"))
+    if job.get("nodes"):
+        words.append("nodes " + ",".join(job["nodes"]))
+    return ", ".join(w for w in words if w)
+
+
+def counterexample(job: dict) -> str:
+    """A verify job's counterexample in brief: its omissions, crashes and missing rows (`invariants.record`)."""
+    found = json.loads(job["verdicts"]).get("counterexample") if job["verdicts"] and job["status"] != "error" else None
+    if not found:
+        return ""
+    parts = [f"lost {l['relation']}({', '.join(l['args'])}) {l['from']}→{l['to']} at {l['sent']}" for l in found["lost"]]
+    parts += [f"crash of {c['node']} at {c['step']}" for c in found["crashes"]]
+    parts += [f"missing {job['pre'] or 'pre'}({', '.join(m['args'])})" for m in found["missing"][:3]]
+    more = found["lost_count"] - len(found["lost"]) + found["missing_count"] - len(found["missing"][:3])
+    return "; ".join(parts) + (f"; {more} more" if more > 0 else "")
+
+
 def batch_summary(directory: Path) -> Report:
-    """A batch's jobs, those that did not finish, and per series (program, task, semantics) seconds and models by
-    horizon; models on a log scale."""
-    jobs = sorted(engine.read_table(directory / "jobs"), key=lambda j: (j["program"], j["input"] or "", j["task"], j["semantics"] or "", j["horizon"]))
+    """A batch's jobs, the verdicts of its verify jobs, those that did not finish, and per series (program, task,
+    semantics, network) seconds and models by horizon; models on a log scale."""
+    import pyarrow.dataset as ds
+
+    table = ds.dataset(directory / "jobs", format="parquet", schema=jobs_schema()).to_table()  # older parts: nulls
+    jobs = sorted(table.to_pylist(), key=lambda j: (j["program"], j["input"] or "", j["task"], j["semantics"] or "", j["horizon"],
+                                                    network(j)))
     status: dict[str, int] = {}
     for j in jobs:
         status[j["status"]] = status.get(j["status"], 0) + 1
     rows = [
-        (j["id"][:8], short_name(j["program"], stem=True), j["task"], j["semantics"] or "", j["encoding"], j["horizon"], j["status"],
-         j["models"], j["traces"], verdict(j), f"{j['seconds']:.2f}")
+        (j["id"][:8], short_name(j["program"], stem=True), j["task"], j["semantics"] or "", j["encoding"], j["horizon"], network(j),
+         j["status"], j["models"], j["traces"], verdict(j), f"{j['seconds']:.2f}")
         for j in jobs
+    ]
+    checked = [
+        (j["id"][:8], short_name(j["program"], stem=True), j["horizon"], network(j), f"{j['pre']} → {j['post']}", verdict(j),
+         counterexample(j), f"{j['seconds']:.2f}")
+        for j in jobs if j["task"] == "verify"
     ]
     failed = [(j["id"][:8], j["status"], j["error"]) for j in jobs if j["status"] != "ok"]
     seconds: dict[str, list] = {}
     models: dict[str, list] = {}
     for j in jobs:
-        name = " ".join(filter(None, (short_name(j["program"], stem=True), j["task"], j["semantics"])))
+        name = " ".join(filter(None, (short_name(j["program"], stem=True), j["task"], j["semantics"], network(j))))
         seconds.setdefault(name, []).append((j["horizon"], j["seconds"]))
         if j["models"] is not None and j["task"] == "count":
             models.setdefault(name, []).append((j["horizon"], j["models"]))
     charts = [Chart("seconds per job, by horizon", "horizon", "seconds", seconds)]
     if models:
         charts.append(Chart("models by horizon", "horizon", "models", models, log=True))
-    columns = ("id", "program", "task", "semantics", "encoding", "T", "status", "models", "traces", "verdict", "s")
+    columns = ("id", "program", "task", "semantics", "encoding", "T", "network", "status", "models", "traces", "verdict", "s")
+    verified = ("id", "program", "T", "network", "invariant", "verdict", "counterexample", "s")
     return Report(
         f"batch in {directory}: {len(jobs)} job(s), " + ", ".join(f"{n} {s}" for s, n in sorted(status.items())),
         [Section("jobs", columns, rows, tuple(charts))]
+        + ([Section("verify: every pre row has its post row at the last step", verified, checked)] if checked else [])
         + ([Section("jobs that did not finish", ("id", "status", "error"), failed)] if failed else []),
     )
