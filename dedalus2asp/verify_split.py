@@ -138,9 +138,11 @@ def cubes(atoms: list[str], parts: int, crashes: int = 0) -> tuple[list[str], li
             break
         crash = atom.startswith(SPLIT_CRASHED + "(")
         crashed = [a.startswith(SPLIT_CRASHED + "(") for a in chosen]
-        chosen.append(atom)
-        every = [cube + (value,) for cube in every for value in (False, True)
+        grown = [cube + (value,) for cube in every for value in (False, True)
                  if not (value and crash and sum(v and c for v, c in zip(cube, crashed)) >= crashes)]
+        if len(grown) > len(every):  # else the atom is false in every run left: it splits nothing
+            chosen.append(atom)
+            every = grown
     return chosen, [every[i::parts] for i in range(parts)]
 
 
