@@ -165,6 +165,10 @@ def batch_(
         f"({summary['ok']} ok, {summary['error']} error, {summary['timeout']} timeout) in {summary['seconds']} s; "
         f"results in {out}"
     )
+    if "verify" in summary:  # verify jobs: a counterexample is an answer, not a failure (`batch.invariants`)
+        v = summary["verify"]
+        stdout.print(f"verify: {v['jobs']} job(s): {v['hold']} hold, {v['broken']} with a counterexample, "
+                     f"{v['unknown']} without an answer; `dedalus2asp report {out}` lists them")
     for job in summary["failed"]:
         first = (job["error"] or "").splitlines()[0] if job["error"] else ""
         stdout.print(f"failed: {job['id']} {Path(job['program']).name} {job['task']}: {job['status']}: {first}")
