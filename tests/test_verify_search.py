@@ -6,6 +6,8 @@ counterexample found is a run of the local engine with the same faults (an indep
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from dedalus2asp import pipeline
@@ -165,3 +167,70 @@ def test_the_timeout_stops_the_search(tmp_path):
     assert verdict.holds is None and not verdict.complete and verdict.counterexample is None
     assert verdict.searched[-1] == verdict.bounds.horizon <= 3
     assert verdict.describe().startswith("unknown: stopped before an answer")
+
+
+# --- verify's resource limits, as solve's and count's (asp.budget, asp.solve.isolated) ---------------
+
+
+def cli(*args: str):
+    """The command line in this process; an exception other than an exit fails the test."""
+    from typer.testing import CliRunner
+
+    from dedalus2asp.cli import app
+
+    result = CliRunner().invoke(app, ["verify", *args])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result
+
+
+def blow_up(tmp_path, facts: int) -> list[str]:
+    """p(A,B,C,D) :- r(A), r(B), r(C), r(D). over `facts` facts of r (facts^4 instances a step), with pre and post."""
+    (tmp_path / "blow.ded").write_text("p(A,B,C,D) :- r(A), r(B), r(C), r(D).\npre(A) :- r(A).\npost(A) :- r(A).\n")
+    (tmp_path / "blow.facts").write_text("a { " + " ".join(f"r({i})." for i in range(facts)) + " }\n")
+    return [str(tmp_path / "blow.ded"), "--input", str(tmp_path / "blow.facts"), "-T", "1"]
+
+
+@pytest.mark.parametrize("search_horizon", [[], ["--search-horizon"]], ids=["verify", "search"])
+def test_the_grounding_budget_refuses_a_blow_up_with_the_rule_to_blame(tmp_path, search_horizon):
+    start = time.process_time()  # CPU time: the machine may be loaded
+    result = cli(*blow_up(tmp_path, 40), *search_horizon)
+    assert time.process_time() - start < 1.0
+    assert result.exit_code == 2 and result.stdout == "" and "Traceback" not in result.stderr
+    first = result.stderr.splitlines()[0]
+    assert first.startswith(f"{tmp_path / 'blow.ded'}:1:1: error: the ground program would have about ")
+    assert "2,560,000 valuation(s) of its body" in first and "--max-ground" in first
+    small = cli(*blow_up(tmp_path, 2), "--max-ground", "10")
+    assert small.exit_code == 2 and "above the budget of 10 (--max-ground N; 0: no limit)" in small.stderr
+    assert cli(*blow_up(tmp_path, 2), "--max-ground", "0").exit_code == 0
+
+
+@pytest.mark.parametrize("search_horizon", [[], ["--search-horizon"]], ids=["verify", "search"])
+def test_the_timeout_covers_grounding(tmp_path, search_horizon):
+    start = time.perf_counter()
+    result = cli(*blow_up(tmp_path, 40), "--max-ground", "0", "--timeout", "1", *search_horizon)
+    assert time.perf_counter() - start < 1 + 10  # the grace of asp.solve.isolated, and a loaded machine
+    assert result.exit_code == 3 and result.stdout == "", result.stderr
+    assert result.stderr.startswith("timeout: stopped after 1 s, before an answer: clingo was still grounding")
+
+
+def test_max_memory_turns_running_out_of_memory_into_exit_3(tmp_path):
+    result = cli(*blow_up(tmp_path, 40), "--max-ground", "0", "--max-memory", "256M")
+    assert result.exit_code == 3 and result.stdout == "", result.stderr
+    assert result.stderr.startswith("out of memory: the solver needed more than --max-memory 256M")
+
+
+@pytest.mark.parametrize("options", [["--all"], ["--search-horizon"]], ids=["all", "search"])
+def test_the_answer_is_the_same_in_the_solvers_process(tmp_path, options):
+    import json
+
+    (tmp_path / "p.ded").write_text(CLOCKED)
+    (tmp_path / "out").mkdir()
+    args = [str(tmp_path / "p.ded"), "-T", "4", "--delivery", "sync", "--crashes", "1", "--loss-until", "1", "--json", *options]
+    plain = cli(*args)
+    bounded = cli(*args, "--timeout", "60", "--max-memory", "2G", "--out", str(tmp_path / "out"))
+    strip = lambda out: {k: v for k, v in json.loads(out).items() if k != "seconds"}  # noqa: E731
+    assert plain.exit_code == bounded.exit_code == 1 and strip(plain.stdout) == strip(bounded.stdout)
+    runs = json.loads((tmp_path / "out" / "runs.json").read_text())
+    assert [r["status"] for r in runs["runs"]][0] == "success"  # the failure-free run, at the verdict's horizon
+    assert runs["runs"][0]["failureSpec"]["eot"] == json.loads(plain.stdout)["bound"]["horizon"] + 1

@@ -15,17 +15,19 @@ from typing import Optional
 import typer
 
 from .. import verify, verify_search
+from ..asp import solve
 from ..bounds import Encoding, Network, Semantics
 from ..formats import render
 from ..lang.diagnostics import Diagnostic, DiagnosticError
 from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, say, stderr, usage
-from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, JsonOpt, MasterOpt, Prog,
-                      SemanticsOpt, TimeoutOpt, bounds, check_engine, load, network_options)
+from .options import (LIMITS, NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, JsonOpt, Limits, MasterOpt,
+                      Prog, SemanticsOpt, TimeoutOpt, bounds, check_engine, limit_options, load, network_options, within)
 from .progress import Progress, QuietOpt
 from .solve import MAX_SPLIT
 from .spark import SparkLogOpt, spark_level
 
 
+@limit_options
 @network_options
 def verify_(
     program: Path = Prog,
@@ -53,6 +55,7 @@ def verify_(
     master: Optional[str] = MasterOpt,
     spark_log: Optional[str] = SparkLogOpt,
     quiet: bool = QuietOpt,
+    limits: Limits = LIMITS,
 ) -> None:
     """Does every pre fact have its matching post fact at the last step, whatever is lost and whoever crashes (Molly)?
 
@@ -69,11 +72,13 @@ def verify_(
     level = spark_level(spark_log)
     bounds_ = bounds(horizon, semantics, encoding, network)
     prog, instance = load(program, input_, dialect)
+    within(program, prog, instance, bounds_, limits)  # --max-ground: the rule to blame, exit 2
     question = verify_search.search if search_horizon else verify.verify
-    split_verdict = None
+    split_verdict, success = None, None
     try:
-        if split is None:
-            verdict = question(prog, instance, bounds_, pre.strip(), post.strip(), timeout, all_)
+        if split is None:  # --timeout through grounding, --max-memory: the solver's own process, exit 3
+            verdict, success = solve.isolated(_answer, question, prog, instance, bounds_, pre.strip(), post.strip(), all_,
+                                              out is not None, timeout=timeout, max_memory=limits.max_memory)
         else:
             from ..verify_split import verify_split
 
@@ -84,7 +89,9 @@ def verify_(
     except verify.InvariantError as error:
         fail(DiagnosticError([Diagnostic("bad-invariant", str(error), filename=str(program))]))
     if out is not None and verdict.holds is not None:
-        write_runs(out, verdict, verify.fault_free_run(prog, instance, bounds_, pre.strip(), post.strip()))
+        if split_verdict is not None:
+            success = verify.fault_free_run(prog, instance, bounds_, pre.strip(), post.strip())
+        write_runs(out, verdict, success)
     answer = verdict if split_verdict is None else split_verdict
     if json_:
         emit(json.dumps(answer.as_dict(), indent=2))
@@ -95,6 +102,15 @@ def verify_(
         raise typer.Exit(EXIT_INCOMPLETE)
     if not verdict.holds:
         raise typer.Exit(EXIT_NO)
+
+
+def _answer(question, prog, instance, bounds_, pre: str, post: str, all_: bool, success: bool, timeout=None):
+    """The verdict and, for --out (`success`), a failure-free run at the verdict's horizon: both ground a
+    program, so both run in the solver's process, within --timeout and --max-memory."""
+    verdict = question(prog, instance, bounds_, pre, post, timeout, all_)
+    if not success or verdict.holds is None:
+        return verdict, None
+    return verdict, verify.fault_free_run(prog, instance, verdict.bounds, pre, post)
 
 
 def write_runs(out: Path, verdict: verify.Verdict, success) -> None:
