@@ -41,64 +41,80 @@ from ..asp.transform import transform
 from ..bounds import Bounds
 from ..lang.ast import GLOBAL_NODE, Instance, Program
 from ..verify import CRASHED, POST_ROW, SILENCED, VIOLATED, Counterexample, Crash, Lost, Missing, Verdict, invariant
-from .explain import ARRIVED, CARRIED, INPUT, Derivation, Lineage, premises_of
+from .explain import ANY, ARRIVED, CARRIED, INPUT, Derivation, Lineage
 from .model import Model, decode, show_fact
 
 SAME, LOST_FATE, CRASH_FATE, PENDING_FATE, OTHER_STEP, NOT_SENT = (
     "arrived", "lost", "lost-by-crash", "pending", "arrived-at-another-step", "not-sent"
 )
-"""What became of a message of the lineage in the counterexample."""
+"""What became of a message of one run in the other run."""
+
+EXPECTED, COUNTEREXAMPLE = "expected", "counterexample"
+"""The two runs a lineage reads: the one where the post fact holds, and the counterexample."""
+
+RUN_NAMES = {EXPECTED: "the expected run", COUNTEREXAMPLE: "the counterexample"}
+
+
+def _other(side: str) -> str:
+    return COUNTEREXAMPLE if side == EXPECTED else EXPECTED
 
 
 @dataclass(frozen=True)
 class Mark:
-    """How one fact of the lineage fared in the counterexample.
+    """How a fact of one run's derivation fared in the other run (for the expected run's facts: in the
+    counterexample).
 
     `holds`: it holds at the same node and step there too. `message`: for a fact that arrived, what
     became of its message there (one of SAME .. NOT_SENT), and `arrives` its arrival step there when
-    it arrived elsewhere in time. `crash`: its node (for an arrival, the sender) had crashed by its
-    step (for an arrival, by the send step) in the counterexample."""
+    it arrived at another step. `crash`: its node (for an arrival, the sender) had crashed by its
+    step (for an arrival, by the send step) there."""
 
     holds: bool
     message: str | None = None
     arrives: int | None = None
     crash: Crash | None = None
 
-    def words(self) -> str:
+    def words(self, there: str = RUN_NAMES[COUNTEREXAMPLE]) -> str:
+        """The mark in words; `there`: the name of the other run."""
         parts = []
         if self.message == LOST_FATE:
-            parts.append("LOST in the counterexample")
+            parts.append(f"LOST in {there}")
         elif self.message == CRASH_FATE:
-            parts.append("LOST in the counterexample: its sender " + (
+            parts.append(f"LOST in {there}: its sender " + (
                 "had crashed" if self.crash is None else f"{self.crash.node} had CRASHED at step {self.crash.step}"))
         elif self.message == PENDING_FATE:
-            parts.append("still pending at the horizon in the counterexample")
+            parts.append(f"still pending at the horizon in {there}")
         elif self.message == OTHER_STEP:
-            parts.append(f"arrives at step {self.arrives} in the counterexample")
+            parts.append(f"arrives at step {self.arrives} in {there}")
         elif self.message == NOT_SENT:
-            parts.append("never sent in the counterexample")
+            parts.append(f"never sent in {there}")
         if self.crash is not None and self.message not in (None, CRASH_FATE):
-            parts.append(f"its sender {self.crash.node} had CRASHED at step {self.crash.step} in the counterexample")
+            parts.append(f"its sender {self.crash.node} had CRASHED at step {self.crash.step} in {there}")
         if self.crash is not None and self.message is None:  # a crashed node keeps its local state
-            parts = [f"{'holds' if self.holds else 'missing'} in the counterexample, where {self.crash.node} "
+            parts = [f"{'holds' if self.holds else 'missing'} in {there}, where {self.crash.node} "
                      f"had CRASHED at step {self.crash.step}"]
         elif not parts:
-            parts.append("holds in the counterexample too" if self.holds else "missing in the counterexample")
+            parts.append(f"holds in {there} too" if self.holds else f"missing in {there}")
         elif not self.holds:
             parts.append("missing there")
         return "; ".join(parts)
 
     def as_dict(self) -> dict:
-        return {"in_counterexample": self.holds, "message_in_counterexample": self.message,
-                "arrives_in_counterexample": self.arrives,
-                "crashed_in_counterexample": None if self.crash is None else self.crash.as_dict()}
+        return {"in_other_run": self.holds, "message_in_other_run": self.message, "arrives_in_other_run": self.arrives,
+                "crashed_in_other_run": None if self.crash is None else self.crash.as_dict()}
 
 
 @dataclass(frozen=True)
 class Expected:
     """The lineage of one missing `post` row: the post fact R(ā) at (node, step), the run chosen in which
-    it holds (None: no run within the bounds holds it), that run's faults, the fact's derivation
-    there and the mark of each fact of the derivation (by `Derivation.key`)."""
+    it holds (None: no run within the bounds holds it), that run's faults, and the post fact's
+    derivation there.
+
+    The derivation's facts are marked by how they fared in the counterexample (`marks`, by (run,
+    `Derivation.key`)). A negated body atom that is absent in the expected run but holds in the
+    counterexample blocked the rule there: `contrary[(run, key, atom)]` is that fact's derivation in
+    the counterexample, its facts marked by how they fared in the expected run, and so on back and
+    forth (each fact of each run once): the why-not of the counterexample, down to what it lost."""
 
     missing: Missing
     node: clingo.Symbol
@@ -109,6 +125,7 @@ class Expected:
     crashes: tuple[Crash, ...] = ()
     derivation: Derivation | None = field(default=None, compare=False, repr=False)
     marks: dict = field(default_factory=dict, compare=False, repr=False)
+    contrary: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def faults(self) -> int:
@@ -126,54 +143,73 @@ class Expected:
         faults = [f"lost {l}" for l in self.lost if not l.by_crash] + [f"crash of {c}" for c in self.crashes]
         return f"it holds in a run with {self.faults} fault{'s' * (self.faults != 1)} ({'; '.join(faults)})"
 
+    def derivations(self) -> list[tuple[str, Derivation]]:
+        """Every derivation of the lineage, the post fact's first, each (run, derivation) once."""
+        if self.derivation is None:
+            return []
+        seen, order, todo = set(), [], [(EXPECTED, self.derivation)]
+        while todo:
+            side, d = todo.pop(0)
+            if (side, d.key) in seen:
+                continue
+            seen.add((side, d.key))
+            order.append((side, d))
+            todo.extend((side, p) for p in d.premises)
+            todo.extend((_other(side), self.contrary[(side, d.key, a)]) for a in d.absent if (side, d.key, a) in self.contrary)
+        return order
+
     def tree(self, indent: str = "  ") -> tuple[list[str], dict]:
-        """The compact tree, and the rules it names by number: a fact that also holds in the counterexample
-        is a leaf; a chain of carry-overs of one fact is one line (`at b:1..4`)."""
+        """The compact tree, and the rules it names by number: a fact that also holds in the other run
+        is a leaf; a chain of carry-overs of one fact is one line (`at b:1..4`); an absent atom that
+        holds in the other run is followed by its derivation there."""
         head = f"{indent}why {show_fact(*self.fact)} at {self.where} was expected: {self.run_words()}"
         lines, rules, shown = [head], {}, set()
         if self.derivation is None:
             return lines, rules
 
-        def walk(d: Derivation, depth: int) -> None:
-            top, mark = d, self.marks[d.key]
+        def walk(side: str, d: Derivation, depth: int) -> None:
+            top, mark = d, self.marks[(side, d.key)]
             while (d.reason.how == CARRIED and len(d.premises) == 1 and d.premises[0].fact == d.fact
-                   and d.premises[0].node == d.node and self.marks[d.premises[0].key] == mark
-                   and d.premises[0].key not in shown and d.key not in shown):
-                shown.add(d.key)
+                   and d.premises[0].node == d.node and self.marks[(side, d.premises[0].key)] == mark
+                   and (side, d.premises[0].key) not in shown and (side, d.key) not in shown and not d.absent):
+                shown.add((side, d.key))
                 d = d.premises[0]
             pad = indent + "  " * (depth + 1)
             steps = f"{d.step}" if d is top else f"{d.step}..{top.step}"
             where = f"{show_fact(*d.fact)} at {_node(d.node)}:{steps}"
-            if d.key in shown and d.premises:
+            if (side, d.key) in shown and d.premises:
                 lines.append(f"{pad}{where}: (above)")
                 return
-            shown.add(d.key)
-            if d.rule is not None:
-                rules[d.rule.number] = d.rule
-            if top.rule is not None:
-                rules[top.rule.number] = top.rule
+            shown.add((side, d.key))
+            for r in (d.rule, top.rule):
+                if r is not None:
+                    rules[r.number] = r
             carried = "" if d is top else f", carried over to step {top.step} by rule {top.rule.number}"
-            lines.append(f"{pad}{where}: {_how(d)}{carried} — {mark.words()}")
+            lines.append(f"{pad}{where}: {_how(d)}{carried} — {mark.words(RUN_NAMES[_other(side)])}")
             if mark.holds:
                 return
             for p in d.premises:
-                walk(p, depth + 1)
+                walk(side, p, depth + 1)
             for a in d.absent:
-                lines.append(f"{pad}  {show_fact(*a)} absent at {_node(d.at[0])}:{d.at[1]}")
+                absent = f"{pad}  {show_fact(*a)} absent at {_node(d.at[0])}:{d.at[1]}"
+                blocked = self.contrary.get((side, d.key, a))
+                if blocked is None:
+                    lines.append(absent)
+                    continue
+                lines.append(f"{absent} — but HOLDS in {RUN_NAMES[_other(side)]}, so the rule does not fire there:")
+                walk(_other(side), blocked, depth + 2)
 
-        walk(self.derivation, 0)
+        walk(EXPECTED, self.derivation, 0)
         return lines, rules
 
     def as_dict(self) -> dict:
         """The missing row, the post fact, the run chosen and the derivation as a graph: `facts`, each with an
-        `id`, its point, how it holds, its rule, its message, its premises (ids) and its absent facts, and
-        how it fared in the counterexample; `root` is the post fact's id (null: no run holds it)."""
-        ids: dict[tuple, int] = {}
-        facts = []
-        if self.derivation is not None:
-            ordered = list(premises_of(self.derivation))
-            ids = {d.key: k for k, d in enumerate(ordered)}
-            facts = [_vertex(d, ids, self.marks[d.key]) for d in ordered]
+        `id`, its run, its point, how it holds, its rule, its message, its premises (ids), its absent
+        facts (`because`: the id of an absent fact's derivation in the other run, where it holds) and
+        how it fared in the other run; `root` is the post fact's id (null: no run holds it)."""
+        order = self.derivations()
+        ids = {(side, d.key): k for k, (side, d) in enumerate(order)}
+        facts = [_vertex(side, d, ids, self.marks[(side, d.key)], self.contrary) for side, d in order]
         return {
             "missing": self.missing.as_dict(),
             "post": {"node": None if self.node == GLOBAL_NODE else str(self.node), "step": self.step,
@@ -212,18 +248,24 @@ def _how(d: Derivation) -> str:
     return f"deduced{by}"
 
 
-def _vertex(d: Derivation, ids: dict, mark: Mark) -> dict:
+def _vertex(side: str, d: Derivation, ids: dict, mark: Mark, contrary: dict) -> dict:
     m = d.reason.message
+    absent = []
+    for a in d.absent:
+        blocked = contrary.get((side, d.key, a))
+        absent.append({"fact": show_fact(*a), "node": None if d.at[0] == GLOBAL_NODE else str(d.at[0]), "step": d.at[1],
+                       "in_other_run": blocked is not None,
+                       "because": None if blocked is None else ids[(_other(side), blocked.key)]})
     return {
-        "id": ids[d.key],
+        "id": ids[(side, d.key)],
+        "run": side,
         "fact": show_fact(*d.fact), "relation": d.fact[0], "args": [str(a) for a in d.fact[1]],
         "node": None if d.node == GLOBAL_NODE else str(d.node), "step": d.step,
         "how": d.reason.how,
         "rule": None if d.rule is None else str(d.rule), "rule_number": None if d.rule is None else d.rule.number,
         "message": None if m is None else {"from": str(m.sender), "sent": m.sent, "to": str(m.addressee), "arrives": m.arrives},
-        "premises": [ids[p.key] for p in d.premises],
-        "absent": [{"fact": show_fact(*a), "node": None if d.at[0] == GLOBAL_NODE else str(d.at[0]), "step": d.at[1]}
-                   for a in d.absent],
+        "premises": [ids[(side, p.key)] for p in d.premises],
+        "absent": absent,
         **mark.as_dict(),
     }
 
@@ -266,34 +308,64 @@ def _faults_of(model: Model) -> tuple[tuple[Lost, ...], tuple[Crash, ...]]:
     return lost, crashes
 
 
-def _marks(derivation: Derivation, counterexample: Counterexample) -> dict:
-    """The mark of each fact of the derivation: how it fared in the counterexample."""
-    cex = counterexample.model
-    down = {c.node: c.step for c in counterexample.crashes}
-    lost = {(l.sender, l.sent, l.addressee, l.relation, l.args): l for l in counterexample.lost}
-    fates = {(m.sender, m.sent, m.addressee, m.relation, m.args): m.arrives for m in cex.messages}
-    marks = {}
-    for d in premises_of(derivation):
-        holds = (d.node, d.step, *d.fact) in cex.trace
-        fate = arrives = None
-        node, step = d.node, d.step
-        if d.reason.how == ARRIVED:
-            m = d.reason.message
-            key = (m.sender, m.sent, m.addressee, m.relation, m.args)
-            node, step = m.sender, m.sent
-            if key in lost:
-                fate = CRASH_FATE if lost[key].by_crash else LOST_FATE
-            elif key not in fates:
-                fate = NOT_SENT
-            elif fates[key] is None:
-                fate = PENDING_FATE
-            elif fates[key] == m.arrives:
-                fate = SAME
-            else:
-                fate, arrives = OTHER_STEP, fates[key]
-        crash = Crash(node, down[node]) if node in down and down[node] <= step else None
-        marks[d.key] = Mark(holds, fate, arrives, crash)
-    return marks
+def _mark(d: Derivation, other: Model) -> Mark:
+    """How the fact of `d` fared in the `other` run (see `Mark`)."""
+    down = dict(other.crashes)
+    holds = (d.node, d.step, *d.fact) in other.trace
+    fate = arrives = None
+    node, step = d.node, d.step
+    if d.reason.how == ARRIVED:
+        m = d.reason.message
+        key = (m.sender, m.sent, m.addressee, m.relation, m.args)
+        node, step = m.sender, m.sent
+        fates = {(n.sender, n.sent, n.addressee, n.relation, n.args): n.arrives for n in other.messages}
+        if key in {(n.sender, n.sent, n.addressee, n.relation, n.args) for n in other.lost}:
+            fate = CRASH_FATE if m.sender in down and down[m.sender] <= m.sent else LOST_FATE
+        elif key not in fates:
+            fate = NOT_SENT
+        elif fates[key] is None:
+            fate = PENDING_FATE
+        elif fates[key] == m.arrives:
+            fate = SAME
+        else:
+            fate, arrives = OTHER_STEP, fates[key]
+    crash = Crash(node, down[node]) if node in down and down[node] <= step else None
+    return Mark(holds, fate, arrives, crash)
+
+
+def _holding(lineage: Lineage, at: tuple, atom: tuple) -> tuple[tuple, tuple] | None:
+    """A fact matching the absent `atom` (`_` matches any value) that holds at `at` in the run of `lineage`,
+    with its own point (at the global node, a node's fact is that node's), or None."""
+    relation, args = atom
+    for fact in sorted(lineage.facts(*at)):
+        if fact[0] == relation and len(fact[1]) == len(args) and all(a == ANY or a == b for a, b in zip(args, fact[1])):
+            if at[0] == GLOBAL_NODE and relation not in lineage.held_by_none:
+                return (fact[1][0], at[1]), (relation, fact[1][1:])
+            return at, fact
+    return None
+
+
+def _marks(root: Derivation, lineages: dict[str, Lineage]) -> tuple[dict, dict]:
+    """The marks of every fact of the lineage, by (run, key), and the derivations in the other run of the
+    absent atoms that hold there, by (run, key, atom) (see `Expected`)."""
+    marks, contrary = {}, {}
+    todo = [(EXPECTED, root)]
+    while todo:
+        side, d = todo.pop()
+        if (side, d.key) in marks:
+            continue
+        other = lineages[_other(side)]
+        marks[(side, d.key)] = _mark(d, other.model)
+        todo.extend((side, p) for p in d.premises)
+        if marks[(side, d.key)].holds:
+            continue  # a leaf of the lineage: what holds in both runs is no part of the difference
+        for a in d.absent:
+            found = _holding(other, d.at, a)
+            if found is not None:
+                blocked = other.derive(*found[0], found[1])
+                contrary[(side, d.key, a)] = blocked
+                todo.append((_other(side), blocked))
+    return marks, contrary
 
 
 def expected(
@@ -311,6 +383,7 @@ def expected(
     ctl.ground([("base", [])])
     found: list[tuple[Model, Lineage]] = []
     result = []
+    theirs = Lineage(counterexample.model, instance)
     for missing in counterexample.missing:
         node, step, fact = _post_point(program, post, missing.args, bounds.horizon)
         where = next((f for f in found if (node, step, *fact) in f[0].trace), None)
@@ -331,7 +404,8 @@ def expected(
         model, lineage = where
         derivation = lineage.derive(node, step, fact)
         lost, crashes = _faults_of(model)
-        result.append(Expected(missing, node, step, fact, model, lost, crashes, derivation, _marks(derivation, counterexample)))
+        marks, contrary = _marks(derivation, {EXPECTED: lineage, COUNTEREXAMPLE: theirs})
+        result.append(Expected(missing, node, step, fact, model, lost, crashes, derivation, marks, contrary))
     return tuple(result)
 
 
@@ -348,40 +422,49 @@ def attach(
 
 
 def html(entry: dict) -> str:
-    """One lineage entry of runs.json as a nested list: each fact with how it holds and how it fared in
-    the counterexample (a lost message, a crashed node in bold red); a fact shown before is referred to."""
+    """One lineage entry of runs.json as a nested list: each fact with how it holds and how it fared in the
+    other run (a lost message, a crashed node in bold red); an absent atom that holds in the other run
+    is followed by its derivation there; a fact shown before is referred to."""
     facts = entry["facts"]
     post = entry["post"]
     title = f'{post["relation"]}({", ".join(post["args"])}) at {post["node"] or "global"}:{post["step"]}'
     if entry["run"] is None:
-        return f'<section class="lineage"><h3>{escape(title)}</h3><p>no run within the bounds holds it</p></section>'
+        return f'<section class="lineage"><h3>why {escape(title)} was expected</h3><p>no run within the bounds holds it</p></section>'
     shown: set[int] = set()
 
     def item(k: int) -> str:
         f = facts[k]
+        there = RUN_NAMES[_other(f["run"])]
         words = [f["how"] + (f' by rule {f["rule_number"]}' if f["rule_number"] is not None else "")]
         if f["message"] is not None:
             words.append(f'sent by {f["message"]["from"]} at step {f["message"]["sent"]}')
-        fate = f["message_in_counterexample"]
-        cut = []
+        fate, cut = f["message_in_other_run"], []
         if fate in (LOST_FATE, CRASH_FATE):
-            cut.append("lost in the counterexample" + (" (its sender had crashed)" if fate == CRASH_FATE else ""))
+            cut.append(f"lost in {there}" + (" (its sender had crashed)" if fate == CRASH_FATE else ""))
         elif fate in (PENDING_FATE, NOT_SENT):
-            cut.append({PENDING_FATE: "pending in the counterexample", NOT_SENT: "never sent in the counterexample"}[fate])
-        if f["crashed_in_counterexample"] is not None:
-            c = f["crashed_in_counterexample"]
-            cut.append(f'{c["node"]} crashed at step {c["step"]} in the counterexample')
-        state = "holds" if f["in_counterexample"] else "missing"
-        label = (f'<span class="fact {state}">{escape(f["fact"])} at {escape(f["node"] or "global")}:{f["step"]}</span> '
-                 f'{escape(", ".join(words))}' + "".join(f' <strong class="cut">{escape(w)}</strong>' for w in cut))
-        if k in shown and f["premises"]:
+            cut.append(f"pending in {there}" if fate == PENDING_FATE else f"never sent in {there}")
+        if f["crashed_in_other_run"] is not None:
+            c = f["crashed_in_other_run"]
+            cut.append(f'{c["node"]} crashed at step {c["step"]} in {there}')
+        state = "holds" if f["in_other_run"] else "missing"
+        label = (f'<span class="fact {state}" title="{state} in {there}">{escape(f["fact"])} at '
+                 f'{escape(f["node"] or "global")}:{f["step"]}</span> {escape(", ".join(words))}'
+                 + "".join(f' <strong class="cut">{escape(w)}</strong>' for w in cut))
+        if k in shown and (f["premises"] or f["absent"]):
             return f"<li>{label} (above)</li>"
         shown.add(k)
-        inner = "".join(item(p) for p in f["premises"]) + "".join(
-            f'<li class="absent">not {escape(a["fact"])} at {escape(a["node"] or "global")}:{a["step"]}</li>' for a in f["absent"])
+        inner = "" if f["in_other_run"] else "".join(item(p) for p in f["premises"])
+        for a in ([] if f["in_other_run"] else f["absent"]):
+            where = f'not {escape(a["fact"])} at {escape(a["node"] or "global")}:{a["step"]}'
+            if a["because"] is None:
+                inner += f'<li class="absent">{where}</li>'
+            else:
+                inner += (f'<li class="absent">{where}, <strong class="cut">but it holds in {there}</strong>:'
+                          f'<ul>{item(a["because"])}</ul></li>')
         return f"<li>{label}" + (f"<ul>{inner}</ul>" if inner else "") + "</li>"
 
     run = entry["run"]
     how = "a run without faults" if not run["faults"] else f'a run with {run["faults"]} fault(s)'
     return (f'<section class="lineage"><h3>why {escape(title)} was expected</h3>'
-            f"<p>it holds in {how}, within the same bounds; its lineage there:</p><ul>{item(entry['root'])}</ul></section>")
+            f"<p>it holds in {how} within the same bounds (the expected run); its lineage there, each fact "
+            f"green if it holds in the counterexample too, red if not:</p><ul>{item(entry['root'])}</ul></section>")

@@ -1,0 +1,162 @@
+"""The lineage of a counterexample's missing post fact (issue #19 item 2, dedalus2asp/inspect/lineage.py).
+
+Molly (Alvaro, Rosen, Hellerstein, *Lineage-driven fault injection*, SIGMOD 2015, §3–4) explains a
+violation by the provenance of the post fact in a run where it holds: the fault must cut it. Here:
+the one-shot broadcast under an omission (the lineage names the lost message), two-phase commit
+under a crash of its coordinator (the lineage names the crashed node), async delivery (the run
+chosen keeps the counterexample's schedule where it can), a post fact no run holds, the text, the
+JSON and runs.json against docs/runs-schema.json.
+"""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+
+from conftest import ROOT
+from dedalus2asp import pipeline
+from dedalus2asp.bounds import Bounds, Network
+from dedalus2asp.inspect.explain import ARRIVED
+from dedalus2asp.inspect.lineage import COUNTEREXAMPLE, CRASH_FATE, EXPECTED, LOST_FATE, NOT_SENT, attach
+from dedalus2asp.lang.ast import GLOBAL_NODE
+from dedalus2asp.verify import fault_free_run, index_html, runs_document, verify
+from test_verify import load
+
+MOLLY = ROOT / "examples" / "molly"
+
+
+def cut(entry):
+    """The arrivals of the expected run whose message the counterexample lost, as (sender, sent, addressee, relation, fate)."""
+    return sorted(
+        (str(d.reason.message.sender), d.reason.message.sent, str(d.reason.message.addressee), d.fact[0],
+         entry.marks[(EXPECTED, d.key)].message)
+        for side, d in entry.derivations()
+        if side == EXPECTED and d.reason.how == ARRIVED and entry.marks[(side, d.key)].message in (LOST_FATE, CRASH_FATE)
+    )
+
+
+def test_one_shot_broadcast_lineage_names_the_lost_message(tmp_path):
+    program, instance = load(tmp_path, "one-shot")
+    verdict = attach(verify(program, instance, Bounds(4, network=Network("sync", loss_until=1))), program, instance)
+    c = verdict.counterexample
+    [lost] = c.lost
+    [entry] = c.lineage
+    assert (entry.node, entry.step, entry.fact[0]) == (GLOBAL_NODE, 4, "post")
+    assert [str(a) for a in entry.fact[1]] == [str(lost.addressee), '"hello"']
+    assert entry.run is not None and entry.faults == 0  # sync: the fault-free run holds it
+    assert not entry.marks[(EXPECTED, entry.derivation.key)].holds
+    assert cut(entry) == [("a", 0, str(lost.addressee), "deliver", LOST_FATE)]
+    text = verdict.describe()
+    assert f'why post({lost.addressee}, "hello") at global:4 was expected: it holds in a run without faults' in text
+    assert f'deliver("hello") at {lost.addressee}:1: message from a, sent at step 0 by rule' in text
+    assert "LOST in the counterexample; missing there" in text
+    assert 'broadcast("hello") at a:0: input fact — holds in the counterexample too' in text
+    assert "rule 12: deliver(P)@async(M) :- broadcast(P), member(M)." in text
+
+
+def test_two_phase_commit_lineage_names_the_crashed_coordinator():
+    program, instance, _ = pipeline.load([MOLLY / "two_phase_commit.ded", MOLLY / "commit_assert.ded"], None, "molly")
+    verdict = attach(verify(program, instance, Bounds(4, network=Network("sync", crashes=1))), program, instance)
+    c = verdict.counterexample
+    [crash] = c.crashes
+    assert str(crash.node) == "c"
+    agents = sorted(str(e.fact[1][1]) for e in c.lineage)
+    assert agents == ["a", "b"] and all(e.faults == 0 for e in c.lineage)
+    for entry in c.lineage:
+        agent = str(entry.fact[1][1])
+        assert cut(entry) == [("c", crash.step, agent, "decision", CRASH_FATE)]
+        crashed = [entry.marks[k].crash for k in entry.marks if entry.marks[k].crash is not None]
+        assert crashed and {str(c.node) for c in crashed} == {"c"}
+    text = verdict.describe()
+    assert f"LOST in the counterexample: its sender c had CRASHED at step {crash.step}" in text
+    assert f"holds in the counterexample, where c had CRASHED at step {crash.step}" in text
+    assert text.count("rule 17: decision(X, D)@async(A) :- decide(X, D), agent(A).") == 1  # the rules once, after the trees
+
+
+def test_two_phase_commit_lost_prepare_through_the_why_not():
+    """A lost prepare to b: the coordinator does not decide because missing_vote holds in the
+    counterexample (a negated atom of the rule that decides), which holds because b's vote never came:
+    the lineage follows the negation into the counterexample and back, down to the lost prepare."""
+    program, instance, _ = pipeline.load([MOLLY / "two_phase_commit.ded", MOLLY / "commit_assert.ded"], None, "molly")
+    verdict = attach(verify(program, instance, Bounds(4, network=Network("sync", loss_until=1))), program, instance)
+    c = verdict.counterexample
+    [lost] = c.lost
+    assert (str(lost.sender), lost.relation) == ("c", "prepare")
+    agent = str(lost.addressee)
+    for entry in c.lineage:
+        assert entry.faults == 0 and cut(entry) == [("c", 0, agent, "prepare", LOST_FATE)]
+        assert "missing_vote" in {d.fact[0] for side, d in entry.derivations() if side == COUNTEREXAMPLE}
+        notes = {entry.marks[(side, d.key)].message for side, d in entry.derivations() if side == EXPECTED}
+        assert NOT_SENT in notes  # the decision and the vote were never sent in the counterexample
+    text = verdict.describe()
+    assert "missing_vote(t1) absent at c:" in text and "but HOLDS in the counterexample, so the rule does not fire there" in text
+    assert f"votes({agent}, t1, yes) absent at c:" in text and "but HOLDS in the expected run" in text
+    assert f"prepare(c, t1) at {agent}:1: message from c, sent at step 0 by rule 10 — LOST in the counterexample" in text
+
+
+def test_async_lineage_keeps_the_counterexample_schedule(tmp_path):
+    """Under async delivery many fault-free runs hold the post fact; the one chosen changes no message
+    of the counterexample but the lost one."""
+    program, instance = load(tmp_path, "one-shot")
+    verdict = attach(verify(program, instance, Bounds(4, network=Network(max_delay=2, loss_until=1))), program, instance)
+    c = verdict.counterexample
+    [lost] = c.lost
+    [entry] = c.lineage
+    assert entry.faults == 0 and cut(entry) == [("a", 0, str(lost.addressee), "deliver", LOST_FATE)]
+    key = lambda m: (m.sender, m.sent, m.addressee, m.relation, m.args)  # noqa: E731
+    chosen = {key(m): m.arrives for m in entry.run.messages}
+    assert all(chosen[key(m)] == m.arrives for m in c.model.messages)
+    assert (lost.sender, lost.sent, lost.addressee, lost.relation, lost.args) in chosen
+
+
+def test_a_post_fact_no_run_holds(tmp_path):
+    """b never logs its own broadcast: no run within the bounds holds post(b, ...)."""
+    invariant = 'pre(M, P) :- broadcast(N, P)@1, member(N, M);\npost(M, P) :- broadcast(M, P)@1, member(N, M), log(M, P);\n'
+    program, instance = load(tmp_path, "one-shot", invariant)
+    verdict = attach(verify(program, instance, Bounds(2, network=Network("sync"))), program, instance)
+    entries = verdict.counterexample.lineage
+    assert len(entries) == 2 and all(e.run is None and e.derivation is None for e in entries)
+    assert 'why post(b, "hello") at global:2 was expected: no run within the bounds holds it' in verdict.describe()
+    assert [e.as_dict()["run"] for e in entries] == [None, None]
+    assert [e.as_dict()["facts"] for e in entries] == [[], []]
+
+
+def test_holds_has_no_lineage(tmp_path):
+    program, instance = load(tmp_path, "one-shot")
+    verdict = verify(program, instance, Bounds(4, network=Network("sync")))
+    assert attach(verdict, program, instance) is verdict
+
+
+@pytest.mark.parametrize("network", [Network("sync", crashes=1), Network(max_delay=1, crashes=1, loss_until=2)], ids=["sync", "async"])
+def test_json_runs_json_and_page(network):
+    program, instance, _ = pipeline.load([MOLLY / "two_phase_commit.ded", MOLLY / "commit_assert.ded"], None, "molly")
+    bounds = Bounds(4, network=network)
+    verdict = attach(verify(program, instance, bounds), program, instance)
+    entries = verdict.as_dict()["counterexample"]["lineage"]
+    assert len(entries) == len(verdict.counterexample.missing)
+    for entry in entries:
+        facts = entry["facts"]
+        assert facts[entry["root"]]["fact"].startswith("post(") and [f["id"] for f in facts] == list(range(len(facts)))
+        assert all(0 <= p < len(facts) for f in facts for p in f["premises"])
+        assert any(f["message_in_other_run"] in ("lost", "lost-by-crash") or f["crashed_in_other_run"] for f in facts)
+        assert all(facts[a["because"]]["run"] != f["run"] for f in facts for a in f["absent"] if a["because"] is not None)
+    document = runs_document(verdict, fault_free_run(program, instance, bounds))
+    jsonschema.validate(document, json.loads((ROOT / "docs" / "runs-schema.json").read_text()))
+    [failure] = [r for r in document["runs"] if r["status"] == "failure"]
+    assert failure["lineage"] == entries and all("lineage" not in r for r in document["runs"] if r["status"] == "success")
+    page = index_html(document)
+    assert page.count('<section class="lineage">') == len(entries) and '<strong class="cut">' in page
+    assert "http" not in page.replace('lang="en"', "")  # opens from disk
+
+
+def test_schema_rejects_a_lineage_without_its_facts(tmp_path):
+    program, instance = load(tmp_path, "one-shot")
+    bounds = Bounds(4, network=Network("sync", loss_until=1))
+    document = runs_document(attach(verify(program, instance, bounds), program, instance), None)
+    schema = json.loads((ROOT / "docs" / "runs-schema.json").read_text())
+    jsonschema.validate(document, schema)
+    del document["runs"][0]["lineage"][0]["facts"][0]["message_in_other_run"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(document, schema)
