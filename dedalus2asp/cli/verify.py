@@ -9,6 +9,7 @@ in turn or on Spark executors (`--engine spark`); the verdict is the unsplit one
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -18,6 +19,7 @@ from .. import verify, verify_search
 from ..asp import solve
 from ..bounds import Encoding, Network, Semantics
 from ..formats import render
+from ..inspect import lineage
 from ..lang.diagnostics import Diagnostic, DiagnosticError
 from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, say, stderr, usage
 from .options import (LIMITS, NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, JsonOpt, Limits, MasterOpt,
@@ -86,6 +88,9 @@ def verify_(
                 split_verdict = verify_split(prog, instance, bounds_, split, pre.strip(), post.strip(), timeout, engine_,
                                              master=master, log_level=level, progress=progress.update)
             verdict = split_verdict.verdict
+            if verdict.holds is False:  # why each missing post fact was expected (inspect/lineage.py)
+                verdict = lineage.attach(verdict, prog, instance, timeout)
+                split_verdict = replace(split_verdict, verdict=verdict)
     except verify.InvariantError as error:
         fail(DiagnosticError([Diagnostic("bad-invariant", str(error), filename=str(program))]))
     if out is not None and verdict.holds is not None:
@@ -108,6 +113,8 @@ def _answer(question, prog, instance, bounds_, pre: str, post: str, all_: bool, 
     """The verdict and, for --out (`success`), a failure-free run at the verdict's horizon: both ground a
     program, so both run in the solver's process, within --timeout and --max-memory."""
     verdict = question(prog, instance, bounds_, pre, post, timeout, all_)
+    if verdict.holds is False:  # why each missing post fact was expected (inspect/lineage.py)
+        verdict = lineage.attach(verdict, prog, instance, None if timeout is None else max(timeout - verdict.seconds, 0.0))
     if not success or verdict.holds is None:
         return verdict, None
     return verdict, verify.fault_free_run(prog, instance, verdict.bounds, pre, post)

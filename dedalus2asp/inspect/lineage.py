@@ -31,6 +31,7 @@ cut. `as_dict` gives the whole derivation as a graph (facts with ids, premises b
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field, replace
 from html import escape
 
@@ -126,6 +127,8 @@ class Expected:
     derivation: Derivation | None = field(default=None, compare=False, repr=False)
     marks: dict = field(default_factory=dict, compare=False, repr=False)
     contrary: dict = field(default_factory=dict, compare=False, repr=False)
+    stopped: bool = False
+    """The timeout stopped the search for a run holding the post fact: `run` is the best found, or None."""
 
     @property
     def faults(self) -> int:
@@ -137,11 +140,12 @@ class Expected:
 
     def run_words(self) -> str:
         if self.run is None:
-            return "no run within the bounds holds it"
+            return "stopped (timeout) before a run holding it was found" if self.stopped else "no run within the bounds holds it"
+        stopped = " (stopped by the timeout: not proven the closest)" if self.stopped else ""
         if not self.faults:
-            return "it holds in a run without faults (same bounds, the schedule closest to the counterexample's)"
+            return f"it holds in a run without faults (same bounds, the schedule closest to the counterexample's){stopped}"
         faults = [f"lost {l}" for l in self.lost if not l.by_crash] + [f"crash of {c}" for c in self.crashes]
-        return f"it holds in a run with {self.faults} fault{'s' * (self.faults != 1)} ({'; '.join(faults)})"
+        return f"it holds in a run with {self.faults} fault{'s' * (self.faults != 1)} ({'; '.join(faults)}){stopped}"
 
     def derivations(self) -> list[tuple[str, Derivation]]:
         """Every derivation of the lineage, the post fact's first, each (run, derivation) once."""
@@ -219,6 +223,7 @@ class Expected:
             },
             "root": 0 if facts else None,
             "facts": facts,
+            "stopped": self.stopped,
         }
 
 
@@ -375,7 +380,9 @@ def expected(
     """For each missing row of `counterexample`, the run chosen in which its post fact holds and the post
     fact's derivation there, marked by the counterexample (see the module docstring). One grounding;
     one optimisation per missing row, the row an assumption; a row already explained by the run found
-    for an earlier row reuses that run."""
+    for an earlier row reuses that run. `timeout` (seconds) bounds the optimisations: one stopped
+    keeps the best run it found, or none (`Expected.stopped`)."""
+    began = time.perf_counter()
     compiled = transform(program, instance, bounds)
     rules = invariant(program, compiled, pre, post).split("% the fewest faults")[0].replace(f":- not {VIOLATED}.", "")
     ctl = clingo.Control(["--opt-mode=opt", "--warn=none"])
@@ -386,12 +393,15 @@ def expected(
     theirs = Lineage(counterexample.model, instance)
     for missing in counterexample.missing:
         node, step, fact = _post_point(program, post, missing.args, bounds.horizon)
+        stopped = False
         where = next((f for f in found if (node, step, *fact) in f[0].trace), None)
         if where is None:
             row = clingo.Function(POST_ROW, [clingo.Tuple_(missing.args)])
             best: list = []
             with ctl.solve(assumptions=[(row, True)], on_model=lambda m: best.append(m.symbols(atoms=True)), async_=True) as handle:
-                if not handle.wait(timeout) if timeout is not None else not handle.wait():
+                left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+                stopped = not (handle.wait(left) if left is not None else handle.wait())
+                if stopped:
                     handle.cancel()
                 handle.get()
             if best:
@@ -399,13 +409,13 @@ def expected(
                 where = (model, Lineage(model, instance))
                 found.append(where)
         if where is None:
-            result.append(Expected(missing, node, step, fact, None))
+            result.append(Expected(missing, node, step, fact, None, stopped=stopped))
             continue
         model, lineage = where
         derivation = lineage.derive(node, step, fact)
         lost, crashes = _faults_of(model)
         marks, contrary = _marks(derivation, {EXPECTED: lineage, COUNTEREXAMPLE: theirs})
-        result.append(Expected(missing, node, step, fact, model, lost, crashes, derivation, marks, contrary))
+        result.append(Expected(missing, node, step, fact, model, lost, crashes, derivation, marks, contrary, stopped))
     return tuple(result)
 
 
