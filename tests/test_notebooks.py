@@ -18,7 +18,7 @@ from nbclient.exceptions import CellExecutionError
 from conftest import ROOT
 
 NOTEBOOKS = ROOT / "notebooks"
-NAMES = ["01_stable_grounds.ipynb", "02_cron.ipynb", "03_at_scale.ipynb"]
+NAMES = ["01_stable_grounds.ipynb", "02_cron.ipynb", "03_at_scale.ipynb", "04_fault_tolerance.ipynb"]
 CELL_TIMEOUT = 600  # seconds; the slowest cell (a Spark run on a loaded 2-core machine) takes about a minute
 
 
@@ -57,9 +57,17 @@ def test_notebook_runs_top_to_bottom(name: str):
     assert all(c.execution_count is not None for c in code), f"{name}: not every code cell ran"
     errors = [o for c in code for o in c.outputs if o.output_type == "error"]
     assert not errors, f"{name}: {errors[0].ename}: {errors[0].evalue}"
-    # the pictures are there: the inspector's SVG diagrams (01, 02) and matplotlib plots (01, 03)
+    # the pictures are there: the inspector's SVG diagrams (01, 02, 04: counterexamples with their faults),
+    # matplotlib plots (01, 03) and the tables of verdicts (04)
     kinds = {mime for c in code for o in c.outputs for mime in o.get("data", {})}
     expected = {"01_stable_grounds.ipynb": {"image/svg+xml", "image/png"},
                 "02_cron.ipynb": {"image/svg+xml"},
-                "03_at_scale.ipynb": {"image/png"}}[name]
+                "03_at_scale.ipynb": {"image/png"},
+                "04_fault_tolerance.ipynb": {"image/svg+xml", "text/html"}}[name]
     assert expected <= kinds, f"{name}: missing outputs of type {expected - kinds}"
+    if name == "04_fault_tolerance.ipynb":  # the textbook verdicts (Molly's), and the run replayed
+        text = "".join(o.get("text", "") for c in code for o in c.outputs)
+        assert "simple_broadcast: counterexample" in text and "classic_broadcast: holds" in text
+        assert "two_phase_commit: counterexample" in text and "crashed: c at step" in text
+        assert "delay ≤ 1): pre(termination" in text
+        assert "trace and pending messages: True" in text
