@@ -85,11 +85,15 @@ def verify_(
             from ..verify_split import verify_split
 
             with Progress("verify", "part", split, quiet=quiet) as progress:
-                split_verdict = verify_split(prog, instance, bounds_, split, pre.strip(), post.strip(), timeout, engine_,
-                                             master=master, log_level=level, progress=progress.update)
+                if engine_ == "local":  # in the solver's own process, as unsplit: --timeout through grounding, --max-memory
+                    split_verdict = solve.isolated(verify_split, prog, instance, bounds_, split, pre.strip(), post.strip(),
+                                                   progress=progress.update, timeout=timeout, max_memory=limits.max_memory)
+                else:
+                    split_verdict = verify_split(prog, instance, bounds_, split, pre.strip(), post.strip(), timeout, engine_,
+                                                 master=master, log_level=level, progress=progress.update)
             verdict = split_verdict.verdict
             if verdict.holds is False:  # why each missing post fact was expected (inspect/lineage.py)
-                verdict = lineage.attach(verdict, prog, instance, timeout)
+                verdict = lineage.attach(verdict, prog, instance, None if timeout is None else max(timeout - verdict.seconds, 0.0))
                 split_verdict = replace(split_verdict, verdict=verdict)
     except verify.InvariantError as error:
         fail(DiagnosticError([Diagnostic("bad-invariant", str(error), filename=str(program))]))
