@@ -108,10 +108,11 @@ def varying(compiled: Compiled, deadline: float | None = None) -> list[str]:
 
     Stopped by `deadline` (time.time()), the consequences found so far still only hold atoms that vary."""
     found = {}
+    ctl = clingo.Control(["0", "--warn=none"])
+    ctl.add("base", [], compiled.text + split_rules(compiled))
+    ctl.ground([("base", [])])
     for mode in ("brave", "cautious"):
-        ctl = clingo.Control([f"--enum-mode={mode}", "0", "--warn=none"])
-        ctl.add("base", [], compiled.text + split_rules(compiled))
-        ctl.ground([("base", [])])
+        ctl.configuration.solve.enum_mode = mode
         last: list[clingo.Symbol] = []
 
         def on_model(model: clingo.Model) -> None:
