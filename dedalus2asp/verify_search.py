@@ -103,22 +103,29 @@ def _at(symbols: list[clingo.Symbol], horizon: int, compiled: Compiled) -> list[
     `_missing(R)`, and a message sent, neither arrived by `horizon` nor lost, as chosen_R(x,s,y,pending,w̄)."""
     cand = {message_relation("cand", r): chosen for chosen, r in compiled.messages.items()}
     arrived_name = {internal("arrived", r): chosen for chosen, r in compiled.messages.items()}
-    out, done = [], set()
+    out, done, cands = [], set(), []
     for atom in symbols:
-        args = atom.arguments
-        if atom.name == MISSING and len(args) == 2:
-            if args[0].number == horizon:
-                out.append(clingo.Function(MISSING, [args[1]]))
-            continue
-        out.append(atom)
-        if atom.name in arrived_name and args[3].number == horizon:  # _arrived_R(x,s,y,t,w̄): by step t
-            done.add((arrived_name[atom.name], *args[:3], *args[4:]))
-        elif atom.name in compiled.messages and args[3].match(LOST, 0):
-            done.add((atom.name, *args[:3], *args[4:]))
-    for atom in symbols:
-        if atom.name in cand and (cand[atom.name], *atom.arguments) not in done:
+        name = atom.name  # each read of a symbol's name or arguments is a call into clingo: once each
+        if name == MISSING:
             args = atom.arguments
-            out.append(clingo.Function(cand[atom.name], [*args[:3], clingo.Function(PENDING), *args[3:]]))
+            if len(args) == 2:
+                if args[0].number == horizon:
+                    out.append(clingo.Function(MISSING, [args[1]]))
+                continue
+        out.append(atom)
+        if name in arrived_name:  # _arrived_R(x,s,y,t,w̄): arrived by step t
+            args = atom.arguments
+            if args[3].number == horizon:
+                done.add((arrived_name[name], *args[:3], *args[4:]))
+        elif name in compiled.messages:
+            args = atom.arguments
+            if args[3].match(LOST, 0):
+                done.add((name, *args[:3], *args[4:]))
+        elif name in cand:
+            cands.append((cand[name], atom.arguments))
+    for chosen, args in cands:
+        if (chosen, *args) not in done:
+            out.append(clingo.Function(chosen, [*args[:3], clingo.Function(PENDING), *args[3:]]))
     return out
 
 

@@ -106,14 +106,35 @@ class OutputView:
         return f"{relation_name(self.relation)}({','.join(['X', '_t'] + [f'W{i}' for i in range(1, self.arity + 1)])})"
 
 
-def _counted(program: Program) -> bool:
+def _counted(program: Program, rules=None) -> bool:
     """Whether a rule head computes a value (an expression or an aggregate): the values of P without
     time may then grow without end (`count(N+1)@next :- count(N).`), and `may` counts hops."""
-    return any(isinstance(a, (Arithmetic, Aggregate)) for r in program.rules for a in r.head.args)
+    return any(isinstance(a, (Arithmetic, Aggregate)) for r in (program.rules if rules is None else rules) for a in r.head.args)
 
 
-def may(program: Program, instance: Instance, horizon: int | None = None) -> dict[str, set[tuple[clingo.Symbol, ...]]]:
+def _feeding(program: Program, relations) -> set[str]:
+    """The relations `relations` read, directly or not, through positive body atoms (with themselves): all
+    that their tuples in `may` depend on, negation being dropped there."""
+    needed, todo = set(relations), list(relations)
+    while todo:
+        name = todo.pop()
+        for rule in program.rules:
+            if rule.head.predicate == name:
+                for atom in rule.positive:
+                    if atom.predicate not in needed:
+                        needed.add(atom.predicate)
+                        todo.append(atom.predicate)
+    return needed
+
+
+def may(
+    program: Program, instance: Instance, horizon: int | None = None, only=None,
+) -> dict[str, set[tuple[clingo.Symbol, ...]]]:
     """An over-approximation of every tuple each relation can hold, at any node and step.
+
+    With `only` (relation names), the over-approximation of those relations, from the rules of the
+    relations they read (`_feeding`); the other relations' sets are then empty. A clock elsewhere
+    in the program (`clock(T + 1)@next :- clock(T).`) no longer makes it count hops.
 
     The least model of P with negation dropped and every rule read as deductive, on the union of
     H(x) over the nodes: a stable model of pure_ch(P) (tplp2016 §4.3) derives a fact of R(x,s,w̄) only
@@ -127,17 +148,20 @@ def may(program: Program, instance: Instance, horizon: int | None = None) -> dic
     `count` 1..the number of values, `sum` from the sum of the negative terms to that of the
     positive ones, `min` and `max` any of the values.
     """
-    hops = _counted(program)
+    needed = set(program.schema()) if only is None else _feeding(program, only)
+    chosen = [(rule, key) for rule, key in zip(program.rules, keys(program)) if rule.head.predicate in needed]
+    hops = _counted(program, [rule for rule, _ in chosen])
     if hops and horizon is None:
         raise ValueError("a program whose heads compute values needs the horizon to bound its _may_R")
     bound = len(instance.network) * ((horizon or 0) + 1) - 1 if hops else None
     lines = []
     for node_facts in instance.facts.values():
         for f in node_facts:
-            lines.append(f"{relation_name(f.predicate)}({'0,' if hops else ''}{_tuple([str(a) for a in f.args])}).")
+            if f.predicate in needed:
+                lines.append(f"{relation_name(f.predicate)}({'0,' if hops else ''}{_tuple([str(a) for a in f.args])}).")
     if hops:  # a tuple reached within n hops is reached within n+1
-        lines += [f"{relation_name(r)}(N+1,W) :- {relation_name(r)}(N,W), N < {bound}." for r in program.schema()]
-    for rule, key in zip(program.rules, keys(program)):
+        lines += [f"{relation_name(r)}(N+1,W) :- {relation_name(r)}(N,W), N < {bound}." for r in program.schema() if r in needed]
+    for rule, key in chosen:
         if rule.kind is not RuleKind.GLOBAL:  # only global rules read what a global rule derives
             lines += _may_rule(rule, key, bound)
     ctl = clingo.Control(["--warn=none"])
@@ -243,6 +267,8 @@ def incremental(
     """
     if not semantics.causal:
         raise ValueError("the incremental program is written for causal semantics only")
+    if horizon is None and _counted(program):
+        raise ValueError("a program whose heads compute values needs the horizon to bound its _may_R")
     instance = network.populate(instance)  # the nodes named by --nodes (docs/faults.md)
     reads_crash = network.crashes > 0 and program.schema().get(CRASH) == 2
     if crash_plan and horizon is None:
@@ -254,7 +280,9 @@ def incremental(
         )
     relations = program.schema()
     async_relations = program.async_relations()
-    reachable = may(program, instance, horizon)
+    # under sync a message arrives at the step after its send, never at a step grounded before: no
+    # _late_R, so no domain _may_R to compute (it is the costly part of a long horizon with values computed)
+    reachable = {} if network.sync else may(program, instance, horizon, only=async_relations)
     messages = [IncrementalMessage(r, k) for r, k in async_relations.items()]
     globals_ = frozenset(program.global_relations())
     rules = []
@@ -265,7 +293,7 @@ def incremental(
     may_facts = [
         internal("may", m.relation) + (f"({','.join(map(str, w))})" if w else "")
         for m in messages
-        for w in sorted(reachable[m.relation])
+        for w in sorted(reachable.get(m.relation, ()))
     ]
     text = environment().get_template("incremental.lp.j2").render(
         filename=in_comment(program.filename),
