@@ -19,7 +19,13 @@ arrives at step t of y) is defined at step k and reads `_late_R(y,t,w,k+1)`,
 an external until step k+1 defines it; at the horizon it stays false. Its
 domain `_may_R` is an over-approximation of what R can carry: the least
 model of P without negation, time and place on the union of the inputs
-(`may`). A message not arrived by the horizon is the one-shot's pending one.
+(`may`), of the rules that feed the message relations. A message not arrived by the horizon is the one-shot's pending one.
+
+Under sync delivery (Molly's rounds) a message arrives at the step after its send: no `_late_R`,
+no `_may_R`, and no `#edge` (happens-before follows the step numbers). Faults (docs/faults.md):
+a message chooses `lost` at its send step; crashes are chosen step by step (`_crashed(Y,_t)`),
+or, for a program that reads `crash(y, s)` at every step, as a crash plan in `base`
+(`crash_plan`, used by `verify --search-horizon`, dedalus2asp/verify_search.py).
 
 Only causal semantics: under `choice` a message may arrive in the past and
 support the very fact that sent it, a positive loop through atoms grounded
