@@ -182,3 +182,12 @@ def test_split_on_spark_from_the_command_line(spark):
     assert split["split"]["engine"] == "spark" and split["parts"] == 4 and split["complete"]
     assert (split["holds"], split["counterexample"]["faults"]) == (whole["holds"], whole["counterexample"]["faults"]) == (False, 1)
     assert sum(p["holds"] is False for p in split["split"]["parts"]) > 1
+
+
+def test_without_faults_one_part_does_the_work():
+    """No fault atom varies without --loss-until or --crashes: one cube, the other parts are empty and hold."""
+    program, instance = loaded("two_phase_commit")
+    b = Bounds(4, network=Network(delivery="sync"))
+    split = verify_split(program, instance, b, 3)
+    assert split.atoms == () and [p.cubes for p in split.parts] == [1, 0, 0]
+    assert answer(split.verdict) == answer(verify(program, instance, b)) == (True, True, None)
