@@ -160,3 +160,37 @@ def test_schema_rejects_a_lineage_without_its_facts(tmp_path):
     del document["runs"][0]["lineage"][0]["facts"][0]["message_in_other_run"]
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(document, schema)
+
+
+def test_cli_text_json_and_page_in_chromium(tmp_path):
+    """The command prints the lineage after the faults, puts it in --json, and --out DIR's page shows it
+    from disk (no network): the crashed coordinator of 2PC."""
+    import subprocess
+    import sys
+
+    from test_browser import chromium, headless
+
+    files = [str(MOLLY / "two_phase_commit.ded"), str(MOLLY / "commit_assert.ded"), "--eot", "5", "--delivery", "sync",
+             "--crashes", "1"]
+    run = lambda *more: subprocess.run([sys.executable, "-m", "dedalus2asp", "verify", *files, *more],  # noqa: E731
+                                       capture_output=True, text=True, cwd=tmp_path)
+    text = run()
+    assert text.returncode == 1, text.stderr
+    lines = text.stdout.splitlines()
+    crashed = next(k for k, line in enumerate(lines) if line.startswith("  crashed: c at step"))
+    assert lines[crashed + 1].startswith("  why post(termination, a, t1) at global:4 was expected: it holds in a run without faults")
+    assert "LOST in the counterexample: its sender c had CRASHED at step" in text.stdout
+    document = json.loads(run("--json").stdout)
+    entries = document["counterexample"]["lineage"]
+    assert [e["post"]["args"] for e in entries] == [["termination", "a", "t1"], ["termination", "b", "t1"]]
+    assert all(any(f["message_in_other_run"] == "lost-by-crash" and f["message"]["from"] == "c" for f in e["facts"])
+               for e in entries)
+    out = tmp_path / "out"
+    assert run("--out", str(out)).returncode == 1
+    runs = json.loads((out / "runs.json").read_text())
+    jsonschema.validate(runs, json.loads((ROOT / "docs" / "runs-schema.json").read_text()))
+    assert [len(r.get("lineage", ())) for r in runs["runs"]] == [0, 2]
+    dom = headless(chromium(), "--dump-dom", (out / "index.html").as_uri())
+    assert dom.returncode == 0, dom.stderr
+    assert dom.stdout.count('<section class="lineage">') == 2
+    assert dom.stdout.count("lost in the counterexample: its sender c had crashed at step") == 2

@@ -449,15 +449,18 @@ def html(entry: dict) -> str:
         if f["message"] is not None:
             words.append(f'sent by {f["message"]["from"]} at step {f["message"]["sent"]}')
         fate, cut = f["message_in_other_run"], []
-        if fate in (LOST_FATE, CRASH_FATE):
-            cut.append(f"lost in {there}" + (" (its sender had crashed)" if fate == CRASH_FATE else ""))
+        c = f["crashed_in_other_run"]
+        if fate == LOST_FATE:
+            cut.append(f"lost in {there}")
+        elif fate == CRASH_FATE:
+            cut.append(f"lost in {there}: its sender " + ("had crashed" if c is None else f'{c["node"]} had crashed at step {c["step"]}'))
         elif fate in (PENDING_FATE, NOT_SENT):
             cut.append(f"pending in {there}" if fate == PENDING_FATE else f"never sent in {there}")
-        if f["crashed_in_other_run"] is not None:
-            c = f["crashed_in_other_run"]
-            cut.append(f'{c["node"]} crashed at step {c["step"]} in {there}')
+        if c is not None and fate != CRASH_FATE:
+            cut.append(f'{c["node"]} had crashed at step {c["step"]} in {there}')
         state = "holds" if f["in_other_run"] else "missing"
-        label = (f'<span class="fact {state}" title="{state} in {there}">{escape(f["fact"])} at '
+        label = (("<em>in the counterexample:</em> " if f["run"] == COUNTEREXAMPLE else "")
+                 + f'<span class="fact {state}" title="{state} in {there}">{escape(f["fact"])} at '
                  f'{escape(f["node"] or "global")}:{f["step"]}</span> {escape(", ".join(words))}'
                  + "".join(f' <strong class="cut">{escape(w)}</strong>' for w in cut))
         if k in shown and (f["premises"] or f["absent"]):
@@ -467,9 +470,9 @@ def html(entry: dict) -> str:
         for a in ([] if f["in_other_run"] else f["absent"]):
             where = f'not {escape(a["fact"])} at {escape(a["node"] or "global")}:{a["step"]}'
             if a["because"] is None:
-                inner += f'<li class="absent">{where}</li>'
+                inner += f'<li><span class="absent">{where}</span></li>'
             else:
-                inner += (f'<li class="absent">{where}, <strong class="cut">but it holds in {there}</strong>:'
+                inner += (f'<li><span class="absent">{where}</span>, <strong class="cut">but it holds in {there}</strong>:'
                           f'<ul>{item(a["because"])}</ul></li>')
         return f"<li>{label}" + (f"<ul>{inner}</ul>" if inner else "") + "</li>"
 
@@ -477,4 +480,6 @@ def html(entry: dict) -> str:
     how = "a run without faults" if not run["faults"] else f'a run with {run["faults"]} fault(s)'
     return (f'<section class="lineage"><h3>why {escape(title)} was expected</h3>'
             f"<p>it holds in {how} within the same bounds (the expected run); its lineage there, each fact "
-            f"green if it holds in the counterexample too, red if not:</p><ul>{item(entry['root'])}</ul></section>")
+            "green if it holds in the counterexample too, red if not; behind a negated atom that holds in the "
+            "counterexample, its derivation there, each fact green if it holds in the expected run too, red if "
+            f"not:</p><ul>{item(entry['root'])}</ul></section>")
