@@ -140,6 +140,12 @@ def test_the_counterexample_is_a_run_of_the_engine_with_its_faults(tmp_path):
         assert {(str(x), s, r, tuple(map(str, a))) for x, s, r, a in run.trace} == model
         last = {(r, a) for x, s, r, a in found.model.trace if x == GLOBAL_NODE and s == horizon}
         assert {("pre", m.args) for m in found.missing} <= last and not any(("post", m.args) in last for m in found.missing)
+        # what the one-shot program calls arrived and pending: under sync, at the next step, or sent at the horizon
+        document = found.as_dict()
+        assert all(m["arrives"] == m["sent"] + 1 for m in document["messages"])
+        assert all(m["sent"] == horizon for m in document["pending"])
+        # a's copies to b arrive and its last sends are pending, unless a crashed (all of them lost)
+        assert bool(document["messages"]) is bool(document["pending"]) is not bool(found.crashes)
 
 
 def test_choice_semantics_searches_one_program_per_horizon_and_says_so(tmp_path):
