@@ -313,9 +313,23 @@ def _faults_of(model: Model) -> tuple[tuple[Lost, ...], tuple[Crash, ...]]:
     return lost, crashes
 
 
-def _mark(d: Derivation, other: Model) -> Mark:
+@dataclass(frozen=True)
+class _Run:
+    """What `_mark` looks up in the other run: its trace, its crashes, and each message's fate by its key."""
+
+    trace: frozenset
+    down: dict
+    fates: dict  # (sender, sent, addressee, relation, args) -> arrival step, None (pending) or LOST
+
+    @classmethod
+    def of(cls, model: Model) -> "_Run":
+        fates = {(m.sender, m.sent, m.addressee, m.relation, m.args): m.arrives for m in model.messages}
+        fates.update({(m.sender, m.sent, m.addressee, m.relation, m.args): LOST for m in model.lost})
+        return cls(model.trace, dict(model.crashes), fates)
+
+
+def _mark(d: Derivation, other: _Run) -> Mark:
     """How the fact of `d` fared in the `other` run (see `Mark`)."""
-    down = dict(other.crashes)
     holds = (d.node, d.step, *d.fact) in other.trace
     fate = arrives = None
     node, step = d.node, d.step
@@ -323,18 +337,18 @@ def _mark(d: Derivation, other: Model) -> Mark:
         m = d.reason.message
         key = (m.sender, m.sent, m.addressee, m.relation, m.args)
         node, step = m.sender, m.sent
-        fates = {(n.sender, n.sent, n.addressee, n.relation, n.args): n.arrives for n in other.messages}
-        if key in {(n.sender, n.sent, n.addressee, n.relation, n.args) for n in other.lost}:
-            fate = CRASH_FATE if m.sender in down and down[m.sender] <= m.sent else LOST_FATE
-        elif key not in fates:
+        there = other.fates.get(key, NOT_SENT)
+        if there == LOST:
+            fate = CRASH_FATE if m.sender in other.down and other.down[m.sender] <= m.sent else LOST_FATE
+        elif there == NOT_SENT:
             fate = NOT_SENT
-        elif fates[key] is None:
+        elif there is None:
             fate = PENDING_FATE
-        elif fates[key] == m.arrives:
+        elif there == m.arrives:
             fate = SAME
         else:
-            fate, arrives = OTHER_STEP, fates[key]
-    crash = Crash(node, down[node]) if node in down and down[node] <= step else None
+            fate, arrives = OTHER_STEP, there
+    crash = Crash(node, other.down[node]) if node in other.down and other.down[node] <= step else None
     return Mark(holds, fate, arrives, crash)
 
 
@@ -354,13 +368,14 @@ def _marks(root: Derivation, lineages: dict[str, Lineage]) -> tuple[dict, dict]:
     """The marks of every fact of the lineage, by (run, key), and the derivations in the other run of the
     absent atoms that hold there, by (run, key, atom) (see `Expected`)."""
     marks, contrary = {}, {}
+    runs = {side: _Run.of(lineage.model) for side, lineage in lineages.items()}
     todo = [(EXPECTED, root)]
     while todo:
         side, d = todo.pop()
         if (side, d.key) in marks:
             continue
         other = lineages[_other(side)]
-        marks[(side, d.key)] = _mark(d, other.model)
+        marks[(side, d.key)] = _mark(d, runs[_other(side)])
         todo.extend((side, p) for p in d.premises)
         if marks[(side, d.key)].holds:
             continue  # a leaf of the lineage: what holds in both runs is no part of the difference
