@@ -194,3 +194,33 @@ def test_cli_text_json_and_page_in_chromium(tmp_path):
     assert dom.returncode == 0, dom.stderr
     assert dom.stdout.count('<section class="lineage">') == 2
     assert dom.stdout.count("lost in the counterexample: its sender c had crashed at step") == 2
+
+
+LIBRARY = [(p, "broadcast_assert.ded") for p in ("simple_broadcast.ded", "retry_broadcast.ded", "ack_broadcast.ded",
+                                                 "classic_broadcast.ded")]
+LIBRARY += [(p, "commit_assert.ded") for p in ("two_phase_commit.ded", "two_phase_commit_timeout.ded")]
+
+
+@pytest.mark.parametrize("network", [Network("sync", crashes=1, loss_until=3), Network(max_delay=1, crashes=1, loss_until=2)],
+                         ids=["sync", "async"])
+def test_every_library_lineage_names_a_fault_of_its_counterexample(network):
+    """Molly's point: the fault must cut the lineage. Each missing row's lineage marks a message the
+    counterexample lost or a node it crashed, one of the counterexample's own faults."""
+    broken = 0
+    for protocol, invariant in LIBRARY:
+        program, instance, _ = pipeline.load([MOLLY / protocol, MOLLY / invariant], None, "molly")
+        verdict = verify(program, instance, Bounds(5, network=network))
+        if verdict.holds is not False:
+            continue
+        broken += 1
+        c = attach(verdict, program, instance).counterexample
+        lost = {(l.sender, l.sent, l.addressee, l.relation, l.args) for l in c.lost}
+        for entry in c.lineage:
+            assert entry.run is not None, (protocol, entry.missing)
+            named = [m for m in entry.marks.values() if m.message in (LOST_FATE, CRASH_FATE) or m.crash is not None]
+            assert named, (protocol, entry.missing)
+            assert all(m.crash in c.crashes for m in named if m.crash is not None)
+            assert all((d.reason.message.sender, d.reason.message.sent, d.reason.message.addressee, d.fact[0], d.fact[1]) in lost
+                       for side, d in entry.derivations()
+                       if entry.marks[(side, d.key)].message in (LOST_FATE, CRASH_FATE) and side == EXPECTED)
+    assert broken >= 4
