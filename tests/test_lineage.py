@@ -224,3 +224,15 @@ def test_every_library_lineage_names_a_fault_of_its_counterexample(network):
                        for side, d in entry.derivations()
                        if entry.marks[(side, d.key)].message in (LOST_FATE, CRASH_FATE) and side == EXPECTED)
     assert broken >= 4
+
+
+def test_a_located_post_relation_is_explained_at_its_node(tmp_path):
+    """--post log: the row (b, "hello") is log("hello") held by b, explained at b's last step."""
+    program, instance = load(tmp_path, "one-shot")
+    verdict = attach(verify(program, instance, Bounds(4, network=Network("sync", loss_until=1)), post="log"), program, instance)
+    [lost] = verdict.counterexample.lost
+    [entry] = verdict.counterexample.lineage
+    assert (entry.node, entry.step, entry.fact) == (lost.addressee, 4, ("log", lost.args))
+    assert entry.as_dict()["post"] == {"node": str(lost.addressee), "step": 4, "relation": "log", "args": ['"hello"']}
+    assert cut(entry) == [("a", 0, str(lost.addressee), "deliver", LOST_FATE)]
+    assert f'log("hello") at {lost.addressee}:1..4: deduced by rule 10, carried over to step 4 by rule 11' in verdict.describe()
