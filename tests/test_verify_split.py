@@ -191,3 +191,9 @@ def test_without_faults_one_part_does_the_work():
     split = verify_split(program, instance, b, 3)
     assert split.atoms == () and [p.cubes for p in split.parts] == [1, 0, 0]
     assert answer(split.verdict) == answer(verify(program, instance, b)) == (True, True, None)
+
+
+def test_help_describes_the_split_options():
+    out = runner.invoke(app, ["verify", "--help"], env={"COLUMNS": "200"}).stdout
+    for option in ("--split", "--engine", "--master", "--spark-log", "--quiet"):
+        assert option in out, option
