@@ -176,7 +176,7 @@ def test_report_shows_verify_jobs_and_reads_older_directories(tmp_path):
     before = pa.schema([f for f in schema if f.name not in ("delivery", "loss_until", "crashes", "nodes", "pre", "post", "holds", "faults")])
     pq.write_table(pa.Table.from_pylist([{n: row[n] for n in before.names}], schema=before), out / "jobs" / f"{old.id}.parquet")
     jobs_section, verified = report.batch_summary(out).sections
-    assert [r[6] for r in jobs_section.rows] == ["", "sync", "sync, losses before 2"]  # the network column
+    assert [r[6] for r in jobs_section.rows] == ["async", "sync", "sync, losses before 2"]  # the network column
     assert sorted(r[5] for r in verified.rows) == ["broken, 1 fault", "holds"]
     (broken,) = [r for r in verified.rows if r[5] != "holds"]
     assert broken[3] == "sync, losses before 2" and broken[4] == "pre → post"

@@ -79,15 +79,15 @@ def verdict(job: dict) -> str:
 
 
 def network(job: dict) -> str:
-    """A job's network in brief: "sync, losses < 2, ≤ 1 crash", "delay ≤ 1", "" (async, no bound, no fault)."""
-    words = ["sync" if job.get("delivery") == "sync" else "" if job["max_delay"] is None else f"delay ≤ {job['max_delay']}"]
+    """A job's network in brief: "sync, losses before 2, ≤ 1 crash", "delay ≤ 1" (async), "async" (no delay bound)."""
+    words = ["sync" if job.get("delivery") == "sync" else "async" if job["max_delay"] is None else f"delay ≤ {job['max_delay']}"]
     if job.get("loss_until"):
         words.append(f"losses before {job['loss_until']}")
     if job.get("crashes"):
         words.append(f"≤ {job['crashes']} crash" + ("" if job["crashes"] == 1 else "es"))
     if job.get("nodes"):
         words.append("nodes " + ",".join(job["nodes"]))
-    return ", ".join(w for w in words if w)
+    return ", ".join(words)
 
 
 def counterexample(job: dict) -> str:
