@@ -236,3 +236,12 @@ def test_a_located_post_relation_is_explained_at_its_node(tmp_path):
     assert entry.as_dict()["post"] == {"node": str(lost.addressee), "step": 4, "relation": "log", "args": ['"hello"']}
     assert cut(entry) == [("a", 0, str(lost.addressee), "deliver", LOST_FATE)]
     assert f'log("hello") at {lost.addressee}:1..4: deduced by rule 10, carried over to step 4 by rule 11' in verdict.describe()
+
+
+def test_no_time_left_no_lineage(tmp_path):
+    """With less time left than the verdict took, the lineage is not attempted: each entry says it was stopped."""
+    program, instance = load(tmp_path, "one-shot")
+    verdict = verify(program, instance, Bounds(4, network=Network("sync", loss_until=1)))
+    [entry] = attach(verdict, program, instance, timeout=verdict.seconds / 2).counterexample.lineage
+    assert entry.stopped and entry.run is None and entry.as_dict()["stopped"] is True
+    assert 'was expected: stopped (timeout) before a run holding it was found' in entry.tree()[0][0]

@@ -398,6 +398,9 @@ def expected(
     for an earlier row reuses that run. `timeout` (seconds) bounds the optimisations: one stopped
     keeps the best run it found, or none (`Expected.stopped`)."""
     began = time.perf_counter()
+    if timeout is not None and timeout <= 0:  # no time left: not even a grounding (clingo cannot stop one)
+        return tuple(Expected(m, *_post_point(program, post, m.args, bounds.horizon), None, stopped=True)
+                     for m in counterexample.missing)
     compiled = transform(program, instance, bounds)
     rules = invariant(program, compiled, pre, post).split("% the fewest faults")[0].replace(f":- not {VIOLATED}.", "")
     ctl = clingo.Control(["--opt-mode=opt", "--warn=none"])
@@ -438,10 +441,14 @@ def attach(
     verdict: Verdict, program: Program, instance: Instance, timeout: float | None = None
 ) -> Verdict:
     """The verdict with the lineage of each missing post fact in its counterexample (`Counterexample.lineage`);
-    the verdict itself when it has no counterexample."""
+    the verdict itself when it has no counterexample. The lineage grounds and solves a program like the
+    verdict's: with a `timeout` shorter than the verdict took, it is not attempted (each entry `stopped`),
+    so that a counterexample found is not lost to the deadline of its explanation."""
     c = verdict.counterexample
     if c is None:
         return verdict
+    if timeout is not None and timeout < verdict.seconds:
+        timeout = 0.0
     lineage = expected(program, instance, verdict.bounds, c, verdict.pre, verdict.post, timeout)
     return replace(verdict, counterexample=replace(c, lineage=lineage))
 
