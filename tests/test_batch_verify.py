@@ -102,6 +102,7 @@ post = ["post", "log"]
     ]
     (verify_d,) = [j for j in jobs if j.parameters["task"] == "verify" and j.parameters["nodes"] == ["d"] and j.parameters["post"] == "post"]
     assert verify_d.bounds.network == Network(crashes=1, nodes=("d",))
+    assert job(tmp_path, program=SIMPLE, task="verify", nodes=[]).id == job(tmp_path, program=SIMPLE, task="verify").id
     # the jobs of older manifests keep their ids: the new keys at their defaults are left out of the hash
     one = dict(program="examples/jcss2014/alg3.ded", input="examples/jcss2014/alg3.facts", task="count")
     assert job(tmp_path, **one).id == "9ff3d70c171f45d8" == job(tmp_path, **one, delivery="async", crashes=0, pre="pre").id

@@ -341,6 +341,7 @@ def read_manifest(path: Path) -> list[Job]:
         for values in itertools.product(*lists.values()):
             params = {**DEFAULTS, **defaults, **dict(zip(lists, values))}
             params = _applies(problems, table, spec, written, {k: params.get(k) for k in KEYS}, tasks, refused)
+            params["nodes"] = params["nodes"] or None  # no extra node, written [] or not at all: one job
             if params["task"] == "cron":
                 params["semantics"] = None  # cron analyses causal-finite and choice both: one job, not one per semantics
             try:
