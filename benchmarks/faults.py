@@ -104,6 +104,7 @@ SPLIT_POINTS = [  # (files, options): Molly-sized questions of the library, and 
     (["two_phase_commit_timeout.ded", "commit_assert.ded"], ["--eot", "9", "--eff", "7", "--crashes", "2", "--max-delay", "1"]),
     (["classic_broadcast.ded", "broadcast_assert.ded"], ["--eot", "9", "--eff", "7", "--crashes", "2", "--delivery", "sync"]),
     (["ack_broadcast.ded", "broadcast_assert.ded"], ["--eot", "9", "--eff", "7", "--crashes", "1", "--max-delay", "1"]),
+    (["ack_broadcast.ded", "broadcast_assert.ded"], ["--eot", "9", "--eff", "7", "--delivery", "sync"]),  # it holds
     (None, ["--eot", "9", "--eff", "7", "--crashes", "2", "--delivery", "sync"]),  # the retry family, 5 nodes
 ]
 
