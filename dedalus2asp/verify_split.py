@@ -20,7 +20,8 @@ dealt to the K parts in turn. Every run satisfies exactly one cube, so the parts
 * the fewest faults of a counterexample is the least over the parts of each part's fewest; the one
   shown is that of the first part (then first cube) with that number, so the answer is deterministic;
 * the answer is complete iff every part is; a part stopped by the deadline (`timeout`, shared by all
-  parts) leaves the invariant unknown unless another part found a counterexample.
+  parts; the start of Spark's JVM is not counted) leaves the invariant unknown unless another part
+  found a counterexample.
 
 So the verdict — holds, and the number of faults of its counterexample — is the unsplit `verify`'s.
 """
@@ -204,7 +205,10 @@ def verify_split(
         from .asp.split import collect_watched
         from .runs.spark import spark_session
 
+        starting = time.time()
         session = spark if spark is not None else spark_session(master, log_level=log_level)
+        if deadline is not None:  # the JVM's start is not the parts' time
+            deadline += time.time() - starting
         rdd = session.sparkContext.parallelize(list(enumerate(split)), numSlices=parts).map(
             lambda item: (item[0], solve_part(payload, text, atoms, item[1], deadline, pre))
         )
