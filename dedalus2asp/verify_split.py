@@ -107,7 +107,8 @@ def _order(atom: clingo.Symbol) -> tuple:
 def varying(compiled: Compiled, deadline: float | None = None) -> list[str]:
     """The split atoms true in some run and false in another, crashes first, then omissions by step.
 
-    Stopped by `deadline` (time.time()), the consequences found so far still only hold atoms that vary."""
+    Stopped by `deadline` (time.time()), it returns what the consequences found so far tell apart: a split
+    atom that does not vary after all only leaves some cubes without a run, and the cubes still partition."""
     found = {}
     ctl = clingo.Control(["0", "--warn=none"])
     ctl.add("base", [], compiled.text + split_rules(compiled))
