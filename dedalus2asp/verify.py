@@ -395,10 +395,12 @@ def _fault_set(symbols: list[clingo.Symbol]) -> tuple[FaultSet, list[clingo.Symb
 
 def minimal_fault_sets(
     program: Program, instance: Instance, bounds: Bounds, pre: str = "pre", post: str = "post",
-    timeout: float | None = None, runs: bool = False,
+    timeout: float | None = None, runs: bool = False, extra: str = "", assumptions=(),
 ):
     """Every subset-minimal set of faults with which some run breaks the invariant, fewest first, and
-    whether the enumeration finished (False: stopped by `timeout`, with the sets found so far).
+    whether the enumeration finished (False: stopped by `timeout`, with the sets found so far). With
+    `assumptions` ((atom, truth) pairs on atoms of the program or of `extra`, rules added to it), only
+    among the runs that satisfy them (`verify --split --all`: the runs of one cube).
 
     One optimisation per set: the run with the fewest faults among those whose faults include no set
     found before (each found set is then forbidden with its supersets). A set found this way is
@@ -406,7 +408,8 @@ def minimal_fault_sets(
     With `runs`, each set comes with a run it breaks (a `Counterexample`), as pairs."""
     began = time.perf_counter()
     compiled = transform(program, instance, bounds)
-    text = compiled.text + invariant(program, compiled, pre, post).split("% the fewest faults")[0] + _faults(compiled)
+    text = compiled.text + invariant(program, compiled, pre, post).split("% the fewest faults")[0] + _faults(compiled) + extra
+    assumptions = list(assumptions)
     ctl = clingo.Control(["--opt-mode=opt", "--warn=none"])
     ctl.add("base", [], text)
     ctl.ground([("base", [])])
@@ -415,7 +418,7 @@ def minimal_fault_sets(
         left = None if timeout is None else timeout - (time.perf_counter() - began)
         if left is not None and left <= 0:
             return tuple(found), False
-        best, complete = _optimum(ctl, left)
+        best, complete = _optimum(ctl, left, assumptions)
         if not complete:
             return tuple(found), False
         if not best:
