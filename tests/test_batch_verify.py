@@ -133,7 +133,7 @@ def test_a_verify_job_answers_as_verify_does(tmp_path, files, network):
 def test_a_verify_job_with_a_bad_invariant_or_no_time_fails_alone(tmp_path, monkeypatch):
     row, _, _ = batch.execute_job(job(tmp_path, program=SIMPLE, task="verify", post="nothing"))
     assert row["status"] == "error" and row["holds"] is None and invariants.words(row) == ""
-    assert "the program has no relation 'nothing' to verify" in row["error"] and row["error"].startswith(str(ROOT / SIMPLE[0]))
+    assert "the program has no relation 'nothing' to verify (give the key post;" in row["error"] and row["error"].startswith(str(ROOT / SIMPLE[0]))
     # stopped before an answer (verify's own timeout): status timeout, the bounds in the error, holds null
     stopped = job(tmp_path, program=SIMPLE, task="verify", delivery="sync", crashes=2, loss_until=3, timeout=0.5)
     answers = []

@@ -54,7 +54,8 @@ def run(program: Program, instance: Instance, job: Job) -> dict:
     try:
         verdict = verify.verify(program, instance, job.bounds, p["pre"], p["post"], p["timeout"])
     except verify.InvariantError as error:  # no relation pre or post, or rows of different widths: as the command says
-        return {"status": "error", "error": format_diagnostic(Diagnostic("bad-invariant", str(error), filename=job.program))}
+        message = str(error).replace("give --pre R", "give the key pre").replace("give --post R", "give the key post")  # a job's keys
+        return {"status": "error", "error": format_diagnostic(Diagnostic("bad-invariant", message, filename=job.program))}
     found = record(verdict)
     row = {"holds": verdict.holds, "faults": found["faults"], "verdicts": json.dumps(found, sort_keys=True, ensure_ascii=False)}
     if verdict.holds is None:
