@@ -19,7 +19,7 @@ from conftest import ROOT
 from dedalus2asp import pipeline
 from dedalus2asp.bounds import Bounds, Network
 from dedalus2asp.inspect.explain import ARRIVED
-from dedalus2asp.inspect.lineage import COUNTEREXAMPLE, CRASH_FATE, EXPECTED, LOST_FATE, NOT_SENT, attach
+from dedalus2asp.inspect.lineage import COUNTEREXAMPLE, CRASH_FATE, EXPECTED, LOST_FATE, NOT_SENT, attach, html
 from dedalus2asp.lang.ast import GLOBAL_NODE
 from dedalus2asp.verify import fault_free_run, index_html, runs_document, verify
 from test_verify import load
@@ -118,7 +118,7 @@ def test_a_post_fact_no_run_holds(tmp_path):
     verdict = attach(verify(program, instance, Bounds(2, network=Network("sync"))), program, instance)
     entries = verdict.counterexample.lineage
     assert len(entries) == 2 and all(e.run is None and e.derivation is None for e in entries)
-    assert 'why post(b, "hello") at global:2 was expected: no run within the bounds holds it' in verdict.describe()
+    assert 'no lineage for post(b, "hello") at global:2: no run within the bounds holds it' in verdict.describe()
     assert [e.as_dict()["run"] for e in entries] == [None, None]
     assert [e.as_dict()["facts"] for e in entries] == [[], []]
 
@@ -244,4 +244,6 @@ def test_no_time_left_no_lineage(tmp_path):
     verdict = verify(program, instance, Bounds(4, network=Network("sync", loss_until=1)))
     [entry] = attach(verdict, program, instance, timeout=verdict.seconds / 2).counterexample.lineage
     assert entry.stopped and entry.run is None and entry.as_dict()["stopped"] is True
-    assert 'was expected: stopped (timeout) before a run holding it was found' in entry.tree()[0][0]
+    member = entry.missing.args[0]
+    assert f'no lineage for post({member}, "hello") at global:4: the timeout stopped the search for a run where it holds' in entry.tree()[0][0]
+    assert "the timeout stopped" in html(entry.as_dict())

@@ -140,7 +140,8 @@ class Expected:
 
     def run_words(self) -> str:
         if self.run is None:
-            return "stopped (timeout) before a run holding it was found" if self.stopped else "no run within the bounds holds it"
+            return ("the timeout stopped the search for a run where it holds" if self.stopped
+                    else "no run within the bounds holds it (nothing led to expect it)")
         stopped = " (stopped by the timeout: not proven the closest)" if self.stopped else ""
         if not self.faults:
             return f"it holds in a run without faults (same bounds, the schedule closest to the counterexample's){stopped}"
@@ -166,7 +167,8 @@ class Expected:
         """The compact tree, and the rules it names by number: a fact that also holds in the other run
         is a leaf; a chain of carry-overs of one fact is one line (`at b:1..4`); an absent atom that
         holds in the other run is followed by its derivation there."""
-        head = f"{indent}why {show_fact(*self.fact)} at {self.where} was expected: {self.run_words()}"
+        head = (f"{indent}why {show_fact(*self.fact)} at {self.where} was expected: {self.run_words()}" if self.run is not None
+                else f"{indent}no lineage for {show_fact(*self.fact)} at {self.where}: {self.run_words()}")
         lines, rules, shown = [head], {}, set()
         if self.derivation is None:
             return lines, rules
@@ -461,7 +463,9 @@ def html(entry: dict) -> str:
     post = entry["post"]
     title = f'{post["relation"]}({", ".join(post["args"])}) at {post["node"] or "global"}:{post["step"]}'
     if entry["run"] is None:
-        return f'<section class="lineage"><h3>why {escape(title)} was expected</h3><p>no run within the bounds holds it</p></section>'
+        why = ("the timeout stopped the search for a run where it holds" if entry["stopped"]
+               else "no run within the bounds holds it (nothing led to expect it)")
+        return f'<section class="lineage"><h3>no lineage for {escape(title)}</h3><p>{why}</p></section>'
     shown: set[int] = set()
 
     def item(k: int) -> str:
