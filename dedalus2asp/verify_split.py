@@ -38,7 +38,8 @@ from .asp.names import LOST
 from .asp.transform import Compiled, transform
 from .bounds import Bounds
 from .lang.ast import Instance, Program
-from .verify import CRASHED, SILENCED, Verdict, _counterexample, _optimum, invariant
+from .verify import (CRASHED, SILENCED, Counterexample, FaultSet, Verdict, _counterexample, _optimum, invariant,
+                     minimal_fault_sets)
 
 SPLIT_CRASHED = "_split_crashed"
 SPLIT_OMITTED = "_split_omitted"
@@ -184,13 +185,46 @@ def solve_part(
     }
 
 
+def fault_sets_part(
+    question: tuple, atoms: list[str], part: list[tuple[bool, ...]], deadline: float | None,
+) -> tuple[list[tuple[FaultSet, Counterexample]], bool]:
+    """`--all` in one part: the subset-minimal fault sets of each cube's runs (`minimal_fault_sets` under the
+    cube's assumptions), each with a run it breaks, and whether every cube's enumeration finished.
+    `question`: (program, instance, bounds, pre, post)."""
+    program, instance, bounds, pre, post = question
+    extra = split_rules(transform(program, instance, bounds))
+    symbols = [clingo.parse_term(a) for a in atoms]
+    found: list[tuple[FaultSet, Counterexample]] = []
+    for cube in part:
+        left = None if deadline is None else deadline - time.time()
+        if left is not None and left <= 0:
+            return found, False
+        sets, finished = minimal_fault_sets(program, instance, bounds, pre, post, left, runs=True, extra=extra,
+                                            assumptions=zip(symbols, cube))
+        found += sets
+        if not finished:
+            return found, False
+    return found, True
+
+
+def _task(payload: Compiled, text: str, atoms: list[str], part: list[tuple[bool, ...]], deadline: float | None,
+          pre: str, question: tuple | None, ctl: clingo.Control | None = None) -> dict:
+    """One part: its optimisation (`solve_part`) and, with `question` (--all) and a counterexample, its fault sets."""
+    result = solve_part(payload, text, atoms, part, deadline, pre, ctl)
+    if question is not None and result["holds"] is False:
+        result["sets"], finished = fault_sets_part(question, atoms, part, deadline)
+        result["sets_complete"] = finished
+    return result
+
+
 def verify_split(
     program: Program, instance: Instance, bounds: Bounds, parts: int, pre: str = "pre", post: str = "post",
     timeout: float | None = None, engine: str = "local", spark=None, master: str | None = None,
-    log_level: str | None = None, progress: Callable[[int], None] | None = None,
+    log_level: str | None = None, progress: Callable[[int], None] | None = None, all_: bool = False,
 ) -> SplitVerdict:
     """`verify` as `parts` optimisations over disjoint cubes of fault atoms (see the module docstring), in turn
-    (engine "local") or as one Spark task per part (engine "spark"); `progress(k)` as k parts are done.
+    (engine "local") or as one Spark task per part (engine "spark"); `progress(k)` as k parts are done. With
+    `all_`, the minimal fault sets too: each part's, less those that include another part's set (`combine`).
 
     Raises InvariantError (from `invariant`) when `pre` or `post` is not a relation or their arities differ."""
     if engine not in ENGINES:
@@ -202,6 +236,7 @@ def verify_split(
     atoms, split = cubes(varying(compiled, deadline), parts, bounds.network.crashes)
     payload = replace(compiled, program=None)  # P holds clingo symbols, which do not pickle
     report = progress or (lambda done: None)
+    question = (program, instance, bounds, pre, post) if all_ else None
     if engine == "spark":
         from .asp.split import collect_watched
         from .runs.spark import spark_session
@@ -211,7 +246,7 @@ def verify_split(
         if deadline is not None:  # the JVM's start is not the parts' time
             deadline += time.time() - starting
         rdd = session.sparkContext.parallelize(list(enumerate(split)), numSlices=parts).map(
-            lambda item: (item[0], solve_part(payload, text, atoms, item[1], deadline, pre))
+            lambda item: (item[0], _task(payload, text, atoms, item[1], deadline, pre, question))
         )
         found = [r for _, r in sorted(collect_watched(session, rdd, report, "verify --split"), key=lambda r: r[0])]
     else:
@@ -220,25 +255,49 @@ def verify_split(
         ctl.ground([("base", [])])
         found = []
         for part in split:
-            found.append(solve_part(payload, text, atoms, part, deadline, pre, ctl))
+            found.append(_task(payload, text, atoms, part, deadline, pre, question, ctl))
             report(len(found))
-    return combine(found, split, atoms, compiled, bounds, pre, post, engine, time.perf_counter() - began)
+    return combine(found, split, atoms, compiled, bounds, pre, post, engine, time.perf_counter() - began, all_)
+
+
+def _faults_of(found: FaultSet) -> frozenset:
+    return frozenset(found.omissions) | frozenset(found.crashes)
+
+
+def minimal(sets: list[tuple[FaultSet, Counterexample]]) -> list[tuple[FaultSet, Counterexample]]:
+    """The sets that include no other set of `sets` (each once, its first run kept), fewest faults first.
+
+    The parts' minimal fault sets, so combined, are the whole's: a set minimal in the whole is minimal in
+    the part of a run it breaks, and one that is minimal in its part only includes a smaller set that is
+    minimal in the whole, found in its own part."""
+    kept: dict[frozenset, tuple[FaultSet, Counterexample]] = {}
+    for pair in sets:
+        kept.setdefault(_faults_of(pair[0]), pair)
+    return sorted((pair for faults, pair in kept.items() if not any(other < faults for other in kept)),
+                  key=lambda pair: (len(_faults_of(pair[0])), str(pair[0])))
 
 
 def combine(
     found: list[dict], split: list[list[tuple[bool, ...]]], atoms: list[str], compiled: Compiled, bounds: Bounds,
-    pre: str, post: str, engine: str, seconds: float,
+    pre: str, post: str, engine: str, seconds: float, all_: bool = False,
 ) -> SplitVerdict:
     """The parts' answers as one verdict: holds iff every part holds, complete iff every part is, the
-    counterexample with the fewest faults (the first part's on a tie)."""
+    counterexample with the fewest faults (the first part's on a tie); with `all_`, the minimal fault sets."""
     complete = all(r["complete"] for r in found)
     broken = [(r["faults"], i) for i, r in enumerate(found) if r["holds"] is False]
     if broken:
         _, i = min(broken)
         symbols = [clingo.parse_term(a) for a in found[i]["model"]]
         counterexample = _counterexample(symbols, compiled, pre, complete)
-        verdict = Verdict(False, counterexample, complete, bounds, pre, post, seconds)
+        if all_:
+            sets = minimal([pair for r in found for pair in r.get("sets", ())])
+            complete = complete and all(r.get("sets_complete", True) for r in found)
+            verdict = Verdict(False, counterexample, complete, bounds, pre, post, seconds,
+                              fault_sets=tuple(f for f, _ in sets), witnesses=tuple(w for _, w in sets))
+        else:
+            verdict = Verdict(False, counterexample, complete, bounds, pre, post, seconds)
     else:
-        verdict = Verdict(True if complete else None, None, complete, bounds, pre, post, seconds)
+        verdict = Verdict(True if complete else None, None, complete, bounds, pre, post, seconds,
+                          fault_sets=() if all_ and complete else None)
     parts = tuple(Part(i, len(split[i]), r["holds"], r["complete"], r["faults"], r["seconds"]) for i, r in enumerate(found))
     return SplitVerdict(verdict, tuple(atoms), parts, engine)
