@@ -247,3 +247,18 @@ def test_no_time_left_no_lineage(tmp_path):
     member = entry.missing.args[0]
     assert f'no lineage for post({member}, "hello") at global:4: the timeout stopped the search for a run where it holds' in entry.tree()[0][0]
     assert "the timeout stopped" in html(entry.as_dict())
+
+
+@pytest.mark.parametrize("protocol, network", [
+    ("ack_broadcast.ded", Network(max_delay=1, loss_until=2, crashes=1)),  # --all's runs need not include the counterexample
+    ("simple_broadcast.ded", Network("sync", loss_until=2, crashes=1)),
+], ids=["ack-async", "simple-sync"])
+def test_all_puts_the_lineage_on_one_failure_run(protocol, network):
+    program, instance, _ = pipeline.load([MOLLY / protocol, MOLLY / "broadcast_assert.ded"], None, "molly")
+    verdict = attach(verify(program, instance, Bounds(5, network=network), all_=True), program, instance)
+    document = runs_document(verdict, None)
+    jsonschema.validate(document, json.loads((ROOT / "docs" / "runs-schema.json").read_text()))
+    carrying = [r for r in document["runs"] if r.get("lineage")]
+    assert len(carrying) == 1 and carrying[0]["status"] == "failure"
+    assert all(any(f["message_in_other_run"] in ("lost", "lost-by-crash") or f["crashed_in_other_run"] for f in e["facts"])
+               for e in carrying[0]["lineage"])

@@ -445,14 +445,23 @@ def attach(
     """The verdict with the lineage of each missing post fact in its counterexample (`Counterexample.lineage`);
     the verdict itself when it has no counterexample. The lineage grounds and solves a program like the
     verdict's: with a `timeout` shorter than the verdict took, it is not attempted (each entry `stopped`),
-    so that a counterexample found is not lost to the deadline of its explanation."""
+    so that a counterexample found is not lost to the deadline of its explanation. With --all's runs
+    (`Verdict.witnesses`), runs.json shows the lineage on the counterexample's run; when none of them is
+    the counterexample, the first (one with the fewest faults) gets its own lineage."""
     c = verdict.counterexample
     if c is None:
         return verdict
     if timeout is not None and timeout < verdict.seconds:
         timeout = 0.0
+    began = time.perf_counter()
     lineage = expected(program, instance, verdict.bounds, c, verdict.pre, verdict.post, timeout)
-    return replace(verdict, counterexample=replace(c, lineage=lineage))
+    witnesses = verdict.witnesses
+    if witnesses and c not in witnesses:  # --all found the fewest faults in another run: explain that run too
+        left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+        first = replace(witnesses[0], lineage=expected(program, instance, verdict.bounds, witnesses[0], verdict.pre,
+                                                       verdict.post, left))
+        witnesses = (first, *witnesses[1:])
+    return replace(verdict, counterexample=replace(c, lineage=lineage), witnesses=witnesses)
 
 
 def html(entry: dict) -> str:
