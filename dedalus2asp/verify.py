@@ -30,6 +30,7 @@ import clingo
 from .asp.names import LOST, relation_name
 from .asp.transform import Compiled, transform
 from .bounds import Bounds
+from .formats.lineage import html
 from .inspect.model import Model, decode
 from .lang.ast import GLOBAL_NODE, Instance, Program
 
@@ -504,8 +505,6 @@ def index_html(document: dict) -> str:
     """index.html of `verify --out DIR`: the verdict and, per run of runs.json, its status, its faults, its
     spacetime diagram (run-K.svg beside it) and, for a counterexample, the lineage of each missing post
     fact as a nested list; a page that opens from disk, without scripts."""
-    from .inspect.lineage import html  # it imports this module
-
     rows = []
     for run in document["runs"]:
         spec = run["failureSpec"]
