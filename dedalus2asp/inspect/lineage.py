@@ -24,9 +24,16 @@ fault-free one whenever the row holds there.
 The post fact is explained there (`explain.Lineage`), and each fact of its derivation is marked by
 how it fared in the counterexample (`Mark`): whether it holds there too, what became of its
 message (lost to an omission, lost because its sender had crashed, pending, arrived at another
-step, never sent), and whether its node had crashed by its step. The text form is a compact tree:
-a fact that holds in the counterexample too is a leaf, so the tree stops at the frontier the faults
-cut. `as_dict` gives the whole derivation as a graph (facts with ids, premises by id).
+step, never sent), and whether its node had crashed by its step. Provenance is positive, but a
+rule may fail in the counterexample because a negated atom of its body holds there: such an atom
+(absent in the expected run, present in the counterexample) is explained in the counterexample,
+its facts marked by the expected run, and so on back and forth, each fact of each run once — so
+2PC's coordinator that never decides leads, through `missing_vote`, to the lost `prepare`.
+
+The text form is a compact tree: a fact that holds in both runs is a leaf, so the tree stops at
+the frontier the faults cut. `as_dict` gives the whole derivation as a graph (facts with ids,
+premises by id, absent atoms pointing to their derivation in the other run), as runs.json and
+`verify --json` carry it (docs/runs-schema.json); `formats.lineage` draws it in index.html.
 """
 
 from __future__ import annotations
