@@ -1,0 +1,140 @@
+"""`run` with faults (issue #19, docs/faults.md): a run drawn from `--seed` within `--loss-until` and `--crashes`.
+
+One run of the fault space, as Molly's fault injection computes one run per failure specification (Alvaro,
+Rosen, Hellerstein, *Lineage-driven fault injection*, SIGMOD 2015): `Schedule.with_faults` draws the
+crashes and the omitted channels from the seed, and every back end drops the same messages. Checked here:
+the draw stays within its budget and depends on the seed only; under sync delivery the run is one of the
+runs of the fault-injected program (its trace is the trace of a model, crash(y, s) facts included: Theorem 4
+(i) with faults); and the Spark engine writes the local engine's tables (one Spark session for the module).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dedalus2asp import pipeline
+from dedalus2asp.asp import solve
+from dedalus2asp.asp.transform import transform
+from dedalus2asp.bounds import Bounds, Network
+from dedalus2asp.cli import app
+from dedalus2asp.runs.schedule import Schedule
+
+from typer.testing import CliRunner
+
+from conftest import ROOT
+
+MOLLY = ROOT / "examples" / "molly"
+
+# a one-shot broadcast in Molly's dialect whose nodes read crash(Me, Node, Time): b and c note a's crash
+SUSPECTING = """
+member(a, b)@1; member(a, c)@1; member(b, a)@1; member(c, a)@1;
+broadcast(a, "hi")@1;
+member(N, M)@next :- member(N, M);
+deliver(M, P)@async :- broadcast(N, P), member(N, M);
+log(N, P) :- deliver(N, P);
+log(N, P)@next :- log(N, P);
+suspect(N, M) :- member(N, M), crash(N, M, _);
+"""
+
+
+def invoke(*args):
+    """The command line in process; a traceback fails the test."""
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise AssertionError(f"uncaught {result.exception!r} for {args}") from result.exception
+    return result
+
+
+def nodes_file(tmp_path):
+    path = tmp_path / "abc.facts"
+    path.write_text("a { }\nb { }\nc { }\n")
+    return path
+
+
+def tables(out) -> dict[str, list[str]]:
+    import pyarrow.parquet as pq
+
+    return {name: sorted(map(str, pq.read_table(out / name).to_pylist())) for name in ("trace", "messages", "outputs")}
+
+
+def test_the_faults_drawn_stay_within_the_budget_and_follow_the_seed():
+    network, steps = ("a", "b", "c", "d"), 5
+    drawn = [Schedule(seed=seed).with_faults(network, steps, loss_until=2, crashes=1) for seed in range(30)]
+    assert all(len(s.crashes) <= 1 and all(t < steps for _, t in s.crashes) for s in drawn)
+    assert all(x != y and t < 2 for s in drawn for x, t, y in s.omissions)
+    assert any(s.crashes for s in drawn) and any(not s.crashes for s in drawn)
+    assert len({s.omissions for s in drawn}) > 20  # the seed chooses
+    assert drawn[7] == Schedule(seed=7).with_faults(list(reversed(network)), steps, loss_until=2, crashes=1)
+    assert Schedule(seed=3).with_faults(network, steps) == Schedule(seed=3)  # no budget, no fault
+    # a crashed sender's channels are not omitted as well: its messages are lost by the crash
+    assert all(not (x == y and c <= t) for s in drawn for (y, c) in s.crashes for x, t, _ in s.omissions)
+
+
+def test_a_sync_run_with_faults_is_a_run_of_the_fault_injected_program(tmp_path):
+    """The local engine's run under the drawn faults has the trace of a model of the sync fault-injected program
+    (the crash facts of the run included), and a crash or an omission changes it."""
+    program_file = tmp_path / "suspecting.ded"
+    program_file.write_text(SUSPECTING)
+    program, instance, _ = pipeline.load(program_file, None, "molly")
+    found = solve.traces(transform(program, instance, Bounds(3, network=Network("sync", loss_until=2, crashes=1))))
+    assert found.complete
+    models = {frozenset((str(x), s, r, tuple(map(str, a))) for x, s, r, a in m.trace) for m in found.models}
+    traces = set()
+    for seed in range(6):
+        result = invoke("run", program_file, "-i", nodes_file(tmp_path), "-k", 4, "--loss-until", 2, "--crashes", 1,
+                        "--seed", seed, "-o", tmp_path / f"s{seed}")
+        assert result.exit_code == 0, result.stderr
+        info = json.loads((tmp_path / f"s{seed}" / "run.json").read_text())
+        faults = info["faults"]
+        assert faults["loss_until"] == 2 and faults["max_crashes"] == 1
+        assert f"faults drawn by seed {seed}" in result.stdout
+        rows = {(r[0], r[1], r[2], tuple(r[3])) for r in (tuple(d.values()) for d in _rows(tmp_path / f"s{seed}" / "trace"))}
+        assert rows in models, f"seed {seed}: not the trace of a model ({faults})"
+        crashed = {x for x, _ in faults["crashes"]}
+        assert {a[0] for (_, _, r, a) in rows if r == "suspect"} <= crashed  # suspect(M) names a crashed node
+        assert bool(crashed) == any(r == "crash" for (_, _, r, _) in rows)
+        traces.add(frozenset(rows))
+    assert len(traces) > 1
+
+
+def _rows(directory):
+    import pyarrow.parquet as pq
+
+    return pq.read_table(directory).to_pylist()
+
+
+def test_a_bad_fault_budget_is_a_usage_error(tmp_path):
+    program = MOLLY / "simple_broadcast.ded"
+    result = invoke("run", program, "-i", nodes_file(tmp_path), "-k", 3, "--loss-until", 2, "--eff", 3, "-o", tmp_path / "o")
+    assert result.exit_code == 2 and "--eff F is --loss-until F-1" in result.stderr
+    result = invoke("run", program, "-i", nodes_file(tmp_path), "-k", 3, "--crashes", -1, "-o", tmp_path / "o")
+    assert result.exit_code == 2
+
+
+def test_run_on_spark_with_faults_writes_the_local_tables(spark, tmp_path):
+    """`run --engine spark` under drawn crashes and omissions writes the tables of `--engine local`: a program that
+    reads crash (sync schedule; seed 2 crashes a at step 1 after its broadcast got out, and omits channels of b and
+    c), and the classic broadcast (random schedule, delay <= 2; seed 4 crashes c at step 1 and omits a's copy to c at
+    step 0). Two small runs: a Spark run of a few rules takes tens of seconds on a loaded machine. The command's
+    Spark session is the module's one (`getOrCreate`)."""
+    suspecting = tmp_path / "suspecting.ded"
+    suspecting.write_text(SUSPECTING)
+    cases = [
+        (suspecting, ["--seed", 2], {"crashes": [["a", 1]]}),
+        (MOLLY / "classic_broadcast.ded", ["--seed", 4, "--schedule", "random", "-D", 2], {"crashes": [["c", 1]]}),
+    ]
+    for number, (program, options, expected) in enumerate(cases):
+        results = {}
+        for engine in ("local", "spark"):
+            out = tmp_path / f"{number}-{engine}"
+            result = invoke("run", program, "-i", nodes_file(tmp_path), "-k", 3, "--loss-until", 2, "--crashes", 1,
+                            *options, "--engine", engine, "-o", out, "--quiet")
+            assert result.exit_code == 0, result.stderr
+            results[engine] = tables(out)
+            faults = json.loads((out / "run.json").read_text())["faults"]
+            assert faults["crashes"] == expected["crashes"] and faults["omissions"]
+        assert results["spark"] == results["local"], f"case {number}: {faults}"
+        assert results["local"]["trace"]
+    assert any("'suspect'" in row for row in tables(tmp_path / "0-spark")["trace"])
