@@ -237,3 +237,32 @@ def test_a_verify_sweep_on_spark_answers_as_the_command_does(tmp_path, spark):
     broken = [r for r in written["results"] if r["holds"] is False]
     assert all(r["counterexample"]["missing"] and r["faults"] >= 1 for r in broken)
     assert {(r["delivery"], r["crashes"], r["loss_until"]) for r in broken} == {("sync", 0, 2), ("sync", 1, 2), ("async", 1, 2)}
+
+
+def test_the_example_sweep_reproduces_the_textbook_verdicts():
+    """examples/batch/faults.toml, each job run in this process: under sync delivery the one-shot broadcast breaks with
+    one omission, the retrying one survives omissions but not an omission and a crash, the classic one survives a crash
+    but not lasting omissions, 2PC (with or without its timeout) decides without faults and blocks on a crash; async
+    without a delay bound breaks 2PC with no fault (a vote still in flight)."""
+    jobs = batch.read_manifest(ROOT / "examples" / "batch" / "faults.toml")
+    assert len(jobs) == 40 and {j.parameters["task"] for j in jobs} == {"verify"}
+    verdicts = {}
+    for j in jobs:
+        row, _, _ = batch.execute_job(j)
+        assert row["status"] == "ok", row["error"]
+        p = j.parameters
+        name = report.short_name(row["program"], stem=True).split(" + ")[0]
+        verdicts[name, p["delivery"], p["loss_until"] or 0, p["crashes"]] = (row["holds"], row["faults"])
+    sync = {k[0]: {} for k in verdicts}
+    for (name, delivery, loss, crashes), verdict in verdicts.items():
+        if delivery == "sync":
+            sync[name][loss, crashes] = verdict
+    assert sync["simple_broadcast"] == {(0, 0): (True, None), (0, 1): (True, None), (2, 0): (False, 1), (2, 1): (False, 1)}
+    assert sync["retry_broadcast"] == {(0, 0): (True, None), (0, 1): (True, None), (2, 0): (True, None), (2, 1): (False, 2)}
+    assert sync["classic_broadcast"] == {(0, 0): (True, None), (0, 1): (True, None), (2, 0): (False, 2), (2, 1): (False, 2)}
+    for protocol in ("two_phase_commit", "two_phase_commit_timeout"):
+        assert sync[protocol] == {(0, 0): (True, None), (0, 1): (False, 1)}
+        assert verdicts[protocol, "async", 0, 0] == (False, 0)
+    # async with delays up to 1 answers as sync on the broadcasts, here
+    assert all(verdicts[name, "async", loss, c] == verdicts[name, "sync", loss, c]
+               for name, delivery, loss, c in verdicts if delivery == "sync" and name.endswith("broadcast"))
