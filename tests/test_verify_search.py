@@ -240,3 +240,48 @@ def test_the_answer_is_the_same_in_the_solvers_process(tmp_path, options):
     runs = json.loads((tmp_path / "out" / "runs.json").read_text())
     assert [r["status"] for r in runs["runs"]][0] == "success"  # the failure-free run, at the verdict's horizon
     assert runs["runs"][0]["failureSpec"]["eot"] == json.loads(plain.stdout)["bound"]["horizon"] + 1
+
+
+CRASH_READING = """
+member(a). member(b). member(c).
+a { start(hi)@0. }
+b { }
+c { }
+"""
+
+
+@pytest.mark.parametrize("network", [Network("sync", crashes=1), Network(max_delay=1, crashes=1, loss_until=1)],
+                         ids=["sync-crash1", "D1-crash1-loss1"])
+def test_the_crash_plan_up_front_has_the_one_shot_traces_at_every_horizon(network):
+    """incremental(crash_plan=True): the crash plan chosen in base, at steps 0..T; the models of horizon h kept to
+    crashes at steps <= h have the traces of the one-shot program of horizon h (crash(y, s) included)."""
+    import clingo
+
+    from dedalus2asp.asp import solve
+    from dedalus2asp.asp.incremental import Unrolling, incremental
+    from dedalus2asp.asp.transform import transform
+    from dedalus2asp.inspect.model import decode
+    from dedalus2asp.lang.facts import parse_facts
+    from dedalus2asp.lang.parser import parse_program
+
+    program = parse_program(
+        "bcast(M)@async(Y) :- start(M), member(Y).\nbcast(M)@async(Y) :- bcast(M), member(Y).\n"
+        "got(M) :- bcast(M).\ngot(M)@next :- got(M).\ndown(Y) :- crash(Y, S).\n", "classic.ded")
+    instance = parse_facts(CRASH_READING, "members.facts")
+    with pytest.raises(ValueError, match="crash"):
+        incremental(program, instance, Semantics.CAUSAL_FINITE, network, horizon=2)
+    inc = incremental(program, instance, Semantics.CAUSAL_FINITE, network, horizon=2, crash_plan=True)
+    unrolling = Unrolling(inc, ["0"], project=True)  # one model per trace
+    unrolling.control.add("keep", ["h"], "#external _keep(h).\n:- _keep(h), _crashed(Y,S), S > h.\n")
+    for horizon in range(3):
+        unrolling.extend(horizon)
+        keep = clingo.Function("_keep", [clingo.Number(horizon)])
+        unrolling.control.ground([("keep", [clingo.Number(horizon)])])
+        unrolling.control.assign_external(keep, True)
+        compiled = transform(program, instance, Bounds(horizon, network=network))
+        found: set = set()
+        unrolling.control.solve(on_model=lambda m: found.add(decode(m.symbols(atoms=True), compiled).trace))
+        unrolling.control.release_external(keep)
+        expected = {m.trace for m in solve.traces(compiled).models}
+        assert any(r == "crash" for trace in expected for _, _, r, _ in trace)
+        assert found == expected, horizon
