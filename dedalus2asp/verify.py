@@ -21,6 +21,7 @@ is matched by post(b, "hello"), global as well, or by the fact post("hello") hel
 
 from __future__ import annotations
 
+import itertools
 import time
 from html import escape
 from dataclasses import dataclass, field, replace
@@ -396,12 +397,10 @@ def _fault_set(symbols: list[clingo.Symbol]) -> tuple[FaultSet, list[clingo.Symb
 
 def minimal_fault_sets(
     program: Program, instance: Instance, bounds: Bounds, pre: str = "pre", post: str = "post",
-    timeout: float | None = None, runs: bool = False, extra: str = "", assumptions=(),
+    timeout: float | None = None, runs: bool = False,
 ):
     """Every subset-minimal set of faults with which some run breaks the invariant, fewest first, and
-    whether the enumeration finished (False: stopped by `timeout`, with the sets found so far). With
-    `assumptions` ((atom, truth) pairs on atoms of the program or of `extra`, rules added to it), only
-    among the runs that satisfy them (`verify --split --all`: the runs of one cube).
+    whether the enumeration finished (False: stopped by `timeout`, with the sets found so far).
 
     One optimisation per set: the run with the fewest faults among those whose faults include no set
     found before (each found set is then forbidden with its supersets). A set found this way is
@@ -409,31 +408,49 @@ def minimal_fault_sets(
     With `runs`, each set comes with a run it breaks (a `Counterexample`), as pairs."""
     began = time.perf_counter()
     compiled = transform(program, instance, bounds)
-    text = compiled.text + invariant(program, compiled, pre, post).split("% the fewest faults")[0] + _faults(compiled) + extra
-    assumptions = list(assumptions)
     ctl = clingo.Control(["--opt-mode=opt", "--warn=none"])
-    ctl.add("base", [], text)
+    ctl.add("base", [], fault_sets_program(program, compiled, pre, post))
     ctl.ground([("base", [])])
-    found: list[FaultSet] = []
-    while True:
-        left = None if timeout is None else timeout - (time.perf_counter() - began)
-        if left is not None and left <= 0:
-            return tuple(found), False
-        best, complete = _optimum(ctl, left, assumptions)
-        if not complete:
-            return tuple(found), False
-        if not best:
-            break
-        faults, atoms = _fault_set(best[-1])
-        found.append((faults, _counterexample(best[-1], compiled, pre, True)) if runs else faults)
-        if not atoms:
-            break  # it breaks without any fault: the one minimal set is the empty one
-        part = f"found{len(found)}"
-        ctl.add(part, [], ":- " + ", ".join(str(a) for a in atoms) + ".")
-        ctl.ground([(part, [])])
+    models, finished = fault_set_models(ctl, None if timeout is None else timeout - (time.perf_counter() - began))
+    found = [(_fault_set(m)[0], _counterexample(m, compiled, pre, True)) if runs else _fault_set(m)[0] for m in models]
+    if not finished:
+        return tuple(found), False
     size = (lambda f: (len(f[0].omissions) + len(f[0].crashes), str(f[0]))) if runs else (
         lambda f: (len(f.omissions) + len(f.crashes), str(f)))
     return tuple(sorted(found, key=size)), True
+
+
+def fault_sets_program(program: Program, compiled: Compiled, pre: str, post: str) -> str:
+    """The program whose optimal models have the fewest faults among the counterexamples (`_fault(F)` atoms)."""
+    return compiled.text + invariant(program, compiled, pre, post).split("% the fewest faults")[0] + _faults(compiled)
+
+
+_FOUND = itertools.count(1)
+
+
+def fault_set_models(ctl: clingo.Control, timeout: float | None, assumptions=()) -> tuple[list[list[clingo.Symbol]], bool]:
+    """The enumeration of `minimal_fault_sets` on `ctl` (`fault_sets_program`, grounded; under `assumptions`,
+    clingo's (atom, truth) pairs, if any): one optimal model per minimal set, in the order found, and whether
+    it finished within `timeout` seconds. Each set found is forbidden with its supersets (rules added to `ctl`)."""
+    began = time.perf_counter()
+    assumptions = list(assumptions)
+    found: list[list[clingo.Symbol]] = []
+    while True:
+        left = None if timeout is None else timeout - (time.perf_counter() - began)
+        if left is not None and left <= 0:
+            return found, False
+        best, complete = _optimum(ctl, left, assumptions)
+        if not complete:
+            return found, False
+        if not best:
+            return found, True
+        found.append(best[-1])
+        atoms = _fault_set(best[-1])[1]
+        if not atoms:
+            return found, True  # it breaks without any fault: the one minimal set is the empty one
+        part = f"found{next(_FOUND)}"  # a part name of its own, in each call on the same control
+        ctl.add(part, [], ":- " + ", ".join(str(a) for a in atoms) + ".")
+        ctl.ground([(part, [])])
 
 
 # ---------------------------------------------------------------------------
@@ -515,7 +532,7 @@ def index_html(document: dict) -> str:
             f'<section class="run {escape(run["status"])}"><h2>run {k}: {escape(run["status"])}</h2>'
             f'<p>{escape("; ".join(faults) or "no fault")}</p>'
             f'<img src="run-{k}.svg" alt="the spacetime diagram of run {k}">'
-            + "".join(html(entry) for entry in run.get("lineage", ())) + "</section>"
+            + "".join(html(entry, f"{k}-{n}") for n, entry in enumerate(run.get("lineage", ()))) + "</section>"
         )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>verify</title>'

@@ -11,6 +11,8 @@ JSON and runs.json against docs/runs-schema.json.
 from __future__ import annotations
 
 import json
+import re
+from xml.etree import ElementTree
 
 import jsonschema
 import pytest
@@ -149,7 +151,15 @@ def test_json_runs_json_and_page(network):
     assert failure["lineage"] == entries and all("lineage" not in r for r in document["runs"] if r["status"] == "success")
     page = index_html(document)
     assert page.count('<section class="lineage">') == len(entries) and '<strong class="cut">' in page
-    assert "http" not in page.replace('lang="en"', "")  # opens from disk
+    assert not re.search(r'(src|href)="https?:', page)  # opens from disk
+    graphs = re.findall(r"<svg .*?</svg>", page, re.S)
+    assert len(graphs) == len(entries)
+    for drawn, entry in zip(graphs, entries):  # a well-formed graph: a box per fact drawn, an arrow per premise drawn
+        tree = ElementTree.fromstring(drawn)
+        boxes = tree.findall("{http://www.w3.org/2000/svg}g")
+        assert len(tree.findall("{http://www.w3.org/2000/svg}line")) == len(boxes) - 1
+        assert boxes[0].get("class") == "missing" and entry["facts"][0]["fact"] in boxes[0].findtext("{http://www.w3.org/2000/svg}title")
+        assert any("lost in the counterexample" in "".join(b.itertext()) for b in boxes)
 
 
 def test_schema_rejects_a_lineage_without_its_facts(tmp_path):
@@ -194,7 +204,8 @@ def test_cli_text_json_and_page_in_chromium(tmp_path):
     dom = headless(chromium(), "--dump-dom", (out / "index.html").as_uri())
     assert dom.returncode == 0, dom.stderr
     assert dom.stdout.count('<section class="lineage">') == 2
-    assert dom.stdout.count("lost in the counterexample: its sender c had crashed at step") == 2
+    assert dom.stdout.count('<svg xmlns="http://www.w3.org/2000/svg" class="lineage-graph"') == 2
+    assert dom.stdout.count("lost in the counterexample: its sender c had crashed at step") == 4  # the graph and the list
 
 
 LIBRARY = [(p, "broadcast_assert.ded") for p in ("simple_broadcast.ded", "retry_broadcast.ded", "ack_broadcast.ded",
