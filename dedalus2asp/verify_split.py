@@ -34,12 +34,13 @@ from typing import Callable
 
 import clingo
 
+from .asp import solve
 from .asp.names import LOST
 from .asp.transform import Compiled, transform
 from .bounds import Bounds
 from .lang.ast import Instance, Program
-from .verify import (CRASHED, SILENCED, Counterexample, FaultSet, Verdict, _counterexample, _optimum, invariant,
-                     minimal_fault_sets)
+from .verify import (CRASHED, SILENCED, Counterexample, FaultSet, Verdict, _counterexample, _fault_set, _optimum,
+                     fault_set_models, fault_sets_program, invariant)
 
 SPLIT_CRASHED = "_split_crashed"
 SPLIT_OMITTED = "_split_omitted"
@@ -185,78 +186,93 @@ def solve_part(
     }
 
 
-def fault_sets_part(
-    question: tuple, atoms: list[str], part: list[tuple[bool, ...]], deadline: float | None,
-) -> tuple[list[tuple[FaultSet, Counterexample]], bool]:
-    """`--all` in one part: the subset-minimal fault sets of each cube's runs (`minimal_fault_sets` under the
-    cube's assumptions), each with a run it breaks, and whether every cube's enumeration finished.
-    `question`: (program, instance, bounds, pre, post)."""
-    program, instance, bounds, pre, post = question
-    extra = split_rules(transform(program, instance, bounds))
+def sets_part(
+    payload: Compiled, sets_text: str, atoms: list[str], part: list[tuple[bool, ...]], deadline: float | None,
+) -> tuple[list[list[str]], bool]:
+    """`--all` in one part: the minimal fault sets of its cubes' runs (`fault_set_models` under each cube's
+    assumptions, on one grounding of `sets_text`: a set found in one cube is forbidden with its supersets in
+    the next, which only skips sets that are not minimal), one model per set as text, and whether it finished."""
+    if not part:
+        return [], True
+    ctl = clingo.Control(["--opt-mode=opt", "--warn=none"])
+    ctl.add("base", [], sets_text)
+    ctl.ground([("base", [])])
     symbols = [clingo.parse_term(a) for a in atoms]
-    found: list[tuple[FaultSet, Counterexample]] = []
+    found: list[list[str]] = []
     for cube in part:
         left = None if deadline is None else deadline - time.time()
         if left is not None and left <= 0:
             return found, False
-        sets, finished = minimal_fault_sets(program, instance, bounds, pre, post, left, runs=True, extra=extra,
-                                            assumptions=zip(symbols, cube))
-        found += sets
+        models, finished = fault_set_models(ctl, left, zip(symbols, cube))
+        found += [[str(s) for s in model] for model in models]
         if not finished:
             return found, False
     return found, True
 
 
-def _task(payload: Compiled, text: str, atoms: list[str], part: list[tuple[bool, ...]], deadline: float | None,
-          pre: str, question: tuple | None, ctl: clingo.Control | None = None) -> dict:
-    """One part: its optimisation (`solve_part`) and, with `question` (--all) and a counterexample, its fault sets."""
+def _task(payload: Compiled, text: str, sets_text: str | None, atoms: list[str], part: list[tuple[bool, ...]],
+          deadline: float | None, pre: str, ctl: clingo.Control | None = None) -> dict:
+    """One part: its optimisation (`solve_part`) and, with `sets_text` (--all) and a counterexample, its fault sets."""
     result = solve_part(payload, text, atoms, part, deadline, pre, ctl)
-    if question is not None and result["holds"] is False:
-        result["sets"], finished = fault_sets_part(question, atoms, part, deadline)
-        result["sets_complete"] = finished
+    if sets_text is not None and result["holds"] is False:
+        result["sets"], result["sets_complete"] = sets_part(payload, sets_text, atoms, part, deadline)
     return result
+
+
+def _in_turn(payload: Compiled, text: str, sets_text: str | None, parts: int, pre: str,
+             report: Callable[[int], None], timeout: float | None = None) -> tuple[list[str], list, list[dict]]:
+    """The split atoms, the cubes of each part and what each part found, the parts solved in turn on one grounding.
+    Only text, truth values and numbers: it may run in the solver's own process (`asp.solve.isolated`), and a
+    clingo symbol made there means nothing here."""
+    deadline = None if timeout is None else time.time() + timeout
+    atoms, split = cubes(varying(payload, deadline), parts, payload.bounds.network.crashes)
+    ctl = clingo.Control(["--opt-mode=opt", "--warn=none"])
+    ctl.add("base", [], text)
+    ctl.ground([("base", [])])
+    found = []
+    for part in split:
+        found.append(_task(payload, text, sets_text, atoms, part, deadline, pre, ctl))
+        report(len(found))
+    return atoms, split, found
 
 
 def verify_split(
     program: Program, instance: Instance, bounds: Bounds, parts: int, pre: str = "pre", post: str = "post",
     timeout: float | None = None, engine: str = "local", spark=None, master: str | None = None,
     log_level: str | None = None, progress: Callable[[int], None] | None = None, all_: bool = False,
+    max_memory: int | None = None,
 ) -> SplitVerdict:
     """`verify` as `parts` optimisations over disjoint cubes of fault atoms (see the module docstring), in turn
-    (engine "local") or as one Spark task per part (engine "spark"); `progress(k)` as k parts are done. With
-    `all_`, the minimal fault sets too: each part's, less those that include another part's set (`combine`).
+    (engine "local": in a process of its own with a `timeout` or `max_memory`, `asp.solve.isolated`) or as one
+    Spark task per part (engine "spark"); `progress(k)` as k parts are done. With `all_`, the minimal fault
+    sets too: each part's, less those that include another part's set (`minimal`).
 
     Raises InvariantError (from `invariant`) when `pre` or `post` is not a relation or their arities differ."""
     if engine not in ENGINES:
         raise ValueError(f"the engine must be one of {', '.join(ENGINES)}, not {engine!r}")
     began = time.perf_counter()
-    deadline = None if timeout is None else time.time() + timeout
     compiled = transform(program, instance, bounds)
     text = compiled.text + invariant(program, compiled, pre, post) + split_rules(compiled)
-    atoms, split = cubes(varying(compiled, deadline), parts, bounds.network.crashes)
-    payload = replace(compiled, program=None)  # P holds clingo symbols, which do not pickle
+    sets_text = fault_sets_program(program, compiled, pre, post) + split_rules(compiled) if all_ else None
+    payload = replace(compiled, program=None)  # P holds clingo symbols: a symbol is a pointer, valid in this process only
     report = progress or (lambda done: None)
-    question = (program, instance, bounds, pre, post) if all_ else None
     if engine == "spark":
         from .asp.split import collect_watched
         from .runs.spark import spark_session
 
+        deadline = None if timeout is None else time.time() + timeout
+        atoms, split = cubes(varying(compiled, deadline), parts, bounds.network.crashes)
         starting = time.time()
         session = spark if spark is not None else spark_session(master, log_level=log_level)
         if deadline is not None:  # the JVM's start is not the parts' time
             deadline += time.time() - starting
         rdd = session.sparkContext.parallelize(list(enumerate(split)), numSlices=parts).map(
-            lambda item: (item[0], _task(payload, text, atoms, item[1], deadline, pre, question))
+            lambda item: (item[0], _task(payload, text, sets_text, atoms, item[1], deadline, pre))
         )
         found = [r for _, r in sorted(collect_watched(session, rdd, report, "verify --split"), key=lambda r: r[0])]
     else:
-        ctl = clingo.Control(["--opt-mode=opt", "--warn=none"])
-        ctl.add("base", [], text)
-        ctl.ground([("base", [])])
-        found = []
-        for part in split:
-            found.append(_task(payload, text, atoms, part, deadline, pre, question, ctl))
-            report(len(found))
+        atoms, split, found = solve.isolated(_in_turn, payload, text, sets_text, parts, pre, report, timeout=timeout,
+                                             max_memory=max_memory)
     return combine(found, split, atoms, compiled, bounds, pre, post, engine, time.perf_counter() - began, all_)
 
 
@@ -290,7 +306,8 @@ def combine(
         symbols = [clingo.parse_term(a) for a in found[i]["model"]]
         counterexample = _counterexample(symbols, compiled, pre, complete)
         if all_:
-            sets = minimal([pair for r in found for pair in r.get("sets", ())])
+            models = [[clingo.parse_term(a) for a in model] for r in found for model in r.get("sets", ())]
+            sets = minimal([(_fault_set(m)[0], _counterexample(m, compiled, pre, True)) for m in models])
             complete = complete and all(r.get("sets_complete", True) for r in found)
             verdict = Verdict(False, counterexample, complete, bounds, pre, post, seconds,
                               fault_sets=tuple(f for f, _ in sets), witnesses=tuple(w for _, w in sets))

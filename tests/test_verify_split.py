@@ -4,8 +4,9 @@ On the protocols of the Molly library (examples/molly/, Alvaro, Rosen, Hellerste
 fault injection*, SIGMOD 2015) with their invariant files, under sync and async delivery, with and
 without counterexamples: for K = 1, 2, 3, 8 the split verdict holds exactly when the unsplit one does,
 and its counterexample has the same (fewest) number of faults. The cubes of the parts partition the
-runs (every model satisfies exactly one cube), the answer is deterministic, a deadline before any
-answer is "unknown" (exit 3), and one test runs the parts on Spark executors.
+runs (every model satisfies exactly one cube), the answer is deterministic, `--all` in parts lists
+the unsplit minimal fault sets, a deadline before any answer is "unknown" (exit 3), and one test
+runs the parts on Spark executors.
 """
 
 from __future__ import annotations
@@ -163,7 +164,7 @@ def test_cli_split_json_out_and_refusals(tmp_path):
     assert result.stderr == ""
     runs = json.loads((tmp_path / "runs" / "runs.json").read_text())
     assert [r["status"] for r in runs["runs"]] == ["success", "failure"] and (tmp_path / "runs" / "index.html").exists()
-    for extra, said in ((["--split", "2", "--all"], "--all"), (["--split", "2", "--search-horizon"], "--search-horizon"),
+    for extra, said in ((["--split", "2", "--search-horizon"], "--search-horizon"),
                         (["--engine", "spark"], "--split"), (["--split", "2", "--engine", "mpi"], "--engine"),
                         (["--split", "0"], "--split")):
         refused = runner.invoke(app, [*args, *extra])
@@ -172,9 +173,29 @@ def test_cli_split_json_out_and_refusals(tmp_path):
         assert "Traceback" not in refused.stderr
 
 
+ALL = [(name, network) for name in ("classic_broadcast", "two_phase_commit", "retry_broadcast") for network in NETWORKS]
+
+
+@pytest.mark.parametrize("name, network", ALL, ids=[f"{n}-{w}" for n, w in ALL])
+def test_all_in_parts_lists_the_unsplit_minimal_fault_sets(name, network):
+    """Each part's minimal fault sets, less those that include another part's, are the unsplit --all's."""
+    program, instance = loaded(name)
+    b = Bounds(HORIZON[network] - 1, network=Network(**NETWORKS[network], loss_until=2, crashes=1))
+    whole = verify(program, instance, b, all_=True, timeout=120)
+    assert whole.complete and len(whole.fault_sets) > 1
+    for parts in (1, 3, 8):
+        split = verify_split(program, instance, b, parts, timeout=120, all_=True).verdict
+        assert split.complete and [str(f) for f in split.fault_sets] == [str(f) for f in whole.fault_sets], parts
+        assert len(split.witnesses) == len(split.fault_sets)
+
+
+def fault_sets(document: dict) -> list:
+    return [json.dumps(f, sort_keys=True) for f in document["minimal_fault_sets"]]
+
+
 def test_split_on_spark_from_the_command_line(spark):
     args = ["verify", *map(str, files("simple_broadcast")), "--horizon", "4", "--max-delay", "1", "--loss-until", "1",
-            "--crashes", "1", "--json"]
+            "--crashes", "1", "--json", "--all"]
     whole = json.loads(runner.invoke(app, args).stdout)
     result = runner.invoke(app, [*args, "--split", "4", "--engine", "spark", "--quiet"])
     assert result.exit_code == 1, result.output
@@ -182,6 +203,7 @@ def test_split_on_spark_from_the_command_line(spark):
     assert split["split"]["engine"] == "spark" and split["parts"] == 4 and split["complete"]
     assert (split["holds"], split["counterexample"]["faults"]) == (whole["holds"], whole["counterexample"]["faults"]) == (False, 1)
     assert sum(p["holds"] is False for p in split["split"]["parts"]) > 1
+    assert fault_sets(split) == fault_sets(whole) and len(fault_sets(whole)) > 1
 
 
 def test_without_faults_one_part_does_the_work():

@@ -68,9 +68,8 @@ def verify_(
     check_engine(engine_)
     if split is None and engine_ != "local":
         usage("bad-option", f"--engine {engine_} runs the parts of --split K: give --split too")
-    for given, option in ((all_, "--all"), (search_horizon, "--search-horizon")):
-        if split is not None and given:
-            usage("bad-option", f"--split cannot be combined with {option} (it splits one optimisation at one horizon)")
+    if split is not None and search_horizon:
+        usage("bad-option", "--split cannot be combined with --search-horizon (it splits the question at one horizon)")
     level = spark_level(spark_log)
     bounds_ = bounds(horizon, semantics, encoding, network)
     prog, instance = load(program, input_, dialect)
@@ -85,12 +84,10 @@ def verify_(
             from ..verify_split import verify_split
 
             with Progress("verify", "part", split, quiet=quiet) as progress:
-                if engine_ == "local":  # in the solver's own process, as unsplit: --timeout through grounding, --max-memory
-                    split_verdict = solve.isolated(verify_split, prog, instance, bounds_, split, pre.strip(), post.strip(),
-                                                   progress=progress.update, timeout=timeout, max_memory=limits.max_memory)
-                else:
-                    split_verdict = verify_split(prog, instance, bounds_, split, pre.strip(), post.strip(), timeout, engine_,
-                                                 master=master, log_level=level, progress=progress.update)
+                # in turn, the parts run in the solver's own process, as unsplit: --timeout through grounding, --max-memory
+                split_verdict = verify_split(prog, instance, bounds_, split, pre.strip(), post.strip(), timeout, engine_,
+                                             master=master, log_level=level, progress=progress.update, all_=all_,
+                                             max_memory=limits.max_memory)
             verdict = split_verdict.verdict
             if verdict.holds is False:  # why each missing post fact was expected (inspect/lineage.py)
                 verdict = lineage.attach(verdict, prog, instance, None if timeout is None else max(timeout - verdict.seconds, 0.0))
