@@ -113,6 +113,47 @@ def test_a_bad_fault_budget_is_a_usage_error(tmp_path):
     assert result.exit_code == 2
 
 
+@pytest.mark.parametrize("protocol, network", [
+    ("two_phase_commit", Network("sync", crashes=1)),
+    ("classic_broadcast", Network("sync", loss_until=2)),
+    ("retry_broadcast", Network("sync", loss_until=1, crashes=1)),
+], ids=["2pc-crash", "classic-omissions", "retry-both"])
+def test_run_computes_a_verify_counterexample_from_its_failure_specification(protocol, network, tmp_path):
+    """Molly's way round: the faults of verify's counterexample, given to `run` as --crash NODE@STEP and --omit
+    SENDER@STEP:ADDRESSEE (omissions only, a crashed sender's messages are lost by its crash), give the
+    counterexample's trace under sync delivery, the global pre/post facts of the invariant included."""
+    from dedalus2asp.verify import verify
+
+    invariant = "commit_assert" if protocol.startswith("two_phase") else "broadcast_assert"
+    files = [MOLLY / f"{protocol}.ded", MOLLY / f"{invariant}.ded"]
+    program, instance, _ = pipeline.load(files, None, "molly")
+    verdict = verify(program, instance, Bounds(5, network=network))
+    assert verdict.holds is False
+    counterexample = verdict.counterexample
+    options = [f"--crash={c.node}@{c.step}" for c in counterexample.crashes]
+    options += [f"--omit={l.sender}@{l.sent}:{l.addressee}" for l in counterexample.lost if not l.by_crash]
+    result = invoke("run", *files, "-i", nodes_file(tmp_path), "-k", 6, *options, "-o", tmp_path / "run")
+    assert result.exit_code == 0, result.stderr
+    assert "faults given" in result.stdout
+    rows = {(r["node"], r["step"], r["relation"], tuple(r["args"])) for r in _rows(tmp_path / "run" / "trace")}
+    expected = {(str(x), s, r, tuple(map(str, a))) for x, s, r, a in counterexample.model.trace}
+    assert rows == expected
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--crash", "a"], "write NODE@STEP"),
+    (["--crash", "z@1"], "'z' is not a node of the network"),
+    (["--crash", "a@1", "--crash", "a@2"], "a node crashes at most once"),
+    (["--omit", "a@0-b"], "write SENDER@STEP:ADDRESSEE"),
+    (["--omit", "a@0:a"], "never lost"),
+    (["--omit", "a@0:b", "--crashes", "1"], "give one or the other"),
+])
+def test_a_bad_failure_specification_is_a_usage_error(options, message, tmp_path):
+    result = invoke("run", MOLLY / "simple_broadcast.ded", "-i", nodes_file(tmp_path), "-k", 3, *options, "-o", tmp_path / "o")
+    assert result.exit_code == 2 and message in result.stderr, result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
+
+
 def test_run_on_spark_with_faults_writes_the_local_tables(spark, tmp_path):
     """`run --engine spark` under drawn crashes and omissions writes the tables of `--engine local`: a program that
     reads crash (sync schedule; seed 2 crashes a at step 1 after its broadcast got out, and omits channels of b and

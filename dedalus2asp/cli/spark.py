@@ -42,6 +42,8 @@ def run_(
     loss_until: Optional[int] = LossOpt,
     eff: Optional[int] = EffOpt,
     crashes: int = CrashesOpt,
+    crash: list[str] = typer.Option([], "--crash", help="NODE@STEP: NODE crashes at STEP (repeatable; Molly's failure specification)", show_default=False),
+    omit: list[str] = typer.Option([], "--omit", help="SENDER@STEP:ADDRESSEE: the messages of that channel at STEP are lost (repeatable)", show_default=False),
     engine_: str = typer.Option("local", "--engine", help="local (Python sets) or spark (DataFrames)"),
     master: Optional[str] = MasterOpt,
     out: Path = typer.Option(..., "--out", "-o", help="Directory for the Parquet tables trace, messages, outputs and run.json", show_default=False),
@@ -53,7 +55,8 @@ def run_(
 
     Progress (step k of K, trace rows so far) goes to standard error; run.json records the Spark jobs of each step.
     With --loss-until or --crashes the run has faults drawn from --seed within that budget (docs/faults.md): up to C
-    nodes crash, and a message to another node sent before step E is lost on some channels; run.json names them.
+    nodes crash, and a message to another node sent before step E is lost on some channels; with --crash and --omit
+    it has exactly those (a counterexample of verify, computed again); run.json names them.
     """
     from ..runs import engine as engines
 
@@ -80,7 +83,12 @@ def run_(
     if engine_ == "spark" and data.rows is not None:
         spark = engines.spark_session(master, log_level=level)
     budget = network(delivery=schedule if schedule == "sync" else "async", loss_until=loss_until, eff=eff, crashes=crashes)
-    chosen = engines.Schedule(schedule, max_delay, seed).with_faults(data.network, steps, budget.loss_until or 0, budget.crashes)
+    explicit = failure_specification(crash, omit, data.network)
+    if explicit != ((), ()) and (budget.loss_until or budget.crashes):
+        usage("bad-option", "--crash and --omit name the faults of the run; --loss-until, --eff and --crashes draw them: "
+              "give one or the other", "--crash" if crash else "--omit")
+    chosen = engines.Schedule(schedule, max_delay, seed, *explicit).with_faults(
+        data.network, steps, budget.loss_until or 0, budget.crashes)
     data = with_crash_facts(data, prog, chosen, spark)
     with Progress("run", "step", steps, quiet=quiet) as progress:
         result = engines.run(prog, data, steps, chosen, engine_, spark,
@@ -94,7 +102,7 @@ def run_(
              "timings": {"load": round(loaded, 4)},
              **({"faults": {"loss_until": budget.loss_until or 0, "max_crashes": budget.crashes,
                             "crashes": [list(c) for c in chosen.crashes], "omissions": [list(o) for o in chosen.omissions]}}
-                if budget.loss_until or budget.crashes else {})},
+                if budget.loss_until or budget.crashes or chosen.crashes or chosen.omissions else {})},
         )
     except OSError as exc:
         usage("io", f"cannot write the run: {exc.strerror or exc}", str(out))
@@ -103,9 +111,42 @@ def run_(
         f"{steps} steps ({schedule} schedule, {engine_} engine): {rows['trace']} trace facts, {rows['messages']} "
         f"messages ({info['pending']} pending), {rows['outputs']} output facts; wrote {out}"
     )
-    if budget.loss_until or budget.crashes:
+    if budget.loss_until or budget.crashes or chosen.crashes or chosen.omissions:
         crashed = ", ".join(f"{x} at step {s}" for x, s in chosen.crashes) or "none"
-        stdout.print(f"faults drawn by seed {seed}: crashed {crashed}; {len(chosen.omissions)} channel(s) omitted")
+        drawn = f"drawn by seed {seed}" if budget.loss_until or budget.crashes else "given"
+        stdout.print(f"faults {drawn}: crashed {crashed}; {len(chosen.omissions)} channel(s) omitted")
+
+
+def failure_specification(crash: list[str], omit: list[str], network) -> tuple[tuple, tuple]:
+    """--crash NODE@STEP and --omit SENDER@STEP:ADDRESSEE as the crashes and omissions of a schedule; a malformed
+    value, a node outside the network or a node that crashes twice exits 2."""
+    import re
+
+    nodes = set(network)
+
+    def node(name: str, option: str, value: str) -> str:
+        if name not in nodes:
+            usage("bad-option", f"{option} {value}: {name!r} is not a node of the network ({', '.join(sorted(nodes))})", option)
+        return name
+
+    crashes, omissions = [], []
+    for value in crash:
+        found = re.fullmatch(r"\s*([^@:\s]+)\s*@\s*(\d+)\s*", value)
+        if found is None:
+            usage("bad-option", f"--crash {value!r}: write NODE@STEP, e.g. --crash c@2 (c crashes at step 2)", "--crash")
+        crashes.append((node(found[1], "--crash", value), int(found[2])))
+    if len({x for x, _ in crashes}) != len(crashes):
+        usage("bad-option", "a node crashes at most once: --crash names each node once", "--crash")
+    for value in omit:
+        found = re.fullmatch(r"\s*([^@:\s]+)\s*@\s*(\d+)\s*:\s*([^@:\s]+)\s*", value)
+        if found is None:
+            usage("bad-option", f"--omit {value!r}: write SENDER@STEP:ADDRESSEE, e.g. --omit a@0:b (a's messages to b "
+                  "sent at step 0 are lost)", "--omit")
+        sender, addressee = node(found[1], "--omit", value), node(found[3], "--omit", value)
+        if sender == addressee:
+            usage("bad-option", f"--omit {value}: a message a node sends to itself is never lost", "--omit")
+        omissions.append((sender, int(found[2]), addressee))
+    return tuple(crashes), tuple(omissions)
 
 
 def with_crash_facts(data, program, schedule, spark):
