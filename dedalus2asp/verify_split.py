@@ -24,6 +24,9 @@ dealt to the K parts in turn. Every run satisfies exactly one cube, so the parts
   found a counterexample.
 
 So the verdict — holds, and the number of faults of its counterexample — is the unsplit `verify`'s.
+With `--all`, each part lists the minimal fault sets of its runs, and those that include another
+part's set are dropped (`minimal`): the unsplit list. A part returns text, truth values and numbers
+only: a clingo symbol pickles as a pointer into the process that made it.
 """
 
 from __future__ import annotations
