@@ -79,8 +79,11 @@ def run_of(model: Model) -> Run:
     st_i(x) = (H(x) ∪ M^ind at (x,s)), where M^ind is what the inductive
     rules derive from D^{x,s-1}; and the buffer bf_i(x) of the messages to
     x sent before transition i and arriving at or after it (pending ones
-    stay until the end). Needs P (the inductive rules give M^ind); raises
-    ValueError when M sends messages into the past (`Model.linear_extension`).
+    stay until the end). A message M lost (docs/faults.md) is in no buffer: it
+    is listed with the transition that sent it (`Transition.lost`), and the run
+    carries M's network and crashes, so that `Run.replay` drops it as it is sent.
+    Needs P (the inductive rules give M^ind); raises ValueError when M sends
+    messages into the past (`Model.linear_extension`).
     """
     if model.program is None:
         raise ValueError("the model does not carry its program: decode it from a Compiled made by transform()")

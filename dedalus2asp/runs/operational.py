@@ -28,7 +28,8 @@ T+1 transitions (steps 0..T), with any interleaving and any delivered subsets;
 the messages still buffered at the end are the *pending* ones. Under the faults of
 `bounds.network` (docs/faults.md) the search runs once per crash plan (`transitions.crash_plans`:
 which nodes crash, at which step), and a message to another node may be lost when it is sent
-(`System.outcomes`): it never enters a buffer. Under sync delivery a message sent at step s is
+(`System.outcomes`): it never enters a buffer. `replay` runs one given run prefix under the same
+faults, told which messages were lost. Under sync delivery a message sent at step s is
 delivered at step s + 1 of its addressee, no earlier and no later. These prefixes
 give the traces that tplp2016 Theorem 4, bounded to the horizon T, compares
 with the stable models over T. With a delay bound D, a message sent at step s
