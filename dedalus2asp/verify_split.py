@@ -82,7 +82,8 @@ class SplitVerdict:
         line = (f"  split into {len(self.parts)} part{'s' * (len(self.parts) != 1)} ({self.engine}) on "
                 f"{', '.join(self.atoms) or 'no fault atom'}: {done} of {len(self.parts)} finished, "
                 f"{broken} with a counterexample\n")
-        return self.verdict.describe() + line
+        first, *rest = self.verdict.describe().splitlines(keepends=True)
+        return "".join([first, line, *rest])  # after the verdict's line, before the faults and their lineage
 
     def as_dict(self) -> dict:
         return {**self.verdict.as_dict(), "parts": len(self.parts),
