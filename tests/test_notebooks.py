@@ -70,4 +70,4 @@ def test_notebook_runs_top_to_bottom(name: str):
         assert "simple_broadcast: counterexample" in text and "classic_broadcast: holds" in text
         assert "two_phase_commit: counterexample" in text and "crashed: c at step" in text
         assert "delay ≤ 1): pre(termination" in text
-        assert "trace and pending messages: True" in text
+        assert "trace and pending messages: True" in text and "the counterexample's trace: True" in text
