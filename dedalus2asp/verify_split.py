@@ -160,7 +160,7 @@ def solve_part(
     pre: str, ctl: clingo.Control | None = None,
 ) -> dict:
     """The fewest-faults counterexample under one part's cubes: {"holds", "complete", "faults", "cube", "model"
-    (the atoms of the run, as text: clingo symbols do not pickle), "seconds"}. `ctl`: the program already
+    (the atoms of the run, as text: a clingo symbol pickles as a pointer), "seconds"}. `ctl`: the program already
     grounded (in turn, one grounding serves every part); else `text` is grounded here (on an executor)."""
     began = time.perf_counter()
     if ctl is None and part:
@@ -191,7 +191,7 @@ def solve_part(
 
 
 def sets_part(
-    payload: Compiled, sets_text: str, atoms: list[str], part: list[tuple[bool, ...]], deadline: float | None,
+    sets_text: str, atoms: list[str], part: list[tuple[bool, ...]], deadline: float | None,
 ) -> tuple[list[list[str]], bool]:
     """`--all` in one part: the minimal fault sets of its cubes' runs (`fault_set_models` under each cube's
     assumptions, on one grounding of `sets_text`: a set found in one cube is forbidden with its supersets in
@@ -219,7 +219,7 @@ def _task(payload: Compiled, text: str, sets_text: str | None, atoms: list[str],
     """One part: its optimisation (`solve_part`) and, with `sets_text` (--all) and a counterexample, its fault sets."""
     result = solve_part(payload, text, atoms, part, deadline, pre, ctl)
     if sets_text is not None and result["holds"] is False:
-        result["sets"], result["sets_complete"] = sets_part(payload, sets_text, atoms, part, deadline)
+        result["sets"], result["sets_complete"] = sets_part(sets_text, atoms, part, deadline)
     return result
 
 
