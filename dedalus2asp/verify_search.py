@@ -178,10 +178,15 @@ def search(
 
 
 def _per_horizon(program, instance, bounds, pre, post, timeout, all_, began, how: str) -> Verdict:
-    """One fault-injected program per horizon 0..T (`verify.verify`), up to the first counterexample."""
+    """One fault-injected program per horizon k..T (`verify.verify`), up to the first counterexample; k is the
+    step of the last input event (the one-shot program refuses an event beyond its horizon), 0 without one."""
+    events = [f.step for facts in instance.facts.values() for f in facts if f.step is not None]
+    first = min(max(events, default=0), bounds.horizon)  # past T: verify at T says why
+    if first:
+        how += f" (from horizon {first}, the step of the last input event)"
     tried: list[int] = []
     verdict = None
-    for horizon in range(bounds.horizon + 1):
+    for horizon in range(first, bounds.horizon + 1):
         left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
         tried.append(horizon)
         verdict = verify(program, instance, replace(bounds, horizon=horizon), pre, post, left, all_)

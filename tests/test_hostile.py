@@ -618,15 +618,26 @@ def _raises(error: Exception, timeout=None):
     raise error
 
 
+class Unpicklable(Exception):
+    """An exception that cannot be rebuilt from its arguments (its message): it does not survive pickling."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(f"{code}: {message}")
+
+
 def test_what_the_solvers_process_raises_is_raised_again():
     from dedalus2asp.asp import solve
     from dedalus2asp.lang.diagnostics import Diagnostic
 
     with pytest.raises(solve.SolveError, match="parsing failed"):
         solve.isolated(_raises, solve.SolveError("parsing failed"), timeout=30)
-    # an exception that does not survive pickling (rebuilt from its message) comes back as what it was
-    with pytest.raises(RuntimeError, match="DiagnosticError: .*an error"):
+    # a diagnostic (an input event beyond the horizon, found as the program is written) comes back as itself
+    with pytest.raises(DiagnosticError, match="an error") as raised:
         solve.isolated(_raises, DiagnosticError([Diagnostic("x", "an error")]), timeout=30, max_memory=2**31)
+    assert [d.code for d in raised.value.diagnostics] == ["x"]
+    # an exception that does not survive pickling comes back as a RuntimeError that says what it was
+    with pytest.raises(RuntimeError, match="Unpicklable: x: an error"):
+        solve.isolated(_raises, Unpicklable("x", "an error"), timeout=30, max_memory=2**31)
 
 
 def test_a_hostile_value_stays_data_in_every_document(tmp_path):

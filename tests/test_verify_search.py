@@ -7,6 +7,7 @@ counterexample found is a run of the local engine with the same faults (an indep
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -285,3 +286,37 @@ def test_the_crash_plan_up_front_has_the_one_shot_traces_at_every_horizon(networ
         expected = {m.trace for m in solve.traces(compiled).models}
         assert any(r == "crash" for trace in expected for _, _, r, _ in trace)
         assert found == expected, horizon
+
+
+EVENT = """
+member(a, b)@1; broadcast(a, "x")@4;
+member(N, M)@next :- member(N, M);
+deliver(M, P)@async :- broadcast(N, P), member(N, M);
+log(N, P) :- deliver(N, P);
+log(N, P)@next :- log(N, P);
+pre(M, P) :- broadcast(S, P)@4, member(S, M);
+post(M, P) :- log(M, P);
+"""
+
+
+@pytest.mark.parametrize("limits", [[], ["--timeout", "30"]], ids=["in-process", "isolated"])
+def test_an_event_beyond_the_horizon_is_a_diagnostic(tmp_path, limits):
+    """The one-shot program refuses an input event beyond its horizon: exit 2 at the event, also from the solver's
+    own process (a diagnostic survives pickling); the search, which grows the horizon, reaches the event."""
+    (tmp_path / "ev.ded").write_text(EVENT)
+    result = cli(str(tmp_path / "ev.ded"), "-T", "1", "--delivery", "sync", *limits)
+    assert result.exit_code == 2 and result.stdout == "" and "Traceback" not in result.stderr
+    assert result.stderr.startswith(f"{tmp_path / 'ev.ded'}:2:17: error: the event")  # the text begins with a new line
+    searched = cli(str(tmp_path / "ev.ded"), "-T", "5", "--delivery", "sync", "--search-horizon", "--json", *limits)
+    assert searched.exit_code == 1, searched.stderr
+    import json
+
+    assert json.loads(searched.stdout)["bound"]["searched"] == [0, 1, 2, 3]  # pre at step 3 needs a step 4 to arrive
+
+
+def test_the_fallback_per_horizon_starts_at_the_last_event(tmp_path):
+    program, instance = molly(tmp_path, EVENT)
+    bounds = Bounds(5, Semantics.CHOICE, network=Network("sync"))
+    verdict = search(program, instance, bounds)
+    assert verdict.searched == (3,) and "from horizon 3" in verdict.search and verdict.holds is False
+    assert search(program, instance, replace(bounds, semantics=Semantics.CAUSAL_FINITE)).searched == (0, 1, 2, 3)

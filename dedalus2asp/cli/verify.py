@@ -94,6 +94,8 @@ def verify_(
                 split_verdict = replace(split_verdict, verdict=verdict)
     except verify.InvariantError as error:
         fail(DiagnosticError([Diagnostic("bad-invariant", str(error), filename=str(program))]))
+    except DiagnosticError as error:  # the program within the bounds: an input event beyond the horizon
+        fail(error)
     if out is not None and verdict.holds is not None:
         if split_verdict is not None:
             success = verify.fault_free_run(prog, instance, bounds_, pre.strip(), post.strip())

@@ -145,6 +145,10 @@ class DiagnosticError(Exception):
         self.diagnostics = in_order(diagnostics)
         super().__init__("\n".join(map(format_diagnostic, self.diagnostics)))
 
+    def __reduce__(self):
+        """Pickled with its diagnostics (not its message): a solver's process (`asp.solve.isolated`) hands it back."""
+        return (DiagnosticError, (list(self.diagnostics),))
+
 
 def raise_if_errors(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """Raise `DiagnosticError` if any diagnostic is an error; return the warnings otherwise."""
