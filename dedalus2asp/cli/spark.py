@@ -42,7 +42,7 @@ def run_(
     loss_until: Optional[int] = LossOpt,
     eff: Optional[int] = EffOpt,
     crashes: int = CrashesOpt,
-    crash: list[str] = typer.Option([], "--crash", help="NODE@STEP: NODE crashes at STEP (repeatable; Molly's failure specification)", show_default=False),
+    crash: list[str] = typer.Option([], "--crash", help="NODE@STEP: NODE crashes at STEP, counted from 0 (Molly's time STEP+1; repeatable)", show_default=False),
     omit: list[str] = typer.Option([], "--omit", help="SENDER@STEP:ADDRESSEE: the messages of that channel at STEP are lost (repeatable)", show_default=False),
     engine_: str = typer.Option("local", "--engine", help="local (Python sets) or spark (DataFrames)"),
     master: Optional[str] = MasterOpt,
