@@ -314,6 +314,17 @@ def test_an_event_beyond_the_horizon_is_a_diagnostic(tmp_path, limits):
     assert json.loads(searched.stdout)["bound"]["searched"] == [0, 1, 2, 3]  # pre at step 3 needs a step 4 to arrive
 
 
+def test_cron_says_the_same_of_an_event_beyond_the_horizon(tmp_path):
+    """cron solves in its own process too: the diagnostic comes back from it (it was an internal error, exit 70)."""
+    from typer.testing import CliRunner
+
+    from dedalus2asp.cli import app
+
+    (tmp_path / "ev.ded").write_text(EVENT)
+    result = CliRunner().invoke(app, ["cron", str(tmp_path / "ev.ded"), "-T", "1", "--output", "log"])
+    assert result.exit_code == 2 and result.stderr.startswith(f"{tmp_path / 'ev.ded'}:2:17: error: the event")
+
+
 def test_the_fallback_per_horizon_starts_at_the_last_event(tmp_path):
     program, instance = molly(tmp_path, EVENT)
     bounds = Bounds(5, Semantics.CHOICE, network=Network("sync"))

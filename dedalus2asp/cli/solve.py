@@ -233,6 +233,8 @@ def cron_(
         verdict = solve.isolated(question, prog, instance, bounds_, outputs, timeout=timeout, max_memory=limits.max_memory)
     except cron.Timeout:
         incomplete("the analysis", timeout)
+    except DiagnosticError as error:  # the program within the bounds: an input event beyond the horizon
+        fail(error)
     if json_:
         emit(render(verdict, "json"))
     else:
