@@ -680,3 +680,26 @@ def _texts(node):
             yield child
         else:
             yield from _texts(child)
+
+
+def _fresh_symbols(timeout=None):
+    """Symbols that exist only in the process that makes them: a name never seen before, a string, a tuple."""
+    import uuid
+
+    import clingo
+
+    name = "fresh_" + uuid.uuid4().hex
+    return [clingo.Function(name, [clingo.String('a"b\\c\nd'), clingo.Tuple_([clingo.Number(-3), clingo.Function("g", [], False)])])]
+
+
+def test_a_symbol_made_in_the_solvers_process_arrives_as_itself():
+    """A clingo symbol pickles as a pointer into its own process's symbol table unless the package says otherwise:
+    a counterexample made in the forked solver would come back as garbage, or crash its reader."""
+    import pickle
+
+    from dedalus2asp.asp import solve
+
+    (symbol,) = solve.isolated(_fresh_symbols, timeout=30)
+    assert symbol.name.startswith("fresh_") and len(symbol.name) == 38
+    assert str(symbol.arguments[0]) == '"a\\"b\\\\c\\nd"' and str(symbol.arguments[1]) == "(-3,-g)"
+    assert pickle.loads(pickle.dumps(symbol)) == symbol
