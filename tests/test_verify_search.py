@@ -230,6 +230,9 @@ def test_max_memory_turns_running_out_of_memory_into_exit_3(tmp_path):
 @pytest.mark.parametrize("options", [["--all"], ["--search-horizon"]], ids=["all", "search"])
 def test_the_answer_is_the_same_in_the_solvers_process(tmp_path, options):
     import json
+    from pathlib import Path
+
+    import jsonschema
 
     (tmp_path / "p.ded").write_text(CLOCKED)
     (tmp_path / "out").mkdir()
@@ -239,6 +242,8 @@ def test_the_answer_is_the_same_in_the_solvers_process(tmp_path, options):
     strip = lambda out: {k: v for k, v in json.loads(out).items() if k != "seconds"}  # noqa: E731
     assert plain.exit_code == bounded.exit_code == 1 and strip(plain.stdout) == strip(bounded.stdout)
     runs = json.loads((tmp_path / "out" / "runs.json").read_text())
+    jsonschema.validate(runs, json.loads((Path(__file__).resolve().parent.parent / "docs" / "runs-schema.json").read_text()))
+    assert runs["bound"].get("search") == ("multi-shot" if "--search-horizon" in options else None)
     assert [r["status"] for r in runs["runs"]][0] == "success"  # the failure-free run, at the verdict's horizon
     assert runs["runs"][0]["failureSpec"]["eot"] == json.loads(plain.stdout)["bound"]["horizon"] + 1
 
