@@ -387,3 +387,16 @@ def test_replay_rejects_a_loss_the_network_cannot_make():
     assert message not in lossy.pending and len(lossy.pending) == 2  # to c, and a's own copy
     silenced = operational.replay(program, instance, steps, Network(crashes=1), {a: 0})
     assert {m.addressee for m in silenced.pending} == {a}
+
+
+def test_the_text_of_a_run_names_its_lost_messages_and_crashes():
+    from dedalus2asp import formats
+    from dedalus2asp.inspect import run_of
+
+    program, instance = broadcast(ONE_SHOT)
+    compiled = transform(program, instance, Bounds(1, network=Network("sync", crashes=1)))
+    models = solve.enumerate_models(compiled, 0, progress=False).models
+    crashed = next(m for m in models if m.crashes == ((clingo.Function("a"), 0),))
+    text = formats.render(run_of(crashed), "text")
+    assert "a:0 receives nothing\n       a crashes: from this step on its messages to other nodes are lost" in text
+    assert text.count("(lost)") == 2 and 'sends bcast(hi) to b (lost)' in text

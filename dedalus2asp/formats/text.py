@@ -204,6 +204,8 @@ def run(run: Run) -> str:
     for t, after in zip(run.transitions, run.configurations[1:]):
         got = ", ".join(f"{m.fact} from {m.sender}:{m.sent}" for m in t.delivered) or "nothing"
         lines.append(f"{t.index:>3}. {t.node}:{t.step} receives {got}")
+        if (t.node, t.step) in run.crashes:
+            lines.append(f"       {t.node} crashes: from this step on its messages to other nodes are lost")
         for m in t.sent:
             where = "pending" if m.arrives is None else f"{m.addressee}:{m.arrives}"
             lines.append(f"       sends {m.fact} to {m.addressee} (arrives {where})")
