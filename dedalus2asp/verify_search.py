@@ -41,6 +41,7 @@ from .asp.names import LOST, PENDING, internal, message_relation, relation_name
 from .asp.transform import Compiled
 from .bounds import CRASH, Bounds, Encoding, Semantics
 from .lang.ast import Instance, Program
+from .lang.located import check_events
 from .verify import (CRASHED, MISSING, POST_ROW, PRE_ROW, SILENCED, VIOLATED, InvariantError, Verdict, _counterexample,
                      _optimum, _row, minimal_fault_sets, verify)
 
@@ -142,6 +143,7 @@ def search(
         if not bounds.semantics.causal:
             why = f" (--semantics {bounds.semantics.value}: the multi-shot program is written for causal semantics only)"
         return _per_horizon(program, instance, bounds, pre, post, timeout, all_, began, PER_HORIZON + why)
+    check_events(instance, bounds.horizon)  # an event past T happens at no horizon searched: as verify at T says
     network = bounds.network
     plan = bool(network.crashes) and program.schema().get(CRASH) == 2
     inc = incremental(program, instance, Semantics.CAUSAL_FINITE, network, horizon=bounds.horizon, crash_plan=plan)

@@ -317,6 +317,8 @@ def test_an_event_beyond_the_horizon_is_a_diagnostic(tmp_path, limits):
     import json
 
     assert json.loads(searched.stdout)["bound"]["searched"] == [0, 1, 2, 3]  # pre at step 3 needs a step 4 to arrive
+    beyond = cli(str(tmp_path / "ev.ded"), "-T", "2", "--delivery", "sync", "--search-horizon", *limits)
+    assert beyond.exit_code == 2 and beyond.stderr.startswith(f"{tmp_path / 'ev.ded'}:2:17: error: the event")
 
 
 def test_cron_says_the_same_of_an_event_beyond_the_horizon(tmp_path):
