@@ -338,3 +338,15 @@ def test_the_fallback_per_horizon_starts_at_the_last_event(tmp_path):
     verdict = search(program, instance, bounds)
     assert verdict.searched == (3,) and "from horizon 3" in verdict.search and verdict.holds is False
     assert search(program, instance, replace(bounds, semantics=Semantics.CAUSAL_FINITE)).searched == (0, 1, 2, 3)
+
+
+def test_the_nodes_of_the_network_join_the_multi_shot_program(tmp_path):
+    """--nodes b,c (Molly's -N): nodes with no input fact are nodes of the multi-shot program too (it ignored them)."""
+    program, instance = molly(tmp_path, CLOCKED.replace(" clock(b, 0)@1; clock(c, 0)@1;", ""))
+    answers = {}
+    for nodes in ((), ("b", "c")):
+        multi, each = both(program, instance, Bounds(5, network=Network("sync", loss_until=3, nodes=nodes)))
+        assert answer(multi) == answer(each)
+        answers[nodes] = answer(multi)
+    assert answers[()] == (False, (0, 1, 2, 3), 0, True)  # b and c are no nodes: nothing reaches them
+    assert answers[("b", "c")] == (False, (0, 1, 2, 3), 3, True)  # as in CLOCKED, where b and c hold facts
