@@ -274,3 +274,26 @@ def test_all_puts_the_lineage_on_one_failure_run(protocol, network):
     assert len(carrying) == 1 and carrying[0]["status"] == "failure"
     assert all(any(f["message_in_other_run"] in ("lost", "lost-by-crash") or f["crashed_in_other_run"] for f in e["facts"])
                for e in carrying[0]["lineage"])
+
+
+def test_a_projection_in_the_lineage_crosses_processes(tmp_path):
+    """2PC decides with `notin decision(C, X, _)`: the lineage holds an absent atom with `_`. With --timeout
+    the verdict is made in the solver's own process and pickled back; `_` is no clingo term, and the
+    command stopped with an internal error (exit 70). The verdict comes back whole, `_` and all."""
+    import pickle
+    import subprocess
+    import sys
+
+    from dedalus2asp.inspect.explain import ANY
+
+    program, instance, _ = pipeline.load([MOLLY / "two_phase_commit.ded", MOLLY / "commit_assert.ded"], None, "molly")
+    verdict = attach(verify(program, instance, Bounds(4, network=Network("sync", crashes=1))), program, instance)
+    anonymous = [a for e in verdict.counterexample.lineage for _, d in e.derivations() for a in d.absent if ANY in a[1]]
+    assert anonymous and str(anonymous[0][1][-1]) == "_"
+    back = pickle.loads(pickle.dumps(verdict))
+    assert back.describe() == verdict.describe() and back.as_dict() == verdict.as_dict()
+    run = subprocess.run([sys.executable, "-m", "dedalus2asp", "verify", str(MOLLY / "two_phase_commit.ded"),
+                          str(MOLLY / "commit_assert.ded"), "--eot", "5", "--delivery", "sync", "--crashes", "1",
+                          "--timeout", "60"], capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 1, run.stderr
+    assert "LOST in the counterexample: its sender c had CRASHED at step" in run.stdout

@@ -252,8 +252,22 @@ class Lineage:
         return where, fact
 
 
-ANY = clingo.Function("_")
-"""Printed for an anonymous variable `_` of an absent (negated) atom: no value of it holds."""
+class _Any:
+    """The anonymous variable `_` of an absent (negated) atom: no value of it holds. Not a clingo symbol:
+    a symbol pickles as its text, and `_` is no term clingo parses back (a verdict with the lineage of a
+    projection, made in the solver's process, could not come back); it pickles as this module's `ANY`."""
+
+    def __repr__(self) -> str:
+        return "_"
+
+    __str__ = __repr__
+
+    def __reduce__(self) -> str:
+        return "ANY"
+
+
+ANY = _Any()
+"""Printed `_`; equal to no symbol."""
 
 
 def _matches(atom: Atom, args: tuple, fact: GroundFact) -> bool:
