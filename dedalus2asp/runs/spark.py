@@ -149,12 +149,16 @@ def spark_session(master: str | None = None, partitions: int | None = None, log_
         .config("spark.sql.requireAllClusterKeysForCoPartition", "false")  # joins on (node, ...) keep the node partitioning
         .config("spark.sql.autoBroadcastJoinThreshold", "-1")  # a broadcast is a job of its own: co-partitioned joins need none
         .config("spark.driver.memory", os.environ.get("DEDALUS2ASP_DRIVER_MEMORY", "4g"))
-        .config("spark.sql.shuffle.partitions", str(partitions or 8))
+        .config("spark.sql.codegen.wholeStage", os.environ.get("DEDALUS2ASP_SPARK_CODEGEN", "false"))
     )
+    java = os.environ.get("DEDALUS2ASP_JAVA_OPTIONS", "")
     if level not in VERBOSE:
-        builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG4J}")
+        java += f" -Dlog4j2.configurationFile={LOG4J}"
+    if java.strip():
+        builder = builder.config("spark.driver.extraJavaOptions", java.strip())
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel(level)
+    session.conf.set("spark.sql.shuffle.partitions", str(partitions or session.sparkContext.defaultParallelism))
     return session
 
 
@@ -214,7 +218,8 @@ class Spark:
         self.spark = session
         self.partitions = int(session.conf.get("spark.sql.shuffle.partitions"))
         self.network = tuple(network)
-        self._nodes = _cut(self._partitioned(_local_frame(session, ["node"], [(encode(x),) for x in self.network])))
+        self._keys = [encode(x) for x in self.network]
+        self._nodes = _cut(self._partitioned(_local_frame(session, ["node"], [(k,) for k in self._keys])))
         self._input = self._relations_of(facts, schema or {})
         at: dict[int, list] = defaultdict(list)
         for node, relation, args, step in events:
@@ -292,7 +297,7 @@ class Spark:
 
     def join(self, a, b):
         shared = [c for c in a.columns if c in b.columns]
-        return a.join(b, on=shared, how="inner")
+        return a.join(_hashed(b), on=shared, how="inner")
 
     def _term(self, term):
         """A constant or a column (`Body.of` has made every expression a column of its own) as a key column."""
@@ -339,7 +344,7 @@ class Spark:
         if p.relation not in facts:
             return table
         present = self.scan(facts, p)
-        return table.join(present, on=list(present.columns), how="left_anti")
+        return table.join(_hashed(present), on=list(present.columns), how="left_anti")
 
     def aggregate(self, table, keys: Sequence[str], aggregations: Sequence[Aggregation]):
         """One row per group (node, keys) of the distinct rows: count distinct values, sum of the integers over
@@ -409,7 +414,7 @@ class Spark:
         out = Relations()
         for relation, df in a.items():
             other = b.get(relation)
-            rest = df.distinct() if other is None else df.join(other, on=list(df.columns), how="left_anti").distinct()
+            rest = df.distinct() if other is None else df.join(_hashed(other), on=list(df.columns), how="left_anti").distinct()
             out[relation] = _cut(rest)
         return out
 
@@ -426,8 +431,10 @@ class Spark:
             if relation not in facts:
                 missing.append(df.select(F.lit(1).alias("x")))
             else:
-                missing.append(df.join(facts[relation], on=list(df.columns), how="left_anti").select(F.lit(1).alias("x")))
-        return not missing or reduce(lambda a, b: a.unionByName(b), missing).isEmpty()
+                missing.append(df.join(_hashed(facts[relation]), on=list(df.columns), how="left_anti").select(F.lit(1).alias("x")))
+        # a count, not isEmpty: nothing is missing in the usual case, so every partition is read anyway, and
+        # isEmpty (a take) starts a second job when the first partition it tries is empty
+        return not missing or reduce(lambda a, b: a.unionByName(b), missing).count() == 0
 
     def count(self, facts: Relations) -> dict[str, int]:
         """The rows of each relation of `facts`, in one job (which also computes their lazy checkpoints)."""
@@ -464,7 +471,8 @@ class Spark:
                 relation: df.where(F.col("arrives") == t).select(F.col("addressee").alias("node"), *_args_of(df))
                 for relation, df in part.items()
             }))
-        return self.union(parts)
+        arrived = self.union(parts)  # read by every job of the step: computed once, by the first
+        return Relations({relation: _cut(df) for relation, df in arrived.items()})
 
     def schedule(self, sent: Relations, t: int, steps: int, schedule: Schedule) -> Relations:
         """Messages sent at t, to nodes of N only, with their arrival step (null past the last step)."""
@@ -473,7 +481,8 @@ class Spark:
         out = Relations()
         for relation, df in sent.items():
             args = _args_of(df)
-            df = df.distinct().join(self._nodes.withColumnRenamed("node", "addressee"), "addressee", "left_semi")
+            addressee = F.col("addressee")  # to nodes of N only; each message once, at its addressee's partition
+            df = df.where(addressee.isin(self._keys)).repartition(self.partitions, "addressee").distinct()
             lost = self._lost(schedule, t)
             if lost is not None:
                 df = df.where(~lost)
@@ -516,45 +525,49 @@ class Spark:
 
     # -- a run's tables (engine.run) ---------------------------------------------
 
-    def _decoded_args(self, df):
+    def _key_array(self, df):
+        return self.F.array(*(self.F.col(a) for a in _args_of(df))).cast("array<string>").alias("args")
+
+    def _decoded(self, parts, columns: Sequence[str], schema: str):
+        """The union of `parts` (rows of keys), decoded once: the expressions that decode are built for the
+        union rather than for each part (each is many calls into the JVM, more than the rows of a small part)."""
         F = self.F
-        return F.array(*(_decode_column(F, F.col(a)) for a in _args_of(df))).cast("array<string>").alias("args")
+        if not parts:
+            return self.spark.createDataFrame(self.spark.sparkContext.emptyRDD(), schema)
+        union = reduce(lambda a, b: a.unionByName(b), parts)
+        text = {c: _decode_column(F, F.col(c)).alias(c) for c in ("node", "sender", "addressee")}
+        text["args"] = F.transform(F.col("args"), lambda k: _decode_column(F, k)).alias("args")
+        return union.select(*(text.get(c, c) for c in columns))
 
     def trace(self, deduced: Sequence[Relations]):
         """The trace (node, step, relation, args) of the D of each step, values as text."""
         F = self.F
         parts = [
-            df.select(_decode_column(F, F.col("node")).alias("node"), F.lit(t).cast("int").alias("step"),
-                      F.lit(relation).alias("relation"), self._decoded_args(df))
+            df.select("node", F.lit(t).cast("int").alias("step"), F.lit(relation).alias("relation"), self._key_array(df))
             for t, d in enumerate(deduced) for relation, df in d.items()
         ]
-        return self._union_all(parts, "node string, step int, relation string, args array<string>")
+        columns = ("node", "step", "relation", "args")
+        return self._decoded(parts, columns, "node string, step int, relation string, args array<string>")
 
     def messages(self, parts: Sequence[Relations]):
         F = self.F
         frames = [
-            df.select(F.lit(relation).alias("relation"), self._decoded_args(df),
-                      _decode_column(F, F.col("sender")).alias("sender"), "sent",
-                      _decode_column(F, F.col("addressee")).alias("addressee"), "arrives")
+            df.select(F.lit(relation).alias("relation"), self._key_array(df), "sender", "sent", "addressee", "arrives")
             for part in parts for relation, df in part.items()
         ]
-        return self._union_all(
-            frames, "relation string, args array<string>, sender string, sent int, addressee string, arrives int"
+        columns = ("relation", "args", "sender", "sent", "addressee", "arrives")
+        return self._decoded(
+            frames, columns, "relation string, args array<string>, sender string, sent int, addressee string, arrives int"
         )
 
     def outputs(self, facts: Relations, relations: Iterable[str]):
         """The rows (node, relation, args) of `facts` of `relations`, values as text."""
         F = self.F
         parts = [
-            df.select(_decode_column(F, F.col("node")).alias("node"), F.lit(relation).alias("relation"), self._decoded_args(df))
+            df.select("node", F.lit(relation).alias("relation"), self._key_array(df))
             for relation, df in facts.items() if relation in set(relations)
         ]
-        return self._union_all(parts, "node string, relation string, args array<string>")
-
-    def _union_all(self, parts, schema: str):
-        if not parts:
-            return self.spark.createDataFrame(self.spark.sparkContext.emptyRDD(), schema)
-        return reduce(lambda a, b: a.unionByName(b), parts)
+        return self._decoded(parts, ("node", "relation", "args"), "node string, relation string, args array<string>")
 
 
 def _cut(df):
@@ -562,6 +575,11 @@ def _cut(df):
     out = df.localCheckpoint(eager=False)
     out._dedalus2asp_cut = True
     return out
+
+
+def _hashed(df):
+    """`df` as the side a join builds a hash table of (Spark's shuffle_hash hint): no sort of either side."""
+    return df.hint("shuffle_hash") if os.environ.get("DEDALUS2ASP_SPARK_JOIN", "hash") == "hash" else df
 
 
 def _is_cut(df) -> bool:
