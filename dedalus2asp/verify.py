@@ -205,7 +205,8 @@ class Verdict:
         c = self.counterexample
         lines = [
             f"counterexample at horizon {self.bounds.horizon} ({self.bound_words()}): "
-            f"{', '.join(map(str, c.missing))} without its {self.post} fact",
+            f"{', '.join(map(str, c.missing))} without "
+            + (f"its {self.post} fact" if len(c.missing) == 1 else f"their {self.post} facts"),
             f"  faults: {c.faults}" + ("" if c.fewest else " (not proven to be the fewest: stopped)")
             + ("" if c.faults or not c.fewest else " — it breaks without any fault"),
         ]
