@@ -26,7 +26,8 @@ dealt to the K parts in turn. Every run satisfies exactly one cube, so the parts
 So the verdict — holds, and the number of faults of its counterexample — is the unsplit `verify`'s.
 With `--all`, each part lists the minimal fault sets of its runs, and those that include another
 part's set are dropped (`minimal`): the unsplit list. A part returns text, truth values and numbers
-only: a clingo symbol pickles as a pointer into the process that made it.
+only: clingo's own pickling of a symbol is a pointer into the process that made it (the package
+registers a pickling as text, in its `__init__`; the parts do not depend on it).
 """
 
 from __future__ import annotations
