@@ -61,9 +61,12 @@ def verify_(
 ) -> None:
     """Does every pre fact have its matching post fact at the last step, whatever is lost and whoever crashes (Molly)?
 
-    The counterexample shown has the fewest faults; --all lists every minimal fault set; --split K solves K parts of the
-    fault space (progress: parts done, on standard error). Exit status: 0 holds within the bounds,
-    1 counterexample, 2 bad program, input or option, 3 stopped before an answer.
+    The verdict states its bounds; the counterexample has the fewest faults.
+    --search-horizon: the smallest horizon with a counterexample.
+    --all: every minimal fault set. --out DIR: runs.json, SVGs, index.html.
+    --split K: K parts of the fault space (progress on standard error).
+    Exit status: 0 holds within the bounds, 1 counterexample,
+    2 bad program, input or option, 3 stopped before an answer.
     """
     check_engine(engine_)
     if split is None and engine_ != "local":
