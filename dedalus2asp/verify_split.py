@@ -80,8 +80,8 @@ class SplitVerdict:
     def describe(self) -> str:
         done = sum(1 for p in self.parts if p.complete)
         broken = sum(1 for p in self.parts if p.holds is False)
-        line = (f"  split into {len(self.parts)} part{'s' * (len(self.parts) != 1)} ({self.engine}) on "
-                f"{', '.join(self.atoms) or 'no fault atom'}: {done} of {len(self.parts)} finished, "
+        line = (f"  split into {len(self.parts)} part{'s' * (len(self.parts) != 1)} ({self.engine}) on whether "
+                f"{', '.join(map(fault_words, self.atoms)) or 'no fault'}: {done} of {len(self.parts)} finished, "
                 f"{broken} with a counterexample\n")
         first, *rest = self.verdict.describe().splitlines(keepends=True)
         return "".join([first, line, *rest])  # after the verdict's line, before the faults and their lineage
@@ -89,6 +89,16 @@ class SplitVerdict:
     def as_dict(self) -> dict:
         return {**self.verdict.as_dict(), "parts": len(self.parts),
                 "split": {"engine": self.engine, "atoms": list(self.atoms), "parts": [p.as_dict() for p in self.parts]}}
+
+
+def fault_words(atom: str) -> str:
+    """A split atom as the text verdict says it: `_split_crashed(a)` is "a crashes", `_split_omitted(a,0,b)`
+    is "a message from a to b at step 0 is lost" (the JSON keeps the atoms)."""
+    symbol = clingo.parse_term(atom)
+    if symbol.name == SPLIT_CRASHED:
+        return f"{symbol.arguments[0]} crashes"
+    sender, step, addressee = symbol.arguments
+    return f"a message from {sender} to {addressee} at step {step} is lost"
 
 
 def split_rules(compiled: Compiled) -> str:

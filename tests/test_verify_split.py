@@ -24,7 +24,7 @@ from dedalus2asp.asp.transform import transform
 from dedalus2asp.bounds import Bounds, Network
 from dedalus2asp.cli import app
 from dedalus2asp.verify import verify
-from dedalus2asp.verify_split import SPLIT_CRASHED, SPLIT_OMITTED, cubes, split_rules, varying, verify_split
+from dedalus2asp.verify_split import SPLIT_CRASHED, SPLIT_OMITTED, cubes, fault_words, split_rules, varying, verify_split
 
 MOLLY = EXAMPLES / "molly"
 runner = CliRunner()
@@ -164,6 +164,10 @@ def test_cli_split_json_out_and_refusals(tmp_path):
     assert result.stderr == ""
     runs = json.loads((tmp_path / "runs" / "runs.json").read_text())
     assert [r["status"] for r in runs["runs"]] == ["success", "failure"] and (tmp_path / "runs" / "index.html").exists()
+    text = runner.invoke(app, [*args, "--split", "3", "--quiet"]).stdout  # the split atoms in words, not as atoms
+    said = text.splitlines()[1]
+    assert said.startswith("  split into 3 parts (local) on whether ") and " crashes" in said and "_split" not in said
+    assert fault_words('_split_omitted(a,0,b)') == "a message from a to b at step 0 is lost"
     for extra, said in ((["--split", "2", "--search-horizon"], "--search-horizon"),
                         (["--engine", "spark"], "--split"), (["--split", "2", "--engine", "mpi"], "--engine"),
                         (["--split", "0"], "--split")):
