@@ -170,10 +170,15 @@ def test_the_timeout_stops_the_search(tmp_path):
     program, instance = molly(tmp_path, CLOCKED)
     verdict = search(program, instance, Bounds(5, network=Network("sync", loss_until=3)), timeout=0.0)
     # each horizon's solve gets no time: a horizon may still be decided at once, by propagation, but not
-    # horizon 3's optimisation (find a counterexample, then prove no other has fewer faults)
-    assert verdict.holds is None and not verdict.complete and verdict.counterexample is None
+    # horizon 3's optimisation (find a counterexample, then prove no other has fewer faults). Whether the
+    # solver met a first counterexample before it was stopped is a matter of microseconds: either the
+    # verdict is unknown, or it has a counterexample not proven to have the fewest faults
+    assert not verdict.complete and verdict.holds is not True
     assert verdict.searched[-1] == verdict.bounds.horizon <= 3
-    assert verdict.describe().startswith("unknown: stopped before an answer")
+    if verdict.holds is None:
+        assert verdict.counterexample is None and verdict.describe().startswith("unknown: stopped before an answer")
+    else:
+        assert not verdict.counterexample.fewest and "(not proven to be the fewest: stopped)" in verdict.describe()
 
 
 # --- verify's resource limits, as solve's and count's (asp.budget, asp.solve.isolated) ---------------
