@@ -217,28 +217,3 @@ def test_what_async_changes_in_the_library(name):
         lost = verify(program, instance, Bounds(5, network=Network("async", max_delay=1, loss_until=2))).counterexample.lost
         assert [(str(m.sender), m.relation) for m in lost] == [("c", "decision")]
 
-
-def test_killed_before_an_answer_still_says_the_bounds(tmp_path, monkeypatch):
-    """A verdict the deadline killed in grounding (or --max-memory): exit 3, and the unknown verdict with its
-    bounds on standard output, as JSON under --json (holds null, complete false), the reason on standard error."""
-    from typer.testing import CliRunner
-
-    from dedalus2asp.asp import solve
-    from dedalus2asp.cli import app
-
-    def killed(*args, **kwargs):
-        raise solve.Stopped("timeout: stopped after 0.1 s, before an answer: clingo was still grounding")
-
-    load(tmp_path, "one-shot")
-    monkeypatch.setattr(solve, "isolated", killed)
-    args = ["verify", str(tmp_path / "protocol.ded"), str(tmp_path / "invariant.ded"), "--eot", "5", "--delivery", "sync",
-            "--eff", "3", "--crashes", "1", "--timeout", "0.1"]
-    result = CliRunner().invoke(app, [*args, "--json"])
-    assert result.exit_code == 3, result.output
-    document = json.loads(result.stdout)
-    assert (document["holds"], document["counterexample"], document["complete"]) == (None, None, False)
-    assert document["bound"]["crashes"] == 1 and document["bound"]["loss_until"] == 2
-    assert "clingo was still grounding" in result.stderr
-    text = CliRunner().invoke(app, args)
-    assert text.exit_code == 3
-    assert text.stdout.startswith("unknown: stopped before an answer (≤ 1 crash, losses before step 2, horizon 4, sync delivery)")

@@ -9,7 +9,6 @@ in turn or on Spark executors (`--engine spark`); the verdict is the unsplit one
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Optional
@@ -82,14 +81,8 @@ def verify_(
     split_verdict, success = None, None
     try:
         if split is None:  # --timeout through grounding, --max-memory: the solver's own process, exit 3
-            began = time.perf_counter()
-            try:
-                verdict, success = solve.isolated(_answer, question, prog, instance, bounds_, pre.strip(), post.strip(),
-                                                  all_, out is not None, timeout=timeout, max_memory=limits.max_memory)
-            except solve.Stopped:  # killed (grounding past --timeout, --max-memory): the verdict is unknown, exit 3
-                unknown = verify.Verdict(None, None, False, bounds_, pre.strip(), post.strip(), time.perf_counter() - began)
-                emit(json.dumps(unknown.as_dict(), indent=2)) if json_ else say(unknown.describe())
-                raise
+            verdict, success = solve.isolated(_answer, question, prog, instance, bounds_, pre.strip(), post.strip(), all_,
+                                              out is not None, timeout=timeout, max_memory=limits.max_memory)
         else:
             from ..verify_split import verify_split
 
