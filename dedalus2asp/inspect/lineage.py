@@ -257,7 +257,7 @@ def _how(d: Derivation) -> str:
         m = d.reason.message
         return f"message from {m.sender}, sent at step {m.sent}{by}"
     if d.reason.how == CARRIED:
-        return f"carried over{by}"
+        return f"carried over from step {d.step - 1}{by}"
     return f"deduced{by}"
 
 
