@@ -235,6 +235,7 @@ class Verdict:
                 "delivery": network.delivery,
                 "loss_until": network.loss_until,
                 "crashes": network.crashes,
+                **({"nodes": [str(n) for n in network.nodes]} if network.nodes else {}),  # --nodes (Molly's -N)
                 "pre": self.pre,
                 "post": self.post,
                 **({"searched": list(self.searched)} if self.searched else {}),

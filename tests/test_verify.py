@@ -217,3 +217,19 @@ def test_what_async_changes_in_the_library(name):
         lost = verify(program, instance, Bounds(5, network=Network("async", max_delay=1, loss_until=2))).counterexample.lost
         assert [(str(m.sender), m.relation) for m in lost] == [("c", "decision")]
 
+
+
+def test_json_bound_names_the_nodes_given(tmp_path):
+    """--nodes (Molly's -N) is one of the bounds: the JSON's `bound` and runs.json (docs/runs-schema.json) name them."""
+    import jsonschema
+
+    from conftest import ROOT
+
+    load(tmp_path, "one-shot")
+    args = ["protocol.ded", "invariant.ded", "--eot", "3", "--delivery", "sync", "--eff", "2", "--nodes", "d,e"]
+    document = json.loads(_cli(*args, "--json", "--out", str(tmp_path / "out"), cwd=tmp_path).stdout)
+    assert document["bound"]["nodes"] == ["d", "e"]
+    runs = json.loads((tmp_path / "out" / "runs.json").read_text())
+    jsonschema.validate(runs, json.loads((ROOT / "docs" / "runs-schema.json").read_text()))
+    assert runs["bound"]["nodes"] == ["d", "e"] and all("d" in r["failureSpec"]["nodes"] for r in runs["runs"])
+    assert "nodes" not in json.loads(_cli(*args[:-2], "--json", cwd=tmp_path).stdout)["bound"]
