@@ -471,8 +471,10 @@ class Spark:
                 relation: df.where(F.col("arrives") == t).select(F.col("addressee").alias("node"), *_args_of(df))
                 for relation, df in part.items()
             }))
-        arrived = self.union(parts)  # read by every job of the step: computed once, by the first
-        return Relations({relation: _cut(df) for relation, df in arrived.items()})
+        # checkpointed, for every job of the step reads it; distinct first, for the same fact may arrive from
+        # several senders or steps, and `materialize` keeps a checkpointed relation as it is
+        arrived = self.union(parts)
+        return Relations({relation: _cut(df.distinct()) for relation, df in arrived.items()})
 
     def schedule(self, sent: Relations, t: int, steps: int, schedule: Schedule) -> Relations:
         """Messages sent at t, to nodes of N only, with their arrival step (null past the last step)."""
