@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 
 import clingo
 
-from .asp.names import LOST, relation_name
+from .asp.names import CRASHED, LOST, SILENCED, relation_name
 from .asp.transform import Compiled, transform
 from .bounds import Bounds
 from .formats.lineage import html
@@ -38,9 +38,7 @@ from .lang.ast import GLOBAL_NODE, Instance, Program
 MISSING = "_missing"
 PRE_ROW, POST_ROW = "_pre_row", "_post_row"
 VIOLATED = "_violated"
-CRASHED = "_crashed"
 FAULT = "_fault"
-SILENCED = "_silenced"
 
 
 class InvariantError(ValueError):
@@ -257,7 +255,7 @@ def _relation(program: Program, name: str, option: str) -> int:
     return arities[name]
 
 
-def _row(program: Program, name: str, option: str) -> tuple[int, bool]:
+def invariant_row(program: Program, name: str, option: str) -> tuple[int, bool]:
     """The width of a row of `name` as Molly reads it (the location column first for a located relation), and whether it is global."""
     arity = _relation(program, name, option)
     is_global = name in program.global_relations()
@@ -269,7 +267,7 @@ def invariant(program: Program, compiled: Compiled, pre: str, post: str) -> str:
 
     A row of a relation is its fact as Molly reads it: a global relation's arguments, or a located
     relation's location column followed by its arguments; a pre row needs the same post row."""
-    (k, pre_global), (k_post, post_global) = _row(program, pre, "--pre"), _row(program, post, "--post")
+    (k, pre_global), (k_post, post_global) = invariant_row(program, pre, "--pre"), invariant_row(program, post, "--post")
     if k_post != k:
         raise InvariantError(
             f"a row of '{pre}' has {k} column{'s' * (k != 1)} and one of '{post}' {k_post} (a located relation's "
@@ -306,7 +304,7 @@ def invariant(program: Program, compiled: Compiled, pre: str, post: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _counterexample(symbols: list[clingo.Symbol], compiled: Compiled, pre: str, fewest: bool) -> Counterexample:
+def counterexample_of(symbols: list[clingo.Symbol], compiled: Compiled, pre: str, fewest: bool) -> Counterexample:
     lost, crashes, missing = [], [], []
     silenced = {(a.arguments[0], a.arguments[1]) for a in symbols if a.name == SILENCED and len(a.arguments) == 2}
     for atom in symbols:
@@ -338,10 +336,10 @@ def verify(
     ctl = clingo.Control(["--opt-mode=opt", "--warn=none"])
     ctl.add("base", [], compiled.text + invariant(program, compiled, pre, post))
     ctl.ground([("base", [])])
-    best, complete = _optimum(ctl, timeout)
+    best, complete = optimum(ctl, timeout)
     seconds = time.perf_counter() - began
     if best:
-        found = _counterexample(best[-1], compiled, pre, complete)
+        found = counterexample_of(best[-1], compiled, pre, complete)
         sets = None
         if all_:
             left = None if timeout is None else max(timeout - seconds, 0.0)
@@ -354,7 +352,7 @@ def verify(
     return Verdict(True if complete else None, None, complete, bounds, pre, post, seconds, fault_sets=() if all_ and complete else None)
 
 
-def _optimum(ctl: clingo.Control, timeout: float | None, assumptions=()) -> tuple[list[list[clingo.Symbol]], bool]:
+def optimum(ctl: clingo.Control, timeout: float | None, assumptions=()) -> tuple[list[list[clingo.Symbol]], bool]:
     """Solve `ctl` (an optimisation) within `timeout` seconds, under `assumptions` ((atom, truth) pairs, as
     clingo takes them): the models found, each better than the one before (the last is optimal when the
     search was complete), and whether it was."""
@@ -383,7 +381,7 @@ def _faults(compiled: Compiled) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _fault_set(symbols: list[clingo.Symbol]) -> tuple[FaultSet, list[clingo.Symbol]]:
+def fault_set_of(symbols: list[clingo.Symbol]) -> tuple[FaultSet, list[clingo.Symbol]]:
     omissions, crashes, atoms = [], [], []
     for atom in symbols:
         if atom.name == FAULT and len(atom.arguments) == 1:
@@ -414,7 +412,7 @@ def minimal_fault_sets(
     ctl.add("base", [], fault_sets_program(program, compiled, pre, post))
     ctl.ground([("base", [])])
     models, finished = fault_set_models(ctl, None if timeout is None else timeout - (time.perf_counter() - began))
-    found = [(_fault_set(m)[0], _counterexample(m, compiled, pre, True)) if runs else _fault_set(m)[0] for m in models]
+    found = [(fault_set_of(m)[0], counterexample_of(m, compiled, pre, True)) if runs else fault_set_of(m)[0] for m in models]
     if not finished:
         return tuple(found), False
     size = (lambda f: (len(f[0].omissions) + len(f[0].crashes), str(f[0]))) if runs else (
@@ -441,13 +439,13 @@ def fault_set_models(ctl: clingo.Control, timeout: float | None, assumptions=())
         left = None if timeout is None else timeout - (time.perf_counter() - began)
         if left is not None and left <= 0:
             return found, False
-        best, complete = _optimum(ctl, left, assumptions)
+        best, complete = optimum(ctl, left, assumptions)
         if not complete:
             return found, False
         if not best:
             return found, True
         found.append(best[-1])
-        atoms = _fault_set(best[-1])[1]
+        atoms = fault_set_of(best[-1])[1]
         if not atoms:
             return found, True  # it breaks without any fault: the one minimal set is the empty one
         part = f"found{next(_FOUND)}"  # a part name of its own, in each call on the same control

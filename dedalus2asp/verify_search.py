@@ -42,8 +42,8 @@ from .asp.transform import Compiled
 from .bounds import CRASH, Bounds, Encoding, Semantics
 from .lang.ast import Instance, Program
 from .lang.located import check_events
-from .verify import (CRASHED, MISSING, POST_ROW, PRE_ROW, SILENCED, VIOLATED, InvariantError, Verdict, _counterexample,
-                     _optimum, _row, minimal_fault_sets, verify)
+from .verify import (CRASHED, MISSING, POST_ROW, PRE_ROW, SILENCED, VIOLATED, InvariantError, Verdict, counterexample_of,
+                     optimum, invariant_row, minimal_fault_sets, verify)
 
 QUERY = "_query"
 
@@ -53,7 +53,7 @@ PER_HORIZON = "one program per horizon"
 
 def check_part(program: Program, pre: str, post: str, plan: bool = False) -> str:
     """`#program check(h).`: the invariant at step h, under the external `_query(h)` (see the module docstring)."""
-    (k, pre_global), (k_post, post_global) = _row(program, pre, "--pre"), _row(program, post, "--post")
+    (k, pre_global), (k_post, post_global) = invariant_row(program, pre, "--pre"), invariant_row(program, post, "--post")
     if k_post != k:
         raise InvariantError(
             f"a row of '{pre}' has {k} column{'s' * (k != 1)} and one of '{post}' {k_post} (a located relation's "
@@ -158,12 +158,12 @@ def search(
         unrolling.control.assign_external(query, True)
         tried.append(h)
         left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
-        best, complete = _optimum(unrolling.control, left)
+        best, complete = optimum(unrolling.control, left)
         at_h = replace(bounds, horizon=h)
         if best:
             compiled = Compiled("", inc.relations, inc.arities, inc.messages, replace(at_h, encoding=Encoding.FAST),
                                 program=program)
-            found = _counterexample(_at(best[-1], h, compiled), compiled, pre, complete)
+            found = counterexample_of(_at(best[-1], h, compiled), compiled, pre, complete)
             verdict = Verdict(False, found, complete, at_h, pre, post, 0.0)
             if all_:
                 left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)

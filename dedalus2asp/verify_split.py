@@ -43,7 +43,7 @@ from .asp.names import LOST
 from .asp.transform import Compiled, transform
 from .bounds import Bounds
 from .lang.ast import Instance, Program
-from .verify import (CRASHED, SILENCED, Counterexample, FaultSet, Verdict, _counterexample, _fault_set, _optimum,
+from .verify import (CRASHED, SILENCED, Counterexample, FaultSet, Verdict, counterexample_of, fault_set_of, optimum,
                      fault_set_models, fault_sets_program, invariant)
 
 SPLIT_CRASHED = "_split_crashed"
@@ -185,10 +185,10 @@ def solve_part(
         if left is not None and left <= 0:
             complete = False
             break
-        models, finished = _optimum(ctl, left, zip(symbols, cube))
+        models, finished = optimum(ctl, left, zip(symbols, cube))
         complete = complete and finished
         if models:
-            faults = _counterexample(models[-1], compiled, pre, finished).faults
+            faults = counterexample_of(models[-1], compiled, pre, finished).faults
             if best is None or faults < best[0]:
                 best = (faults, k, models[-1])
     return {
@@ -319,10 +319,10 @@ def combine(
     if broken:
         _, i = min(broken)
         symbols = [clingo.parse_term(a) for a in found[i]["model"]]
-        counterexample = _counterexample(symbols, compiled, pre, complete)
+        counterexample = counterexample_of(symbols, compiled, pre, complete)
         if all_:
             models = [[clingo.parse_term(a) for a in model] for r in found for model in r.get("sets", ())]
-            sets = minimal([(_fault_set(m)[0], _counterexample(m, compiled, pre, True)) for m in models])
+            sets = minimal([(fault_set_of(m)[0], counterexample_of(m, compiled, pre, True)) for m in models])
             complete = complete and all(r.get("sets_complete", True) for r in found)
             verdict = Verdict(False, counterexample, complete, bounds, pre, post, seconds,
                               fault_sets=tuple(f for f, _ in sets), witnesses=tuple(w for _, w in sets))

@@ -65,7 +65,7 @@ APPLIES = {"delivery": FAULT_TASKS, "loss_until": FAULT_TASKS, "crashes": FAULT_
 def _integer(low: int, high: int) -> Callable[[Any], str | None]:
     def check(value):
         if isinstance(value, bool) or not isinstance(value, int):
-            return f"must be an integer, not {_kind(value)}"
+            return f"must be an integer, not {kind_of(value)}"
         return None if low <= value <= high else f"must be between {low} and {high}, not {value}"
     return check
 
@@ -75,7 +75,7 @@ def _choice(allowed) -> Callable[[Any], str | None]:
 
     def check(value):
         if not isinstance(value, str):
-            return f"must be one of {', '.join(allowed)}, not {_kind(value)}"
+            return f"must be one of {', '.join(allowed)}, not {kind_of(value)}"
         if value in allowed:
             return None
         near = difflib.get_close_matches(value, allowed, 1)
@@ -83,9 +83,9 @@ def _choice(allowed) -> Callable[[Any], str | None]:
     return check
 
 
-def _path(value) -> str | None:
+def path_of(value) -> str | None:
     if not isinstance(value, str):
-        return f"must be a path (a string), not {_kind(value)}"
+        return f"must be a path (a string), not {kind_of(value)}"
     if not value:
         return "must be a path, not an empty string"
     return "must not contain a NUL character" if "\0" in value else None
@@ -94,11 +94,11 @@ def _path(value) -> str | None:
 def _program(value) -> str | None:
     """A program: a path, or an array of paths read as one program (`pipeline.load`)."""
     if not isinstance(value, list):
-        return _path(value)
+        return path_of(value)
     if not value:
         return "must be a path or an array of paths, not an empty array"
     for item in value:
-        message = _path(item)
+        message = path_of(item)
         if message:
             return message
     return None
@@ -107,10 +107,10 @@ def _program(value) -> str | None:
 def _nodes(value) -> str | None:
     """The names of nodes (`bounds.Network.nodes`): an array of constants, none twice."""
     if not isinstance(value, list):
-        return f"must be an array of node names, not {_kind(value)}"
+        return f"must be an array of node names, not {kind_of(value)}"
     for item in value:
         if not isinstance(item, str):
-            return f"must be an array of node names (strings), not one with {_kind(item)}"
+            return f"must be an array of node names (strings), not one with {kind_of(item)}"
         try:
             node_symbol(item)
         except ValueError:
@@ -124,13 +124,13 @@ _RELATION = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 def _relation(value) -> str | None:
     if not isinstance(value, str):
-        return f"must be a relation name, not {_kind(value)}"
+        return f"must be a relation name, not {kind_of(value)}"
     return None if _RELATION.match(value) else f"must be a relation name (letters, digits and '_'), not {value!r}"
 
 
 def _seconds(value) -> str | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return f"must be a number of seconds, not {_kind(value)}"
+        return f"must be a number of seconds, not {kind_of(value)}"
     if not (0 < value <= MAX_TIMEOUT) or math.isnan(value):
         return f"must be more than 0 and at most {MAX_TIMEOUT} seconds, not {value}"
     return None
@@ -138,7 +138,7 @@ def _seconds(value) -> str | None:
 
 SCHEMA: dict[str, Callable[[Any], str | None]] = {
     "program": _program,
-    "input": _path,
+    "input": path_of,
     "task": _choice(TASKS),
     "semantics": _choice(s.value for s in Semantics),
     "encoding": _choice(e.value for e in Encoding),
@@ -162,7 +162,7 @@ SCHEMA: dict[str, Callable[[Any], str | None]] = {
 }
 
 
-def _kind(value) -> str:
+def kind_of(value) -> str:
     """A TOML value's kind in words: "the string 'x'", "a boolean", "an array"."""
     if isinstance(value, str):
         return f"the string {value!r}"

@@ -68,7 +68,7 @@ from ..bounds import Bounds, Network
 from ..lang.ast import NOWHERE, Span
 from ..lang.diagnostics import Diagnostic, DiagnosticError
 from .keys import (ALIASES, APPLIES, DEFAULTS, DIALECTS, FAULT_TASKS, KEYS, KNOWN, MAX_JOBS, MAX_MANIFEST, NEW_KEYS, SCHEMA,
-                   TASKS, _kind, _path)
+                   TASKS, kind_of, path_of)
 
 TABLES = ("root", "defaults", "grid", "job")  # what the top level of a manifest may say
 
@@ -190,7 +190,7 @@ def _tables(problems: Problems, data: dict, name: str) -> list[dict]:
     """The tables of `[[name]]` (an array of tables), or none after a problem."""
     value = data.get(name, [])
     if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
-        problems.add(("top", 0), name, f"{name} must be an array of tables ([[{name}]]), not {_kind(value)}")
+        problems.add(("top", 0), name, f"{name} must be an array of tables ([[{name}]]), not {kind_of(value)}")
         return []
     return value
 
@@ -201,7 +201,7 @@ def _check_files(problems: Problems, root: Path, tables: list[tuple[tuple, dict]
         for key in ("program", "input"):
             given = values.get(key)
             for v in _files(given) if key == "program" else given if isinstance(given, list) else [given]:
-                if isinstance(v, str) and v and _path(v) is None and not (root / v).is_file():
+                if isinstance(v, str) and v and path_of(v) is None and not (root / v).is_file():
                     why = "is a directory" if (root / v).is_dir() else "does not exist"
                     problems.add(table, key, f"{key} {str(root / v)!r} {why}")
 
@@ -298,14 +298,14 @@ def read_manifest(path: Path) -> list[Job]:
             problems.add(("top", 0), key, message)
     root_value = data.get("root", ".")
     if not isinstance(root_value, str) or "\0" in root_value:
-        problems.add(("top", 0), "root", f"root must be a path (a string), not {_kind(root_value)}")
+        problems.add(("top", 0), "root", f"root must be a path (a string), not {kind_of(root_value)}")
         root_value = "."
     root = (path.parent / root_value).resolve()
     if not root.is_dir():
         problems.add(("top", 0), "root", f"root {str(root)!r} is not a directory")
     defaults = data.get("defaults", {})
     if not isinstance(defaults, dict):
-        problems.add(("top", 0), "defaults", f"defaults must be a table ([defaults]), not {_kind(defaults)}")
+        problems.add(("top", 0), "defaults", f"defaults must be a table ([defaults]), not {kind_of(defaults)}")
         defaults = {}
     for key, value in defaults.items():
         _check_key(problems, ("defaults", 0), key, value, in_grid=False)

@@ -38,7 +38,7 @@ from typing import Iterable, Iterator, Mapping
 import clingo
 
 from .. import formats
-from ..asp.names import LOST, PENDING
+from ..asp.names import CRASHED, LOST, PENDING
 from ..asp.transform import Compiled
 from ..bounds import Bounds, Encoding
 from ..formats.text import show_fact
@@ -397,8 +397,6 @@ class Models:
         return formats.render(self, "html", fragment=True)
 
 
-CRASHED = "_crashed"
-"""The solver's atom _crashed(y, s): y crashes at step s (templates/faults.lp.j2)."""
 
 
 def _int(symbol: clingo.Symbol) -> int | None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping
 
 import clingo
 
-from ..asp.names import LOST, PENDING
+from ..asp.names import CRASHED, LOST, PENDING
 from ..asp.transform import Compiled
 from ..bounds import Network
 from ..lang.ast import Instance, Program, RuleKind
@@ -178,8 +178,6 @@ def run_constraints(
     for m in sorted(lost):
         lines.append(constraint(m.sender, m.step, m.addressee, LOST, m.fact))
     if compiled.bounds.network.crashes:
-        from .model import CRASHED  # (model imports this module)
-
         lines += [f":- not {CRASHED}({y},{s})." for y, s in sorted(crash.items())]
         lines.append(f":- #count {{ Y,S : {CRASHED}(Y,S) }} != {len(crash)}.")
     return "\n".join(lines) + "\n"
