@@ -25,6 +25,16 @@ SMALL = [
     ("tr2009/broadcast.ded", "tr2009/broadcast.facts"),
 ]
 
+# the fault-tolerance protocols of the Molly library, each with its invariant file (docs/molly.md)
+INVARIANTS = {
+    "simple_broadcast": "broadcast_assert",
+    "retry_broadcast": "broadcast_assert",
+    "ack_broadcast": "broadcast_assert",
+    "classic_broadcast": "broadcast_assert",
+    "two_phase_commit": "commit_assert",
+    "two_phase_commit_timeout": "commit_assert",
+}
+
 
 def example_id(pair: tuple[str, str]) -> str:
     return Path(pair[0]).stem

@@ -31,7 +31,7 @@ import clingo
 import pytest
 from typer.testing import CliRunner
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, INVARIANTS
 from dedalus2asp import cron, inspect, pipeline
 from dedalus2asp.asp import solve
 from dedalus2asp.asp.transform import transform
@@ -46,12 +46,7 @@ runner = CliRunner()
 
 # each protocol with its invariant file (None: it has none)
 LIBRARY = {
-    "simple_broadcast": "broadcast_assert",
-    "retry_broadcast": "broadcast_assert",
-    "ack_broadcast": "broadcast_assert",
-    "classic_broadcast": "broadcast_assert",
-    "two_phase_commit": "commit_assert",
-    "two_phase_commit_timeout": "commit_assert",
+    **INVARIANTS,
     "countdown": None,
     "vote_counter": None,
     "heartbeat": None,

@@ -18,7 +18,7 @@ import clingo
 import pytest
 from typer.testing import CliRunner
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, INVARIANTS
 from dedalus2asp import pipeline
 from dedalus2asp.asp.transform import transform
 from dedalus2asp.bounds import Bounds, Network
@@ -29,14 +29,7 @@ from dedalus2asp.verify_split import SPLIT_CRASHED, SPLIT_OMITTED, cubes, fault_
 MOLLY = EXAMPLES / "molly"
 runner = CliRunner()
 
-PROTOCOLS = {
-    "simple_broadcast": "broadcast_assert",
-    "retry_broadcast": "broadcast_assert",
-    "ack_broadcast": "broadcast_assert",
-    "classic_broadcast": "broadcast_assert",
-    "two_phase_commit": "commit_assert",
-    "two_phase_commit_timeout": "commit_assert",
-}
+PROTOCOLS = INVARIANTS
 FAULTS = {"omissions": dict(loss_until=2), "crash": dict(crashes=1), "both": dict(loss_until=1, crashes=1)}
 NETWORKS = {"sync": dict(delivery="sync"), "async": dict(max_delay=1)}
 CASES = [(name, network, faults) for name in PROTOCOLS for network in NETWORKS for faults in FAULTS]
