@@ -302,29 +302,6 @@ def precheck(jobs: list[Job]) -> dict[str, str]:
     return failed
 
 
-def _largest_first(jobs: list[Job]) -> list[Job]:
-    """`jobs`, the largest estimated ground size (`asp.budget`) first, so that the executors do not end with
-    one long job while the others idle (longest-first scheduling); a tie keeps the manifest's order."""
-    loaded: dict[tuple, tuple | None] = {}
-
-    def size(job: Job) -> float:
-        key = (_files(job), job.input, job.parameters["dialect"])
-        if key not in loaded:
-            try:
-                loaded[key] = _load(job)
-            except Exception:  # noqa: BLE001 - the job reports it on its executor
-                loaded[key] = None
-        if loaded[key] is None:
-            return 0.0
-        try:
-            return budget.estimate(*loaded[key], job.bounds).total
-        except Exception:  # noqa: BLE001 - an estimate only orders the jobs
-            return 0.0
-
-    sizes = {job.id: size(job) for job in jobs}
-    return sorted(jobs, key=lambda job: -sizes[job.id])
-
-
 def _record_failure(out: Path, job: Job, error: str) -> None:
     jobs, _, _ = _arrow()
     row = {**_row(job), "status": "error", "error": error, "seconds": 0.0}
@@ -453,7 +430,7 @@ def run_batch(manifest: Path, out: Path, master: str | None = None, spark=None, 
     for job in todo:
         if job.id in unloadable:
             _record_failure(out, job, unloadable[job.id])
-    remote = _largest_first([job for job in todo if job.id not in unloadable])
+    remote = [job for job in todo if job.id not in unloadable]
     if progress is not None:
         progress.total = len(todo)
         for job in todo:
