@@ -209,6 +209,7 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=600.0, help="seconds per point before it is killed")
     parser.add_argument("--quick", action="store_true", help="sizes 300 and 1000 only")
     parser.add_argument("--parts", type=int, nargs="+", default=[1, 2, 3, 4], help="which parts to run")
+    parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "spark.json", help="where the results go")
     args = parser.parse_args()
     sizes = [300, 1000] if args.quick else args.edges
     scratch = Path(tempfile.mkdtemp(prefix="dedalus2asp-spark-"))
@@ -233,7 +234,7 @@ def main() -> None:
     result = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "loadavg_at_end": os.getloadavg()},
               "command": " ".join(["python", "benchmarks/spark.py", *sys.argv[1:]]), "spark_start": start,
               "alg1": runs, "sweep": sweep, "incremental": persisted, "split": split}
-    (ROOT / "benchmarks" / "spark.json").write_text(json.dumps(result, indent=2) + "\n")
+    args.json.write_text(json.dumps(result, indent=2) + "\n")
 
     print("\n| edges | local wall s | spark wall s | spark / local | Spark jobs per step | trace rows | message rows | load avg |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -253,7 +254,7 @@ def main() -> None:
     if split:
         print(f"count {split['program']} horizon {split['horizon']}: unsplit {split.get('unsplit')}, "
               f"--split {split['parts']} on Spark {split.get('split')}, overhead {split.get('overhead_s')} s")
-    print("wrote benchmarks/spark.json")
+    print(f"wrote {args.json}")
 
 
 if __name__ == "__main__":
