@@ -45,13 +45,15 @@ from dedalus2asp.runs.schedule import Schedule
 from dedalus2asp.runs.transitions import crash_plans
 from dedalus2asp.verify import verify
 
-PROGRAM = """
+RETRANSMIT = """
 % retransmit forever: n0 sends its message to every member at every step
 sending(M) :- start(M).
 sending(M)@next :- sending(M).
 bcast(M)@async(Y) :- sending(M), member(Y).
 got(M) :- bcast(M).
 got(M)@next :- got(M).
+"""
+PROGRAM = RETRANSMIT + """\
 % the invariant, as rows (node, message): every node expects the message and should have got it
 pre(M) :- msg(M).
 post(M) :- got(M).

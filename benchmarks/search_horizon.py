@@ -26,14 +26,9 @@ from dedalus2asp.bounds import Bounds, Network
 from dedalus2asp.lang.facts import parse_facts
 from dedalus2asp.lang.parser import parse_program
 from dedalus2asp.verify_search import search
+from faults import RETRANSMIT  # noqa: E402 - the broadcast of benchmarks/faults.py, with a clock
 
-PROGRAM = """
-% retransmit forever: n0 sends its message to every member at every step
-sending(M) :- start(M).
-sending(M)@next :- sending(M).
-bcast(M)@async(Y) :- sending(M), member(Y).
-got(M) :- bcast(M).
-got(M)@next :- got(M).
+PROGRAM = RETRANSMIT + """\
 clock(T + 1)@next :- clock(T).
 % the invariant, as rows (node, message), from step G on: every node should have got the message
 pre(M) :- msg(M), clock(T), T >= {gate}.

@@ -151,11 +151,8 @@ def spark_session(master: str | None = None, partitions: int | None = None, log_
         .config("spark.driver.memory", os.environ.get("DEDALUS2ASP_DRIVER_MEMORY", "4g"))
         .config("spark.sql.codegen.wholeStage", os.environ.get("DEDALUS2ASP_SPARK_CODEGEN", "false"))
     )
-    java = os.environ.get("DEDALUS2ASP_JAVA_OPTIONS", "")
     if level not in VERBOSE:
-        java += f" -Dlog4j2.configurationFile={LOG4J}"
-    if java.strip():
-        builder = builder.config("spark.driver.extraJavaOptions", java.strip())
+        builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG4J}")
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel(level)
     session.conf.set("spark.sql.shuffle.partitions", str(partitions or session.sparkContext.defaultParallelism))
@@ -581,7 +578,7 @@ def _cut(df):
 
 def _hashed(df):
     """`df` as the side a join builds a hash table of (Spark's shuffle_hash hint): no sort of either side."""
-    return df.hint("shuffle_hash") if os.environ.get("DEDALUS2ASP_SPARK_JOIN", "hash") == "hash" else df
+    return df.hint("shuffle_hash")
 
 
 def _is_cut(df) -> bool:
