@@ -397,8 +397,6 @@ class Models:
         return formats.render(self, "html", fragment=True)
 
 
-
-
 def _int(symbol: clingo.Symbol) -> int | None:
     return symbol.number if symbol.type is clingo.SymbolType.Number else None
 
