@@ -134,7 +134,7 @@ def bundles(model: Model) -> tuple[Bundle, ...]:
         for (send, addressee, arrives, noncausal), ms in groups.items()
     ) + tuple(
         Bundle(send, addressee, None, tuple(ms), False, lost=True,
-               silenced=any(node == send[0] and step <= send[1] for node, step in model.crashes))
+               silenced=model.crashed_by(*send))
         for (send, addressee), ms in _group_lost(model).items()
     )
 

@@ -315,8 +315,7 @@ def _closest(compiled, counterexample: Counterexample) -> str:
 
 def _faults_of(model: Model) -> tuple[tuple[Lost, ...], tuple[Crash, ...]]:
     crashes = tuple(Crash(x, s) for x, s in sorted(model.crashes, key=str))
-    down = {x: s for x, s in model.crashes}
-    lost = tuple(Lost(m.sender, m.sent, m.addressee, m.relation, m.args, m.sender in down and down[m.sender] <= m.sent)
+    lost = tuple(Lost(m.sender, m.sent, m.addressee, m.relation, m.args, model.crashed_by(m.sender, m.sent))
                  for m in sorted(model.lost, key=lambda m: str(m.key())))
     return lost, crashes
 
@@ -335,6 +334,10 @@ class _Run:
         fates.update({(m.sender, m.sent, m.addressee, m.relation, m.args): LOST for m in model.lost})
         return cls(model.trace, dict(model.crashes), fates)
 
+    def crash(self, node: clingo.Symbol, step: int) -> Crash | None:
+        """The crash of `node` at a step <= `step` in this run, or None."""
+        return Crash(node, self.down[node]) if node in self.down and self.down[node] <= step else None
+
 
 def _mark(d: Derivation, other: _Run) -> Mark:
     """How the fact of `d` fared in the `other` run (see `Mark`)."""
@@ -347,7 +350,7 @@ def _mark(d: Derivation, other: _Run) -> Mark:
         node, step = m.sender, m.sent
         there = other.fates.get(key, NOT_SENT)
         if there == LOST:
-            fate = CRASH_FATE if m.sender in other.down and other.down[m.sender] <= m.sent else LOST_FATE
+            fate = CRASH_FATE if other.crash(m.sender, m.sent) is not None else LOST_FATE
         elif there == NOT_SENT:
             fate = NOT_SENT
         elif there is None:
@@ -356,8 +359,7 @@ def _mark(d: Derivation, other: _Run) -> Mark:
             fate = SAME
         else:
             fate, arrives = OTHER_STEP, there
-    crash = Crash(node, other.down[node]) if node in other.down and other.down[node] <= step else None
-    return Mark(holds, fate, arrives, crash)
+    return Mark(holds, fate, arrives, other.crash(node, step))
 
 
 def _holding(lineage: Lineage, at: tuple, atom: tuple) -> tuple[tuple, tuple] | None:

@@ -203,6 +203,11 @@ class Model:
         """The messages still in flight at the horizon: their arrival lies beyond T (tplp2016 §4.3.1)."""
         return tuple(m for m in self.messages if m.arrives is None)
 
+    def crashed_by(self, node: clingo.Symbol, step: int) -> bool:
+        """Whether `node` crashes at some step s <= `step` (docs/faults.md): from s on, its messages to
+        other nodes are lost."""
+        return any(x == node and s <= step for x, s in self.crashes)
+
     @cached_property
     def sending_rules(self) -> Mapping[Message, tuple[Rule, ...]]:
         """For each message, the asynchronous rules of P whose body holds at the send step and derive it.
