@@ -224,7 +224,7 @@ class Expected:
         facts = [_vertex(side, d, ids, self.marks[(side, d.key)], self.contrary) for side, d in order]
         return {
             "missing": self.missing.as_dict(),
-            "post": {"node": None if self.node == GLOBAL_NODE else str(self.node), "step": self.step,
+            "post": {"node": _json_node(self.node), "step": self.step,
                      "relation": self.fact[0], "args": [str(a) for a in self.fact[1]]},
             "run": None if self.run is None else {
                 "faults": self.faults, "lost": [l.as_dict() for l in self.lost], "crashes": [c.as_dict() for c in self.crashes],
@@ -249,6 +249,11 @@ def _node(node: clingo.Symbol) -> str:
     return "global" if node == GLOBAL_NODE else str(node)
 
 
+def _json_node(node: clingo.Symbol) -> str | None:
+    """A node as runs.json writes it: null for the global node."""
+    return None if node == GLOBAL_NODE else str(node)
+
+
 def _how(d: Derivation) -> str:
     by = "" if d.rule is None else f" by rule {d.rule.number}"
     if d.reason.how == INPUT:
@@ -266,14 +271,14 @@ def _vertex(side: str, d: Derivation, ids: dict, mark: Mark, contrary: dict) -> 
     absent = []
     for a in d.absent:
         blocked = contrary.get((side, d.key, a))
-        absent.append({"fact": show_fact(*a), "node": None if d.at[0] == GLOBAL_NODE else str(d.at[0]), "step": d.at[1],
+        absent.append({"fact": show_fact(*a), "node": _json_node(d.at[0]), "step": d.at[1],
                        "in_other_run": blocked is not None,
                        "because": None if blocked is None else ids[(_other(side), blocked.key)]})
     return {
         "id": ids[(side, d.key)],
         "run": side,
         "fact": show_fact(*d.fact), "relation": d.fact[0], "args": [str(a) for a in d.fact[1]],
-        "node": None if d.node == GLOBAL_NODE else str(d.node), "step": d.step,
+        "node": _json_node(d.node), "step": d.step,
         "how": d.reason.how,
         "rule": None if d.rule is None else str(d.rule), "rule_number": None if d.rule is None else d.rule.number,
         "message": None if m is None else {"from": str(m.sender), "sent": m.sent, "to": str(m.addressee), "arrives": m.arrives},
