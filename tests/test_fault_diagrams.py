@@ -156,6 +156,10 @@ def test_the_faults_are_all_that_changes_the_diagram(faulty):
     bare = ET.fromstring(svg.spacetime_svg(replace(m, lost=(), crashes=())))
     assert groups(bare, "cross") == groups(bare, "crash") == groups(bare, "lost") == []
     assert "lost message" not in "".join(groups(bare, "legend")[0].itertext())
+    # and the arrows of the messages that were not lost are drawn as they were
+    full = ET.fromstring(svg.spacetime_svg(m))
+    kept = [ET.tostring(g) for g in groups(full, "message") if "lost" not in g.get("class").split()]
+    assert kept and kept == [ET.tostring(g) for g in groups(bare, "message")]
 
 
 GOLDEN_CASES = {
