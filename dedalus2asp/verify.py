@@ -255,11 +255,23 @@ def _relation(program: Program, name: str, option: str) -> int:
     return arities[name]
 
 
-def invariant_row(program: Program, name: str, option: str) -> tuple[int, bool]:
+def _row(program: Program, name: str, option: str) -> tuple[int, bool]:
     """The width of a row of `name` as Molly reads it (the location column first for a located relation), and whether it is global."""
     arity = _relation(program, name, option)
     is_global = name in program.global_relations()
     return arity + (0 if is_global else 1), is_global
+
+
+def invariant_rows(program: Program, pre: str, post: str) -> tuple[int, bool, bool]:
+    """The width k of a row of `pre` and of `post` (a pre row is matched by the post row with the same
+    columns), and whether each relation is global; `InvariantError` when their widths differ."""
+    (k, pre_global), (k_post, post_global) = _row(program, pre, "--pre"), _row(program, post, "--post")
+    if k_post != k:
+        raise InvariantError(
+            f"a row of '{pre}' has {k} column{'s' * (k != 1)} and one of '{post}' {k_post} (a located relation's "
+            "location column counts): a pre row is matched by the post row with the same columns"
+        )
+    return k, pre_global, post_global
 
 
 def invariant(program: Program, compiled: Compiled, pre: str, post: str) -> str:
@@ -267,12 +279,7 @@ def invariant(program: Program, compiled: Compiled, pre: str, post: str) -> str:
 
     A row of a relation is its fact as Molly reads it: a global relation's arguments, or a located
     relation's location column followed by its arguments; a pre row needs the same post row."""
-    (k, pre_global), (k_post, post_global) = invariant_row(program, pre, "--pre"), invariant_row(program, post, "--post")
-    if k_post != k:
-        raise InvariantError(
-            f"a row of '{pre}' has {k} column{'s' * (k != 1)} and one of '{post}' {k_post} (a located relation's "
-            "location column counts): a pre row is matched by the post row with the same columns"
-        )
+    k, pre_global, post_global = invariant_rows(program, pre, post)
     horizon = compiled.bounds.horizon
     columns = [f"A{i}" for i in range(1, k + 1)]
     row = "(" + ",".join(columns) + ("," if k == 1 else "") + ")"

@@ -42,8 +42,8 @@ from .asp.transform import Compiled
 from .bounds import CRASH, Bounds, Encoding, Semantics
 from .lang.ast import Instance, Program
 from .lang.located import check_events
-from .verify import (CRASHED, MISSING, POST_ROW, PRE_ROW, SILENCED, VIOLATED, InvariantError, Verdict, counterexample_of,
-                     optimum, invariant_row, minimal_fault_sets, verify)
+from .verify import (CRASHED, MISSING, POST_ROW, PRE_ROW, SILENCED, VIOLATED, Verdict, counterexample_of,
+                     optimum, invariant_rows, minimal_fault_sets, verify)
 
 QUERY = "_query"
 
@@ -53,12 +53,7 @@ PER_HORIZON = "one program per horizon"
 
 def check_part(program: Program, pre: str, post: str, plan: bool = False) -> str:
     """`#program check(h).`: the invariant at step h, under the external `_query(h)` (see the module docstring)."""
-    (k, pre_global), (k_post, post_global) = invariant_row(program, pre, "--pre"), invariant_row(program, post, "--post")
-    if k_post != k:
-        raise InvariantError(
-            f"a row of '{pre}' has {k} column{'s' * (k != 1)} and one of '{post}' {k_post} (a located relation's "
-            "location column counts): a pre row is matched by the post row with the same columns"
-        )
+    k, pre_global, post_global = invariant_rows(program, pre, post)
     columns = [f"A{i}" for i in range(1, k + 1)]
     row = "(" + ",".join(columns) + ("," if k == 1 else "") + ")"
 
