@@ -340,9 +340,7 @@ def verify(
     Raises InvariantError when `pre` or `post` is not a relation of the program or their arities differ."""
     began = time.perf_counter()
     compiled = transform(program, instance, bounds)
-    ctl = clingo.Control(["--opt-mode=opt", "--warn=none"])
-    ctl.add("base", [], compiled.text + invariant(program, compiled, pre, post))
-    ctl.ground([("base", [])])
+    ctl = grounded(compiled.text + invariant(program, compiled, pre, post))
     best, complete = optimum(ctl, timeout)
     seconds = time.perf_counter() - began
     if best:
@@ -357,6 +355,14 @@ def verify(
                            witnesses=witnesses)
         return Verdict(False, found, complete, bounds, pre, post, time.perf_counter() - began)
     return Verdict(True if complete else None, None, complete, bounds, pre, post, seconds, fault_sets=() if all_ and complete else None)
+
+
+def grounded(text: str) -> clingo.Control:
+    """A control for an optimisation (`--opt-mode=opt`) with `text` as its base program, grounded."""
+    ctl = clingo.Control(["--opt-mode=opt", "--warn=none"])
+    ctl.add("base", [], text)
+    ctl.ground([("base", [])])
+    return ctl
 
 
 def optimum(ctl: clingo.Control, timeout: float | None, assumptions=()) -> tuple[list[list[clingo.Symbol]], bool]:
@@ -415,9 +421,7 @@ def minimal_fault_sets(
     With `runs`, each set comes with a run it breaks (a `Counterexample`), as pairs."""
     began = time.perf_counter()
     compiled = transform(program, instance, bounds)
-    ctl = clingo.Control(["--opt-mode=opt", "--warn=none"])
-    ctl.add("base", [], fault_sets_program(program, compiled, pre, post))
-    ctl.ground([("base", [])])
+    ctl = grounded(fault_sets_program(program, compiled, pre, post))
     models, finished = fault_set_models(ctl, None if timeout is None else timeout - (time.perf_counter() - began))
     found = [(fault_set_of(m)[0], counterexample_of(m, compiled, pre, True)) if runs else fault_set_of(m)[0] for m in models]
     if not finished:

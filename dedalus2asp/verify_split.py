@@ -44,7 +44,7 @@ from .asp.transform import Compiled, transform
 from .bounds import Bounds
 from .lang.ast import Instance, Program
 from .verify import (CRASHED, SILENCED, Counterexample, FaultSet, Verdict, counterexample_of, fault_set_of, optimum,
-                     fault_set_models, fault_sets_program, invariant)
+                     fault_set_models, fault_sets_program, grounded, invariant)
 
 SPLIT_CRASHED = "_split_crashed"
 SPLIT_OMITTED = "_split_omitted"
@@ -175,9 +175,7 @@ def solve_part(
     grounded (in turn, one grounding serves every part); else `text` is grounded here (on an executor)."""
     began = time.perf_counter()
     if ctl is None and part:
-        ctl = clingo.Control(["--opt-mode=opt", "--warn=none"])
-        ctl.add("base", [], text)
-        ctl.ground([("base", [])])
+        ctl = grounded(text)
     symbols = [clingo.parse_term(a) for a in atoms]
     best, complete = None, True
     for k, cube in enumerate(part):
@@ -209,9 +207,7 @@ def sets_part(
     the next, which only skips sets that are not minimal), one model per set as text, and whether it finished."""
     if not part:
         return [], True
-    ctl = clingo.Control(["--opt-mode=opt", "--warn=none"])
-    ctl.add("base", [], sets_text)
-    ctl.ground([("base", [])])
+    ctl = grounded(sets_text)
     symbols = [clingo.parse_term(a) for a in atoms]
     found: list[list[str]] = []
     for cube in part:
@@ -241,9 +237,7 @@ def _in_turn(payload: Compiled, text: str, sets_text: str | None, parts: int, pr
     clingo symbol made there means nothing here."""
     deadline = None if timeout is None else time.time() + timeout
     atoms, split = cubes(varying(payload, deadline), parts, payload.bounds.network.crashes)
-    ctl = clingo.Control(["--opt-mode=opt", "--warn=none"])
-    ctl.add("base", [], text)
-    ctl.ground([("base", [])])
+    ctl = grounded(text)
     found = []
     for part in split:
         found.append(_task(payload, text, sets_text, atoms, part, deadline, pre, ctl))
