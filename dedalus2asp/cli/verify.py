@@ -92,8 +92,8 @@ def verify_(
                                              master=master, log_level=level, progress=progress.update, all_=all_,
                                              max_memory=limits.max_memory)
             verdict = split_verdict.verdict
-            if verdict.holds is False:  # why each missing post fact was expected (inspect/lineage.py)
-                verdict = lineage.attach(verdict, prog, instance, None if timeout is None else max(timeout - verdict.seconds, 0.0))
+            if verdict.holds is False:
+                verdict = _explained(verdict, prog, instance, timeout)
                 split_verdict = replace(split_verdict, verdict=verdict)
     except verify.InvariantError as error:
         fail(DiagnosticError([Diagnostic("bad-invariant", str(error), filename=str(program))]))
@@ -119,11 +119,18 @@ def _answer(question, prog, instance, bounds_, pre: str, post: str, all_: bool, 
     """The verdict and, for --out (`success`), a failure-free run at the verdict's horizon: both ground a
     program, so both run in the solver's process, within --timeout and --max-memory."""
     verdict = question(prog, instance, bounds_, pre, post, timeout, all_)
-    if verdict.holds is False:  # why each missing post fact was expected (inspect/lineage.py)
-        verdict = lineage.attach(verdict, prog, instance, None if timeout is None else max(timeout - verdict.seconds, 0.0))
+    verdict = _explained(verdict, prog, instance, timeout)
     if not success or verdict.holds is None:
         return verdict, None
     return verdict, verify.fault_free_run(prog, instance, verdict.bounds, pre, post)
+
+
+def _explained(verdict: verify.Verdict, prog, instance, timeout) -> verify.Verdict:
+    """A counterexample with the lineage of each missing post fact (why it was expected, inspect/lineage.py),
+    within what is left of `timeout`; another verdict as it is."""
+    if verdict.holds is not False:
+        return verdict
+    return lineage.attach(verdict, prog, instance, None if timeout is None else max(timeout - verdict.seconds, 0.0))
 
 
 def write_runs(out: Path, verdict: verify.Verdict, success) -> None:
