@@ -59,14 +59,9 @@ def _model_rows(job: str, number: int, trace, messages) -> tuple[list[tuple], li
     return traces, sent
 
 
-def _files(job: Job) -> tuple[str, ...]:
-    """The job's program files (`Job.files`; a `Job` made without them: its one `program`)."""
-    return job.files or (job.program,)
-
-
 def _load(job: Job):
     """The job's program and H (`pipeline.load`); H is needed: from `input` or the facts of a located program."""
-    files = _files(job)
+    files = job.files
     program, instance, _ = pipeline.load(files[0] if len(files) == 1 else list(files), job.input, job.parameters["dialect"])
     if instance is None:
         raise DiagnosticError(
@@ -103,7 +98,7 @@ def warm_up(job: Job) -> None:
         return
     _warmed.add(key)
     try:
-        if any(os.path.getsize(f) > WARM_LIMIT for f in filter(None, (*_files(job), job.input))):
+        if any(os.path.getsize(f) > WARM_LIMIT for f in filter(None, (*job.files, job.input))):
             return
         from .. import cron, verify  # noqa: F401  (cron and verify tasks import them; imported here, once)
 
@@ -290,7 +285,7 @@ def precheck(jobs: list[Job]) -> dict[str, str]:
     errors: dict[tuple, str | None] = {}
     failed = {}
     for job in jobs:
-        key = (_files(job), job.input, job.parameters["dialect"])
+        key = (job.files, job.input, job.parameters["dialect"])
         if key not in errors:
             try:
                 _load(job)

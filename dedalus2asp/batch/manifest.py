@@ -84,7 +84,7 @@ class Job:
     program: str
     input: str | None  # None: a located or Molly program that carries its own facts
     bounds: Bounds  # from horizon, semantics, encoding and the network keys (cron: both semantics, whatever this one)
-    files: tuple[str, ...] = ()  # the program's files, read as one program; `program` is them joined by " + "
+    files: tuple[str, ...]  # the program's files, read as one program; `program` is them joined by " + "
 
 
 _HEADER = re.compile(r"\s*(\[\[?)\s*([A-Za-z0-9_-]+)\s*\]")
