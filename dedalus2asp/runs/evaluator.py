@@ -437,8 +437,9 @@ class Backend(Protocol[Facts, Table, Sent, Messages]):
         """The facts of `relations` only."""
         ...
 
-    def contains(self, facts: Facts, other: Facts, relations: set[str]) -> bool:
-        """Whether every fact of `other` of `relations` is in `facts`."""
+    def since(self, facts: Facts, previous: Facts, relations: set[str]) -> Facts | None:
+        """The facts of `relations` in `facts` that are not in `previous`, if `facts` holds every fact of
+        `previous` of `relations`; None if it does not (the incremental start of `_fixpoint`)."""
         ...
 
     def empty(self, facts: Facts) -> bool: ...
@@ -624,9 +625,9 @@ def _fixpoint(backend: Backend, component: Component, known, previous, at: Momen
     heads = component.heads
     relations = heads | component.reads
     positive = all(_monotone(r) for r in component.rules)
-    if previous is not None and positive and backend.contains(known, previous, relations):
-        new = backend.minus(backend.restrict(known, relations), previous)
-        within = None
+    start = backend.since(known, previous, relations) if previous is not None and positive else None
+    if start is not None:
+        new, within = start, None
     else:
         new = backend.minus(_heads(backend, component.rules, known, at=at), known)
         within = heads

@@ -227,8 +227,10 @@ class Local:
     def restrict(self, facts: Facts, relations: set[str]) -> Facts:
         return {r: rows for r, rows in facts.items() if r in relations}
 
-    def contains(self, facts: Facts, other: Facts, relations: set[str]) -> bool:
-        return all(other.get(r, set()) <= facts.get(r, set()) for r in relations)
+    def since(self, facts: Facts, previous: Facts, relations: set[str]) -> Facts | None:
+        if not all(previous.get(r, set()) <= facts.get(r, set()) for r in relations):
+            return None
+        return self.minus(self.restrict(facts, relations), previous)
 
     def empty(self, facts: Facts) -> bool:
         return not any(facts.values())

@@ -30,8 +30,8 @@ Spark jobs:
   locally checkpointed lazily: it is computed once, by the first job that needs
   it, and its lineage is cut there. The jobs of a step are then: one per round
   of a recursive component (is the delta empty? `empty` counts every relation of
-  it in one job), one for `contains` when a fixpoint may start incrementally, and
-  one that counts D (`rows`, the progress of `run`). `Jobs` counts them per step
+  it in one job; when a fixpoint starts incrementally, the job of its first round
+  also checks that nothing of the previous D is missing: `since`), and one that counts D (`rows`, the progress of `run`). `Jobs` counts them per step
   with the status tracker.
 
 Messages are kept per relation too (sender, sent, addressee, arrives, a0...).
@@ -63,6 +63,8 @@ DIGITS = 13
 VERBOSE = ("ALL", "TRACE", "DEBUG", "INFO")
 """Log levels at which the JVM starts with Spark's own logging profile (and its start-up lines)."""
 
+MISSING = ""
+"""The tag of a missing fact in `Spark.since`'s count (no relation is named so)."""
 _NUMBER = re.compile(r"-?(0|[1-9][0-9]*)")
 
 
@@ -418,31 +420,36 @@ class Spark:
     def restrict(self, facts: Relations, relations) -> Relations:
         return Relations({r: df for r, df in facts.items() if r in relations})
 
-    def contains(self, facts: Relations, other: Relations, relations) -> bool:
-        """One job: is any fact of `other` of `relations` missing from `facts`?"""
+    def since(self, facts: Relations, previous: Relations, relations) -> Relations | None:
+        """The facts of `relations` in `facts` not in `previous` (`minus`), or None if a fact of `previous` of
+        `relations` is missing from `facts`: one job counts both, the missing facts and the new ones of each
+        relation (so `empty` needs no job of its own for the new ones)."""
         F = self.F
+        new = self.minus(self.restrict(facts, relations), previous)
         missing = []
-        for relation, df in other.items():
-            if relation not in relations:
-                continue
-            if relation not in facts:
-                missing.append(df.select(F.lit(1).alias("x")))
-            else:
-                missing.append(df.join(_hashed(facts[relation]), on=list(df.columns), how="left_anti").select(F.lit(1).alias("x")))
-        # a count, not isEmpty: nothing is missing in the usual case, so every partition is read anyway, and
-        # isEmpty (a take) starts a second job when the first partition it tries is empty
-        return not missing or reduce(lambda a, b: a.unionByName(b), missing).count() == 0
+        for relation, df in previous.items():
+            if relation in relations:
+                gone = df if relation not in facts else df.join(_hashed(facts[relation]), on=list(df.columns), how="left_anti")
+                missing.append(gone.select(F.lit(MISSING).alias("relation")))
+        counts = self._counts([*(df.select(F.lit(r).alias("relation")) for r, df in new.items()), *missing])
+        if counts.get(MISSING):
+            return None
+        new.counts = {r: counts.get(r, 0) for r in new}
+        return new
+
+    def _counts(self, tagged: Sequence) -> dict[str, int]:
+        """The rows of each tag of `tagged` (frames of one column, `relation`), in one job; {} for no frame."""
+        if not tagged:
+            return {}
+        rows = reduce(lambda a, b: a.unionByName(b), tagged).groupBy("relation").count().collect()
+        return {row.relation: row["count"] for row in rows}
 
     def count(self, facts: Relations) -> dict[str, int]:
         """The rows of each relation of `facts`, in one job (which also computes their lazy checkpoints)."""
         if facts.counts is None:
             F = self.F
-            parts = [df.select(F.lit(relation).alias("relation")) for relation, df in facts.items()]
-            counts = {r: 0 for r in facts}
-            if parts:
-                rows = reduce(lambda a, b: a.unionByName(b), parts).groupBy("relation").count().collect()
-                counts.update({row.relation: row["count"] for row in rows})
-            facts.counts = counts
+            counts = self._counts([df.select(F.lit(relation).alias("relation")) for relation, df in facts.items()])
+            facts.counts = {r: counts.get(r, 0) for r in facts}
         return facts.counts
 
     def empty(self, facts: Relations) -> bool:
