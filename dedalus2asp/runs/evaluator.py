@@ -743,7 +743,7 @@ def execute(backend: Backend, plan: Plan, steps: int, schedule: Schedule, on_ste
     for t in range(steps):
         at = Moment(t, dict(memory))
         arrived = backend.deliver(sent, t)
-        facts = backend.union([backend.input(t), arrived] + ([carried] if carried is not None else []))
+        facts = backend.materialize(backend.union([backend.input(t), arrived] + ([carried] if carried is not None else [])))
         d = deduc(backend, plan.strata, facts, previous if plan.incremental else None, at)
         deduced.append(d)
         if t in plan.remembered:

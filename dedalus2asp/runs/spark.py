@@ -63,8 +63,9 @@ DIGITS = 13
 VERBOSE = ("ALL", "TRACE", "DEBUG", "INFO")
 """Log levels at which the JVM starts with Spark's own logging profile (and its start-up lines)."""
 
-MISSING = ""
-"""The tag of a missing fact in `Spark.since`'s count (no relation is named so)."""
+MISSING, HELD = "", "\x00"
+"""The tags of a missing fact and (before its relation) of a fact held in `Spark.since`'s count (no relation
+is named so)."""
 _NUMBER = re.compile(r"-?(0|[1-9][0-9]*)")
 
 
@@ -421,17 +422,30 @@ class Spark:
         return Relations({r: df for r, df in facts.items() if r in relations})
 
     def since(self, facts: Relations, previous: Relations, relations) -> Relations | None:
-        """The facts of `relations` in `facts` not in `previous` (`minus`), or None if a fact of `previous` of
-        `relations` is missing from `facts`: one job counts both, the missing facts and the new ones of each
-        relation (so `empty` needs no job of its own for the new ones)."""
+        """The facts of `relations` in `facts` not in `previous`, or None if a fact of `previous` of
+        `relations` is missing from `facts`, in one job that counts the missing facts, the new ones of each
+        relation and, if `facts` is materialized, its own (`count`). The new facts are not checkpointed: in
+        the usual step of a run there are none, and a checkpoint costs the driver more than computing them
+        again once for the next round."""
         F = self.F
-        new = self.minus(self.restrict(facts, relations), previous)
-        missing = []
+        new = Relations()
+        missing, tagged = [], []
+        for relation, df in facts.items():
+            if relation not in relations:
+                continue
+            other = previous.get(relation)
+            new[relation] = (df if other is None else df.join(_hashed(other), on=list(df.columns), how="left_anti")).distinct()
+            tagged.append(new[relation].select(F.lit(relation).alias("relation")))
         for relation, df in previous.items():
             if relation in relations:
                 gone = df if relation not in facts else df.join(_hashed(facts[relation]), on=list(df.columns), how="left_anti")
                 missing.append(gone.select(F.lit(MISSING).alias("relation")))
-        counts = self._counts([*(df.select(F.lit(r).alias("relation")) for r, df in new.items()), *missing])
+        held = facts.materialized and facts.counts is None
+        if held:
+            tagged += [df.select(F.lit(HELD + relation).alias("relation")) for relation, df in facts.items()]
+        counts = self._counts([*tagged, *missing])
+        if held:
+            facts.counts = {r: counts.get(HELD + r, 0) for r in facts}
         if counts.get(MISSING):
             return None
         new.counts = {r: counts.get(r, 0) for r in new}
@@ -475,10 +489,8 @@ class Spark:
                 relation: df.where(F.col("arrives") == t).select(F.col("addressee").alias("node"), *_args_of(df))
                 for relation, df in part.items()
             }))
-        # checkpointed, for every job of the step reads it; distinct first, for the same fact may arrive from
-        # several senders or steps, and `materialize` keeps a checkpointed relation as it is
-        arrived = self.union(parts)
-        return Relations({relation: _cut(df.distinct()) for relation, df in arrived.items()})
+        return self.union(parts)  # not distinct: the same fact may arrive from several senders or steps, and
+        # the step's I (`evaluator.execute`), which holds them, is made distinct and kept by `materialize`
 
     def schedule(self, sent: Relations, t: int, steps: int, schedule: Schedule) -> Relations:
         """Messages sent at t, to nodes of N only, with their arrival step (null past the last step)."""
