@@ -23,16 +23,26 @@ Spark jobs:
   node column, and Spark is told (`spark.sql.requireAllClusterKeysForCoPartition`
   off) that tables partitioned by the node are co-partitioned for every join on
   the node and more columns: every join of a rule body is on the node, so the
-  large relations are joined without a shuffle. A small relation (the network,
-  an input relation of at most `BROADCAST` rows) is broadcast to every task.
+  large relations are joined without a shuffle. No relation is broadcast
+  (`spark.sql.autoBroadcastJoinThreshold` off): a broadcast is a Spark job of its
+  own, and a join of co-partitioned tables needs none.
 * **Jobs only where a result is needed.** Tables are lazy; a set of facts that a
-  step reuses (a semi-naive delta, a stratum's result, D, the messages sent) is
-  locally checkpointed lazily: it is computed once, by the first job that needs
-  it, and its lineage is cut there. The jobs of a step are then: one per round
-  of a recursive component (is the delta empty? `empty` counts every relation of
-  it in one job; when a fixpoint starts incrementally, the job of its first round
-  also checks that nothing of the previous D is missing: `since`), and one that counts D (`rows`, the progress of `run`). `Jobs` counts them per step
-  with the status tracker.
+  step reuses (its I, a semi-naive delta, a stratum's result, D) is locally
+  checkpointed lazily: it is computed once, by the first job that needs it, and
+  its lineage is cut there. Planning a checkpoint costs the driver about 0.15 s,
+  more than most steps' data, so there are few: the step's I once
+  (`evaluator.execute`), a relation a stratum derives, the delta of a round
+  (not the new facts an incremental start begins with: in most steps there are
+  none). The jobs of a step are then one per round of a recursive component (is
+  the delta empty? `empty` counts every relation of it in one job), where the
+  incremental start's round (`since`) also checks that nothing of the previous D
+  is missing and counts I; and one that counts D (`rows`, the progress of `run`)
+  unless a count already has. A steady step of jcss2014 Alg. 1, where nothing new
+  arrives, is two jobs. `Jobs` counts them per step with the status tracker.
+* **A JVM for two cores.** The driver's JVM (which runs the tasks in local mode)
+  uses the parallel collector: G1's concurrent threads took a core from the
+  tasks, and Alg. 1 at 3,000 edges ran 63 s with G1 against 54 s.
+  `DEDALUS2ASP_JAVA_OPTIONS` replaces that option.
 
 Messages are kept per relation too (sender, sent, addressee, arrives, a0...).
 `spark_session` makes the session (log level, no console progress bar).
@@ -154,13 +164,19 @@ def spark_session(master: str | None = None, partitions: int | None = None, log_
         .config("spark.driver.memory", os.environ.get("DEDALUS2ASP_DRIVER_MEMORY", "4g"))
         .config("spark.sql.codegen.wholeStage", os.environ.get("DEDALUS2ASP_SPARK_CODEGEN", "false"))
     )
+    options = os.environ.get("DEDALUS2ASP_JAVA_OPTIONS", JAVA_OPTIONS)
     if level not in VERBOSE:
-        builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG4J}")
+        options += f" -Dlog4j2.configurationFile={LOG4J}"
+    builder = builder.config("spark.driver.extraJavaOptions", options.strip())
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel(level)
     session.conf.set("spark.sql.shuffle.partitions", str(partitions or session.sparkContext.defaultParallelism))
     return session
 
+
+JAVA_OPTIONS = "-XX:+UseParallelGC"
+"""The driver JVM's options ($DEDALUS2ASP_JAVA_OPTIONS replaces them): the throughput collector, for G1's
+concurrent threads compete with the tasks on a machine of two cores (docs/spark.md)."""
 
 LOG4J = Path(__file__).with_name("log4j2.properties")
 """Spark's logging at start-up: warnings and errors of Spark on standard error, nothing of its INFO lines."""
