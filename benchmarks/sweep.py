@@ -7,13 +7,18 @@
 
 The sweep: the eight example programs of `SWEEP` (tplp2016 Ex. 1-3, Fig. 4 and 5; jcss2014
 Alg. 2-4) × semantics causal and choice × encodings fast and paper × horizons 2 and 3 = 64
-`count` jobs, from a few milliseconds to about 15 s of solving each (the choice semantics at
-horizon 3: 390,625 models). Each point is one `dedalus2asp batch MANIFEST --out DIR --master M
+`count` jobs, from a few milliseconds to about 1.6 s each (the choice semantics at horizon 3:
+up to 390,625 models). Each point is one `dedalus2asp batch MANIFEST --out DIR --master M
 --quiet` in its own process and a fresh directory; its time is the whole process's wall time
 (Python and the JVM started, every job run and written), next to `batch.json`'s own seconds (the
 same without the interpreter's start). The load average of the machine is read before and after
 each point: the speed-up of local[2] over local[1] is only what the two cores give when nobody
 else uses them. Every point must find the same models and traces per job as the first one.
+
+Last, the same jobs run one after another in one Python process without Spark (`--no-serial`
+skips it): W, its wall time, is what two cores can share; S = (best local[1] point) − W is what
+a batch adds that they cannot (the JVM's start, Spark's Python workers), so that local[2] is at
+most (S + W) / (S + W/2) times faster than local[1] (Amdahl's law), printed with the table.
 
 Results: a table on stdout and benchmarks/sweep.json (with the machine, the load and the command).
 """
@@ -74,6 +79,35 @@ def point(path: Path, master: str, out: Path) -> dict:
             "load_after": [round(x, 2) for x in after], "counts": counts}
 
 
+SERIAL = """
+import sys
+from pathlib import Path
+from dedalus2asp.batch import execute
+from dedalus2asp.batch.manifest import read_manifest
+out = Path(sys.argv[2])
+for job in read_manifest(Path(sys.argv[1])):
+    execute.run_and_write(str(out), job)
+"""
+
+
+def serial(path: Path, out: Path) -> dict:
+    """The same jobs one after another in one Python process, without Spark: what the jobs themselves cost
+    (the part two cores can share), with the interpreter's start and the same writes as a batch."""
+    before = os.getloadavg()
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", SERIAL, str(path), str(out)], capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"the jobs in one process failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(out / "jobs").to_pylist()
+    return {"master": "none (one process)", "wall_s": round(wall, 2), "jobs": len(rows),
+            "job_s": round(sum(r["seconds"] for r in rows), 2), "load_before": [round(x, 2) for x in before],
+            "load_after": [round(x, 2) for x in os.getloadavg()],
+            "counts": {r["id"]: (r["status"], r["models"], r["traces"]) for r in rows}}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--masters", nargs="+", default=["local[1]", "local[2]"])
@@ -81,6 +115,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="points per master, alternating")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds of solving per job")
     parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "sweep.json")
+    parser.add_argument("--no-serial", action="store_true", help="skip the jobs run one after another in one process")
     args = parser.parse_args()
 
     scratch = Path(tempfile.mkdtemp(prefix="sweep-"))
@@ -95,20 +130,33 @@ def main() -> None:
                       f"{result['job_s']:8.2f} s in jobs  load {result['load_before'][0]:.2f} -> {result['load_after'][0]:.2f}",
                       flush=True)
                 points.append(result)
+        alone = None if args.no_serial else serial(path, scratch / "serial")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     reference = points[0]["counts"]
     same = all(p["counts"] == reference for p in points)
     best = {m: min(p["wall_s"] for p in points if p["master"] == m) for m in args.masters}
+    bound = None
+    if alone is not None:
+        same = same and alone["counts"] == reference
+        print(f"{alone['master']:>12}  {alone['wall_s']:8.2f} s wall  {alone['job_s']:8.2f} s in jobs")
+        # Amdahl: W, the jobs in one process (interpreter included), is what two cores can share; S, what
+        # a batch adds on one core (the JVM, Spark's Python workers), is not
+        work, fixed = alone["wall_s"], best[args.masters[0]] - alone["wall_s"]
+        bound = {"work_s": work, "serial_s": round(fixed, 2), "best_speedup_on_2_cores": round((fixed + work) / (fixed + work / 2), 2)}
     print(f"\n{points[0]['jobs']} count jobs, horizons {args.horizons}; same counts on every point: {same}")
     print("| master | best wall (s) | speed-up over " + args.masters[0] + " |\n| --- | --- | --- |")
     for master, seconds in best.items():
         print(f"| {master} | {seconds:.2f} | {best[args.masters[0]] / seconds:.2f}× |")
+    if bound is not None:
+        print(f"jobs in one process W = {bound['work_s']} s; what a batch on {args.masters[0]} adds S = {bound['serial_s']} s; "
+              f"at most (S + W) / (S + W/2) = {bound['best_speedup_on_2_cores']}× on two cores")
     record = {
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()},
         "horizons": args.horizons, "same_counts": same, "best_wall_s": best,
         "points": [{k: v for k, v in p.items() if k != "counts"} for p in points],
+        "one_process": None if alone is None else {k: v for k, v in alone.items() if k != "counts"}, "amdahl": bound,
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
     args.json.write_text(json.dumps(record, indent=2) + "\n")
