@@ -360,7 +360,7 @@ class Spark:
         if p.relation not in facts:
             return table
         present = self.scan(facts, p)
-        return table.join(_hashed(present), on=list(present.columns), how="left_anti")
+        return _without(table, present)
 
     def aggregate(self, table, keys: Sequence[str], aggregations: Sequence[Aggregation]):
         """One row per group (node, keys) of the distinct rows: count distinct values, sum of the integers over
@@ -427,12 +427,7 @@ class Spark:
 
     def minus(self, a: Relations, b: Relations) -> Relations:
         """The facts of `a` not in `b`, distinct, checkpointed lazily (a delta is read by the next round)."""
-        out = Relations()
-        for relation, df in a.items():
-            other = b.get(relation)
-            rest = df.distinct() if other is None else df.join(_hashed(other), on=list(df.columns), how="left_anti").distinct()
-            out[relation] = _cut(rest)
-        return out
+        return Relations({relation: _cut(_without(df, b.get(relation)).distinct()) for relation, df in a.items()})
 
     def restrict(self, facts: Relations, relations) -> Relations:
         return Relations({r: df for r, df in facts.items() if r in relations})
@@ -449,13 +444,11 @@ class Spark:
         for relation, df in facts.items():
             if relation not in relations:
                 continue
-            other = previous.get(relation)
-            new[relation] = (df if other is None else df.join(_hashed(other), on=list(df.columns), how="left_anti")).distinct()
+            new[relation] = _without(df, previous.get(relation)).distinct()
             tagged.append(new[relation].select(F.lit(relation).alias("relation")))
         for relation, df in previous.items():
             if relation in relations:
-                gone = df if relation not in facts else df.join(_hashed(facts[relation]), on=list(df.columns), how="left_anti")
-                missing.append(gone.select(F.lit(MISSING).alias("relation")))
+                missing.append(_without(df, facts.get(relation)).select(F.lit(MISSING).alias("relation")))
         held = facts.materialized and facts.counts is None
         if held:
             tagged += [df.select(F.lit(HELD + relation).alias("relation")) for relation, df in facts.items()]
@@ -614,6 +607,11 @@ def _cut(df):
 def _hashed(df):
     """`df` as the side a join builds a hash table of (Spark's shuffle_hash hint): no sort of either side."""
     return df.hint("shuffle_hash")
+
+
+def _without(df, other):
+    """The rows of `df` with no row of `other` equal on `other`'s columns (all of them `df`'s); `df` if `other` is None."""
+    return df if other is None else df.join(_hashed(other), on=list(other.columns), how="left_anti")
 
 
 def _is_cut(df) -> bool:
