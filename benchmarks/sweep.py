@@ -58,25 +58,34 @@ def manifest(horizons: list[int], timeout: float) -> str:
     return "\n".join(lines) + "\n"
 
 
-def point(path: Path, master: str, out: Path) -> dict:
-    """One batch in its own process: wall time, batch.json, the load average around it, the counts per job."""
+def _timed(command: list[str]) -> tuple[subprocess.CompletedProcess, dict]:
+    """Run `command`: its outcome, and its wall time with the load average before and after it."""
     before = os.getloadavg()
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "dedalus2asp", "batch", str(path), "--out", str(out), "--master", master,
-                           "--quiet"], capture_output=True, text=True)
+    done = subprocess.run(command, capture_output=True, text=True)
     wall = time.perf_counter() - start
-    after = os.getloadavg()
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"batch on {master} failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
-    info = json.loads((out / "batch.json").read_text())
+    return done, {"wall_s": round(wall, 2), "load_before": [round(x, 2) for x in before],
+                  "load_after": [round(x, 2) for x in os.getloadavg()]}
+
+
+def _jobs(out: Path) -> dict:
+    """The `jobs` table of a result directory: the seconds inside jobs, and each job's counts."""
     import pyarrow.parquet as pq
 
     rows = pq.read_table(out / "jobs").to_pylist()
-    counts = {r["id"]: (r["status"], r["models"], r["traces"]) for r in rows}
-    return {"master": master, "wall_s": round(wall, 2), "batch_s": info["seconds"], "jobs": info["jobs"],
-            "ok": info["ok"], "error": info["error"], "timeout": info["timeout"],
-            "job_s": round(sum(r["seconds"] for r in rows), 2), "load_before": [round(x, 2) for x in before],
-            "load_after": [round(x, 2) for x in after], "counts": counts}
+    return {"job_s": round(sum(r["seconds"] for r in rows), 2),
+            "counts": {r["id"]: (r["status"], r["models"], r["traces"]) for r in rows}}
+
+
+def point(path: Path, master: str, out: Path) -> dict:
+    """One batch in its own process: wall time, batch.json, the load average around it, the counts per job."""
+    done, timing = _timed([sys.executable, "-m", "dedalus2asp", "batch", str(path), "--out", str(out), "--master", master,
+                           "--quiet"])
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"batch on {master} failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
+    info = json.loads((out / "batch.json").read_text())
+    return {"master": master, **timing, "batch_s": info["seconds"], "jobs": info["jobs"], "ok": info["ok"],
+            "error": info["error"], "timeout": info["timeout"], **_jobs(out)}
 
 
 SERIAL = """
@@ -93,19 +102,11 @@ for job in read_manifest(Path(sys.argv[1])):
 def serial(path: Path, out: Path) -> dict:
     """The same jobs one after another in one Python process, without Spark: what the jobs themselves cost
     (the part two cores can share), with the interpreter's start and the same writes as a batch."""
-    before = os.getloadavg()
-    start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", SERIAL, str(path), str(out)], capture_output=True, text=True)
-    wall = time.perf_counter() - start
+    done, timing = _timed([sys.executable, "-c", SERIAL, str(path), str(out)])
     if done.returncode != 0:
         raise SystemExit(f"the jobs in one process failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
-    import pyarrow.parquet as pq
-
-    rows = pq.read_table(out / "jobs").to_pylist()
-    return {"master": "none (one process)", "wall_s": round(wall, 2), "jobs": len(rows),
-            "job_s": round(sum(r["seconds"] for r in rows), 2), "load_before": [round(x, 2) for x in before],
-            "load_after": [round(x, 2) for x in os.getloadavg()],
-            "counts": {r["id"]: (r["status"], r["models"], r["traces"]) for r in rows}}
+    jobs = _jobs(out)
+    return {"master": "none (one process)", **timing, "jobs": len(jobs["counts"]), **jobs}
 
 
 def main() -> None:
