@@ -39,11 +39,11 @@ from typing import Callable
 import clingo
 
 from .asp import solve
-from .asp.names import LOST
+from .asp.names import CRASHED, LOST, SILENCED
 from .asp.transform import Compiled, transform
 from .bounds import Bounds
 from .lang.ast import Instance, Program
-from .verify import (CRASHED, SILENCED, Counterexample, FaultSet, Verdict, counterexample_of, fault_set_of, optimum,
+from .verify import (Counterexample, FaultSet, Verdict, counterexample_of, fault_set_of, optimum,
                      fault_set_models, fault_sets_program, grounded, invariant)
 
 SPLIT_CRASHED = "_split_crashed"

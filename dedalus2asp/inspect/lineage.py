@@ -43,11 +43,11 @@ from dataclasses import dataclass, field, replace
 
 import clingo
 
-from ..asp.names import LOST, PENDING
+from ..asp.names import CRASHED, LOST, PENDING, SILENCED
 from ..asp.transform import transform
 from ..bounds import Bounds
 from ..lang.ast import GLOBAL_NODE, Instance, Program
-from ..verify import CRASHED, POST_ROW, SILENCED, VIOLATED, Counterexample, Crash, Lost, Missing, Verdict, invariant
+from ..verify import POST_ROW, VIOLATED, Counterexample, Crash, Lost, Missing, Verdict, invariant
 from .explain import ANY, ARRIVED, CARRIED, INPUT, Derivation, Lineage
 from .model import Model, decode, show_fact
 
