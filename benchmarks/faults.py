@@ -43,7 +43,7 @@ from dedalus2asp.lang.parser import parse_program
 from dedalus2asp.runs import engine
 from dedalus2asp.runs.schedule import Schedule
 from dedalus2asp.runs.transitions import crash_plans
-from dedalus2asp.verify import verify
+from dedalus2asp.questions.verify import verify
 
 RETRANSMIT = """
 % retransmit forever: n0 sends its message to every member at every step

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from families import EXAMPLES, alg1_chain, alg2_empty, two_phase_commit  # noqa: E402
 
-from dedalus2asp import cron  # noqa: E402
+from dedalus2asp.questions import cron  # noqa: E402
 from dedalus2asp.asp.incremental import Unrolling, incremental  # noqa: E402
 from dedalus2asp.lang.facts import parse_facts  # noqa: E402
 from dedalus2asp.lang.parser import load_program  # noqa: E402

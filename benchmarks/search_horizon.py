@@ -25,7 +25,7 @@ import time
 from dedalus2asp.bounds import Bounds, Network
 from dedalus2asp.lang.facts import parse_facts
 from dedalus2asp.lang.parser import parse_program
-from dedalus2asp.verify_search import search
+from dedalus2asp.questions.verify_search import search
 from faults import RETRANSMIT  # noqa: E402 - the broadcast of benchmarks/faults.py, with a clock
 
 PROGRAM = RETRANSMIT + """\

@@ -19,7 +19,8 @@ import sys
 import clingo
 import pytest
 
-from dedalus2asp import cron, formats
+from dedalus2asp import formats
+from dedalus2asp.questions import cron
 from dedalus2asp.asp import solve
 from dedalus2asp.asp.incremental import Unrolling, incremental
 from dedalus2asp.asp.transform import transform

@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from dedalus2asp import cron, inspect
+from dedalus2asp import inspect
+from dedalus2asp.questions import cron
 from dedalus2asp.asp import solve
 from dedalus2asp.lang.analysis import cron_report
 from dedalus2asp.cli import app

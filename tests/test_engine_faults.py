@@ -122,7 +122,7 @@ def test_run_computes_a_verify_counterexample_from_its_failure_specification(pro
     """Molly's way round: the faults of verify's counterexample, given to `run` as --crash NODE@STEP and --omit
     SENDER@STEP:ADDRESSEE (omissions only, a crashed sender's messages are lost by its crash), give the
     counterexample's trace under sync delivery, the global pre/post facts of the invariant included."""
-    from dedalus2asp.verify import verify
+    from dedalus2asp.questions.verify import verify
 
     invariant = "commit_assert" if protocol.startswith("two_phase") else "broadcast_assert"
     files = [MOLLY / f"{protocol}.ded", MOLLY / f"{invariant}.ded"]

@@ -294,7 +294,8 @@ def test_engine_runs_over_every_fault_set_have_the_traces_of_the_sync_models():
 def test_cron_under_faults(tmp_path):
     """Consistency under a fault budget: the one-shot broadcast's outputs (who logged the message, the
     location column kept) are the same in every run without faults, and differ once a message may be lost."""
-    from dedalus2asp import cron, pipeline
+    from dedalus2asp import pipeline
+    from dedalus2asp.questions import cron
 
     (tmp_path / "bcast.ded").write_text(
         'member(a, b)@1; member(a, c)@1; broadcast(a, "hi")@1;\n'
@@ -355,7 +356,7 @@ def test_replay_of_a_verify_counterexample_with_a_lost_message(tmp_path):
     Python API and from the command line."""
     from dedalus2asp import pipeline
     from dedalus2asp.inspect import agrees, run_of
-    from dedalus2asp.verify import verify
+    from dedalus2asp.questions.verify import verify
 
     files = [EXAMPLES.parent / "examples/molly/simple_broadcast.ded", EXAMPLES.parent / "examples/molly/broadcast_assert.ded"]
     program, instance, _ = pipeline.load(files, None, "molly")

@@ -23,7 +23,8 @@ import itf_py
 import pytest
 from typer.testing import CliRunner
 
-from dedalus2asp import cron, formats, inspect
+from dedalus2asp import formats, inspect
+from dedalus2asp.questions import cron
 from dedalus2asp.asp import solve
 from dedalus2asp.bounds import Bounds, Network, Semantics
 from dedalus2asp.cli import app

@@ -32,7 +32,8 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import EXAMPLES, INVARIANTS
-from dedalus2asp import cron, inspect, pipeline
+from dedalus2asp import inspect, pipeline
+from dedalus2asp.questions import cron
 from dedalus2asp.asp import solve
 from dedalus2asp.asp.transform import transform
 from dedalus2asp.bounds import Bounds, Encoding, Network, Semantics

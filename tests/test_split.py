@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from conftest import EXAMPLES, SMALL, example_id
 from dedalus2asp import pipeline
 from dedalus2asp.asp import solve
-from dedalus2asp.asp.split import split_count
+from dedalus2asp.questions.count import split_count
 from dedalus2asp.bounds import Bounds, Semantics
 from dedalus2asp.cli import app
 

@@ -20,7 +20,7 @@ from dedalus2asp import pipeline
 from dedalus2asp.bounds import Bounds, Network
 from dedalus2asp.lang.ast import GLOBAL_NODE
 from dedalus2asp.runs import operational
-from dedalus2asp.verify import InvariantError, verify
+from dedalus2asp.questions.verify import InvariantError, verify
 
 MEMBERS = """
 member(a, b)@1; member(a, c)@1; member(b, a)@1; member(b, c)@1; member(c, a)@1; member(c, b)@1;

@@ -14,8 +14,8 @@ import pytest
 from dedalus2asp import pipeline
 from dedalus2asp.bounds import Bounds, Network, Semantics
 from dedalus2asp.lang.ast import GLOBAL_NODE
-from dedalus2asp.verify import verify
-from dedalus2asp.verify_search import MULTI_SHOT, PER_HORIZON, search
+from dedalus2asp.questions.verify import verify
+from dedalus2asp.questions.verify_search import MULTI_SHOT, PER_HORIZON, search
 
 MOLLY = "examples/molly/"
 LIBRARY = [

@@ -23,8 +23,8 @@ from dedalus2asp import pipeline
 from dedalus2asp.asp.transform import transform
 from dedalus2asp.bounds import Bounds, Network
 from dedalus2asp.cli import app
-from dedalus2asp.verify import verify
-from dedalus2asp.verify_split import SPLIT_CRASHED, SPLIT_OMITTED, cubes, fault_words, split_rules, varying, verify_split
+from dedalus2asp.questions.verify import verify
+from dedalus2asp.questions.verify_split import SPLIT_CRASHED, SPLIT_OMITTED, cubes, fault_words, split_rules, varying, verify_split
 
 MOLLY = EXAMPLES / "molly"
 runner = CliRunner()

@@ -100,7 +100,7 @@ def warm_up(job: Job) -> None:
     try:
         if any(os.path.getsize(f) > WARM_LIMIT for f in filter(None, (*job.files, job.input))):
             return
-        from .. import cron, verify  # noqa: F401  (cron and verify tasks import them; imported here, once)
+        from ..questions import cron, verify  # noqa: F401  (cron and verify tasks import them; imported here, once)
 
         program, instance = _load(job)
         if p["task"] != "run" and budget.estimate(program, instance, job.bounds).total <= WARM_GROUND:
@@ -161,7 +161,7 @@ def _die_with_parent() -> None:
 def execute_job(job: Job) -> tuple[dict, list[tuple], list[tuple]]:
     """Run one job: its row of the `jobs` table, and its trace and message rows (models and run tasks); a verify job
     records its verdict (`invariants.run`)."""
-    from .. import cron
+    from ..questions import cron
 
     p = job.parameters
     row = _row(job)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from .. import verify
+from ..questions import verify
 from ..lang.ast import Instance, Program
 from ..lang.diagnostics import Diagnostic, format_diagnostic
 from .manifest import Job

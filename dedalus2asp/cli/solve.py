@@ -9,12 +9,13 @@ from typing import Optional
 
 import typer
 
-from .. import cron, formats, inspect, pipeline
+from .. import formats, inspect, pipeline
 from ..asp import solve
 from ..bounds import Encoding, Network, Semantics
 from ..formats import render
 from ..lang import analysis
 from ..lang.diagnostics import DiagnosticError
+from ..questions import cron
 from ..runs import operational
 from .progress import Progress, QuietOpt
 from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, incomplete, no_model, say, stderr, text_options, usage, warn, write
@@ -136,7 +137,7 @@ def count(
         result = solve.isolated(solve.count, prepared.compiled, timeout=timeout, max_memory=limits.max_memory,
                                 models=not traces_only)
     else:
-        from ..asp.split import split_count
+        from ..questions.count import split_count
 
         with Progress("count", "part", split, quiet=quiet) as progress:
             result = split_count(prepared.compiled, split, check_engine(engine_), master=master, models=not traces_only,

@@ -15,11 +15,10 @@ from typing import Optional
 
 import typer
 
-from .. import verify, verify_search
+from ..questions import lineage, verify, verify_search
 from ..asp import solve
 from ..bounds import Encoding, Network, Semantics
 from ..formats import render
-from ..inspect import lineage
 from ..lang.diagnostics import Diagnostic, DiagnosticError
 from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, say, stderr, usage
 from .options import (LIMITS, NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, JsonOpt, Limits, MasterOpt,
@@ -84,7 +83,7 @@ def verify_(
             verdict, success = solve.isolated(_answer, question, prog, instance, bounds_, pre.strip(), post.strip(), all_,
                                               out is not None, timeout=timeout, max_memory=limits.max_memory)
         else:
-            from ..verify_split import verify_split
+            from ..questions.verify_split import verify_split
 
             with Progress("verify", "part", split, quiet=quiet) as progress:
                 # in turn, the parts run in the solver's own process, as unsplit: --timeout through grounding, --max-memory

@@ -48,7 +48,7 @@ class UnsupportedFormat(ValueError):
 KINDS = {
     "dedalus2asp.inspect.model.Model": "model",
     "dedalus2asp.inspect.model.Models": "models",
-    "dedalus2asp.cron.Verdict": "verdict",
+    "dedalus2asp.questions.cron.Verdict": "verdict",
     "dedalus2asp.inspect.explain.Derivation": "derivation",
     "dedalus2asp.inspect.run.Run": "run",
     "dedalus2asp.lang.analysis.Report": "report",

@@ -27,7 +27,7 @@ from . import charts
 
 if TYPE_CHECKING:
     from ..bounds import Bounds
-    from ..cron import Verdict
+    from ..questions.cron import Verdict
     from ..inspect.explain import Derivation, Reason
     from ..inspect.model import Model, Models
     from ..inspect.run import Run

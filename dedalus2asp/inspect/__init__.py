@@ -1,6 +1,5 @@
 """Reading models: answer sets decoded into traces, messages and happens-before (`model`), the run a
-causal model stands for (`run`), why a fact holds (`explain`), and why the missing `post` fact of a
-`verify` counterexample was expected (`lineage`, imported on its own: it reads `dedalus2asp.verify`)."""
+causal model stands for (`run`), and why a fact holds (`explain`)."""
 
 from .model import GroundFact, Message, Model, Models, Point, closure, decode, show_fact
 from .run import Configuration, Run, Transition, agrees, run_constraints, run_of

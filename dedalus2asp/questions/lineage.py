@@ -47,9 +47,9 @@ from ..asp.names import CRASHED, LOST, PENDING, SILENCED
 from ..asp.transform import transform
 from ..bounds import Bounds
 from ..lang.ast import GLOBAL_NODE, Instance, Program
-from ..verify import POST_ROW, VIOLATED, Counterexample, Crash, Lost, Missing, Verdict, invariant
-from .explain import ANY, ARRIVED, CARRIED, INPUT, Derivation, Lineage
-from .model import Model, decode, show_fact
+from .verify import POST_ROW, VIOLATED, Counterexample, Crash, Lost, Missing, Verdict, invariant
+from ..inspect.explain import ANY, ARRIVED, CARRIED, INPUT, Derivation, Lineage
+from ..inspect.model import Model, decode, show_fact
 
 SAME, LOST_FATE, CRASH_FATE, PENDING_FATE, OTHER_STEP, NOT_SENT = (
     "arrived", "lost", "lost-by-crash", "pending", "arrived-at-another-step", "not-sent"

@@ -28,12 +28,12 @@ from dataclasses import dataclass, field, replace
 
 import clingo
 
-from .asp.names import CRASHED, LOST, SILENCED, relation_name
-from .asp.transform import Compiled, transform
-from .bounds import Bounds
-from .formats.lineage import html
-from .inspect.model import Model, decode
-from .lang.ast import GLOBAL_NODE, Instance, Program
+from ..asp.names import CRASHED, LOST, SILENCED, relation_name
+from ..asp.transform import Compiled, transform
+from ..bounds import Bounds
+from ..formats.lineage import html
+from ..inspect.model import Model, decode
+from ..lang.ast import GLOBAL_NODE, Instance, Program
 
 MISSING = "_missing"
 PRE_ROW, POST_ROW = "_pre_row", "_post_row"
@@ -217,7 +217,7 @@ class Verdict:
             silenced = sum(1 for l in c.lost if l.by_crash and l.sender == x.node)
             lines.append(f"  crashed: {x}" + (f" ({silenced} message{'s' * (silenced != 1)} to other nodes lost)" if silenced else ""))
         if c.lineage:
-            from .inspect.lineage import describe  # it imports this module
+            from .lineage import describe  # it imports this module
 
             lines += describe(c.lineage)
         return "\n".join(lines) + "\n" + searched

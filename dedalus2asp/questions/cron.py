@@ -42,14 +42,14 @@ from dataclasses import dataclass, field, replace
 
 import clingo
 
-from .asp.incremental import Unrolling, incremental
-from .asp.names import OUTPUT, relation_name
-from .asp.solve import control
-from .asp.transform import Compiled, transform
-from .bounds import Bounds, Encoding, Semantics
-from .inspect.model import Model, decode, show_fact
-from .lang.ast import Instance, Program
-from .lang.diagnostics import Diagnostic, DiagnosticError
+from ..asp.incremental import Unrolling, incremental
+from ..asp.names import OUTPUT, relation_name
+from ..asp.solve import control
+from ..asp.transform import Compiled, transform
+from ..bounds import Bounds, Encoding, Semantics
+from ..inspect.model import Model, decode, show_fact
+from ..lang.ast import Instance, Program
+from ..lang.diagnostics import Diagnostic, DiagnosticError
 
 
 class Timeout(Exception):

@@ -22,8 +22,8 @@ from typing import Callable
 import clingo
 
 from ..runs.spark import spark_session
-from . import solve
-from .transform import Compiled
+from ..asp import solve
+from ..asp.transform import Compiled
 
 
 def _varying(compiled: Compiled) -> list[str]:

@@ -36,12 +36,12 @@ from dataclasses import replace
 
 import clingo
 
-from .asp.incremental import Unrolling, incremental
-from .asp.names import CRASHED, LOST, PENDING, SILENCED, internal, message_relation, relation_name
-from .asp.transform import Compiled
-from .bounds import CRASH, Bounds, Encoding, Semantics
-from .lang.ast import Instance, Program
-from .lang.located import check_events
+from ..asp.incremental import Unrolling, incremental
+from ..asp.names import CRASHED, LOST, PENDING, SILENCED, internal, message_relation, relation_name
+from ..asp.transform import Compiled
+from ..bounds import CRASH, Bounds, Encoding, Semantics
+from ..lang.ast import Instance, Program
+from ..lang.located import check_events
 from .verify import (MISSING, POST_ROW, PRE_ROW, VIOLATED, Verdict, counterexample_of,
                      optimum, invariant_rows, minimal_fault_sets, verify)
 

@@ -38,11 +38,11 @@ from typing import Callable
 
 import clingo
 
-from .asp import solve
-from .asp.names import CRASHED, LOST, SILENCED
-from .asp.transform import Compiled, transform
-from .bounds import Bounds
-from .lang.ast import Instance, Program
+from ..asp import solve
+from ..asp.names import CRASHED, LOST, SILENCED
+from ..asp.transform import Compiled, transform
+from ..bounds import Bounds
+from ..lang.ast import Instance, Program
 from .verify import (Counterexample, FaultSet, Verdict, counterexample_of, fault_set_of, optimum,
                      fault_set_models, fault_sets_program, grounded, invariant)
 
@@ -266,8 +266,8 @@ def verify_split(
     payload = replace(compiled, program=None)  # P holds clingo symbols: a symbol is a pointer, valid in this process only
     report = progress or (lambda done: None)
     if engine == "spark":
-        from .asp.split import collect_watched
-        from .runs.spark import spark_session
+        from .count import collect_watched
+        from ..runs.spark import spark_session
 
         deadline = None if timeout is None else time.time() + timeout
         atoms, split = cubes(varying(compiled, deadline), parts, bounds.network.crashes)
