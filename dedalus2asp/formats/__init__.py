@@ -29,15 +29,18 @@ Options a writer takes: `width` and `color` (text of models, verdicts, summaries
 (text of a count or an exploration), `program` (text of a check report). A
 dictionary has no kind of its own: `render(result, "text", kind="count", bounds=b)`.
 
-The formats never import the values' modules (only for type checking): they
-read the values through their attributes, so `inspect.Model` can show itself
-in a notebook through this registry without an import cycle.
+The formats read the values through their attributes and import the values'
+modules only for type checking, with one exception: this module registers
+`render` in `inspect.model.NOTEBOOK`, so that a model shows itself in a notebook
+through this registry (the formats stand above `inspect`, which does not
+import them).
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
+from ..inspect.model import NOTEBOOK
 from . import charts, dot, html, itf, json, shiviz, svg, text
 
 
@@ -116,3 +119,6 @@ def render(value, fmt: str, kind: str | None = None, **options) -> str:
     if writer is None:
         raise UnsupportedFormat(f"no {fmt} rendering of a {kind}: its formats are {', '.join(FORMATS[kind])}")
     return writer(value, **options)
+
+
+NOTEBOOK["render"] = render

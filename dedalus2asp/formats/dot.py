@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
+from ..lang.ast import show_fact
 from .svg import RED
-from .text import ARRIVED, INPUT, show_fact
+from .text import ARRIVED, INPUT
 
 if TYPE_CHECKING:
     from ..inspect.explain import Derivation

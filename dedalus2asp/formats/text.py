@@ -23,6 +23,7 @@ import clingo
 from rich.console import Console
 from rich.table import Table
 
+from ..lang.ast import show_fact
 from . import charts
 
 if TYPE_CHECKING:
@@ -35,11 +36,6 @@ if TYPE_CHECKING:
 
 UNBOUNDED = 1_000_000
 """The width of a console whose lines are never cut."""
-
-
-def show_fact(relation: str, args: Iterable[clingo.Symbol]) -> str:
-    """R(a1, ..., ak) as the user writes it."""
-    return f"{relation}({', '.join(map(str, args))})"
 
 
 def console(width: int | None = None, color: bool = False) -> Console:

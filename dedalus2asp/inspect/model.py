@@ -23,8 +23,8 @@ An answer set of the generated program becomes a `Model`:
 * the operational run it stands for (§5.3.2, `Model.run`, built by `run`).
 
 Auxiliary atoms are filtered out. `Models` is the models of one question (one
-program, input and `Bounds`). Both display themselves in a notebook; every
-picture and text of them is drawn by `dedalus2asp.formats`.
+program, input and `Bounds`). Both display themselves in a notebook once `dedalus2asp.formats`, which draws
+every picture and text of them, is imported (`NOTEBOOK`).
 """
 
 from __future__ import annotations
@@ -33,19 +33,28 @@ import heapq
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Iterable, Iterator, Mapping
+from typing import Callable, Iterable, Iterator, Mapping
 
 import clingo
 
-from .. import formats
 from ..asp.names import CRASHED, LOST, PENDING
 from ..asp.transform import Compiled
 from ..bounds import Bounds, Encoding
-from ..formats.text import show_fact
-from ..lang.ast import GLOBAL_NODE, Program, Rule, RuleKind, Trace, TraceFact
+from ..lang.ast import GLOBAL_NODE, Program, Rule, RuleKind, Trace, TraceFact, show_fact
 from ..runs import operational
 from ..runs.local import Node
 from .run import Run, run_of
+
+NOTEBOOK: dict[str, Callable[..., str]] = {}
+"""How models show themselves in a notebook (IPython's `_repr_svg_` and `_repr_html_`): `dedalus2asp.formats`,
+which draws every picture and stands above this module, registers its `render` here under "render" when
+it is imported. Until then a model shows as its `repr`."""
+
+
+def _notebook(value, fmt: str, **options) -> str | None:
+    render = NOTEBOOK.get("render")
+    return None if render is None else render(value, fmt, **options)
+
 
 Point = tuple[clingo.Symbol, int]
 """A local step (x, s) of node x: a point of N × {0..T}."""
@@ -369,11 +378,11 @@ class Model:
             } if self.bounds.network.faulty else {}),
         }
 
-    def _repr_svg_(self) -> str:
-        return formats.render(self, "svg")
+    def _repr_svg_(self) -> str | None:
+        return _notebook(self, "svg")
 
-    def _repr_html_(self) -> str:
-        return formats.render(self, "html", fragment=True)
+    def _repr_html_(self) -> str | None:
+        return _notebook(self, "html", fragment=True)
 
 
 @dataclass(frozen=True)
@@ -398,8 +407,8 @@ class Models:
     def __getitem__(self, index: int) -> Model:
         return self.models[index]
 
-    def _repr_html_(self) -> str:
-        return formats.render(self, "html", fragment=True)
+    def _repr_html_(self) -> str | None:
+        return _notebook(self, "html", fragment=True)
 
 
 def _int(symbol: clingo.Symbol) -> int | None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Iterator, Mapping, Union
+from typing import Iterable, Iterator, Mapping, Union
 
 import clingo
 
@@ -400,6 +400,11 @@ TraceFact = tuple[clingo.Symbol, int, str, tuple[clingo.Symbol, ...]]
 
 Trace = frozenset[TraceFact]
 """A trace: the facts each node holds at each step (tplp2016 §5.1.5)."""
+
+
+def show_fact(relation: str, args: Iterable[clingo.Symbol]) -> str:
+    """R(a1, ..., ak) as the user writes it."""
+    return f"{relation}({', '.join(map(str, args))})"
 
 
 @dataclass(frozen=True)
