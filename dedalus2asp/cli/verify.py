@@ -19,6 +19,7 @@ from ..questions import lineage, verify, verify_search
 from ..asp import solve
 from ..bounds import Encoding, Network, Semantics
 from ..formats import render
+from ..formats.lineage import index_html
 from ..lang.diagnostics import Diagnostic, DiagnosticError
 from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, say, stderr, usage
 from .options import (LIMITS, NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, JsonOpt, Limits, MasterOpt,
@@ -125,7 +126,7 @@ def _answer(question, prog, instance, bounds_, pre: str, post: str, all_: bool, 
 
 
 def _explained(verdict: verify.Verdict, prog, instance, timeout) -> verify.Verdict:
-    """A counterexample with the lineage of each missing post fact (why it was expected, inspect/lineage.py),
+    """A counterexample with the lineage of each missing post fact (why it was expected, questions/lineage.py),
     within what is left of `timeout`; another verdict as it is."""
     if verdict.holds is not False:
         return verdict
@@ -143,6 +144,6 @@ def write_runs(out: Path, verdict: verify.Verdict, success) -> None:
         (out / "runs.json").write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
         for k, model in enumerate(models):
             (out / f"run-{k}.svg").write_text(render(model, "svg"), encoding="utf-8")
-        (out / "index.html").write_text(verify.index_html(document), encoding="utf-8")
+        (out / "index.html").write_text(index_html(document), encoding="utf-8")
     except OSError as error:
         usage("io", f"cannot write {out}: {error.strerror or error}", str(out))

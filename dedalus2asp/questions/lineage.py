@@ -235,16 +235,6 @@ class Expected:
         }
 
 
-def describe(entries: tuple[Expected, ...], indent: str = "  ") -> list[str]:
-    """The compact trees of the lineage of each missing post fact, then the rules they name, once."""
-    lines, rules = [], {}
-    for entry in entries:
-        more, used = entry.tree(indent)
-        lines += more
-        rules.update(used)
-    return lines + [f"{indent}  rule {n}: {rule}" for n, rule in sorted(rules.items())]
-
-
 def _node(node: clingo.Symbol) -> str:
     return "global" if node == GLOBAL_NODE else str(node)
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import itertools
 import time
-from html import escape
 from dataclasses import dataclass, field, replace
 
 import clingo
@@ -31,7 +30,6 @@ import clingo
 from ..asp.names import CRASHED, LOST, SILENCED, relation_name
 from ..asp.transform import Compiled, transform
 from ..bounds import Bounds
-from ..formats.lineage import html
 from ..inspect.model import Model, decode
 from ..lang.ast import GLOBAL_NODE, Instance, Program
 
@@ -104,7 +102,7 @@ class Counterexample:
 
     `fewest`: the solver proved that no counterexample has fewer faults (False when it was stopped
     before it could). `lineage`: why each missing post fact was expected, its derivation in a run
-    where it holds (`inspect.lineage.Expected`, one per missing row), once `inspect.lineage.attach`
+    where it holds (`lineage.Expected`, one per missing row), once `lineage.attach`
     computed it."""
 
     lost: tuple[Lost, ...]
@@ -217,8 +215,6 @@ class Verdict:
             silenced = sum(1 for l in c.lost if l.by_crash and l.sender == x.node)
             lines.append(f"  crashed: {x}" + (f" ({silenced} message{'s' * (silenced != 1)} to other nodes lost)" if silenced else ""))
         if c.lineage:
-            from .lineage import describe  # it imports this module
-
             lines += describe(c.lineage)
         return "\n".join(lines) + "\n" + searched
 
@@ -243,6 +239,16 @@ class Verdict:
             "verdict": self.describe().splitlines()[0],
             "seconds": round(self.seconds, 3),
         }
+
+
+def describe(entries: tuple, indent: str = "  ") -> list[str]:
+    """The compact trees of the lineage of each missing post fact (`lineage.Expected`), then the rules they name, once."""
+    lines, rules = [], {}
+    for entry in entries:
+        more, used = entry.tree(indent)
+        lines += more
+        rules.update(used)
+    return lines + [f"{indent}  rule {n}: {rule}" for n, rule in sorted(rules.items())]
 
 
 def _relation(program: Program, name: str, option: str) -> int:
@@ -527,31 +533,3 @@ def runs_document(verdict: Verdict, success: Model | None) -> dict:
             runs[-1]["lineage"] = [e.as_dict() for e in lineage]
     return {"schema": RUNS_SCHEMA, "verdict": verdict.describe().splitlines()[0], "holds": verdict.holds,
             "complete": verdict.complete, "bound": verdict.as_dict()["bound"], "runs": runs}
-
-
-def index_html(document: dict) -> str:
-    """index.html of `verify --out DIR`: the verdict and, per run of runs.json, its status, its faults, its
-    spacetime diagram (run-K.svg beside it) and, for a counterexample, the lineage of each missing post
-    fact as a nested list; a page that opens from disk, without scripts."""
-    rows = []
-    for run in document["runs"]:
-        spec = run["failureSpec"]
-        faults = [f"crash of {c['node']} at time {c['time']}" for c in spec["crashes"]]
-        faults += [f"{o['table']} from {o['from']} to {o['to']} lost at time {o['time']}" for o in spec["omissions"]]
-        k = run["iteration"]
-        rows.append(
-            f'<section class="run {escape(run["status"])}"><h2>run {k}: {escape(run["status"])}</h2>'
-            f'<p>{escape("; ".join(faults) or "no fault")}</p>'
-            f'<img src="run-{k}.svg" alt="the spacetime diagram of run {k}">'
-            + "".join(html(entry, f"{k}-{n}") for n, entry in enumerate(run.get("lineage", ()))) + "</section>"
-        )
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>verify</title>'
-        "<style>body{font-family:sans-serif;margin:2em} .failure h2{color:#b00} .success h2{color:#070}"
-        " img{max-width:100%;border:1px solid #ccc} .lineage li{margin:.15em 0} .fact.missing{color:#b00}"
-        " .fact.holds{color:#070} .cut{color:#b00} .absent{color:#777}</style></head><body>"
-        f"<h1>{escape(document['verdict'])}</h1>"
-        f'<p>eot {document["bound"]["horizon"] + 1} (Molly time; horizon {document["bound"]["horizon"]}), '
-        f'pre: {escape(document["bound"]["pre"])}, post: {escape(document["bound"]["post"])}; the runs in '
-        '<a href="runs.json">runs.json</a></p>' + "".join(rows) + "</body></html>\n"
-    )
