@@ -5,13 +5,17 @@ the trace of a run R_M of the operational semantics, built here by `run_of`
 and replayed by `Run.replay` (`agrees` compares the two); (i) every run
 prefix is a model, the only one left once its arrivals are pinned by
 `run_constraints`.
+
+A model (`model.Model`, with its `Message`s and `GroundFact`s) is read here through its attributes:
+this module does not import `model`, which stands above it (`Model.run` is `run_of`). The annotations
+name those types for a reader.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import Iterable, Mapping
 
 import clingo
 
@@ -21,9 +25,6 @@ from ..bounds import Network
 from ..lang.ast import Instance, Program, RuleKind
 from ..runs import operational
 from ..runs.local import Node
-
-if TYPE_CHECKING:
-    from .model import GroundFact, Message, Model
 
 
 @dataclass(frozen=True)
