@@ -41,6 +41,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import clingo  # noqa: E402
 
+from dedalus2asp import inspect  # noqa: E402
 from dedalus2asp.asp import solve  # noqa: E402
 from dedalus2asp.asp.transform import transform  # noqa: E402
 from dedalus2asp.bounds import Bounds, Encoding, Network, Semantics  # noqa: E402
@@ -133,7 +134,7 @@ def first_model(variant: str, n: int, horizon: int, timeout: float | None = None
 
 def tally_traces(variant: str, n: int, horizon: int) -> frozenset:
     """Every trace of the variant restricted to `tally`: the three variants must have the same set."""
-    found = solve.traces(compiled(variant, n, horizon), timeout=300)
+    found = inspect.traces(compiled(variant, n, horizon), timeout=300)
     assert found.complete
     return frozenset(frozenset(f for f in m.trace if f[2] == "tally") for m in found.models)
 

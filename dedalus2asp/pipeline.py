@@ -6,7 +6,7 @@
 adds the transformation (`asp.transform`) within the bounds (`bounds.Bounds`: horizon,
 semantics, encoding, network) made once by the caller. `asp.solve.enumerate_models` and
 `asp.solve.count` ground and solve, and `inspect.decode` reads each answer set back as a
-trace and its messages. Every command of the CLI goes this way.
+trace and its messages (`inspect.enumerate_models` does both). Every command of the CLI goes this way.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ import sys
 import clingo
 import pytest
 
+from dedalus2asp import inspect
 from dedalus2asp import formats
 from dedalus2asp.questions import cron
 from dedalus2asp.asp import solve
@@ -65,7 +66,7 @@ def facts(text: str):
 
 def traces(prog: Program, instance, horizon: int, semantics: Semantics, encoding: Encoding, delay=None) -> set:
     compiled = transform(prog, instance, Bounds(horizon, semantics, encoding, Network(max_delay=delay)))
-    return {m.trace for m in solve.traces(compiled).models}
+    return {m.trace for m in inspect.traces(compiled).models}
 
 
 def held(trace, relation: str, node=None, step=None) -> set:
@@ -274,7 +275,7 @@ def test_a_global_rule_reads_every_node_and_its_facts_belong_to_none(semantics):
 def test_global_facts_are_shown_apart():
     instance = facts("a { vote(yes). } b { vote(yes). }")
     compiled = transform(ASSERTION, instance, Bounds(0, Semantics.CAUSAL, Encoding.FAST))
-    model = solve.enumerate_models(compiled, 1).models[0]
+    model = inspect.enumerate_models(compiled, 1).models[0]
     assert model.network == (clingo.Function("a"), clingo.Function("b"))
     assert model.global_at(0) == ["post(yes)", "pre(yes)", "voters(yes, 2)"]
     text = formats.render(model, "text")
@@ -388,7 +389,7 @@ def test_output_facts_of_a_located_program_keep_their_node(molly):
 
     bounds = Bounds(2, Semantics.CAUSAL_FINITE, Encoding.FAST, Network(max_delay=1))
     prepared = prepare(molly, None, bounds, "molly")
-    models = solve.enumerate_models(prepared.compiled).models
+    models = inspect.enumerate_models(prepared.compiled).models
     assert {m.outputs(["log"]) for m in models} == {('log(a, "hello")', 'log(b, "hello")', 'log(c, "hello")')}
     verdict = cron.analyse(prepared.program, prepared.instance, bounds, ("log",))
     assert verdict.certain == {'log(a, "hello")', 'log(b, "hello")', 'log(c, "hello")'}
@@ -404,7 +405,7 @@ def test_cron_output_post_answers_on_a_molly_program_with_its_invariant_file(mol
         bounds = Bounds(horizon, Semantics.CAUSAL_FINITE, Encoding.FAST, Network(max_delay=1))
         prepared = prepare(molly, None, bounds, "molly")
         verdict = cron.analyse(prepared.program, prepared.instance, bounds, ("post",))
-        models = solve.enumerate_models(prepared.compiled).models
+        models = inspect.enumerate_models(prepared.compiled).models
         assert all({'pre(b, "hello")', 'pre(c, "hello")'} <= set(m.global_at(horizon)) for m in models)
         if horizon == 0:  # a message sent at step 0 may arrive at step 0 of another node, or later
             assert not verdict.consistent and verdict.certain == set() and verdict.possible == posts
@@ -416,7 +417,7 @@ def test_cron_output_post_answers_on_a_molly_program_with_its_invariant_file(mol
 def test_every_rendering_of_a_model_takes_global_facts(fmt):
     """Diagrams draw the nodes' lanes: a global fact, held by none, is left out of them, not a crash."""
     compiled = transform(ASSERTION, facts("a { vote(yes). } b { vote(yes). }"), Bounds(1, Semantics.CAUSAL, Encoding.FAST))
-    model = solve.enumerate_models(compiled, 1).models[0]
+    model = inspect.enumerate_models(compiled, 1).models[0]
     assert model.has_global
     rendered = formats.render(model, fmt)
     assert rendered and "()" not in rendered.replace("post()", "")

@@ -17,8 +17,7 @@ import clingo
 import pytest
 from typer.testing import CliRunner
 
-from dedalus2asp import pipeline
-from dedalus2asp.asp import solve
+from dedalus2asp import inspect, pipeline
 from dedalus2asp.lang import analysis
 from dedalus2asp.cli import app
 from dedalus2asp.lang.diagnostics import DiagnosticError, Severity, format_diagnostic
@@ -117,7 +116,7 @@ def test_a_json_input_with_not_counts_under_clingo(tmp_path):
     )
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["models"] == 1
-    found = solve.enumerate_models(
+    found = inspect.enumerate_models(
         pipeline.prepare(tmp_path / "P.ded", tmp_path / "in.json", Bounds(1, Semantics.CAUSAL_FINITE)).compiled
     )
     (model,) = found.models

@@ -195,7 +195,7 @@ def test_incremental_has_the_one_shot_models_and_traces_at_every_horizon(pair, d
         assert (_count(models), _count(traces)) == (one_shot["models"], one_shot["traces"]), horizon
         found = []
         traces.control.solve(on_model=lambda m: found.append(inspect.decode(m.symbols(atoms=True), compiled).trace))
-        assert set(found) == {m.trace for m in solve.traces(compiled).models}
+        assert set(found) == {m.trace for m in inspect.traces(compiled).models}
 
 
 def test_incremental_is_for_causal_semantics_only():

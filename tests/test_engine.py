@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import EXAMPLES, SMALL, example_id
+from dedalus2asp import inspect
 from dedalus2asp import pipeline
-from dedalus2asp.asp import solve
 from dedalus2asp.runs import engine, operational
 from dedalus2asp.runs.values import cell, order
 from dedalus2asp.lang.analysis import restrict
@@ -69,7 +69,7 @@ def test_run_trace_is_a_trace_of_pure(pair):
     program, instance = load(pair)
     data = engine.from_instance(instance, program)
     compiled = pipeline.prepare(EXAMPLES / pair[0], EXAMPLES / pair[1], Bounds(2, Semantics.CAUSAL_FINITE)).compiled
-    traces = {model.trace for model in solve.traces(compiled).models}
+    traces = {model.trace for model in inspect.traces(compiled).models}
     for schedule in SCHEDULES:
         assert symbolic(engine.run(program, data, 3, schedule).trace) in traces
 

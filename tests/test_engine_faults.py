@@ -14,8 +14,8 @@ import json
 
 import pytest
 
+from dedalus2asp import inspect
 from dedalus2asp import pipeline
-from dedalus2asp.asp import solve
 from dedalus2asp.asp.transform import transform
 from dedalus2asp.bounds import Bounds, Network
 from dedalus2asp.cli import app
@@ -78,7 +78,7 @@ def test_a_sync_run_with_faults_is_a_run_of_the_fault_injected_program(tmp_path)
     program_file = tmp_path / "suspecting.ded"
     program_file.write_text(SUSPECTING)
     program, instance, _ = pipeline.load(program_file, None, "molly")
-    found = solve.traces(transform(program, instance, Bounds(3, network=Network("sync", loss_until=2, crashes=1))))
+    found = inspect.traces(transform(program, instance, Bounds(3, network=Network("sync", loss_until=2, crashes=1))))
     assert found.complete
     models = {frozenset((str(x), s, r, tuple(map(str, a))) for x, s, r, a in m.trace) for m in found.models}
     traces = set()

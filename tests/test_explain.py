@@ -6,7 +6,7 @@ import clingo
 import pytest
 from typer.testing import CliRunner
 
-from dedalus2asp.asp import solve
+from dedalus2asp import inspect
 from dedalus2asp.formats import render
 from dedalus2asp.inspect import explain
 from dedalus2asp.cli import app
@@ -23,7 +23,7 @@ v1, v2, v3 = clingo.Function("v1"), clingo.Function("v2"), clingo.Function("v3")
 
 def models(files, horizon, semantics=Semantics.CAUSAL, limit=0, max_delay=None):
     compiled = prepare(*files, Bounds(horizon, semantics, network=Network(max_delay=max_delay))).compiled
-    return solve.enumerate_models(compiled, limit, progress=False).models
+    return inspect.enumerate_models(compiled, limit, progress=False).models
 
 
 def arrivals(model) -> dict:
@@ -163,7 +163,7 @@ from test_theorem4 import CONSTRUCTS  # noqa: E402
 def construct_models(name, horizon=2, max_delay=1, limit=40):
     program, instance = CONSTRUCTS[name]
     compiled = transform(program, instance, Bounds(horizon, Semantics.CAUSAL, network=Network(max_delay=max_delay)))
-    return solve.enumerate_models(compiled, limit, progress=False).models
+    return inspect.enumerate_models(compiled, limit, progress=False).models
 
 
 @pytest.mark.parametrize("name", sorted(CONSTRUCTS))

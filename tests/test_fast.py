@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from dedalus2asp import inspect
 from dedalus2asp.asp import solve
 from dedalus2asp.lang.facts import load_instance, parse_facts
 from dedalus2asp.lang.parser import load_program, parse_program
@@ -71,7 +72,7 @@ def capped_count(compiled) -> int:
 
 
 def trace_set(compiled) -> set:
-    found = solve.traces(compiled, timeout=60)
+    found = inspect.traces(compiled, timeout=60)
     assert found.complete
     return {m.trace for m in found.models}
 
@@ -108,7 +109,7 @@ def test_decoded_models_are_the_same(program, facts, semantics, horizon, delay):
 
     def decoded(encoding):
         compiled = prepare(EXAMPLES / program, EXAMPLES / facts, Bounds(horizon, semantics, encoding, Network(max_delay=delay))).compiled
-        found = solve.enumerate_models(compiled, 0, progress=False)
+        found = inspect.enumerate_models(compiled, 0, progress=False)
         return [(m.trace, m.messages, m.noncausal()) for m in found.models]
 
     paper, fast = decoded(Encoding.PAPER), decoded(Encoding.FAST)
@@ -145,7 +146,7 @@ def test_arrival_domain_matches_the_paper(semantics):
         arrivals = []
         for encoding in Encoding:
             compiled = transform(program, instance, Bounds(2, semantics, encoding, Network(max_delay=delay)))
-            models = solve.enumerate_models(compiled, 0, progress=False).models
+            models = inspect.enumerate_models(compiled, 0, progress=False).models
             arrivals.append({tuple((m.sent, m.arrives) for m in model.messages) for model in models})
         assert arrivals[0] == arrivals[1]
         if semantics.causal and delay is None:
@@ -163,7 +164,7 @@ def test_cycle_across_nodes_is_excluded():
     instance = parse_facts("a { go(). peer(b). }\nb { peer(a). }\n", "ping.facts")
     for semantics, expected in ((Semantics.CHOICE, 3), (Semantics.CAUSAL, 2), (Semantics.CAUSAL_FINITE, 2)):
         for encoding in Encoding:
-            models = solve.enumerate_models(transform(program, instance, Bounds(0, semantics, encoding)), 0, progress=False).models
+            models = inspect.enumerate_models(transform(program, instance, Bounds(0, semantics, encoding)), 0, progress=False).models
             arrivals = {tuple((m.relation, m.arrives) for m in model.messages) for model in models}
             assert len(arrivals) == expected
             assert ((("m", 0), ("r", 0)) in arrivals) == (semantics is Semantics.CHOICE)
@@ -221,5 +222,5 @@ def test_paper_and_fast_agree_on_molly_programs_with_their_invariants(name):
         for encoding in Encoding:
             compiled = prepare(paths, None, Bounds(horizon, semantics, encoding, Network(max_delay=1)), "molly").compiled
             models = solve.count(compiled, progress=False)["models"]
-            found[encoding] = (models, {m.trace for m in solve.traces(compiled).models})
+            found[encoding] = (models, {m.trace for m in inspect.traces(compiled).models})
         assert found[Encoding.PAPER] == found[Encoding.FAST], semantics

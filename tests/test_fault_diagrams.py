@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from dedalus2asp import inspect
 from dedalus2asp import formats
-from dedalus2asp.asp import solve
 from dedalus2asp.bounds import Bounds, Network, Semantics
 from dedalus2asp.formats import html, placement, svg
 from dedalus2asp.pipeline import prepare
@@ -31,7 +31,7 @@ BROADCAST = EXAMPLES / "molly/simple_broadcast.ded"
 
 def models_of(program, facts, horizon, semantics=Semantics.CAUSAL_FINITE, network=Network(), limit=0):
     compiled = prepare(program, facts, Bounds(horizon, semantics, network=network)).compiled
-    return solve.enumerate_models(compiled, limit, progress=False).models
+    return inspect.enumerate_models(compiled, limit, progress=False).models
 
 
 def groups(root, cls: str) -> list:

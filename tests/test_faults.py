@@ -19,6 +19,7 @@ from dataclasses import replace
 import clingo
 import pytest
 
+from dedalus2asp import inspect
 from dedalus2asp.asp import solve
 from dedalus2asp.asp.transform import transform
 from dedalus2asp.bounds import Bounds, Encoding, Network, Semantics
@@ -68,7 +69,7 @@ c { }
 
 
 def asp_traces(program, instance, bounds) -> set:
-    found = solve.traces(transform(program, instance, bounds), timeout=120)
+    found = inspect.traces(transform(program, instance, bounds), timeout=120)
     assert found.complete
     return {m.trace for m in found.models}
 
@@ -258,7 +259,7 @@ def test_incremental_has_the_one_shot_models_and_traces_with_faults(pair, budget
         assert len(counted) == solve.count(compiled, progress=False)["models"], horizon
         found = []
         traces.control.solve(on_model=lambda m: found.append(inspect.decode(m.symbols(atoms=True), compiled).trace))
-        assert set(found) == {m.trace for m in solve.traces(compiled).models}, horizon
+        assert set(found) == {m.trace for m in inspect.traces(compiled).models}, horizon
 
 
 # --- the run engine with a fault schedule --------------------------------------------------------
@@ -331,7 +332,7 @@ def test_every_fault_injected_trace_replays_to_its_model(text, budget):
 
     program, instance = broadcast(text)
     compiled = transform(program, instance, Bounds(2, Semantics.CAUSAL_FINITE, network=BUDGETS[budget]))
-    found = solve.traces(compiled, timeout=120)
+    found = inspect.traces(compiled, timeout=120)
     assert found.complete
     faulty = [m for m in found.models if m.lost]
     assert faulty, "no model loses a message"
@@ -345,7 +346,7 @@ def test_every_fault_injected_trace_replays_to_its_model(text, budget):
         run = run_of(model)
         lost = [m.buffered() for m in model.lost]
         text = run_constraints(compiled, program, instance, run.schedule(), dict(model.crashes), lost)
-        constrained = solve.enumerate_models(replace(compiled, text=compiled.text + text), 0, progress=False).models
+        constrained = inspect.enumerate_models(replace(compiled, text=compiled.text + text), 0, progress=False).models
         assert [m.trace for m in constrained] == [model.trace]
         assert constrained[0].lost == model.lost and constrained[0].crashes == model.crashes
 
@@ -396,7 +397,7 @@ def test_the_text_of_a_run_names_its_lost_messages_and_crashes():
 
     program, instance = broadcast(ONE_SHOT)
     compiled = transform(program, instance, Bounds(1, network=Network("sync", crashes=1)))
-    models = solve.enumerate_models(compiled, 0, progress=False).models
+    models = inspect.enumerate_models(compiled, 0, progress=False).models
     crashed = next(m for m in models if m.crashes == ((clingo.Function("a"), 0),))
     text = formats.render(run_of(crashed), "text")
     assert "a:0 receives nothing\n       a crashes: from this step on its messages to other nodes are lost" in text

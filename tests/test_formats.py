@@ -25,7 +25,6 @@ from typer.testing import CliRunner
 
 from dedalus2asp import formats, inspect
 from dedalus2asp.questions import cron
-from dedalus2asp.asp import solve
 from dedalus2asp.bounds import Bounds, Network, Semantics
 from dedalus2asp.cli import app
 from dedalus2asp.inspect import explain
@@ -45,7 +44,7 @@ SCRIPT = shutil.which("dedalus2asp", path=str(Path(sys.executable).parent))
 
 def models_of(files, horizon, semantics=Semantics.CAUSAL, limit=0, max_delay=None) -> inspect.Models:
     prepared = prepare(*files, Bounds(horizon, semantics, network=Network(max_delay=max_delay)))
-    found = solve.enumerate_models(prepared.compiled, limit, progress=False)
+    found = inspect.enumerate_models(prepared.compiled, limit, progress=False)
     return inspect.Models(tuple(found.models), prepared.compiled.bounds, prepared.instance.network, found.complete)
 
 

@@ -8,8 +8,8 @@ import clingo
 import pytest
 from typer.testing import CliRunner
 
+from dedalus2asp import inspect
 from dedalus2asp import formats
-from dedalus2asp.asp import solve
 from dedalus2asp.cli import app
 from dedalus2asp.pipeline import prepare
 from dedalus2asp.bounds import Bounds, Encoding, Network, Semantics
@@ -22,7 +22,7 @@ Z = clingo.Function("z")
 
 def models_of(program, facts, horizon, semantics, encoding=Encoding.FAST, limit=0, max_delay=None):
     compiled = prepare(program, facts, Bounds(horizon, semantics, encoding, Network(max_delay=max_delay))).compiled
-    return solve.enumerate_models(compiled, limit, progress=False).models
+    return inspect.enumerate_models(compiled, limit, progress=False).models
 
 
 def arrivals(model) -> dict:

@@ -8,7 +8,7 @@ import json
 import itf_py  # the dev extra: an independent reader of ITF
 import pytest
 
-from dedalus2asp.asp import solve
+from dedalus2asp import inspect
 from dedalus2asp.bounds import Bounds, Network, Semantics
 from dedalus2asp.formats import itf
 from dedalus2asp.pipeline import prepare
@@ -21,7 +21,7 @@ FIG4 = (EXAMPLES / "tplp2016/fig4_noncausal.ded", EXAMPLES / "tplp2016/fig4.fact
 
 def models_of(files, horizon, semantics=Semantics.CAUSAL, limit=1, max_delay=None):
     compiled = prepare(*files, Bounds(horizon, semantics, network=Network(max_delay=max_delay))).compiled
-    return solve.enumerate_models(compiled, limit, progress=False).models
+    return inspect.enumerate_models(compiled, limit, progress=False).models
 
 
 def read_back(model):

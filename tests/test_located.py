@@ -16,6 +16,7 @@ import clingo
 import pytest
 from typer.testing import CliRunner
 
+from dedalus2asp import inspect
 from dedalus2asp import pipeline
 from dedalus2asp.asp import solve
 from dedalus2asp.runs import operational
@@ -49,7 +50,7 @@ def prepared(program: str, facts: str, horizon: int, semantics=Semantics.CAUSAL_
 
 
 def traces(compiled) -> set:
-    found = solve.traces(compiled, timeout=120)
+    found = inspect.traces(compiled, timeout=120)
     assert found.complete
     return {m.trace for m in found.models}
 

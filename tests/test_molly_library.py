@@ -89,7 +89,7 @@ def bounds(horizon, delay, encoding=Encoding.FAST, semantics=Semantics.CAUSAL_FI
 
 
 def solved(program, instance, b: Bounds) -> set:
-    found = solve.traces(transform(program, instance, b), timeout=120)
+    found = inspect.traces(transform(program, instance, b), timeout=120)
     assert found.complete
     return {m.trace for m in found.models}
 
@@ -204,7 +204,7 @@ def test_a_local_engine_run_is_exactly_one_model(name, horizon, schedule):
     transitions = list(engine_transitions(result, data.network))
     compiled = transform(program, instance, bounds(horizon, None))
     constraints = inspect.run_constraints(compiled, program, instance, transitions)
-    models = solve.enumerate_models(replace(compiled, text=compiled.text + constraints), 0, progress=False).models
+    models = inspect.enumerate_models(replace(compiled, text=compiled.text + constraints), 0, progress=False).models
     assert len(models) == 1
     assert models[0].trace == symbolic(result.trace)
     assert operational.replay(program, restrict(instance, program), transitions).trace == symbolic(result.trace)
@@ -301,7 +301,7 @@ def test_the_textbook_results_under_faults(name, faults, broken):
     program, instance = loaded(name)
     horizon = 5
     b = Bounds(horizon, Semantics.CAUSAL_FINITE, Encoding.FAST, Network(delivery="sync", **FAULTS[faults]))
-    found = solve.traces(transform(program, instance, b), timeout=120)
+    found = inspect.traces(transform(program, instance, b), timeout=120)
     assert found.complete and found.models
 
     def violated(model) -> bool:

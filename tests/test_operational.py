@@ -10,6 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from dedalus2asp import inspect
 from dedalus2asp.lang.analysis import check
 from dedalus2asp.lang.diagnostics import DiagnosticError
 from dedalus2asp.runs.operational import (
@@ -382,7 +383,6 @@ def test_traces_mode_delivers_several_copies_under_a_delay_bound():
 
 def test_traces_mode_alg1_matches_the_causal_models():
     # The exact search exceeds millions of configurations at horizon 2 (A and T edges re-sent at every step).
-    from dedalus2asp.asp import solve
     from dedalus2asp.pipeline import prepare
     from dedalus2asp.bounds import Semantics
 
@@ -392,7 +392,7 @@ def test_traces_mode_alg1_matches_the_causal_models():
         files = EXAMPLES / "jcss2014/alg1.ded", EXAMPLES / "jcss2014/alg1.facts"
         compiled = prepare(*files, Bounds(horizon, Semantics.CAUSAL)).compiled
         assert len(result.traces) == count
-        assert result.traces == {m.trace for m in solve.traces(compiled).models}
+        assert result.traces == {m.trace for m in inspect.traces(compiled).models}
 
 
 def test_traces_mode_arguments():

@@ -11,7 +11,6 @@ import pytest
 from typer.testing import CliRunner
 
 from dedalus2asp import inspect
-from dedalus2asp.asp import solve
 from dedalus2asp import formats
 from dedalus2asp.formats import html, svg
 from dedalus2asp.cli import app
@@ -27,7 +26,7 @@ ALG1_LARGE = (EXAMPLES / "jcss2014/alg1.ded", EXAMPLES / "jcss2014/alg1-large.fa
 
 def models_of(files, horizon, semantics=Semantics.CAUSAL, limit=0, max_delay=None):
     compiled = prepare(*files, Bounds(horizon, semantics, network=Network(max_delay=max_delay))).compiled
-    return solve.enumerate_models(compiled, limit, progress=False).models
+    return inspect.enumerate_models(compiled, limit, progress=False).models
 
 
 def groups(root, cls: str) -> list:

@@ -19,7 +19,6 @@ from dataclasses import replace
 import pytest
 
 from dedalus2asp import inspect
-from dedalus2asp.asp import solve
 from dedalus2asp.runs import operational
 from dedalus2asp.runs.evaluator import strata_of
 from dedalus2asp.runs.local import Node
@@ -95,7 +94,7 @@ CASES = [(pair, horizon) for pair in EXAMPLES_WITH_INPUTS for horizon in (1, 2, 
 def test_the_run_of_a_causal_model_replays_to_its_trace(pair, horizon):
     """tplp2016 Theorem 4 (ii), executable: the first models of every example."""
     prepared = prepare(EXAMPLES / pair[0], EXAMPLES / pair[1], Bounds(horizon, Semantics.CAUSAL_FINITE))
-    models = solve.enumerate_models(prepared.compiled, MODELS_PER_CASE, progress=False).models
+    models = inspect.enumerate_models(prepared.compiled, MODELS_PER_CASE, progress=False).models
     assert models
     for model in models:
         check_run(model, prepared)
@@ -105,7 +104,7 @@ def test_the_run_of_a_causal_model_replays_to_its_trace(pair, horizon):
 def test_every_trace_at_horizon_2_with_a_delay_bound_replays(pair):
     """One model per distinct trace (projective enumeration), delay bound 1, the paper encoding."""
     prepared = prepare(EXAMPLES / pair[0], EXAMPLES / pair[1], Bounds(2, Semantics.CAUSAL, Encoding.PAPER, Network(max_delay=1)))
-    found = solve.traces(prepared.compiled, timeout=120)
+    found = inspect.traces(prepared.compiled, timeout=120)
     assert found.complete and found.models
     for model in found.models:
         check_run(model, prepared)
@@ -113,7 +112,7 @@ def test_every_trace_at_horizon_2_with_a_delay_bound_replays(pair):
 
 def test_a_model_into_the_past_stands_for_no_run():
     prepared = prepare(EXAMPLES / "tplp2016/fig4_noncausal.ded", EXAMPLES / "tplp2016/fig4.facts", Bounds(1, Semantics.CHOICE))
-    models = solve.enumerate_models(prepared.compiled, 0, progress=False).models
+    models = inspect.enumerate_models(prepared.compiled, 0, progress=False).models
     noncausal = [m for m in models if m.noncausal()]
     assert noncausal and len(noncausal) < len(models)
     for model in noncausal:
@@ -127,7 +126,7 @@ def test_a_model_into_the_past_stands_for_no_run():
 def run_models(prepared, transitions) -> list[inspect.Model]:
     constraints = inspect.run_constraints(prepared.compiled, prepared.program, prepared.instance, transitions)
     constrained = replace(prepared.compiled, text=prepared.compiled.text + constraints)
-    return solve.enumerate_models(constrained, 0, progress=False).models
+    return inspect.enumerate_models(constrained, 0, progress=False).models
 
 
 WITNESSES_PER_CASE = 25

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from dedalus2asp.asp import solve
+from dedalus2asp import inspect
 from dedalus2asp.bounds import Bounds, Encoding, Network, Semantics
 from dedalus2asp.formats import shiviz
 from dedalus2asp.pipeline import prepare
@@ -24,7 +24,7 @@ DOCUMENTED = r"(?<event>.*)\n(?<host>\S*) (?<clock>{.*})"  # ShiViz's default, a
 
 def models_of(files, horizon, semantics=Semantics.CAUSAL, limit=1, max_delay=None, encoding=Encoding.FAST):
     bounds = Bounds(horizon, semantics, encoding, Network(max_delay=max_delay))
-    return solve.enumerate_models(prepare(*files, bounds).compiled, limit, progress=False).models
+    return inspect.enumerate_models(prepare(*files, bounds).compiled, limit, progress=False).models
 
 
 def python_regex(shiviz_regex: str) -> re.Pattern:

@@ -10,7 +10,7 @@ from itertools import combinations
 
 import pytest
 
-from dedalus2asp.asp import solve
+from dedalus2asp import inspect
 from dedalus2asp.bounds import Bounds, Network, Semantics
 from dedalus2asp.formats import html, placement, svg
 from dedalus2asp.pipeline import prepare
@@ -28,7 +28,7 @@ NODES = ["n1", "n2", "n3", "n4", "n5"]
 
 def models_of(program, facts, horizon, semantics=Semantics.CAUSAL, limit=1, max_delay=None):
     compiled = prepare(program, facts, Bounds(horizon, semantics, network=Network(max_delay=max_delay))).compiled
-    return solve.enumerate_models(compiled, limit, progress=False).models
+    return inspect.enumerate_models(compiled, limit, progress=False).models
 
 
 @pytest.fixture(scope="module")

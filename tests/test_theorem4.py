@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from dedalus2asp.asp import solve
+from dedalus2asp import inspect
 from dedalus2asp.runs import operational
 from dedalus2asp.lang.analysis import check, restrict
 from dedalus2asp.lang.facts import load_instance, parse_facts
@@ -25,7 +25,7 @@ CAUSAL = [Semantics.CAUSAL, Semantics.CAUSAL_FINITE]
 
 def asp_traces(program, instance, horizon, semantics, max_delay=None) -> set:
     compiled = transform(program, instance, Bounds(horizon, semantics, network=Network(max_delay=max_delay)))
-    found = solve.traces(compiled, timeout=120)
+    found = inspect.traces(compiled, timeout=120)
     assert found.complete
     return {m.trace for m in found.models}
 
@@ -251,7 +251,7 @@ def test_issue_18_each_causal_model_is_the_trace_of_its_run(name):
 
     program, facts = CONSTRUCTS[name]
     compiled = transform(program, facts, Bounds(2, Semantics.CAUSAL, network=Network(max_delay=1)))
-    models = solve.enumerate_models(compiled, 25, progress=False).models
+    models = inspect.enumerate_models(compiled, 25, progress=False).models
     assert models
     for model in models:
         assert agrees(model, run_of(model).replay(program, facts))

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from dedalus2asp import inspect
 from dedalus2asp.asp import solve
 from dedalus2asp.lang.facts import parse_facts
 from dedalus2asp.lang.parser import parse_program
@@ -33,7 +34,7 @@ def compiled(program: str, facts: str, horizon: int, semantics=Semantics.CAUSAL_
 
 def solved_traces(program: str, facts: str, horizon: int, semantics=Semantics.CAUSAL_FINITE, max_delay=None):
     """The distinct traces (projective enumeration: one model per trace)."""
-    found = solve.traces(compiled(program, facts, horizon, semantics, max_delay))
+    found = inspect.traces(compiled(program, facts, horizon, semantics, max_delay))
     return [m.trace for m in found.models]
 
 
@@ -104,9 +105,9 @@ def test_introduced_variables_never_capture_user_variables():
     for semantics in Semantics:
         left, right = (compiled(p, facts, 1, semantics) for p in (CAPTURE, RENAMED))
         assert solve.count(left, progress=False)["models"] == solve.count(right, progress=False)["models"]
-        left_traces = {m.trace for m in solve.traces(left).models}
+        left_traces = {m.trace for m in inspect.traces(left).models}
         assert len(left_traces) > 1
-        assert left_traces == {m.trace for m in solve.traces(right).models}
+        assert left_traces == {m.trace for m in inspect.traces(right).models}
 
 
 def test_fresh_variables_are_distinct_from_user_variables():
@@ -153,7 +154,7 @@ def test_strings_cannot_inject_directives():
         text = compiled(program, facts, 0, encoding=encoding).text
         # the only directives are the fast encoding's own acyclicity edges
         assert not any(line.lstrip().startswith("#") and not line.startswith("#edge ((X,S),") for line in text.splitlines())
-    (model,) = solve.enumerate_models(compiled(program, facts, 0), 0, progress=False).models
+    (model,) = inspect.enumerate_models(compiled(program, facts, 0), 0, progress=False).models
     held = {(r, tuple(str(a) for a in args)) for (_, _, r, args) in model.trace}
     assert ("r", ()) in held
     assert ("p", ('"x\\". #script (python)\\n#end. s(\\""',)) in held
@@ -197,7 +198,7 @@ def test_message_to_node_outside_network_is_dropped():
     c = compiled(program, "a { target(zz). }\n", 2)
     result = solve.count(c, progress=False)
     assert (result["models"], result["traces"]) == (1, 1)
-    (model,) = solve.enumerate_models(c, 0, progress=False).models
+    (model,) = inspect.enumerate_models(c, 0, progress=False).models
     assert model.messages == ()
 
 
@@ -213,7 +214,7 @@ def test_pending_message_keeps_model_at_horizon():
     """A message sent at the last step to the sender itself has no arrival step: it is pending."""
     program = "m()@async(X) :- id(X).\n"
     c = compiled(program, "z { id(z). }\n", 0)
-    (model,) = solve.enumerate_models(c, 0, progress=False).models
+    (model,) = inspect.enumerate_models(c, 0, progress=False).models
     assert [(m.sent, m.arrives) for m in model.messages] == [(0, None)]
 
 
@@ -225,7 +226,7 @@ def test_delay_bound_forces_arrival():
     # D=1: m sent at 0 arrives at 1; sent at 1 arrives at 2; sent at 2 may be pending (2+1 > 2) or
     # arrive... nowhere else (2 is before-or-equal the send): exactly one model.
     assert bounded["models"] == 1 and unbounded["models"] > bounded["models"]
-    (model,) = solve.enumerate_models(compiled(program, facts, 2, max_delay=1), 0, progress=False).models
+    (model,) = inspect.enumerate_models(compiled(program, facts, 2, max_delay=1), 0, progress=False).models
     assert [(m.sent, m.arrives) for m in model.messages] == [(0, 1), (1, 2), (2, None)]
 
 

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import pytest
 
-from dedalus2asp import pipeline
+from dedalus2asp import inspect, pipeline
 from dedalus2asp.bounds import Bounds, Network, Semantics
 from dedalus2asp.lang.ast import GLOBAL_NODE
 from dedalus2asp.questions.verify import verify
@@ -272,7 +272,6 @@ def test_the_crash_plan_up_front_has_the_one_shot_traces_at_every_horizon(networ
     crashes at steps <= h have the traces of the one-shot program of horizon h (crash(y, s) included)."""
     import clingo
 
-    from dedalus2asp.asp import solve
     from dedalus2asp.asp.incremental import Unrolling, incremental
     from dedalus2asp.asp.transform import transform
     from dedalus2asp.inspect.model import decode
@@ -297,7 +296,7 @@ def test_the_crash_plan_up_front_has_the_one_shot_traces_at_every_horizon(networ
         found: set = set()
         unrolling.control.solve(on_model=lambda m: found.add(decode(m.symbols(atoms=True), compiled).trace))
         unrolling.control.release_external(keep)
-        expected = {m.trace for m in solve.traces(compiled).models}
+        expected = {m.trace for m in inspect.traces(compiled).models}
         assert any(r == "crash" for trace in expected for _, _, r, _ in trace)
         assert found == expected, horizon
 

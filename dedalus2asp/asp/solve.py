@@ -3,8 +3,9 @@
 `count` gives the number of stable models and the number of distinct traces;
 the latter by clingo's projective enumeration onto sch(P)^LT (a trace is a
 model restricted to the user's relations with location and step, tplp2016
-§5.1.5). `solve` enumerates models and decodes each into an
-`inspect.Model`. Long enumerations report progress on stderr after a second
+§5.1.5). `enumerate_models` enumerates answer sets and keeps each as
+clingo gives it, or as a reader makes it (`inspect.enumerate_models` decodes
+each into an `inspect.Model`). Long enumerations report progress on stderr after a second
 and stop at a timeout, saying so.
 
 clingo stops *solving* at a timeout, but not *grounding*; `isolated` runs a
@@ -25,7 +26,6 @@ from typing import Callable
 
 import clingo
 
-from ..inspect.model import Model, decode
 from .transform import Compiled
 
 
@@ -139,7 +139,7 @@ def _portable(error: Exception) -> Exception:
 class Enumeration:
     """What an enumeration found, and whether it finished."""
 
-    models: list[Model] = field(default_factory=list)
+    models: list = field(default_factory=list)
     count: int = 0
     complete: bool = True
     seconds: float = 0.0
@@ -195,10 +195,12 @@ def enumerate_models(
     progress: bool = True,
     what: str = "models",
     by_trace: bool = False,
+    read: Callable[[list[clingo.Symbol], int], object] | None = None,
 ) -> Enumeration:
     """Enumerate up to `limit` models (0: all), optionally projected onto the trace.
 
-    `keep` decodes and keeps each model; `progress` prints a running count on
+    `keep` keeps each model: its atoms as clingo gives them, or what `read` makes of them and of the
+    model's number (`inspect.enumerate_models` decodes them); `progress` prints a running count on
     stderr once the enumeration has taken more than a second; `by_trace`
     enumerates the program at the level of traces (see `control`).
     """
@@ -212,7 +214,8 @@ def enumerate_models(
     def on_model(model: clingo.Model) -> None:
         result.count += 1
         if keep:
-            result.models.append(decode(model.symbols(atoms=True), compiled, result.count))
+            symbols = model.symbols(atoms=True)
+            result.models.append(symbols if read is None else read(symbols, result.count))
 
     with ctl.solve(on_model=on_model, async_=True) as handle:
         shown = False
@@ -265,8 +268,3 @@ def count(compiled: Compiled, timeout: float | None = None, progress: bool = Tru
         "ground_atoms": (counted or traces).statistics["atoms"],
         "seconds": round(time.perf_counter() - start, 4),
     }
-
-
-def traces(compiled: Compiled, timeout: float | None = None, progress: bool = False) -> Enumeration:
-    """Every distinct trace, one decoded model each (projective enumeration)."""
-    return enumerate_models(compiled, 0, project=True, timeout=timeout, progress=progress, what="traces")

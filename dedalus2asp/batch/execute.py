@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 from typing import NoReturn
 
-from .. import pipeline
+from .. import inspect, pipeline
 from ..asp import budget, solve
 from ..asp.transform import transform
 from ..lang.diagnostics import Diagnostic, DiagnosticError, format_diagnostic
@@ -180,7 +180,7 @@ def execute_job(job: Job) -> tuple[dict, list[tuple], list[tuple]]:
                 row.update(status="timeout", error=f"stopped after {p['timeout']} s (counts so far)")
         elif p["task"] == "models":
             compiled = transform(program, instance, job.bounds)
-            found = solve.enumerate_models(compiled, p["models"], timeout=p["timeout"], progress=False)
+            found = inspect.enumerate_models(compiled, p["models"], timeout=p["timeout"], progress=False)
             for model in found.models:
                 t, m = _model_rows(job.id, model.number, model.trace, model.messages)
                 traces += t

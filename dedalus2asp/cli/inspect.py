@@ -60,7 +60,7 @@ def report(
     if output is None:
         usage("missing-option", f"report on the program {target} needs -o FILE.html, the page to write")
     prepared = prepare(target, input_, bounds(horizon, semantics, encoding, network), dialect, limits=limits)
-    found = solve.isolated(solve.enumerate_models, prepared.compiled, number, timeout=timeout, max_memory=limits.max_memory)
+    found = solve.isolated(inspect.enumerate_models, prepared.compiled, number, timeout=timeout, max_memory=limits.max_memory)
     chosen = inspect.Models(tuple(found.models), prepared.compiled.bounds, tuple(prepared.instance.network), found.complete)
     write(output, render(chosen, "html", program=str(target), input=input_))
     stderr.print(f"wrote {output} ({found.count} model(s))")
@@ -72,7 +72,7 @@ def report(
 
 def nth_model(prepared: pipeline.Prepared, k: int, timeout, limits: Limits) -> inspect.Model:
     """Model number k (1-based) of the enumeration; exit 2 when there are fewer, 3 on a timeout."""
-    found = solve.isolated(solve.enumerate_models, prepared.compiled, k, timeout=timeout, max_memory=limits.max_memory)
+    found = solve.isolated(inspect.enumerate_models, prepared.compiled, k, timeout=timeout, max_memory=limits.max_memory)
     if found.count < k:
         if not found.complete:
             incomplete(f"the search for model {k}", timeout)

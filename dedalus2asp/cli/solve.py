@@ -62,7 +62,7 @@ def models(
         usage("bad-option", f"--json is --format json: give one of them, not --format {fmt.value} too")
     fmt = Format.JSON if json_ else fmt
     prepared = prepare(program, input_, bounds(horizon, semantics, encoding, network), dialect, limits=limits)
-    found = solve.isolated(solve.enumerate_models, prepared.compiled, number, timeout=timeout, max_memory=limits.max_memory)
+    found = solve.isolated(inspect.enumerate_models, prepared.compiled, number, timeout=timeout, max_memory=limits.max_memory)
     chosen = inspect.Models(tuple(found.models), prepared.compiled.bounds, tuple(prepared.instance.network), found.complete)
     if svg is not None:
         write_each(chosen, Format.SVG, svg, program)

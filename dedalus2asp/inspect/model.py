@@ -37,6 +37,7 @@ from typing import Callable, Iterable, Iterator, Mapping
 
 import clingo
 
+from ..asp import solve
 from ..asp.names import CRASHED, LOST, PENDING
 from ..asp.transform import Compiled
 from ..bounds import Bounds, Encoding
@@ -453,3 +454,13 @@ def decode(symbols: Iterable[clingo.Symbol], compiled: Compiled, number: int = 1
         lost=tuple(sorted(lost, key=Message.key)),
         crashes=tuple(sorted(crashes, key=lambda c: (c[1], c[0]))),
     )
+
+
+def enumerate_models(compiled: Compiled, limit: int = 0, **options) -> solve.Enumeration:
+    """`asp.solve.enumerate_models` (the same options), each model decoded as it is found."""
+    return solve.enumerate_models(compiled, limit, read=lambda symbols, number: decode(symbols, compiled, number), **options)
+
+
+def traces(compiled: Compiled, timeout: float | None = None, progress: bool = False) -> solve.Enumeration:
+    """Every distinct trace, one decoded model each (projective enumeration)."""
+    return enumerate_models(compiled, 0, project=True, timeout=timeout, progress=progress, what="traces")
