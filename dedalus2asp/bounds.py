@@ -54,6 +54,18 @@ class Encoding(str, Enum):
     FAST = "fast"
 
 
+class Mode(str, Enum):
+    """Which runs a question is about: a value of the question, read by the phases it passes through.
+
+    `bounded`: the run prefixes in which every node performs the steps 0..T (the horizon), every
+    message arriving at one of them or pending; the only mode so far. The eventual mode (answers for
+    every horizon: lasso-shaped models, ultimate facts, jcss2014 §2.5.5) will be another value of this
+    field, read by the transformation, the explorer and the questions, not a copy of each command.
+    """
+
+    BOUNDED = "bounded"
+
+
 DELIVERIES = ("async", "sync")
 """Delivery models. `async`: a message arrives after any delay (tplp2016 §4.3), bounded by
 `max_delay` when one is given. `sync`: Molly's rounds (Alvaro, Rosen, Hellerstein,
@@ -199,17 +211,19 @@ class Network:
 
 @dataclass(frozen=True)
 class Bounds:
-    """The horizon T, the semantics, the encoding and the network of one question."""
+    """The horizon T, the semantics, the encoding, the network and the mode of one question."""
 
     horizon: int
     semantics: Semantics = Semantics.CAUSAL_FINITE
     encoding: Encoding = Encoding.FAST
     network: Network = field(default_factory=Network)
+    mode: Mode = Mode.BOUNDED
 
     def __post_init__(self) -> None:
         _in_range("horizon", self.horizon)
         object.__setattr__(self, "semantics", Semantics(self.semantics))
         object.__setattr__(self, "encoding", Encoding(self.encoding))
+        object.__setattr__(self, "mode", Mode(self.mode))
 
     def describe(self) -> str:
         """The horizon and the network in words: "horizon 3, delay ≤ 2"; "horizon 3" without a bound or faults."""
