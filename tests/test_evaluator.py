@@ -16,7 +16,8 @@ from dedalus2asp.lang.analysis import strata
 from dedalus2asp.lang.ast import RuleKind
 from dedalus2asp.lang.parser import parse_program
 from dedalus2asp.runs import evaluator
-from dedalus2asp.runs.evaluator import Pattern, Plan, components, join_order, strata_of
+from dedalus2asp.runs.body import Pattern
+from dedalus2asp.runs.evaluator import Plan, components, join_order, strata_of
 from dedalus2asp.runs.local import Local, Node
 from dedalus2asp.runs.values import TEXT, Numbered, order
 

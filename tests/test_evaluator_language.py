@@ -29,7 +29,8 @@ from dedalus2asp.lang.ast import (
     Variable,
 )
 from dedalus2asp.runs import evaluator
-from dedalus2asp.runs.evaluator import Body, Moment, Plan
+from dedalus2asp.runs.body import FRESH, Body
+from dedalus2asp.runs.evaluator import Moment, Plan
 from dedalus2asp.runs.local import Local, Node, observed
 from dedalus2asp.runs.schedule import Schedule
 from dedalus2asp.runs.values import TEXT, Numbered, arithmetic, wrap
@@ -427,7 +428,7 @@ def test_body_compiles_expressions_to_columns():
     assert [c.op for c in body.comparisons] == ["=", ">"]
     assert all(isinstance(a, (Variable, Constant)) for a in body.head.args)
     assert body.keys == ("H", body.head.args[1].name) and [a[0] for a in body.aggregations] == ["count"]
-    assert not any(k.startswith(evaluator.FRESH) for b in Node().valuations(r, [fact("timer", "h", 2), fact("v", 3, "x")]) for k in b)
+    assert not any(k.startswith(FRESH) for b in Node().valuations(r, [fact("timer", "h", 2), fact("v", 3, "x")]) for k in b)
 
 
 def test_moment_of_an_explorer_node_is_hidden_from_its_trace():

@@ -23,17 +23,9 @@ through its `Pattern`: constants to match, repeated variables to equate, and
 a lone `_` that binds nothing, also in a negated atom (`not r(X, _)`: no
 r(X, v) holds, whatever v).
 
-Issue #18's constructs are compiled into the same operators (`Body.of`, once per
-rule). An arithmetic expression becomes a column computed per row (`extend`, with
-clingo's integer semantics: a row where it has no value, as for a division by zero,
-is left out): in a head argument, in a comparison side, and in a body atom, where
-
-    p(Y) :- q(X), r(X + 1, Y).      reads r(#1, Y) and keeps the rows with #1 = X + 1.
-
-An aggregate head `tally(C, count<M>) :- vote(C, M).` groups the body's rows by
-the node and the other head arguments (`aggregate`): count the distinct values of
-M, sum the distinct (term, valuation) pairs as clingo's `#sum{T,V1..Vn : body}`,
-min/max in clingo's order; a group without a row yields no fact. A body atom at a
+Issue #18's arithmetic and aggregates are compiled into the same operators, once
+per rule (`body.Body.of`: an expression is a column computed per row, an aggregate
+head a grouping of the body's rows). A body atom at a
 step, `not bcast(X, P)@1`, reads what the node held at step 1 (`Moment`: the step
 and the remembered facts of the relations read at fixed steps) and makes the rule
 fire only at steps s ≥ 1 (a node cannot read its future). A global rule reads the
@@ -48,185 +40,26 @@ each component to its minimal fixpoint semi-naively (tr2009 Alg. 1); `induc`
 and `sends` are one join each; `execute` runs all nodes together for several
 steps, the messages arriving as a `Schedule` says.
 
-Every operator is a method of the back end (`Backend`, a protocol): `local.Local`
-holds facts in Python sets, `spark.Spark` in DataFrames. How a back end holds a
-value is its own business (`values`): the evaluator never looks at one.
+Every operator is a method of the back end (`backend.Backend`, a protocol):
+`local.Local` holds facts in Python sets, `spark.Spark` in DataFrames.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from itertools import count
-from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence, TypeVar
+from typing import Any, Callable, Mapping, Sequence
 
 import clingo
 
 from ..lang.analysis import strata as stratify
 from ..lang.analysis import strongly_connected
-from ..lang.ast import (
-    Aggregate,
-    Arithmetic,
-    Atom,
-    Comparison,
-    Constant,
-    Literal,
-    Program,
-    Rule,
-    RuleKind,
-    Term,
-    Variable,
-)
+from ..lang.ast import Comparison, Constant, Literal, Program, Rule, RuleKind
+from .backend import Backend
+from .body import FRESH, Body, Read
 from .schedule import Schedule
 
 # ---------------------------------------------------------------------------
 # The plan: what every back end evaluates
-
-
-@dataclass(frozen=True)
-class Pattern:
-    """How the atom R(u1..uk) reads a fact R(a1..ak): constants to match, equal positions, variables to bind.
-
-    `constants` pairs a position with the constant's clingo symbol (the back
-    end turns it into a value); `same` pairs a later occurrence of a variable
-    with its first; `columns` gives each variable its first position. A lone
-    `_` binds nothing.
-    """
-
-    relation: str
-    constants: tuple[tuple[int, Any], ...]
-    same: tuple[tuple[int, int], ...]
-    columns: tuple[tuple[str, int], ...]
-
-    @staticmethod
-    def of(atom: Atom) -> "Pattern":
-        constants, same, first = [], [], {}
-        for i, term in enumerate(atom.args):
-            if isinstance(term, Constant):
-                constants.append((i, term.value))
-            elif not isinstance(term, Variable):
-                raise ValueError(f"{atom}: argument {i + 1} is {term}, not a variable or a constant (see Body.of)")
-            elif not term.anonymous:
-                if term.name in first:
-                    same.append((i, first[term.name]))
-                else:
-                    first[term.name] = i
-        return Pattern(atom.predicate, tuple(constants), tuple(same), tuple(first.items()))
-
-
-FRESH = "#"
-"""The prefix of the columns `Body.of` makes up (`#1`, `#2`): no variable can be named so."""
-
-
-@dataclass(frozen=True)
-class Read:
-    """A body atom as the evaluator reads it: its `Pattern`, and the fixed step k of `p(ā)@k` (None: the rule's step)."""
-
-    pattern: Pattern
-    step: int | None = None
-
-
-Aggregation = tuple[str, str, str]
-"""(function, the column of its term, the column of its result) of one aggregate of a head."""
-
-
-@dataclass(frozen=True)
-class Body:
-    """A rule compiled for the relational operators (issue #18's constructs as columns and filters).
-
-    Every arithmetic argument of a body atom is read as a fresh column `#i`
-    and compared with the expression's column; every other expression (of a
-    comparison, a negated atom, the head, an aggregate's term) is a column of
-    its own. Evaluation order: the joins of `positive`, `columns` (computed
-    by `extend`), `comparisons`, the antijoins of `negative`; then, for an
-    aggregate head, `aggregate` by `keys` (the node and the head's other
-    arguments); `head` is the rule's head over the columns (no expression,
-    no aggregate left).
-    """
-
-    rule: Rule
-    positive: tuple[Read, ...]
-    columns: tuple[tuple[str, Term], ...]
-    comparisons: tuple[Comparison, ...]
-    negative: tuple[Read, ...]
-    head: Atom
-    keys: tuple[str, ...]
-    aggregations: tuple[Aggregation, ...]
-
-    @property
-    def steps(self) -> tuple[int, ...]:
-        """The fixed steps its body atoms read."""
-        return tuple(sorted({r.step for r in (*self.positive, *self.negative) if r.step is not None}))
-
-    @staticmethod
-    def of(rule: Rule) -> "Body":
-        """Compile `rule` (memoized by identity: a rule of thousands of literals is hashed once, not per step)."""
-        known = _BODIES.get(id(rule))
-        if known is None or known[0] is not rule:
-            known = _BODIES[id(rule)] = (rule, _compile(rule))
-        return known[1]
-
-
-_BODIES: dict[int, tuple[Rule, Body]] = {}
-
-
-def _compile(rule: Rule) -> Body:
-    """The `Body` of `rule`: `p(Y) :- q(X), r(X + 1, Y), X * 2 < 7.` reads r(#1, Y), computes #2 = X + 1 and
-    #3 = X * 2, and keeps #1 = #2 and #3 < 7."""
-    columns: list[tuple[str, Term]] = []
-    comparisons: list[Comparison] = []
-    read_as: list[tuple[Variable, Arithmetic]] = []
-    fresh = count(1)
-
-    def column(term: Term, always: bool = False) -> Term:
-        """A variable for the expression `term` (a new column); other terms as they are, unless `always`."""
-        if not isinstance(term, Arithmetic) and not (always and isinstance(term, Constant)):
-            return term
-        name = f"{FRESH}{next(fresh)}"
-        columns.append((name, term))
-        return Variable(name, term.span)
-
-    def read(literal: Literal) -> Read:
-        args = []
-        for term in literal.atom.args:
-            if isinstance(term, Arithmetic) and not literal.negated:  # read as a column, compared after the joins
-                var = Variable(f"{FRESH}{next(fresh)}", term.span)
-                read_as.append((var, term))
-                args.append(var)
-            else:
-                args.append(column(term))
-        return Read(Pattern.of(replace(literal.atom, args=tuple(args))), literal.step)
-
-    literals = [b for b in rule.body if isinstance(b, Literal)]
-    positive = tuple(read(b) for b in literals if not b.negated)
-    for var, term in read_as:
-        comparisons.append(Comparison("=", var, column(term), term.span))
-    for c in rule.comparisons:
-        comparisons.append(replace(c, left=column(c.left), right=column(c.right)))
-    negative = tuple(read(b) for b in literals if b.negated)
-    head_args, keys, aggregations = [], [], []
-    for arg in rule.head.args:
-        if isinstance(arg, Aggregate):
-            term = column(arg.term, always=True)
-            result = Variable(f"{FRESH}{next(fresh)}", arg.span)
-            aggregations.append((arg.function, term.name, result.name))
-            head_args.append(result)
-        else:
-            term = column(arg)
-            head_args.append(term)
-            if isinstance(term, Variable) and not term.anonymous:
-                keys.append(term.name)
-    if rule.addressee is not None:
-        keys.append(rule.addressee.name)
-    return Body(
-        rule,
-        positive,
-        tuple(columns),
-        tuple(comparisons),
-        negative,
-        replace(rule.head, args=tuple(head_args)),
-        tuple(dict.fromkeys(keys)) if aggregations else (),
-        tuple(aggregations),
-    )
 
 
 @dataclass(frozen=True)
@@ -337,129 +170,6 @@ class Moment:
 
     step: int
     memory: Mapping[int, Any]
-
-
-# ---------------------------------------------------------------------------
-# The back end
-
-Facts = TypeVar("Facts")  # facts at every node: (node, relation, args)
-Table = TypeVar("Table")  # valuations at every node: (node, variables...)
-Sent = TypeVar("Sent")  # messages sent at one step: (relation, args, sender, addressee)
-Messages = TypeVar("Messages")  # messages with their send and arrival steps
-
-
-class Backend(Protocol[Facts, Table, Sent, Messages]):
-    """The relational operators the evaluator runs on; a back end chooses the types and the values.
-
-    Tables have the node as their first column and one column per variable
-    (named after it); joins are natural joins on the shared columns. Column
-    names starting with `FRESH` are made up by `Body.of` (expressions and
-    aggregate results).
-    """
-
-    def nodes(self) -> Table:
-        """One empty valuation per node: the body table of a rule without positive atoms."""
-        ...
-
-    def scan(self, facts: Facts, pattern: Pattern) -> Table:
-        """The valuations of one atom: the facts of its relation that match `pattern`, as (node, its variables)."""
-        ...
-
-    def join(self, left: Table, right: Table) -> Table:
-        """The natural join on the shared columns (the node and the shared variables)."""
-        ...
-
-    def extend(self, table: Table, name: str, term: Term) -> Table:
-        """`table` with a new last column `name`: the value of `term` per row (issue #18).
-
-        `term` is a constant, a column (`Variable`) or an `Arithmetic`
-        expression over columns and constants, evaluated with clingo's integer
-        semantics (`values.arithmetic`: 32-bit integers that wrap around, `/`
-        and `%` truncating toward zero); a row where the expression has no
-        value (a division by zero, an operand that is a name or a string) is
-        left out of the result.
-        """
-        ...
-
-    def compare(self, table: Table, comparison: Comparison) -> Table:
-        """The rows that satisfy `comparison` (its sides are columns or constants), with `<` as clingo's order on terms."""
-        ...
-
-    def antijoin(self, table: Table, facts: Facts, pattern: Pattern) -> Table:
-        """The rows with no fact matching `pattern` (with the row's node and values) in `facts`."""
-        ...
-
-    def aggregate(self, table: Table, keys: Sequence[str], aggregations: Sequence[Aggregation]) -> Table:
-        """One row per group of the distinct rows of `table`: columns (node, *keys, result of each aggregation).
-
-        A group is the rows with the same node and values of the `keys`
-        columns; a group exists only if it has a row (an empty group yields no
-        fact). For each (function, column, result): `count` the number of
-        distinct values of `column` in the group; `sum` the sum of `column`
-        over the group's distinct rows (clingo's `#sum{T,V1..Vn : body}`: the
-        same value twice counts twice when the valuations differ), over its
-        integer values only (a name or string is ignored, as clingo does),
-        wrapped to 32 bits; `min`/`max` the least/greatest value of `column`
-        in clingo's order on terms (so min over strings works).
-        """
-        ...
-
-    def bindings(self, table: Table) -> Iterator[dict[str, Any]]:
-        """Each row as a valuation: variable name -> value (the node left out)."""
-        ...
-
-    def heads(self, table: Table, head: Atom) -> Facts:
-        """The fact `head` per row, at the row's node (its arguments are columns and constants)."""
-        ...
-
-    def sends(self, table: Table, head: Atom, addressee: Variable) -> Sent:
-        """The message `head` per row, from the row's node to the value of `addressee`."""
-        ...
-
-    def gather(self, facts: Facts, relations: set[str]) -> Facts:
-        """What a global rule reads (issue #18): every fact R(ā) of `relations` at a node x as the fact R(x, ā)
-        of the global node (`ast.GLOBAL_NODE`, as a value of the back end). Facts of other relations are left out."""
-        ...
-
-    def observer(self) -> Table:
-        """One empty valuation at the global node: the body table of a global rule without positive atoms."""
-        ...
-
-    def union(self, parts: Sequence[Facts]) -> Facts:
-        """The union of `parts`; `union([])` is the empty set of facts (what a body atom of a future step reads)."""
-        ...
-
-    def union_sends(self, parts: Sequence[Sent]) -> Sent: ...
-
-    def minus(self, facts: Facts, other: Facts) -> Facts: ...
-
-    def restrict(self, facts: Facts, relations: set[str]) -> Facts:
-        """The facts of `relations` only."""
-        ...
-
-    def since(self, facts: Facts, previous: Facts, relations: set[str]) -> Facts | None:
-        """The facts of `relations` in `facts` that are not in `previous`, if `facts` holds every fact of
-        `previous` of `relations`; None if it does not (the incremental start of `_fixpoint`)."""
-        ...
-
-    def empty(self, facts: Facts) -> bool: ...
-
-    def materialize(self, facts: Facts) -> Facts:
-        """`facts` computed and kept (a back end that evaluates lazily cuts its lineage here)."""
-        ...
-
-    def input(self, step: int) -> Facts:
-        """H(x) at every node x at `step`: its input facts and its input events R(ā)@step (tr2009 Example 3)."""
-        ...
-
-    def deliver(self, messages: Sequence[Messages], step: int) -> Facts:
-        """untag(m): the facts of the messages arriving at `step`, at their addressees."""
-        ...
-
-    def schedule(self, sent: Sent, step: int, steps: int, schedule: Schedule) -> Messages:
-        """The messages `sent` at `step` to nodes of the network (others are dropped, tplp2016 §5.1.3), with
-        their arrival steps by `schedule`; one arriving at or after `steps` is pending."""
-        ...
 
 
 # ---------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """The evaluator's back end on Python sets, and the evaluator at one node on ground facts.
 
-`Local` implements `evaluator.Backend`: facts are a dict relation -> {(node,
+`Local` implements `backend.Backend`: facts are a dict relation -> {(node,
 args)}, a table of valuations is a list of rows (node, values of the
 variables...), joins are hash joins on the shared columns, an antijoin is a set
 lookup. Values are in any representation of `values` (`Values`): strings for the
@@ -22,7 +22,8 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from ..lang.ast import GLOBAL_NODE, Arithmetic, Atom, Comparison, Constant, Rule, Term, Trace, Variable
 from . import evaluator
-from .evaluator import Aggregation, Moment, Pattern, Plan, Strata
+from .body import FRESH, Aggregation, Body, Pattern
+from .evaluator import Moment, Plan, Strata
 from .schedule import Schedule
 from .values import SYMBOLS, TEXT, Values, arithmetic, wrap
 
@@ -85,7 +86,7 @@ class Local:
         for node, relation, args, step in events:
             self._events[step][relation].add((node, tuple(args)))
 
-    # -- the evaluator's operators (evaluator.Backend) --------------------------
+    # -- the evaluator's operators (backend.Backend) --------------------------
 
     def nodes(self) -> Table:
         return Table(("node",), [(x,) for x in self.network])
@@ -323,7 +324,7 @@ class Node:
     def recall(self, rules: Iterable[Rule], slice: Callable[[Any, int], Iterable[GroundFact]], node: Any, step: int) -> Moment:
         """The `Moment` of (node, step) for `rules`: `slice(node, k)`, the node's facts at step k, for every
         fixed step k < step that a body atom `p(ā)@k` of `rules` reads (explain, the inspector)."""
-        steps = {r.step for rule in rules for r in (*evaluator.Body.of(rule).positive, *evaluator.Body.of(rule).negative)}
+        steps = {r.step for rule in rules for r in (*Body.of(rule).positive, *Body.of(rule).negative)}
         return self.moment(step, {k: slice(node, k) for k in steps if k is not None and k < step})
 
     def deduc(self, strata: Strata, facts: Iterable[GroundFact], at: Moment | None = None) -> frozenset[GroundFact]:
@@ -386,7 +387,7 @@ class Node:
         (and the list holds it alone); for an aggregate head it is a group: the
         binding of the head's other variables, and every valuation of the group.
         """
-        backend, compiled = self.backend, evaluator.Body.of(rule)
+        backend, compiled = self.backend, Body.of(rule)
         table = evaluator.body(backend, rule, self.facts(facts), at=at)
         if not compiled.aggregations:
             args = backend._args(table, compiled.head)
@@ -399,7 +400,7 @@ class Node:
         for group in groups.rows:
             members = [_visible(dict(zip(table.columns[1:], row[1:])))
                        for row in set(table.rows) if tuple(row[i] for i in at_keys) == group[1:1 + len(at_keys)]]
-            binding = {k: v for k, v in zip(compiled.keys, group[1:]) if not k.startswith(evaluator.FRESH)}
+            binding = {k: v for k, v in zip(compiled.keys, group[1:]) if not k.startswith(FRESH)}
             out.append((binding, (rule.head.predicate, args(group)), members))
         return out
 
@@ -424,8 +425,8 @@ class Node:
 
 
 def _visible(binding: dict[str, Any]) -> dict[str, Any]:
-    """A valuation without the columns `evaluator.Body` made up."""
-    return {k: v for k, v in binding.items() if not k.startswith(evaluator.FRESH)}
+    """A valuation without the columns `body.Body` made up."""
+    return {k: v for k, v in binding.items() if not k.startswith(FRESH)}
 
 
 def observed(plan: Plan, trace: Trace, steps: int | None = None) -> Trace:

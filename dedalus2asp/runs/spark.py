@@ -1,6 +1,6 @@
 """The evaluator's back end on Spark DataFrames (`run --engine spark`), designed for Spark.
 
-`Spark` implements `evaluator.Backend` after BigDatalog's parallel semi-naive
+`Spark` implements `backend.Backend` after BigDatalog's parallel semi-naive
 evaluation (Shkapsky, Yang, Interlandi, Chiu, Condie, Zaniolo, *Big Data Analytics
 with Datalog Queries on Spark*, SIGMOD 2016): the evaluator (`evaluator.deduc`)
 runs each recursive component semi-naively, and this back end makes each of its
@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
 from ..lang.ast import GLOBAL_NODE, Arithmetic, Atom, Comparison, Constant, Variable
-from .evaluator import Aggregation, Pattern
+from .body import Aggregation, Pattern
 from .local import EventRow
 from .schedule import Schedule
 from .values import value
@@ -223,7 +223,7 @@ class Relations(dict):
 
 
 class Spark:
-    """`evaluator.Backend` on DataFrames: one per relation, keys in clingo's order, partitioned by the node."""
+    """`backend.Backend` on DataFrames: one per relation, keys in clingo's order, partitioned by the node."""
 
     name = "spark"
 
@@ -287,7 +287,7 @@ class Spark:
     def _empty(self, columns: Sequence[str]):
         return _local_frame(self.spark, columns, [])
 
-    # -- the evaluator's operators (evaluator.Backend) --------------------------
+    # -- the evaluator's operators (backend.Backend) --------------------------
 
     def input(self, t: int) -> Relations:
         """H(x) at step t: the persistent input facts and the events R(ā)@t."""
