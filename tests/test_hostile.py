@@ -354,7 +354,7 @@ def test_convert_output_of_every_shipped_located_program_reads_back():
     for path in sorted(Path(__file__).resolve().parent.parent.glob("examples/**/*.ded")):
         source = parser.load_source(path)
         if isinstance(source, parser.LocatedProgram):
-            from dedalus2asp.lang.located import transparent_text
+            from dedalus2asp.lang.convert import transparent_text
 
             if source.program.global_relations() or any(  # a global rule, an atom at a fixed step: no transparent notation
                     b.step is not None for r in source.program.rules for b in r.body if hasattr(b, "step")):

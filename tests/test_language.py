@@ -19,7 +19,7 @@ from dedalus2asp.cli import app
 from dedalus2asp.lang import analysis
 from dedalus2asp.lang.ast import Aggregate, Arithmetic, Constant, RuleKind, Variable
 from dedalus2asp.lang.diagnostics import DiagnosticError
-from dedalus2asp.lang.located import located_text, transparent_text
+from dedalus2asp.lang.convert import located_text, transparent_text
 from dedalus2asp.lang.parser import parse_program, parse_source
 
 

@@ -23,7 +23,8 @@ from dedalus2asp.runs import operational
 from dedalus2asp.lang.analysis import restrict
 from dedalus2asp.cli import app
 from dedalus2asp.lang.diagnostics import DiagnosticError, format_diagnostic
-from dedalus2asp.lang.located import LocatedProgram, located_text
+from dedalus2asp.lang.convert import located_text
+from dedalus2asp.lang.located import LocatedProgram
 from dedalus2asp.lang.facts import parse_facts, parse_json
 from dedalus2asp.lang.parser import detect_dialect, load_program, parse_program, parse_source
 from dedalus2asp.asp.transform import transform

@@ -14,6 +14,7 @@ from ..bounds import Encoding, Network, Semantics
 from ..formats import render
 from ..lang import analysis, located, parser
 from ..lang.ast import printable
+from ..lang.convert import located_text, transparent_text
 from ..lang.diagnostics import Diagnostic, DiagnosticError
 from .console import emit, fail, say, stderr, warn
 from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, JsonOpt, Prog, SemanticsOpt, bounds, network_options,
@@ -88,6 +89,6 @@ def convert(
     if is_located == (target is Notation.LOCATED):
         fail(DiagnosticError([Diagnostic("convert", f"the program is {target.value} already (--to {target.value})", filename=str(program))]))
     try:
-        sys.stdout.write(located.transparent_text(source) if is_located else located.located_text(source))
+        sys.stdout.write(transparent_text(source) if is_located else located_text(source))
     except ValueError as exc:
         fail(DiagnosticError([Diagnostic("convert", str(exc), filename=str(program))]))
