@@ -287,6 +287,16 @@ def read_manifest(path: Path) -> list[Job]:
     path = Path(path)
     text, data = _read(path)
     problems = Problems(path, text)
+    root, defaults, given = _checked(problems, path, data)
+    problems.raise_if_any()
+    jobs = _expanded(problems, root, defaults, given)
+    problems.raise_if_any()
+    return jobs
+
+
+def _checked(problems: Problems, path: Path, data: dict) -> tuple[Path, dict, list[tuple[tuple, dict]]]:
+    """The manifest's keys checked, every problem added to `problems`: its root, its defaults and its tables
+    (each as (("defaults" | "grid" | "job", n), table))."""
     for key in data:
         if key not in TABLES:
             if key in KNOWN:
@@ -328,8 +338,12 @@ def read_manifest(path: Path) -> list[Job]:
     if sum(sizes) > MAX_JOBS:
         table = given[1 + max(range(len(sizes)), key=sizes.__getitem__)][0]
         problems.add(table, None, f"the manifest makes {sum(sizes)} jobs, more than {MAX_JOBS} (this table alone {max(sizes)})")
-    problems.raise_if_any()
+    return root, defaults, given
 
+
+def _expanded(problems: Problems, root: Path, defaults: dict, given: list[tuple[tuple, dict]]) -> list[Job]:
+    """The jobs of checked tables (`_checked`), grids expanded in the order their keys are written, without
+    duplicates; a job whose network cannot be made adds its problem to `problems`."""
     jobs: dict[str, Job] = {}
     defaults, _ = _resolve(defaults, False)
     defaults = {k: _alternatives(k, v, False)[0] for k, v in defaults.items()}
@@ -361,5 +375,4 @@ def read_manifest(path: Path) -> list[Job]:
             source = str(root / params["input"]) if params["input"] else None
             files = tuple(str(root / f) for f in _files(params["program"]))
             jobs.setdefault(ident, Job(ident, params, program_name(list(files)), source, bounds, files))
-    problems.raise_if_any()
     return list(jobs.values())
