@@ -65,30 +65,12 @@ def run_(
     check_engine(engine_)
     level = spark_level(spark_log)
     start = time.perf_counter()
-    try:
-        if input_.is_dir():
-            prog, _, warnings = pipeline.load(program, dialect=dialect.value)
-            source = parser.load_source(program, dialect.value)
-            spark = engines.spark_session(master, log_level=level) if engine_ == "spark" else None
-            data = engines.read_directory(input_, prog, spark, source if isinstance(source, located.LocatedProgram) else None)
-        else:
-            prog, instance, warnings = pipeline.load(program, input_, dialect.value)
-            located.check_events(instance, steps - 1, run=True)
-            spark = None
-            data = engines.from_instance(instance, prog)
-    except DiagnosticError as error:
-        fail(error)
-    warn(warnings)
+    prog, data, spark = _loaded(program, input_, steps, dialect, engine_, master, level)
     loaded = time.perf_counter() - start
     if engine_ == "spark" and data.rows is not None:
         spark = engines.spark_session(master, log_level=level)
     budget = network(delivery=schedule if schedule == "sync" else "async", loss_until=loss_until, eff=eff, crashes=crashes)
-    explicit = failure_specification(crash, omit, data.network)
-    if explicit != ((), ()) and (budget.loss_until or budget.crashes):
-        usage("bad-option", "--crash and --omit name the faults of the run; --loss-until, --eff and --crashes draw them: "
-              "give one or the other", "--crash" if crash else "--omit")
-    chosen = engines.Schedule(schedule, max_delay, seed, *explicit).with_faults(
-        data.network, steps, budget.loss_until or 0, budget.crashes)
+    chosen = _scheduled(engines.Schedule(schedule, max_delay, seed), budget, crash, omit, data.network, steps)
     data = with_crash_facts(data, prog, chosen, spark)
     with Progress("run", "step", steps, quiet=quiet) as progress:
         result = engines.run(prog, data, steps, chosen, engine_, spark,
@@ -106,6 +88,45 @@ def run_(
         )
     except OSError as exc:
         usage("io", f"cannot write the run: {exc.strerror or exc}", str(out))
+    _say_run(info, steps, engine_, out, budget, chosen)
+
+
+def _loaded(program: Path, input_: Path, steps: int, dialect: Dialect, engine_: str, master: str | None, level: str):
+    """`run`'s program and input (a file, or a directory of tables, read on Spark with --engine spark) and the
+    Spark session that read them (None if none did); an error in either exits 2."""
+    from ..runs import engine as engines
+
+    try:
+        if input_.is_dir():
+            prog, _, warnings = pipeline.load(program, dialect=dialect.value)
+            source = parser.load_source(program, dialect.value)
+            spark = engines.spark_session(master, log_level=level) if engine_ == "spark" else None
+            data = engines.read_directory(input_, prog, spark, source if isinstance(source, located.LocatedProgram) else None)
+        else:
+            prog, instance, warnings = pipeline.load(program, input_, dialect.value)
+            located.check_events(instance, steps - 1, run=True)
+            spark = None
+            data = engines.from_instance(instance, prog)
+    except DiagnosticError as error:
+        fail(error)
+    warn(warnings)
+    return prog, data, spark
+
+
+def _scheduled(schedule, budget, crash: list[str], omit: list[str], nodes, steps: int):
+    """`schedule` with the run's faults: those --crash and --omit name, or those drawn by its seed within
+    --loss-until and --crashes (`budget`); naming and drawing them both exits 2."""
+    explicit = failure_specification(crash, omit, nodes)
+    if explicit != ((), ()) and (budget.loss_until or budget.crashes):
+        usage("bad-option", "--crash and --omit name the faults of the run; --loss-until, --eff and --crashes draw them: "
+              "give one or the other", "--crash" if crash else "--omit")
+    return replace(schedule, crashes=explicit[0], omissions=explicit[1]).with_faults(
+        nodes, steps, budget.loss_until or 0, budget.crashes)
+
+
+def _say_run(info: dict, steps: int, engine_: str, out: Path, budget, chosen) -> None:
+    """What `run` did, on standard output: the rows it wrote, and its faults when it has some."""
+    schedule, seed = chosen.kind, chosen.seed
     rows = info["rows"]
     stdout.print(
         f"{steps} steps ({schedule} schedule, {engine_} engine): {rows['trace']} trace facts, {rows['messages']} "
