@@ -68,11 +68,7 @@ def verify_(
     Exit status: 0 holds within the bounds, 1 counterexample,
     2 bad program, input or option, 3 stopped before an answer.
     """
-    check_engine(engine_)
-    if split is None and engine_ != "local":
-        usage("bad-option", f"--engine {engine_} runs the parts of --split K: give --split too")
-    if split is not None and search_horizon:
-        usage("bad-option", "--split cannot be combined with --search-horizon (it splits the question at one horizon)")
+    _check_split(split, engine_, search_horizon)
     level = spark_level(spark_log)
     bounds_ = bounds(horizon, semantics, encoding, network)
     prog, instance = load(program, input_, dialect)
@@ -84,17 +80,9 @@ def verify_(
             verdict, success = solve.isolated(_answer, question, prog, instance, bounds_, pre.strip(), post.strip(), all_,
                                               out is not None, timeout=timeout, max_memory=limits.max_memory)
         else:
-            from ..questions.verify_split import verify_split
-
-            with Progress("verify", "part", split, quiet=quiet) as progress:
-                # in turn, the parts run in the solver's own process, as unsplit: --timeout through grounding, --max-memory
-                split_verdict = verify_split(prog, instance, bounds_, split, pre.strip(), post.strip(), timeout, engine_,
-                                             master=master, log_level=level, progress=progress.update, all_=all_,
-                                             max_memory=limits.max_memory)
+            split_verdict = _split_answer(prog, instance, bounds_, split, pre.strip(), post.strip(), timeout, engine_,
+                                          master, level, quiet, all_, limits)
             verdict = split_verdict.verdict
-            if verdict.holds is False:
-                verdict = _explained(verdict, prog, instance, timeout)
-                split_verdict = replace(split_verdict, verdict=verdict)
     except verify.InvariantError as error:
         fail(DiagnosticError([Diagnostic("bad-invariant", str(error), filename=str(program))]))
     except DiagnosticError as error:  # the program within the bounds: an input event beyond the horizon
@@ -103,7 +91,39 @@ def verify_(
         if split_verdict is not None:
             success = verify.fault_free_run(prog, instance, bounds_, pre.strip(), post.strip())
         write_runs(out, verdict, success)
-    answer = verdict if split_verdict is None else split_verdict
+    _say_verdict(verdict if split_verdict is None else split_verdict, verdict, json_, timeout)
+
+
+def _check_split(split: int | None, engine_: str, search_horizon: bool) -> None:
+    """--engine runs the parts of --split K, which splits the question at one horizon: exit 2 otherwise."""
+    check_engine(engine_)
+    if split is None and engine_ != "local":
+        usage("bad-option", f"--engine {engine_} runs the parts of --split K: give --split too")
+    if split is not None and search_horizon:
+        usage("bad-option", "--split cannot be combined with --search-horizon (it splits the question at one horizon)")
+
+
+def _split_answer(prog, instance, bounds_, split: int, pre: str, post: str, timeout, engine_: str, master, level: str,
+                  quiet: bool, all_: bool, limits: Limits):
+    """`verify --split K`: the parts in turn or on Spark executors (progress on standard error); a counterexample
+    with the lineage of its missing post facts."""
+    from ..questions.verify_split import verify_split
+
+    with Progress("verify", "part", split, quiet=quiet) as progress:
+        # in turn, the parts run in the solver's own process, as unsplit: --timeout through grounding, --max-memory
+        split_verdict = verify_split(prog, instance, bounds_, split, pre, post, timeout, engine_,
+                                     master=master, log_level=level, progress=progress.update, all_=all_,
+                                     max_memory=limits.max_memory)
+    verdict = split_verdict.verdict
+    if verdict.holds is False:
+        verdict = _explained(verdict, prog, instance, timeout)
+        split_verdict = replace(split_verdict, verdict=verdict)
+    return split_verdict
+
+
+def _say_verdict(answer, verdict: verify.Verdict, json_: bool, timeout) -> None:
+    """The answer (the verdict, or the split verdict with its parts) on standard output, and the exit status:
+    0 holds, 1 a counterexample, 3 stopped before an answer."""
     if json_:
         emit(json.dumps(answer.as_dict(), indent=2))
     else:
