@@ -20,11 +20,12 @@ import pytest
 from conftest import ROOT
 from dedalus2asp import pipeline
 from dedalus2asp.bounds import Bounds, Network
-from dedalus2asp.formats.lineage import html, index_html
+from dedalus2asp.formats.lineage import html
+from dedalus2asp.formats.molly import index_html, runs_document
 from dedalus2asp.inspect.explain import ARRIVED
 from dedalus2asp.questions.lineage import COUNTEREXAMPLE, CRASH_FATE, EXPECTED, LOST_FATE, NOT_SENT, attach
 from dedalus2asp.lang.ast import GLOBAL_NODE
-from dedalus2asp.questions.verify import fault_free_run, runs_document, verify
+from dedalus2asp.questions.verify import fault_free_run, verify
 from test_verify import load
 
 MOLLY = ROOT / "examples" / "molly"

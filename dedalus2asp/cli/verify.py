@@ -19,7 +19,7 @@ from ..questions import lineage, verify, verify_search
 from ..asp import solve
 from ..bounds import Encoding, Network, Semantics
 from ..formats import render
-from ..formats.lineage import index_html
+from ..formats.molly import index_html, runs_document
 from ..lang.diagnostics import Diagnostic, DiagnosticError
 from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, say, stderr, usage
 from .options import (LIMITS, NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, JsonOpt, Limits, MasterOpt,
@@ -155,7 +155,7 @@ def _explained(verdict: verify.Verdict, prog, instance, timeout) -> verify.Verdi
 
 def write_runs(out: Path, verdict: verify.Verdict, success) -> None:
     """--out DIR: runs.json (docs/runs-schema.json), run-K.svg per run and index.html."""
-    document = verify.runs_document(verdict, success)
+    document = runs_document(verdict, success)
     models = ([success] if success is not None else []) + [
         w.model for w in (verdict.witnesses or ((verdict.counterexample,) if verdict.counterexample else ()))
     ]

@@ -19,8 +19,8 @@ The writers live in one module per format: `text` (for a reader, rich tables),
 `json` (the trace document of docs/trace-schema.md), `svg` (the spacetime
 diagram, docs/diagrams.md), `dot` (happens-before, lineage), `html` (the
 report page, notebook fragments), `itf` and `shiviz` (docs/exports.md);
-`charts` draws the summaries of result directories, `lineage` the page of
-`verify --out DIR` and the lineages on it.
+`charts` draws the summaries of result directories; `molly` writes runs.json
+and index.html of `verify --out DIR`, `lineage` the lineages on that page.
 svg, dot and itf documents hold one model each: a set of models is written
 model by model (`models --format svg -o DIR`).
 

@@ -1,6 +1,5 @@
 """The lineage of a missing `post` fact (an entry of runs.json's `lineage`, docs/runs-schema.json) as a
-page fragment: a nested list, what `verify --out DIR`'s index.html (`index_html`: the runs of runs.json,
-each with its faults, its diagram and its lineage) shows per missing fact.
+page fragment: a nested list, what `verify --out DIR`'s index.html (`molly.index_html`) shows per missing fact.
 
 It reads the JSON document, not the values of `dedalus2asp.questions.lineage` (whose `Expected.as_dict`
 writes it): each fact of the expected run, green if it holds in the counterexample too, red if not,
@@ -173,31 +172,3 @@ def graph(entry: dict, uid: str = "0") -> str:
             out.append(f'<text x="{x + PAD:.1f}" y="{y + PAD / 2 + LINE * (n + 1) - 3:.1f}"{style}>{escape(_cut_text(text))}</text>')
         out.append("</g>")
     return "\n".join(out + ["</svg>"])
-
-
-def index_html(document: dict) -> str:
-    """index.html of `verify --out DIR`: the verdict and, per run of runs.json, its status, its faults, its
-    spacetime diagram (run-K.svg beside it) and, for a counterexample, the lineage of each missing post
-    fact as a nested list; a page that opens from disk, without scripts."""
-    rows = []
-    for run in document["runs"]:
-        spec = run["failureSpec"]
-        faults = [f"crash of {c['node']} at time {c['time']}" for c in spec["crashes"]]
-        faults += [f"{o['table']} from {o['from']} to {o['to']} lost at time {o['time']}" for o in spec["omissions"]]
-        k = run["iteration"]
-        rows.append(
-            f'<section class="run {escape(run["status"])}"><h2>run {k}: {escape(run["status"])}</h2>'
-            f'<p>{escape("; ".join(faults) or "no fault")}</p>'
-            f'<img src="run-{k}.svg" alt="the spacetime diagram of run {k}">'
-            + "".join(html(entry, f"{k}-{n}") for n, entry in enumerate(run.get("lineage", ()))) + "</section>"
-        )
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>verify</title>'
-        "<style>body{font-family:sans-serif;margin:2em} .failure h2{color:#b00} .success h2{color:#070}"
-        " img{max-width:100%;border:1px solid #ccc} .lineage li{margin:.15em 0} .fact.missing{color:#b00}"
-        " .fact.holds{color:#070} .cut{color:#b00} .absent{color:#777}</style></head><body>"
-        f"<h1>{escape(document['verdict'])}</h1>"
-        f'<p>eot {document["bound"]["horizon"] + 1} (Molly time; horizon {document["bound"]["horizon"]}), '
-        f'pre: {escape(document["bound"]["pre"])}, post: {escape(document["bound"]["post"])}; the runs in '
-        '<a href="runs.json">runs.json</a></p>' + "".join(rows) + "</body></html>\n"
-    )

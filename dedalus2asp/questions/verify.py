@@ -471,9 +471,7 @@ def fault_set_models(ctl: clingo.Control, timeout: float | None, assumptions=())
 
 
 # ---------------------------------------------------------------------------
-# What Molly users know: runs.json (docs/runs-schema.json)
-
-RUNS_SCHEMA = "dedalus2asp/runs/1"
+# What Molly users know: the failure-free run of runs.json (formats/molly.py writes it)
 
 
 def fault_free_run(program: Program, instance: Instance, bounds: Bounds, pre: str = "pre", post: str = "post") -> Model | None:
@@ -486,50 +484,3 @@ def fault_free_run(program: Program, instance: Instance, bounds: Bounds, pre: st
     found: list[Model] = []
     ctl.solve(on_model=lambda m: found.append(decode(m.symbols(atoms=True), compiled)))
     return found[0] if found else None
-
-
-def _molly_time(step: int) -> int:
-    return step + 1
-
-
-def _run(number: int, status: str, model: Model, bounds: Bounds, lost: tuple[Lost, ...], crashes: tuple[Crash, ...]) -> dict:
-    """One run as Molly's runs.json has it (times are Molly's, counted from 1: step s is time s + 1)."""
-    network = bounds.network
-    tables: dict[str, list[list]] = {}
-    for node, step, relation, args in sorted(model.trace, key=lambda f: (f[2], str(f[0]), f[1], tuple(map(str, f[3])))):
-        row = ([] if node == GLOBAL_NODE else [str(node)]) + [str(a) for a in args] + [_molly_time(step)]
-        tables.setdefault(relation, []).append(row)
-    return {
-        "iteration": number,
-        "status": status,
-        "failureSpec": {
-            "eot": _molly_time(bounds.horizon),
-            "eff": 0 if not network.lossy else network.loss_until + 1,
-            "maxCrashes": network.crashes,
-            "nodes": [str(x) for x in model.network],
-            "crashes": [{"node": str(c.node), "time": _molly_time(c.step)} for c in crashes],
-            "omissions": [{"from": str(l.sender), "to": str(l.addressee), "time": _molly_time(l.sent),
-                           "table": l.relation, "args": [str(a) for a in l.args]} for l in lost if not l.by_crash],
-        },
-        "model": {"tables": tables},
-        "messages": [
-            {"table": m.relation, "from": str(m.sender), "to": str(m.addressee), "sendTime": _molly_time(m.sent),
-             "receiveTime": None if m.arrives is None else _molly_time(m.arrives), "args": [str(a) for a in m.args]}
-            for m in model.messages
-        ],
-    }
-
-
-def runs_document(verdict: Verdict, success: Model | None) -> dict:
-    """runs.json: the failure-free run (when there is one) and the counterexample runs, one per minimal fault
-    set with --all, as Molly writes them; with the verdict and its bounds."""
-    runs = []
-    if success is not None:
-        runs.append(_run(len(runs), "success", success, verdict.bounds, (), ()))
-    for found in verdict.witnesses or ((verdict.counterexample,) if verdict.counterexample else ()):
-        runs.append(_run(len(runs), "failure", found.model, verdict.bounds, found.lost, found.crashes))
-        lineage = found.lineage or (verdict.counterexample.lineage if found == verdict.counterexample else ())
-        if lineage:
-            runs[-1]["lineage"] = [e.as_dict() for e in lineage]
-    return {"schema": RUNS_SCHEMA, "verdict": verdict.describe().splitlines()[0], "holds": verdict.holds,
-            "complete": verdict.complete, "bound": verdict.as_dict()["bound"], "runs": runs}

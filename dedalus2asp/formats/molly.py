@@ -1,0 +1,98 @@
+"""What Molly users know, written for `verify --out DIR`: runs.json (docs/runs-schema.json) and index.html.
+
+`runs_document` writes the failure-free run (when there is one) and the counterexample runs of a
+`verify` verdict as Molly (Alvaro, Rosen, Hellerstein, *Lineage-driven fault injection*, SIGMOD 2015)
+writes its runs, times counted from 1; `index_html` is the page over that document, each run with its
+faults, its spacetime diagram and the lineage of each missing post fact (`lineage.html`). Both read
+the verdict and the models through their attributes.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import TYPE_CHECKING
+
+from ..lang.ast import GLOBAL_NODE
+from .lineage import html
+
+if TYPE_CHECKING:
+    from ..bounds import Bounds
+    from ..inspect.model import Model
+    from ..questions.verify import Crash, Lost, Verdict
+
+RUNS_SCHEMA = "dedalus2asp/runs/1"
+
+
+def _molly_time(step: int) -> int:
+    return step + 1
+
+
+def _run(number: int, status: str, model: Model, bounds: Bounds, lost: tuple[Lost, ...], crashes: tuple[Crash, ...]) -> dict:
+    """One run as Molly's runs.json has it (times are Molly's, counted from 1: step s is time s + 1)."""
+    network = bounds.network
+    tables: dict[str, list[list]] = {}
+    for node, step, relation, args in sorted(model.trace, key=lambda f: (f[2], str(f[0]), f[1], tuple(map(str, f[3])))):
+        row = ([] if node == GLOBAL_NODE else [str(node)]) + [str(a) for a in args] + [_molly_time(step)]
+        tables.setdefault(relation, []).append(row)
+    return {
+        "iteration": number,
+        "status": status,
+        "failureSpec": {
+            "eot": _molly_time(bounds.horizon),
+            "eff": 0 if not network.lossy else network.loss_until + 1,
+            "maxCrashes": network.crashes,
+            "nodes": [str(x) for x in model.network],
+            "crashes": [{"node": str(c.node), "time": _molly_time(c.step)} for c in crashes],
+            "omissions": [{"from": str(l.sender), "to": str(l.addressee), "time": _molly_time(l.sent),
+                           "table": l.relation, "args": [str(a) for a in l.args]} for l in lost if not l.by_crash],
+        },
+        "model": {"tables": tables},
+        "messages": [
+            {"table": m.relation, "from": str(m.sender), "to": str(m.addressee), "sendTime": _molly_time(m.sent),
+             "receiveTime": None if m.arrives is None else _molly_time(m.arrives), "args": [str(a) for a in m.args]}
+            for m in model.messages
+        ],
+    }
+
+
+def runs_document(verdict: Verdict, success: Model | None) -> dict:
+    """runs.json: the failure-free run (when there is one) and the counterexample runs, one per minimal fault
+    set with --all, as Molly writes them; with the verdict and its bounds."""
+    runs = []
+    if success is not None:
+        runs.append(_run(len(runs), "success", success, verdict.bounds, (), ()))
+    for found in verdict.witnesses or ((verdict.counterexample,) if verdict.counterexample else ()):
+        runs.append(_run(len(runs), "failure", found.model, verdict.bounds, found.lost, found.crashes))
+        lineage = found.lineage or (verdict.counterexample.lineage if found == verdict.counterexample else ())
+        if lineage:
+            runs[-1]["lineage"] = [e.as_dict() for e in lineage]
+    return {"schema": RUNS_SCHEMA, "verdict": verdict.describe().splitlines()[0], "holds": verdict.holds,
+            "complete": verdict.complete, "bound": verdict.as_dict()["bound"], "runs": runs}
+
+
+def index_html(document: dict) -> str:
+    """index.html of `verify --out DIR`: the verdict and, per run of runs.json, its status, its faults, its
+    spacetime diagram (run-K.svg beside it) and, for a counterexample, the lineage of each missing post
+    fact as a nested list; a page that opens from disk, without scripts."""
+    rows = []
+    for run in document["runs"]:
+        spec = run["failureSpec"]
+        faults = [f"crash of {c['node']} at time {c['time']}" for c in spec["crashes"]]
+        faults += [f"{o['table']} from {o['from']} to {o['to']} lost at time {o['time']}" for o in spec["omissions"]]
+        k = run["iteration"]
+        rows.append(
+            f'<section class="run {escape(run["status"])}"><h2>run {k}: {escape(run["status"])}</h2>'
+            f'<p>{escape("; ".join(faults) or "no fault")}</p>'
+            f'<img src="run-{k}.svg" alt="the spacetime diagram of run {k}">'
+            + "".join(html(entry, f"{k}-{n}") for n, entry in enumerate(run.get("lineage", ()))) + "</section>"
+        )
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>verify</title>'
+        "<style>body{font-family:sans-serif;margin:2em} .failure h2{color:#b00} .success h2{color:#070}"
+        " img{max-width:100%;border:1px solid #ccc} .lineage li{margin:.15em 0} .fact.missing{color:#b00}"
+        " .fact.holds{color:#070} .cut{color:#b00} .absent{color:#777}</style></head><body>"
+        f"<h1>{escape(document['verdict'])}</h1>"
+        f'<p>eot {document["bound"]["horizon"] + 1} (Molly time; horizon {document["bound"]["horizon"]}), '
+        f'pre: {escape(document["bound"]["pre"])}, post: {escape(document["bound"]["post"])}; the runs in '
+        '<a href="runs.json">runs.json</a></p>' + "".join(rows) + "</body></html>\n"
+    )
