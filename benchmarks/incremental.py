@@ -7,7 +7,7 @@ where the search reaches T (the program is consistent and tolerant at every hori
   multi-shot control (`incremental`, each step grounded once) or from the fast program grounded
   anew at each horizon;
 * `search`: the whole search, whose choice side is grounded from scratch in both modes (see
-  dedalus2asp/cron.py for why the choice program is not multi-shot); only where it reaches T
+  dedalus2asp/questions/cron.py for why the choice program is not multi-shot); only where it reaches T
   (alg1 and 2pc have a bounded violation at horizon 1: a message still in flight).
 
 Prints a table and writes benchmarks/incremental.json.

@@ -2,7 +2,7 @@
 
 Both find the smallest horizon 0..T with a counterexample (Molly's question: Alvaro, Rosen,
 Hellerstein, *Lineage-driven fault injection*, SIGMOD 2015, §3), with the fewest faults; the
-multi-shot way (dedalus2asp/verify_search.py) grounds each step once, the other grounds steps
+multi-shot way (dedalus2asp/questions/verify_search.py) grounds each step once, the other grounds steps
 0..h again for every horizon h. Family: a broadcast that retransmits at every step from n0 to
 n0..n{N-1}, with "every node has the message" as its invariant from step G = E + 1 on (a clock
 gates `pre`: before G the invariant asks nothing), so a search without a counterexample goes

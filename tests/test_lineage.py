@@ -1,4 +1,4 @@
-"""The lineage of a counterexample's missing post fact (issue #19 item 2, dedalus2asp/inspect/lineage.py).
+"""The lineage of a counterexample's missing post fact (issue #19 item 2, dedalus2asp/questions/lineage.py).
 
 Molly (Alvaro, Rosen, Hellerstein, *Lineage-driven fault injection*, SIGMOD 2015, §3–4) explains a
 violation by the provenance of the post fact in a run where it holds: the fault must cut it. Here:

@@ -1,4 +1,4 @@
-"""`verify --search-horizon` as one multi-shot program (dedalus2asp/verify_search.py): the same smallest horizon
+"""`verify --search-horizon` as one multi-shot program (dedalus2asp/questions/verify_search.py): the same smallest horizon
 and the same fewest faults as one program per horizon, on the Molly library protocols (Alvaro, Rosen,
 Hellerstein, *Lineage-driven fault injection*, SIGMOD 2015, §5) under sync and async delivery, with
 omissions and crashes; a program that reads crash(y, s) gets its crash plan chosen up front; the

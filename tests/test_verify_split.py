@@ -1,4 +1,4 @@
-"""`verify --split K` (dedalus2asp/verify_split.py): the fault space cut into K parts gives the unsplit verdict.
+"""`verify --split K` (dedalus2asp/questions/verify_split.py): the fault space cut into K parts gives the unsplit verdict.
 
 On the protocols of the Molly library (examples/molly/, Alvaro, Rosen, Hellerstein, *Lineage-driven
 fault injection*, SIGMOD 2015) with their invariant files, under sync and async delivery, with and

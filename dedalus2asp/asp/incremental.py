@@ -25,7 +25,7 @@ Under sync delivery (Molly's rounds) a message arrives at the step after its sen
 no `_may_R`, and no `#edge` (happens-before follows the step numbers). Faults (docs/faults.md):
 a message chooses `lost` at its send step; crashes are chosen step by step (`_crashed(Y,_t)`),
 or, for a program that reads `crash(y, s)` at every step, as a crash plan in `base`
-(`crash_plan`, used by `verify --search-horizon`, dedalus2asp/verify_search.py).
+(`crash_plan`, used by `verify --search-horizon`, dedalus2asp/questions/verify_search.py).
 
 Only causal semantics: under `choice` a message may arrive in the past and
 support the very fact that sent it, a positive loop through atoms grounded
