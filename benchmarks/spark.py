@@ -197,7 +197,7 @@ def part4(budget: float, parts: int = 8) -> dict:
 
 
 def spark_start() -> float:
-    code = "import time; t=time.perf_counter(); from dedalus2asp.runs.spark import spark_session; " \
+    code = "import time; t=time.perf_counter(); from dedalus2asp.runs.session import spark_session; " \
            "s=spark_session('local[2]'); s.range(1).count(); print(time.perf_counter()-t)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     return round(float(done.stdout.strip().splitlines()[-1]), 2)

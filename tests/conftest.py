@@ -49,7 +49,7 @@ def example(request) -> tuple[Path, Path]:
 @pytest.fixture(scope="session")
 def spark():
     """One local Spark session for every Spark test (local[2], 4 shuffle partitions, no UI)."""
-    from dedalus2asp.runs.spark import spark_session
+    from dedalus2asp.runs.session import spark_session
 
     session = spark_session("local[2]", partitions=4)
     yield session

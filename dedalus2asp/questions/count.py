@@ -21,7 +21,7 @@ from typing import Callable
 
 import clingo
 
-from ..runs.spark import spark_session
+from ..runs.session import spark_session
 from ..asp import solve
 from ..asp.transform import Compiled
 

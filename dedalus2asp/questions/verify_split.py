@@ -267,7 +267,7 @@ def verify_split(
     report = progress or (lambda done: None)
     if engine == "spark":
         from .count import collect_watched
-        from ..runs.spark import spark_session
+        from ..runs.session import spark_session
 
         deadline = None if timeout is None else time.time() + timeout
         atoms, split = cubes(varying(compiled, deadline), parts, bounds.network.crashes)

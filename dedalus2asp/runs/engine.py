@@ -36,7 +36,8 @@ from ..lang.diagnostics import Diagnostic, DiagnosticError
 from .evaluator import Plan, execute
 from .local import EventRow, FactRow, Local
 from .schedule import SCHEDULES, Schedule
-from .spark import FACTS_SCHEMA, Spark, spark_session
+from .session import spark_session
+from .spark import FACTS_SCHEMA, Spark
 from .values import cell, value
 
 ENGINES = ("local", "spark")

@@ -39,29 +39,23 @@ Spark jobs:
   is missing and counts I; and one that counts D (`rows`, the progress of `run`)
   unless a count already has. A steady step of jcss2014 Alg. 1, where nothing new
   arrives, is two jobs. `Jobs` counts them per step with the status tracker.
-* **A JVM for two cores.** The driver's JVM (which runs the tasks in local mode)
-  uses the parallel collector: G1's concurrent threads took a core from the
-  tasks, and Alg. 1 at 3,000 edges ran 63 s with G1 against 54 s.
-  `DEDALUS2ASP_JAVA_OPTIONS` replaces that option.
 
 Messages are kept per relation too (sender, sent, addressee, arrives, a0...).
-`spark_session` makes the session (log level, no console progress bar).
+`session.spark_session` makes the session (log level, no console progress bar, the JVM's options).
 """
 
 from __future__ import annotations
 
-import os
 import re
-import sys
 from collections import defaultdict
 from functools import reduce
-from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
 from ..lang.ast import GLOBAL_NODE, Arithmetic, Atom, Comparison, Constant, Variable
 from .body import Aggregation, Pattern
 from .local import EventRow
 from .schedule import Schedule
+from .session import Jobs
 from .values import value
 
 FACTS_SCHEMA = "node string, relation string, args array<string>"
@@ -70,8 +64,6 @@ FACTS_SCHEMA = "node string, relation string, args array<string>"
 OFFSET = 2**40
 """Added to an integer before it is written in `DIGITS` digits: every key of an integer is as long as any other."""
 DIGITS = 13
-VERBOSE = ("ALL", "TRACE", "DEBUG", "INFO")
-"""Log levels at which the JVM starts with Spark's own logging profile (and its start-up lines)."""
 
 MISSING, HELD = "", "\x00"
 """The tags of a missing fact and (before its relation) of a fact held in `Spark.since`'s count (no relation
@@ -132,80 +124,6 @@ def _wrap(F, n):
 def _number_key(F, n):
     """The key of a long; null stays null (an undefined value: the row is dropped)."""
     return F.concat(F.lit("0"), F.lpad((n + F.lit(OFFSET)).cast("string"), DIGITS, "0"))
-
-
-# ---------------------------------------------------------------------------
-# The session
-
-
-def spark_session(master: str | None = None, partitions: int | None = None, log_level: str | None = None):
-    """The SparkSession (created once): `master`, else $SPARK_MASTER, else local[*]; UI off, case-sensitive columns.
-
-    `log_level` (OFF, FATAL, ERROR, WARN, or `VERBOSE`; default ERROR) is Spark's log level once the
-    session is up; before that, the JVM starts with `log4j2.properties` of this
-    package (warnings and errors only, and nothing of the usual start-up chatter)
-    unless `log_level` asks for INFO or more.
-    """
-    os.environ.setdefault("PYSPARK_PYTHON", _python())
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", _python())
-    from pyspark.sql import SparkSession
-
-    level = (log_level or "ERROR").upper()
-    builder = (
-        SparkSession.builder.master(master or os.environ.get("SPARK_MASTER") or "local[*]")
-        .appName("dedalus2asp")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.adaptive.enabled", os.environ.get("DEDALUS2ASP_SPARK_AQE", "false"))
-        .config("spark.sql.caseSensitive", "true")
-        .config("spark.sql.ansi.enabled", "false")  # a cast or a division that fails is null: no value, as in clingo
-        .config("spark.sql.requireAllClusterKeysForCoPartition", "false")  # joins on (node, ...) keep the node partitioning
-        .config("spark.sql.autoBroadcastJoinThreshold", "-1")  # a broadcast is a job of its own: co-partitioned joins need none
-        .config("spark.driver.memory", os.environ.get("DEDALUS2ASP_DRIVER_MEMORY", "4g"))
-        .config("spark.sql.codegen.wholeStage", os.environ.get("DEDALUS2ASP_SPARK_CODEGEN", "false"))
-    )
-    options = os.environ.get("DEDALUS2ASP_JAVA_OPTIONS", JAVA_OPTIONS)
-    if level not in VERBOSE:
-        options += f" -Dlog4j2.configurationFile={LOG4J}"
-    builder = builder.config("spark.driver.extraJavaOptions", options.strip())
-    session = builder.getOrCreate()
-    session.sparkContext.setLogLevel(level)
-    session.conf.set("spark.sql.shuffle.partitions", str(partitions or session.sparkContext.defaultParallelism))
-    return session
-
-
-JAVA_OPTIONS = "-XX:+UseParallelGC"
-"""The driver JVM's options ($DEDALUS2ASP_JAVA_OPTIONS replaces them): the throughput collector, for G1's
-concurrent threads compete with the tasks on a machine of two cores (docs/spark.md)."""
-
-LOG4J = Path(__file__).with_name("log4j2.properties")
-"""Spark's logging at start-up: warnings and errors of Spark on standard error, nothing of its INFO lines."""
-
-
-def _python() -> str:
-    return sys.executable
-
-
-class Jobs:
-    """The Spark jobs of each step of a run, counted with the status tracker (each step is a job group)."""
-
-    def __init__(self, session):
-        self.context = session.sparkContext
-        self.prefix = f"dedalus2asp-{id(self)}"
-        self.per_step: list[int] = []
-        self.group: str | None = None
-
-    def step(self, t: int | None) -> None:
-        """Close the group of the current step (counting its jobs) and open that of step `t` (None: no more).
-
-        `engine.run` calls it before step 0 and when each step is done."""
-        if self.group is not None:
-            self.per_step.append(len(self.context.statusTracker().getJobIdsForGroup(self.group)))
-        self.group = None if t is None else f"{self.prefix}-{t}"
-        if self.group is not None:
-            self.context.setJobGroup(self.group, f"step {t}")
-        else:
-            self.context.setLocalProperty("spark.jobGroup.id", None)
 
 
 # ---------------------------------------------------------------------------
