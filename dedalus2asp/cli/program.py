@@ -12,7 +12,7 @@ import typer
 from .. import pipeline
 from ..bounds import Encoding, Network, Semantics
 from ..formats import render
-from ..lang import analysis, located, parser
+from ..lang import analysis, coordination, located, parser
 from ..lang.ast import printable
 from ..lang.diagnostics import Diagnostic, DiagnosticError
 from .console import emit, fail, say, stderr, warn
@@ -21,10 +21,11 @@ from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, Jso
 
 
 def check(program: Path = Prog, json_: bool = JsonOpt, dialect: Dialect = DialectOpt) -> None:
-    """Parse PROG and report its rules, relations, strata, async relations and positivity."""
+    """Parse PROG and report its rules, relations, strata, async relations, positivity, and where it needs coordination."""
     try:
-        prog, _, loaded = pipeline.load(program, dialect=dialect.value)
-        report = analysis.report(prog)
+        prog, given, loaded = pipeline.load(program, dialect=dialect.value)
+        events = {f.predicate for facts in (given.facts.values() if given else ()) for f in facts if f.step is not None}
+        report = analysis.report(prog, coordination.analyse(prog, events))
     except DiagnosticError as error:
         fail(error)
     if json_:
