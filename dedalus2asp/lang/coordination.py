@@ -314,22 +314,43 @@ def simply_persisted(program: Program) -> set[str]:
     return out
 
 
+def _by_head(rules: Iterable[Rule]) -> dict[str, list[Rule]]:
+    out: dict[str, list[Rule]] = defaultdict(list)
+    for r in rules:
+        out[r.head.predicate].append(r)
+    return out
+
+
+def _readers(rules: Iterable[Rule]) -> dict[str, set[str]]:
+    """relation → the heads of the rules that read it."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for r in rules:
+        for lit in _literals(r):
+            out[lit.atom.predicate].add(r.head.predicate)
+    return out
+
+
 def _constant(program: Program, events: set[str]) -> set[str]:
     """The relations fixed by the input: input relations without events, and what deductive rules derive from them
-    alone (any polarity); they hold the same facts at every step of every run."""
+    alone (any polarity); they hold the same facts at every step of every run. A least fixpoint, by a work list."""
     rules = _rules(program)
-    heads = {r.head.predicate for r in rules}
+    by_head, readers = _by_head(rules), _readers(rules)
     constant = {p for r in rules for p in (a.predicate for a in (*r.positive, *r.negative))
-                if p not in heads and p not in events}
-    changed = True
-    while changed:
-        changed = False
-        for p in heads - constant:
-            mine = [r for r in rules if r.head.predicate == p]
-            if all(r.kind is RuleKind.DEDUCTIVE and all(lit.atom.predicate in constant and lit.step is None
-                                                         for lit in _literals(r)) for r in mine):
-                constant.add(p)
-                changed = True
+                if p not in by_head and p not in events}
+    waiting: dict[str, set[str]] = {}  # a head of deductive rules only → the relations they read not yet constant
+    for p, mine in by_head.items():
+        if all(r.kind is RuleKind.DEDUCTIVE and all(lit.step is None for lit in _literals(r)) for r in mine):
+            waiting[p] = {lit.atom.predicate for r in mine for lit in _literals(r)} - constant
+    todo = list(constant) + [p for p, w in waiting.items() if not w]
+    constant |= {p for p, w in waiting.items() if not w}
+    while todo:
+        q = todo.pop()
+        for p in readers.get(q, ()):
+            if p in waiting and p not in constant:
+                waiting[p].discard(q)
+                if not waiting[p]:
+                    constant.add(p)
+                    todo.append(p)
     return constant
 
 
@@ -351,16 +372,18 @@ def growing(program: Program, constant: set[str], persisted: set[str]) -> set[st
     constant relations positively and negates or aggregates constant ones only; an asynchronous one is also
     simply persisted, so what arrives stays."""
     rules = _rules(program)
-    out = {r.head.predicate for r in rules} - constant
-    changed = True
-    while changed:
-        changed = False
-        for p in sorted(out):
-            mine = [r for r in rules if r.head.predicate == p]
-            if any(r.kind is RuleKind.ASYNC for r in mine) and p not in persisted or any(
-                    _monotone_over(r, out, constant) is not None for r in mine):
-                out.discard(p)
-                changed = True
+    by_head, readers = _by_head(rules), _readers(rules)
+    out = set(by_head) - constant
+    todo = list(out)
+    while todo:
+        p = todo.pop()
+        if p not in out:
+            continue
+        mine = by_head[p]
+        if any(r.kind is RuleKind.ASYNC for r in mine) and p not in persisted or any(
+                _monotone_over(r, out, constant) is not None for r in mine):
+            out.discard(p)
+            todo.extend(q for q in readers.get(p, ()) if q in out)
     return out
 
 
@@ -368,16 +391,15 @@ def carried(program: Program) -> set[str]:
     """The relations whose facts are carried to a later step: read by an inductive or asynchronous rule, or by a
     deductive rule whose head is carried."""
     rules = _rules(program)
+    by_head = _by_head(r for r in rules if r.kind is RuleKind.DEDUCTIVE)
     out = {lit.atom.predicate for r in rules if r.kind is not RuleKind.DEDUCTIVE for lit in _literals(r)}
-    changed = True
-    while changed:
-        changed = False
-        for r in rules:
-            if r.kind is RuleKind.DEDUCTIVE and r.head.predicate in out:
-                new = {lit.atom.predicate for lit in _literals(r)} - out
-                if new:
-                    out |= new
-                    changed = True
+    todo = list(out)
+    while todo:
+        for r in by_head.get(todo.pop(), ()):
+            for lit in _literals(r):
+                if lit.atom.predicate not in out:
+                    out.add(lit.atom.predicate)
+                    todo.append(lit.atom.predicate)
     return out
 
 
