@@ -12,7 +12,7 @@ import typer
 from .. import pipeline
 from ..bounds import Encoding, Network, Semantics
 from ..formats import render
-from ..lang import analysis, coordination, located, parser
+from ..lang import analysis, coordination, lamport, located, parser
 from ..lang.ast import printable
 from ..lang.diagnostics import Diagnostic, DiagnosticError
 from .console import emit, fail, say, stderr, warn
@@ -71,19 +71,37 @@ def compile_(
 class Notation(str, Enum):
     TRANSPARENT = "transparent"
     LOCATED = "located"
+    LAMPORT = "lamport"
 
 
 def convert(
     program: Path = Prog,
-    to: Optional[Notation] = typer.Option(None, "--to", help="transparent or located (default: the notation PROG is not in)"),
+    to: Optional[Notation] = typer.Option(
+        None, "--to", help="transparent or located (default: the notation PROG is not in); lamport: the same notation "
+        "with Lamport clocks (tr2009 §6.6) on the asynchronous relations of --relations or, by default, of the loci of "
+        "coordination"),
+    relations: Optional[str] = typer.Option(None, "--relations", help="R,S: the asynchronous relations --to lamport "
+                                            "rewrites (default: those a locus of coordination involves)"),
     dialect: Dialect = DialectOpt,
 ) -> None:
-    """Print PROG in the other notation: a located (tr2009 §6.2) or Molly program location-transparently (tplp2016), or the reverse."""
+    """Print PROG in the other notation: a located (tr2009 §6.2) or Molly program location-transparently (tplp2016), or the
+    reverse; or, with --to lamport, with Lamport clocks on its asynchronous relations (tr2009 §6.6)."""
     try:
-        pipeline.load(program, dialect=dialect.value)  # the checks of `check`
+        prog, given, _ = pipeline.load(program, dialect=dialect.value)  # the checks of `check`
         source = parser.load_source(program, dialect.value)
     except DiagnosticError as error:
         fail(error)
+    if to is Notation.LAMPORT:
+        events = {f.predicate for facts in (given.facts.values() if given else ()) for f in facts if f.step is not None}
+        chosen = (tuple(dict.fromkeys(r.strip() for r in relations.split(",") if r.strip())) if relations is not None
+                  else coordination.analyse(prog, events).lamport_relations())
+        try:
+            sys.stdout.write(lamport.rewrite(source, chosen).text)
+        except ValueError as exc:
+            fail(DiagnosticError([Diagnostic("convert", str(exc), filename=str(program))]))
+        return
+    if relations is not None:
+        fail(DiagnosticError([Diagnostic("convert", "--relations goes with --to lamport", filename=str(program))]))
     is_located = isinstance(source, located.LocatedProgram)
     target = to or (Notation.TRANSPARENT if is_located else Notation.LOCATED)
     if is_located == (target is Notation.LOCATED):
