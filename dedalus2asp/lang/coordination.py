@@ -409,8 +409,7 @@ def analyse(program: Program, events: Iterable[str] = ()) -> Coordination:
     events = set(events)
     deps = dependencies(program)
     rules = _rules(program)
-    relations = tuple(dict.fromkeys(r for d in deps for r in (d.body, d.head)))
-    relations += tuple(r.head.predicate for r in rules if r.head.predicate not in relations)
+    relations = tuple(dict.fromkeys(atom.predicate for rule in rules for atom in rule.atoms))  # as first written
     monotone: dict[str, list[str]] = defaultdict(list)
     for d in deps:
         if d.monotone:
