@@ -7,6 +7,7 @@ the past involves a locus (or is an asynchronous relation that is not persisted)
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -17,6 +18,7 @@ from dedalus2asp.asp import solve
 from dedalus2asp.asp.transform import transform
 from dedalus2asp.bounds import Bounds, Network, Semantics
 from dedalus2asp.cli import app
+from dedalus2asp.formats import dependency, render
 from dedalus2asp.lang import coordination
 from dedalus2asp.lang.analysis import check
 from dedalus2asp.lang.facts import load_instance, parse_facts
@@ -272,3 +274,36 @@ def test_a_program_check_calls_confluent_is_consistent_and_tolerant(tmp_path_fac
 def test_the_random_programs_include_confluent_ones():
     # run after the property (file order): it must have exercised the confluent side, not only skipped
     assert len(CONFLUENT_SEEN) >= 20
+
+
+# --- the picture -----------------------------------------------------------------------------------
+
+
+def test_the_dependency_graph_in_dot_svg_and_html():
+    c = example("molly/two_phase_commit.ded")
+    dot = render(c, "dot")
+    assert '"votes" -> "missing_vote" [label="¬", style=dashed, color="#d40000"' in dot
+    assert 'xlabel="locus: rule 13"' in dot and '"vote" [peripheries=2]' in dot
+    svg = render(c, "svg")
+    root = ET.fromstring(svg)  # well formed
+    paths = [e for e in root.iter("{http://www.w3.org/2000/svg}path") if e.get("fill") == "none"]
+    drawn = [d for d in c.dependencies if d.head in dependency.derived(c) and d.body in dependency.derived(c)]
+    assert len(paths) == len(drawn)
+    assert sum(1 for p in paths if p.get("stroke") == dependency.RED) == 3  # the three loci
+    assert "locus: rule 13" in svg and "input relations (not drawn): begin, id" in svg
+    page = render(c, "html", program="2pc.ded")
+    assert page.startswith("<!DOCTYPE html>") and "<svg" in page and "rule 13 closes over messages" in page
+    picture = dependency.Picture(c, "2pc.ded")
+    assert picture._repr_svg_() == svg and picture._repr_html_().startswith("<div>")
+
+
+def test_components_with_several_relations_are_framed():
+    c = analysed("p(X) :- q(X), e(X).\nq(X)@next :- p(X).\nr(X) :- p(X), not s(X).\ns(X)@async(X) :- r(X).\ns(X)@next :- s(X).\n")
+    assert "monotonic component: p, q" in render(c, "svg")
+    assert 'subgraph cluster_' in render(c, "dot") and 'label="monotonic component"' in render(c, "dot")
+
+
+@pytest.mark.parametrize("graph, start", [("dot", "digraph dependencies {"), ("svg", "<svg"), ("html", "<!DOCTYPE html>")])
+def test_check_draws_the_graph(graph, start):
+    result = RUNNER.invoke(app, ["check", str(EXAMPLES / "tplp2016/ex3_2pc.ded"), "--graph", graph])
+    assert result.exit_code == 0 and result.stdout.startswith(start)

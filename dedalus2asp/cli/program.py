@@ -20,7 +20,19 @@ from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, Jso
                       prepare)
 
 
-def check(program: Path = Prog, json_: bool = JsonOpt, dialect: Dialect = DialectOpt) -> None:
+class Graph(str, Enum):
+    DOT = "dot"
+    SVG = "svg"
+    HTML = "html"
+
+
+def check(
+    program: Path = Prog,
+    json_: bool = JsonOpt,
+    dialect: Dialect = DialectOpt,
+    graph: Optional[Graph] = typer.Option(None, "--graph", help="Print the dependency graph instead (dot, svg or html): "
+                                          "monotonic components boxed, ¬ and + edges marked, loci of coordination in red"),
+) -> None:
     """Parse PROG and report its rules, relations, strata, async relations, positivity, and where it needs coordination."""
     try:
         prog, given, loaded = pipeline.load(program, dialect=dialect.value)
@@ -28,6 +40,10 @@ def check(program: Path = Prog, json_: bool = JsonOpt, dialect: Dialect = Dialec
         report = analysis.report(prog, coordination.analyse(prog, events))
     except DiagnosticError as error:
         fail(error)
+    if graph is not None:
+        options = {"program": printable(str(program))} if graph is Graph.HTML else {}
+        emit(render(report.coordination, graph.value, **options))
+        return
     if json_:
         emit(render(report, "json"))
         return
