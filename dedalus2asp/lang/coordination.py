@@ -420,7 +420,12 @@ def analyse(program: Program, events: Iterable[str] = ()) -> Coordination:
     depends: dict[str, list[str]] = defaultdict(list)
     for d in deps:
         depends[d.head].append(d.body)
-    distance = lambda source, target: len(_path(depends, target, source) or relations)  # noqa: E731
+
+    def distance(source: str, target: str) -> tuple[int, int]:
+        """How directly `source` reaches `target`: through monotone edges first, then the shortest path."""
+        plain = _path(monotone, target, source)
+        return (0 if plain else 1, len(plain or _path(depends, target, source) or relations))
+
     kept = carried(program)
     loci, transient = [], []
     for rule in rules:
