@@ -330,7 +330,7 @@ def test_cli_bad_input_exits_2(extra, message):
 def test_cli_check_reports_the_locus_in_text():
     result = RUNNER.invoke(app, ["check", str(EXAMPLES / "jcss2014/alg3.ded")])
     assert result.exit_code == 0
-    assert "alg3.ded:29:26: warning: the negation of 'sent_B' in rule 3 closes over messages that may still arrive" \
+    assert "alg3.ded:29:26: note: the negation of 'sent_B' in rule 3 closes over messages that may still arrive" \
         in result.stdout
 
 

@@ -297,8 +297,8 @@ def unbounded(program: Program, deps: tuple[Dependency, ...]) -> list[Diagnostic
                 program, "temporal-safety",
                 f"{rule_name(rule)} ({rule.kind.value}) computes the new value '{computed}' on a cycle of the "
                 "dependency graph: its relation may grow without bound, so the program is not temporally safe "
-                "(bound the value with a comparison in the body)",
-                computed.span))
+                "(bound the value with a comparison in the body; within a horizon it is finite)",
+                computed.span, Severity.NOTE))  # a clock is often meant: the bounded semantics stays finite
     return out
 
 
@@ -414,7 +414,8 @@ def analyse(program: Program, events: Iterable[str] = ()) -> Coordination:
     for d in deps:
         if d.monotone:
             monotone[d.head].append(d.body)
-    components = tuple(tuple(sorted(c, key=relations.index)) for c in strongly_connected(list(relations), monotone))
+    written = {r: i for i, r in enumerate(relations)}
+    components = tuple(tuple(sorted(c, key=written.__getitem__)) for c in strongly_connected(list(relations), monotone))
     asynchronous = tuple(program.async_relations())
     reach = _reach(deps)
     depends: dict[str, list[str]] = defaultdict(list)
@@ -446,7 +447,7 @@ def analyse(program: Program, events: Iterable[str] = ()) -> Coordination:
                            f"({arrives}) and {later}: a locus of coordination (make the rule wait until every "
                            f"'{body}' it depends on is known, or restore causal order with "
                            f"`dedalus2asp convert --to lamport`)")
-                severity = Severity.WARNING
+                severity = Severity.NOTE  # a place to look at, not a fault: the program may be right as it is
             else:
                 message = (f"{_what(rule, literal)} in {rule_name(rule)} reads messages that may still arrive "
                            f"({arrives}), but '{rule.head.predicate}' is read at its own step only: it is evaluated "
