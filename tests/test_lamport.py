@@ -118,6 +118,13 @@ def test_the_rewritten_molly_2pc_still_commits(tmp_path):
     assert '"decision"' in result.stdout and "commit" in result.stdout
 
 
+def test_a_rule_of_an_included_file_is_not_rewritten_in_place():
+    result = RUNNER.invoke(app, ["convert", "--to", "lamport", str(EXAMPLES / "molly/two_phase_commit_timeout.ded")])
+    assert result.exit_code == 2
+    assert "the asynchronous rule that sends 'prepare' is in the included file" in result.output
+    assert "two_phase_commit.ded:30: rewrite that file itself" in result.output
+
+
 @pytest.mark.parametrize("options, message", [
     (["--to", "lamport", "--relations", "T"], "'T' is not sent by an asynchronous rule"),
     (["--to", "located", "--relations", "A"], "--relations goes with --to lamport"),

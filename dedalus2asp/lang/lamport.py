@@ -161,7 +161,9 @@ def rewrite(source: Program | LocatedProgram, relations: tuple[str, ...]) -> Rew
     edits = []
     for rule in senders:
         if rule.span.source is not None:
-            raise ValueError(f"rule '{rule}' is in the included file {rule.span.source[0]}: rewrite that file itself")
+            where = f"{printable(rule.span.source[0])}:{rule.span.line}"
+            raise ValueError(f"the asynchronous rule that sends '{rule.head.predicate}' is in the included file {where}: "
+                             f"rewrite that file itself (dedalus2asp convert --to lamport {printable(rule.span.source[0])})")
         begin, end = _slice(text, starts, rule.span)
         written = text[begin:end]
         head_begin, head_end = _slice(text, starts, rule.head.span)
