@@ -273,6 +273,7 @@ def test_a_program_check_calls_confluent_is_consistent_and_tolerant(tmp_path_fac
 
 def test_the_random_programs_include_confluent_ones():
     # run after the property (file order): it must have exercised the confluent side, not only skipped
+    print(f"{len(CONFLUENT_SEEN)} random programs confluent by the criterion, each consistent and tolerant")
     assert len(CONFLUENT_SEEN) >= 20
 
 
