@@ -9,6 +9,8 @@ import json
 
 import clingo
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from dedalus2asp.asp import solve
@@ -16,11 +18,12 @@ from dedalus2asp.asp.transform import transform
 from dedalus2asp.bounds import Bounds, Encoding, Network, Semantics
 from dedalus2asp.cli import app
 from dedalus2asp.lang import coordination, lamport, parser
+from dedalus2asp.lang.analysis import check
 from dedalus2asp.lang.facts import load_instance
 from dedalus2asp.lang.parser import parse_program
 
 from conftest import EXAMPLES
-from test_theorem4 import asp_traces, operational_traces
+from test_theorem4 import asp_traces, inputs, operational_traces, rules
 
 RUNNER = CliRunner()
 FIG4 = ("tplp2016/fig4_noncausal.ded", "tplp2016/fig4.facts")
@@ -204,3 +207,47 @@ def test_bounded_theorem_4_on_the_rewrites(rewrites, pair, horizon, max_delay):
     assert expected
     assert asp_traces(program, instance, horizon, Semantics.CAUSAL_FINITE, max_delay) == expected
     assert asp_traces(program, instance, horizon, Semantics.CAUSAL, max_delay) == expected
+
+
+# --- the guarantee on random programs ----------------------------------------------------------
+
+
+@settings(max_examples=80, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.lists(rules(), min_size=1, max_size=3), inputs())
+def test_with_every_message_rewritten_every_model_has_an_output_of_a_causal_run(tmp_path_factory, rule_texts, facts):
+    """The rewrite's guarantee (lang/lamport.py): with every asynchronous relation rewritten, each model of the
+    rewrite, choice or causal, has the output of a causal run of the original (its messages arriving at
+    max(arrival, send step + 1)). So the choice-possible outputs of the rewrite are causally possible in the
+    original, and what the original certainly outputs, every choice model of the rewrite outputs."""
+    text = "\n".join(rule_texts) + "\n"
+    try:
+        program = parse_program(text, "random.ded")
+        check(program)
+    except Exception:
+        assume(False)
+    relations = tuple(program.async_relations())
+    assume(relations)
+    heads = sorted(program.idb())
+    folder = tmp_path_factory.mktemp("random")
+    original, fixed, given_ = folder / "p.ded", folder / "lamport.ded", folder / "h.facts"
+    original.write_text(text, encoding="utf-8")
+    fixed.write_text(lamport.rewrite(program, relations).text, encoding="utf-8")
+    given_.write_text(facts, encoding="utf-8")
+    before = cron(original, given_, "--horizon", 2, "--max-delay", 1, "--output", ",".join(heads))
+    after = cron(fixed, given_, "--horizon", 2, "--max-delay", 1, "--output", ",".join(heads))
+    assert set(after["choice_possible"]) <= set(before["possible"]), text
+    assert set(before["certain"]) <= set(after["choice_certain"]), text
+    if before["consistent"]:
+        assert after["consistent"] and after["tolerant"] and after["certain"] == before["certain"], text
+    EXERCISED.append((before["consistent"], before["tolerant"]))
+
+
+EXERCISED = []
+
+
+def test_the_random_rewrites_include_intolerant_originals():
+    # run after the property (file order): programs were rewritten, and some of them needed it
+    print(f"{len(EXERCISED)} random programs rewritten; {EXERCISED.count((True, False))} were consistent and "
+          "intolerant before, and tolerant after")
+    assert len(EXERCISED) >= 30 and (True, False) in EXERCISED
