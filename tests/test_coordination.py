@@ -308,3 +308,14 @@ def test_components_with_several_relations_are_framed():
 def test_check_draws_the_graph(graph, start):
     result = RUNNER.invoke(app, ["check", str(EXAMPLES / "tplp2016/ex3_2pc.ded"), "--graph", graph])
     assert result.exit_code == 0 and result.stdout.startswith(start)
+
+
+@pytest.mark.parametrize("path", sorted(str(p.relative_to(EXAMPLES)) for p in EXAMPLES.glob("*/*.ded")))
+def test_every_finding_has_its_place_its_rule_and_a_suggestion(path):
+    c = coordination.analyse(load_program(EXAMPLES / path))
+    findings = [*c.cycles, *c.unbounded, *(x.diagnostic for x in (*c.loci, *c.transient)), *c.unsettled]
+    for d in findings:
+        assert d.line >= 1 and d.col >= 1 and d.filename.endswith(".ded"), d
+        assert "rule " in d.message and "(" in d.message, d.message
+    for x in c.loci:  # the suggestion of a locus: where to wait, or the rewrite
+        assert "make the rule wait until every" in x.diagnostic.message and "convert --to lamport" in x.diagnostic.message
