@@ -51,7 +51,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .ast import Atom, Literal, Marked, Program, Rule, RuleKind, Span, printable
+from .ast import Literal, Marked, Program, Rule, RuleKind, Span, printable
 from .diagnostics import line_starts
 from .located import LocatedProgram
 
@@ -79,12 +79,9 @@ def _fresh(name: str, taken: set[str]) -> str:
     return candidate
 
 
-def _offset(text: str, starts: tuple[int, ...], line: int, col: int) -> int:
-    return starts[line - 1] + col - 1
-
-
-def _slice(text: str, starts, span: Span) -> tuple[int, int]:
-    return _offset(text, starts, span.line, span.col), _offset(text, starts, span.end_line, span.end_col)
+def _slice(starts: tuple[int, ...], span: Span) -> tuple[int, int]:
+    """The offsets of `span` in a text whose lines start at `starts`."""
+    return starts[span.line - 1] + span.col - 1, starts[span.end_line - 1] + span.end_col - 1
 
 
 class _Dialect:
@@ -96,14 +93,14 @@ class _Dialect:
         self.comment = "//" if self.name == "molly" else "%"
         self.end = "." if self.name == "transparent" else ";"
 
-    def at(self, term: str, relation_column: int | None) -> str:
+    def at(self, term: str) -> str:
         """The location argument of a generated atom: `#L` (tr2009), `L` (Molly)."""
         return f"#{term}" if self.name == "located" else term
 
     def atom(self, relation: str, args: list[str], location: str | None, column: int = 0) -> str:
         """`relation(args)` with the location term (if the dialect has one) at `column`."""
         if self.located is not None and location is not None:
-            args = args[:column] + [self.at(location, column)] + args[column:]
+            args = args[:column] + [self.at(location)] + args[column:]
         return f"{relation}({', '.join(args)})"
 
     def rules(self) -> tuple[Rule, ...]:
@@ -164,9 +161,9 @@ def rewrite(source: Program | LocatedProgram, relations: tuple[str, ...]) -> Rew
             where = f"{printable(rule.span.source[0])}:{rule.span.line}"
             raise ValueError(f"the asynchronous rule that sends '{rule.head.predicate}' is in the included file {where}: "
                              f"rewrite that file itself (dedalus2asp convert --to lamport {printable(rule.span.source[0])})")
-        begin, end = _slice(text, starts, rule.span)
+        begin, end = _slice(starts, rule.span)
         written = text[begin:end]
-        head_begin, head_end = _slice(text, starts, rule.head.span)
+        head_begin, head_end = _slice(starts, rule.head.span)
         head = text[head_begin:head_end]
         inner = head[head.index("(") + 1:head.rindex(")")].strip() if "(" in head else ""
         step = next(n for n in ("S", *(f"S{i}" for i in range(1, 1000))) if n not in _variables(rule))
