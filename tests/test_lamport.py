@@ -67,6 +67,7 @@ def test_the_send_step_travels_with_the_message_and_waits_for_the_clock():
     assert text.count("% Lamport clocks (tr2009 §6.6): this rule sent") == 2
     assert "T() :- A(), not B().\nT()@next :- T().\nB()@next :- B()." in text
     assert "% Source: tplp2016" in text  # the file's own header is kept
+    assert "% No ties to break" in text
 
 
 def test_by_default_it_rewrites_the_asynchronous_relations_a_locus_involves():
@@ -83,6 +84,15 @@ def test_programs_without_a_locus_are_not_rewritten(program):
     original = (EXAMPLES / program).read_text(encoding="utf-8")
     first, rest = text.split("\n", 1)
     assert rest == original and "nothing rewritten" in first
+
+
+def test_a_rewritten_program_is_not_rewritten_again(rewrites):
+    path, _ = rewrites[FIG4[0]]
+    c = coordination.analyse(parser.load_program(path))
+    assert c.loci and c.clocked == ("A_wait", "B_wait") and c.lamport_relations() == ()
+    result = RUNNER.invoke(app, ["check", str(path)])
+    assert "already waiting for a Lamport clock (tr2009 §6.6): A_wait, B_wait" in result.stdout
+    assert "would rewrite" not in result.stdout
 
 
 def test_names_the_program_uses_are_not_taken():

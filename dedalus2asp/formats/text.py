@@ -273,6 +273,8 @@ def coordination(c: Coordination) -> list[str]:
         lines += [f"    - {reason}" for reason in c.reasons()]
     if c.lamport_relations():
         lines.append(f"  `dedalus2asp convert --to lamport` would rewrite: {', '.join(c.lamport_relations())} (tr2009 §6.6)")
+    if c.clocked:
+        lines.append(f"  already waiting for a Lamport clock (tr2009 §6.6): {', '.join(c.clocked)}")
     return lines
 
 

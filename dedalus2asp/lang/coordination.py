@@ -114,6 +114,8 @@ class Coordination:
     positive: bool = False
     events: tuple[str, ...] = field(default=())
     settled: bool = True
+    clocked: tuple[str, ...] = ()
+    """Asynchronous relations that already wait for a Lamport clock (`clocked`): not rewritten again."""
     """Every relation carried to a later step grows (`unsettled` lists the root causes when not)."""
 
     @property
@@ -148,7 +150,7 @@ class Coordination:
         for locus in self.loci:
             chosen |= {a for a in self.asynchronous if locus.relation in reach[a]}
             chosen |= {a for a in self.asynchronous if a == locus.head or a in reach[locus.head]}
-        return tuple(a for a in self.asynchronous if a in chosen)
+        return tuple(a for a in self.asynchronous if a in chosen and a not in self.clocked)
 
     def component_of(self) -> dict[str, int]:
         return {r: i for i, comp in enumerate(self.components) for r in comp}
@@ -172,6 +174,7 @@ class Coordination:
             "confluent": self.confluent,
             "reasons": self.reasons(),
             "lamport_relations": list(self.lamport_relations()),
+            "clocked": list(self.clocked),
         }
 
 
@@ -403,6 +406,19 @@ def carried(program: Program) -> set[str]:
     return out
 
 
+def clocked(program: Program) -> tuple[str, ...]:
+    """The asynchronous relations W that a rewrite of tr2009 §6.6 (`lamport.rewrite`) introduced: their last argument
+    S is a send step, and a deductive rule delivers W's facts once a clock C passes it (`... :- W(X̄, S), K(C), S < C.`)."""
+    out = []
+    for w in program.async_relations():
+        for rule in program.rules_of(RuleKind.DEDUCTIVE):
+            waits = [a for a in rule.positive if a.predicate == w and a.args and isinstance(a.args[-1], Variable)]
+            if any(c.op == "<" and str(c.left) == str(a.args[-1]) for a in waits for c in rule.comparisons):
+                out.append(w)
+                break
+    return tuple(out)
+
+
 def analyse(program: Program, events: Iterable[str] = ()) -> Coordination:
     """Every analysis of this module on `program`; `events` names the relations that have input events (facts that
     hold at one step only, e.g. Molly's `begin(c, t1)@1;`)."""
@@ -498,4 +514,5 @@ def analyse(program: Program, events: Iterable[str] = ()) -> Coordination:
         positive=program.positive,
         events=tuple(sorted(events)),
         settled=settled,
+        clocked=clocked(program),
     )

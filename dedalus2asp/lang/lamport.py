@@ -201,7 +201,9 @@ def _appended(program: Program, d: _Dialect, waits: dict[str, str], clock: str, 
     L = "L"  # the location variable of the generated rules (located dialects); no user variable occurs in them
     lines = ["", f"{c} ---- Lamport clocks: {CITATION} ----",
              f"{c} Each node's clock is its local step: 0 at the first step (no step ticked before it), then one more at",
-             f"{c} every step. It grows without bound: within a horizon T it takes the values 0..T."]
+             f"{c} every step. It grows without bound: within a horizon T it takes the values 0..T.",
+             f"{c} No ties to break (tr2009 appends a node identifier to order all events): a message need only be used",
+             f"{c} after its send step, and two nodes at the same step stay concurrent."]
     if d.located is None:
         lines += [f"{clock}(0) :- not {ticked}(){e}"]
     else:
