@@ -104,6 +104,15 @@ def test_names_the_program_uses_are_not_taken():
     assert {"B_wait", "B_wait_1", "lamport_clock", "lamport_clock_1"} <= set(reread.schema())
 
 
+def test_paper_notation_and_a_rule_over_two_lines_are_kept():
+    source = parse_program(".output T.\nA() | X <- Id(X).\nB() | X ←\n   A(), Id(X).   % sent once A arrived\n"
+                           "T() <- A(), ¬B().\nT()• <- T().\nB()• <- B().\n", "paper.ded")
+    text = lamport.rewrite(source, ("A", "B")).text
+    assert "A_wait(S) | X <- Id(X), lamport_clock(S).\n" in text
+    assert "B_wait(S) | X ←\n   A(), Id(X), lamport_clock(S).   % sent once A arrived\n" in text
+    assert parse_program(text, "rewritten.ded").async_relations() == {"A_wait": 1, "B_wait": 1}
+
+
 def test_a_variable_called_S_is_not_captured():
     source = parse_program("m(S)@async(Y) :- v(S), peer(Y).\nout(S) :- m(S), not v(S).\nout(S)@next :- out(S).\n", "s.ded")
     text = lamport.rewrite(source, ("m",)).text
