@@ -132,6 +132,18 @@ def test_the_located_and_molly_notations_are_kept(tmp_path):
         assert RUNNER.invoke(app, ["check", str(tmp_path / name)]).exit_code == 0
 
 
+def test_a_location_column_that_is_not_the_first_stays_where_it_is(tmp_path):
+    path = tmp_path / "loc.ded"
+    path.write_text("msg(X, #M)@async :- src(#L, X), peer(#L, M);\ngot(#L, X) :- msg(X, #L), notin old(#L, X);\n"
+                    "got(#L, X)@next :- got(#L, X);\nold(#L, X)@next :- msg(X, #L);\nsrc(#a, 1);\npeer(#a, b);\n",
+                    encoding="utf-8")
+    text = lamport.rewrite(parser.load_source(path), ("msg",)).text
+    assert "msg_wait(X, #M, S)@async :- src(#L, X), peer(#L, M), lamport_clock(#L, S);" in text
+    assert "msg(X1, #L) :- msg_wait(X1, #L, S), lamport_clock(#L, C), S < C;" in text
+    rewritten = parser.parse_source(text, "loc_lamport.ded")
+    assert rewritten.columns["msg_wait"] == 1 and rewritten.program.async_relations() == {"msg_wait": 2}
+
+
 def test_the_rewritten_molly_2pc_still_commits(tmp_path):
     path = tmp_path / "2pc.ded"
     path.write_text(rewritten("molly/two_phase_commit.ded"), encoding="utf-8")
