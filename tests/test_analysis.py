@@ -390,7 +390,7 @@ def test_report_as_dict():
                 "message": "variable 'Y' occurs only once in rule 1 (write '_' if that is intended)",
             }
         ],
-        "cron": {"feeds_negation": {}, "monotone": ["r"], "positive": True},
+        "coordination": None,
     }
 
 

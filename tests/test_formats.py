@@ -28,7 +28,7 @@ from dedalus2asp.questions import cron
 from dedalus2asp.bounds import Bounds, Network, Semantics
 from dedalus2asp.cli import app
 from dedalus2asp.inspect import explain
-from dedalus2asp.lang import analysis
+from dedalus2asp.lang import analysis, coordination
 from dedalus2asp.pipeline import prepare
 
 from conftest import EXAMPLES
@@ -66,7 +66,7 @@ def test_every_kind_of_value_has_its_formats():
     verdict = cron.analyse(fig4[0].program, prepare(*FIG4, fig4.bounds).instance, fig4.bounds)
     values = {
         "model": model, "models": two_pc, "derivation": derivation, "run": model.run(), "verdict": verdict,
-        "report": analysis.report(model.program),
+        "report": analysis.report(model.program), "coordination": coordination.analyse(model.program),
     }
     for kind, value in values.items():
         assert formats.kind_of(value) == kind

@@ -12,7 +12,7 @@ import typer
 from .. import pipeline
 from ..bounds import Encoding, Network, Semantics
 from ..formats import render
-from ..lang import analysis, located, parser
+from ..lang import analysis, coordination, lamport, located, parser
 from ..lang.ast import printable
 from ..lang.convert import located_text, transparent_text
 from ..lang.diagnostics import Diagnostic, DiagnosticError
@@ -21,13 +21,30 @@ from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, Jso
                       prepare)
 
 
-def check(program: Path = Prog, json_: bool = JsonOpt, dialect: Dialect = DialectOpt) -> None:
-    """Parse PROG and report its rules, relations, strata, async relations and positivity."""
+class Graph(str, Enum):
+    DOT = "dot"
+    SVG = "svg"
+    HTML = "html"
+
+
+def check(
+    program: Path = Prog,
+    json_: bool = JsonOpt,
+    dialect: Dialect = DialectOpt,
+    graph: Optional[Graph] = typer.Option(None, "--graph", help="Print the dependency graph instead (dot, svg or html): "
+                                          "monotonic components boxed, ¬ and + edges marked, loci of coordination in red"),
+) -> None:
+    """Parse PROG and report its rules, relations, strata, async relations, positivity, and where it needs coordination."""
     try:
-        prog, _, loaded = pipeline.load(program, dialect=dialect.value)
-        report = analysis.report(prog)
+        prog, given, loaded = pipeline.load(program, dialect=dialect.value)
+        events = {f.predicate for facts in (given.facts.values() if given else ()) for f in facts if f.step is not None}
+        report = analysis.report(prog, coordination.analyse(prog, events))
     except DiagnosticError as error:
         fail(error)
+    if graph is not None:
+        options = {"program": printable(str(program))} if graph is Graph.HTML else {}
+        emit(render(report.coordination, graph.value, **options))
+        return
     if json_:
         emit(render(report, "json"))
         return
@@ -71,19 +88,37 @@ def compile_(
 class Notation(str, Enum):
     TRANSPARENT = "transparent"
     LOCATED = "located"
+    LAMPORT = "lamport"
 
 
 def convert(
     program: Path = Prog,
-    to: Optional[Notation] = typer.Option(None, "--to", help="transparent or located (default: the notation PROG is not in)"),
+    to: Optional[Notation] = typer.Option(
+        None, "--to", help="transparent or located (default: the notation PROG is not in); lamport: the same notation "
+        "with Lamport clocks (tr2009 §6.6) on the asynchronous relations of --relations or, by default, of the loci of "
+        "coordination"),
+    relations: Optional[str] = typer.Option(None, "--relations", help="R,S: the asynchronous relations --to lamport "
+                                            "rewrites (default: those a locus of coordination involves)"),
     dialect: Dialect = DialectOpt,
 ) -> None:
-    """Print PROG in the other notation: a located (tr2009 §6.2) or Molly program location-transparently (tplp2016), or the reverse."""
+    """Print PROG in the other notation: a located (tr2009 §6.2) or Molly program location-transparently (tplp2016), or the
+    reverse; or, with --to lamport, with Lamport clocks on its asynchronous relations (tr2009 §6.6)."""
     try:
-        pipeline.load(program, dialect=dialect.value)  # the checks of `check`
+        prog, given, _ = pipeline.load(program, dialect=dialect.value)  # the checks of `check`
         source = parser.load_source(program, dialect.value)
     except DiagnosticError as error:
         fail(error)
+    if to is Notation.LAMPORT:
+        events = {f.predicate for facts in (given.facts.values() if given else ()) for f in facts if f.step is not None}
+        chosen = (tuple(dict.fromkeys(r.strip() for r in relations.split(",") if r.strip())) if relations is not None
+                  else coordination.analyse(prog, events).lamport_relations())
+        try:
+            sys.stdout.write(lamport.rewrite(source, chosen).text)
+        except ValueError as exc:
+            fail(DiagnosticError([Diagnostic("convert", str(exc), filename=str(program))]))
+        return
+    if relations is not None:
+        fail(DiagnosticError([Diagnostic("convert", "--relations goes with --to lamport", filename=str(program))]))
     is_located = isinstance(source, located.LocatedProgram)
     target = to or (Notation.TRANSPARENT if is_located else Notation.LOCATED)
     if is_located == (target is Notation.LOCATED):

@@ -11,6 +11,7 @@ returns the text of a document:
 | `derivation` | `inspect.explain.Derivation` | text, dot |
 | `run` | `inspect.run.Run` | text |
 | `report` | `lang.analysis.Report` (`check`) | text, json |
+| `coordination` | `lang.coordination.Coordination` (`check --graph`) | text, json, dot, svg, html |
 | `count` | the dictionary of `asp.solve.count` | text, json |
 | `exploration` | the summary of `explore` (a dictionary) | text, json |
 | `summary` | `charts.Report`, the summary of a `run` or `batch` directory | text, html |
@@ -18,7 +19,8 @@ returns the text of a document:
 The writers live in one module per format: `text` (for a reader, rich tables),
 `json` (the trace document of docs/trace-schema.md), `svg` (the spacetime
 diagram, docs/diagrams.md), `dot` (happens-before, lineage), `html` (the
-report page, notebook fragments), `itf` and `shiviz` (docs/exports.md);
+report page, notebook fragments), `itf` and `shiviz` (docs/exports.md), `dependency` (the
+dependency graph of `check --graph`, docs/coordination.md);
 `charts` draws the summaries of result directories; `molly` writes runs.json
 and index.html of `verify --out DIR`, `lineage` the lineages on that page.
 svg, dot and itf documents hold one model each: a set of models is written
@@ -27,7 +29,8 @@ model by model (`models --format svg -o DIR`).
 Options a writer takes: `width` and `color` (text of models, verdicts, summaries),
 `fragment` (html: a notebook fragment instead of a page), `program` and
 `input` (html of models: the files they come from), `source` (itf), `bounds`
-(text of a count or an exploration), `program` (text of a check report). A
+(text of a count or an exploration), `program` (text of a check report, html of a
+coordination). A
 dictionary has no kind of its own: `render(result, "text", kind="count", bounds=b)`.
 
 The formats read the values through their attributes and import the values'
@@ -42,7 +45,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..inspect.model import NOTEBOOK
-from . import charts, dot, html, itf, json, shiviz, svg, text
+from . import charts, dependency, dot, html, itf, json, shiviz, svg, text
 
 
 class UnsupportedFormat(ValueError):
@@ -56,6 +59,7 @@ KINDS = {
     "dedalus2asp.inspect.explain.Derivation": "derivation",
     "dedalus2asp.inspect.run.Run": "run",
     "dedalus2asp.lang.analysis.Report": "report",
+    "dedalus2asp.lang.coordination.Coordination": "coordination",
     "dedalus2asp.formats.charts.Report": "summary",
 }
 """The kind of each class of values, by its qualified name."""
@@ -79,6 +83,11 @@ WRITERS: dict[tuple[str, str], Callable[..., str]] = {
     ("run", "text"): text.run,
     ("report", "text"): text.report,
     ("report", "json"): json.as_dict,
+    ("coordination", "text"): lambda c: "".join(line + "\n" for line in text.coordination(c)),
+    ("coordination", "json"): json.as_dict,
+    ("coordination", "dot"): dependency.dot,
+    ("coordination", "svg"): dependency.svg,
+    ("coordination", "html"): dependency.html,
     ("count", "text"): text.count,
     ("count", "json"): json.dumps,
     ("exploration", "text"): text.exploration,

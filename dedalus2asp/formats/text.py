@@ -24,6 +24,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..lang.ast import show_fact
+from ..lang.diagnostics import format_diagnostic
 from . import charts
 
 if TYPE_CHECKING:
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from ..inspect.model import Model, Models
     from ..inspect.run import Run
     from ..lang.analysis import Report
+    from ..lang.coordination import Coordination
 
 UNBOUNDED = 1_000_000
 """The width of a console whose lines are never cut."""
@@ -229,13 +231,47 @@ def report(report: Report, program: str = "<program>") -> str:
         else "positive: no (uses negation)",
         f"output relations: {', '.join(report.outputs) or 'none declared (.output R.)'}",
     ]
-    if report.cron is not None and report.async_relations:
-        lines.append("CRON (where causality may matter; `dedalus2asp cron` checks it on an input):")
-        for relation, negations in report.cron.feeds_negation.items():
-            lines.append(f"  {relation} feeds a negation ({'; '.join(negations)}): its arrival time may change the output")
-        if report.cron.monotone:
-            lines.append(f"  {', '.join(report.cron.monotone)}: used monotonically (feeds no negation)")
+    if report.coordination is not None:
+        lines += coordination(report.coordination)
     return "".join(line + "\n" for line in lines)
+
+
+def coordination(c: Coordination) -> list[str]:
+    """The lines of `check` on coordination (the Dedalus properties draft): temporal stratification and safety, the
+    monotonic components, the loci of coordination, and the confluence criterion; every finding with its position."""
+    indent = lambda d: "    " + format_diagnostic(d).replace("\n", "\n    ")  # noqa: E731
+    lines = ["coordination (Dedalus properties draft; `dedalus2asp cron` checks it on an input):"]
+    lines.append("  temporally stratifiable: yes (every cycle through a negation has a + edge)" if c.temporally_stratifiable
+                 else "  temporally stratifiable: no")
+    lines += [indent(d) for d in c.cycles]
+    lines.append("  temporally safe: yes (no rule computes new values without bound)" if c.temporally_safe
+                 else "  temporally safe: no (some relation grows without bound: no finite eventual model)")
+    lines += [indent(d) for d in c.unbounded]
+    lines.append("  monotonic components (dependencies first): "
+                 + " ".join("{" + ", ".join(comp) + "}" for comp in c.components))
+    if not c.asynchronous:
+        lines.append("  asynchronous relations: none, so no locus of coordination")
+    elif not c.loci:
+        lines.append("  loci of coordination: none")
+    else:
+        lines.append(f"  loci of coordination: {len(c.loci)}")
+        lines += [indent(x.diagnostic) for x in c.loci]
+    lines += [indent(x.diagnostic) for x in c.transient]
+    lines += [indent(d) for d in c.unsettled]
+    if c.confluent:
+        theorem = " and positive (jcss2014 Theorem 4.1)" if c.positive else ""
+        lines.append(f"  confluent by the properties draft's criterion{theorem}: no locus, every asynchronous relation "
+                     "simply persisted, every relation carried to a later step only grows"
+                     + (f" (assuming no input events besides those of {', '.join(c.events)})" if c.events else
+                        " (for inputs without events, facts that hold at one step only)"))
+    else:
+        lines.append("  confluent by the properties draft's criterion: not shown")
+        lines += [f"    - {reason}" for reason in c.reasons()]
+    if c.lamport_relations():
+        lines.append(f"  `dedalus2asp convert --to lamport` would rewrite: {', '.join(c.lamport_relations())} (tr2009 §6.6)")
+    if c.clocked:
+        lines.append(f"  already waiting for a Lamport clock (tr2009 §6.6): {', '.join(c.clocked)}")
+    return lines
 
 
 def summary(report: charts.Report, width: int | None = None, color: bool = False) -> str:

@@ -485,54 +485,6 @@ def restrict(instance: Instance, program: Program) -> Instance:
 
 
 @dataclass(frozen=True)
-class CronReport:
-    """Where causality may matter, read from the rules alone (jcss2014 §4, the CRON conjecture).
-
-    An asynchronous relation R *feeds a negation* when R, or a relation derived from R through
-    deductive and inductive rules, occurs negated in a rule body: a copy of R arriving earlier or
-    later (even into the past, under `choice`) can then switch a rule off, and `cron` may find a
-    counterexample there. The others are used only monotonically: an arrival can only add facts
-    (until another relation's negation intervenes). In a positive program none feeds a negation,
-    and jcss2014 Theorem 4.1 says that it tolerates non-causality whenever it is consistent.
-    """
-
-    feeds_negation: dict[str, tuple[str, ...]]  # async relation -> the negations it reaches, "rule 3: not B"
-    monotone: tuple[str, ...]
-    positive: bool
-
-    def as_dict(self) -> dict:
-        return {
-            "feeds_negation": {r: list(n) for r, n in self.feeds_negation.items()},
-            "monotone": list(self.monotone),
-            "positive": self.positive,
-        }
-
-
-def cron_report(program: Program) -> CronReport:
-    """Which asynchronous relations reach a negated body atom through deductive and inductive rules."""
-    derives: dict[str, set[str]] = defaultdict(set)  # body relation -> head relation
-    for rule in program.rules:
-        if rule.kind is not RuleKind.ASYNC:
-            for atom in (*rule.positive, *rule.negative):
-                derives[atom.predicate].add(rule.head.predicate)
-    negations = [(r, a) for r in program.rules for a in r.negative]
-    feeds, monotone = {}, []
-    for relation in program.async_relations():
-        reached, todo = {relation}, [relation]
-        while todo:
-            for head in derives.get(todo.pop(), ()):
-                if head not in reached:
-                    reached.add(head)
-                    todo.append(head)
-        found = tuple(f"rule {r.number}: not {a}" for r, a in negations if a.predicate in reached)
-        if found:
-            feeds[relation] = found
-        else:
-            monotone.append(relation)
-    return CronReport(feeds, tuple(monotone), program.positive)
-
-
-@dataclass(frozen=True)
 class Report:
     """What a reader wants to know before solving (the `check` command)."""
 
@@ -544,7 +496,8 @@ class Report:
     positive: bool
     outputs: tuple[str, ...]
     warnings: tuple[Diagnostic, ...] = field(default=())
-    cron: "CronReport | None" = None
+    coordination: "Coordination | None" = None
+    """Where the program needs coordination (`lang.coordination`), when the caller analysed it."""
 
     def as_dict(self) -> dict:
         return {
@@ -556,12 +509,13 @@ class Report:
             "positive": self.positive,
             "outputs": list(self.outputs),
             "warnings": [d.as_dict() for d in self.warnings],
-            "cron": None if self.cron is None else self.cron.as_dict(),
+            "coordination": None if self.coordination is None else self.coordination.as_dict(),
         }
 
 
-def report(program: Program) -> Report:
-    """Check `program` and describe it: rule kinds, idb/edb, strata, async relations, positivity."""
+def report(program: Program, coordination: "Coordination | None" = None) -> Report:
+    """Check `program` and describe it: rule kinds, idb/edb, strata, async relations, positivity, and the
+    `coordination` analyses if given (`lang.coordination.analyse`, which reads this module's graphs)."""
     found = check(program)
     stratum, _ = stratification(program)
     levels = defaultdict(list)
@@ -576,5 +530,5 @@ def report(program: Program) -> Report:
         positive=program.positive,
         outputs=program.output_relations,
         warnings=tuple(found),
-        cron=cron_report(program),
+        coordination=coordination,
     )

@@ -1,0 +1,518 @@
+"""Where a program needs coordination: the static analyses of the Dedalus properties draft.
+
+All of them read the predicate dependency graph (PDG) of the draft's §Temporal Stratification: a
+vertex per relation and an edge head ← body for every rule that reads `body` and derives `head`,
+labelled
+
+* **¬** when some rule with that head negates `body`, or aggregates over it (an aggregate, like a
+  negation, needs its whole group: "aggregates count as non-monotone");
+* **+** when every rule from `body` to `head` is inductive or asynchronous: `body` derives `head`
+  at a later step.
+
+From the graph (global rules, which observe a run and never steer it, are left out):
+
+* **temporal stratification** (§Temporal Stratification): every cycle with a ¬ edge has a + edge;
+  otherwise the cycle is reported at the negation's position;
+* **temporal safety**: no rule computes a new value (`p(X + 1)`) on a cycle of the graph without a
+  comparison in its body to bound it; such a rule has no finite eventual model;
+* **monotonic components** (§Identifying Loci of Coordination): the strongly connected components of
+  the graph of the monotone edges, listed dependencies first; a non-monotone edge is never inside one
+  unless its two relations also depend on each other positively;
+* **loci of coordination**: the non-monotone edges whose body relation an asynchronous relation
+  reaches (through any rules) and whose result is carried to a later step — the rule is inductive or
+  asynchronous, or its head is read, through deductive rules, by one that is. There, a negation or an
+  aggregate "closes over messages that may still arrive", and what it concludes is kept. The draft
+  ignores the negation inside `choice` (the arrival choice of `@async`): it quantifies over time,
+  which is always fully defined; it is not in the graph at all. A non-monotone edge reached by an
+  asynchronous relation but read only at its own step (jcss2014 Alg. 2: `missing() :- Node(Y), not
+  empty(Y).`) is re-evaluated at every step over what has arrived, so once everything has arrived it
+  sees everything; it is listed as *transient*, not as a locus. This is the draft's remark that the
+  harm is done when "results of this incomplete quantification may be forever persisted";
+* **confluence** by the draft's criterion ("all monotonic programs with simply persisted asynchronous
+  predicates are confluent"), made precise so that it is a sufficient condition: the program is
+  temporally safe, has no locus, every asynchronous relation is simply persisted (`R(X̄)@next :-
+  R(X̄).`), and every relation carried to a later step *grows*: it is derived only by rules that read
+  growing relations positively and negate or aggregate only relations fixed by the input, so its facts
+  are never lost. Growing relations converge, in every fair run, to the least fixpoint of the program
+  read without time; what is read at one step only is a function of them. An input event
+  (`p(a)@3`, which holds at one step) is not fixed by the input; the criterion assumes that a `.facts`
+  input has no events (check cannot see it). A positive program is the jcss2014 Theorem 4.1 case.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from .analysis import rule_name, strongly_connected
+from .ast import Arithmetic, Literal, Program, Rule, RuleKind, Variable
+from .diagnostics import Diagnostic, Severity
+
+
+@dataclass(frozen=True)
+class Dependency:
+    """An edge of the PDG: `head` depends on `body` through the rules numbered `rules`."""
+
+    head: str
+    body: str
+    negated: bool
+    aggregated: bool
+    temporal: bool
+    rules: tuple[int, ...]
+
+    @property
+    def monotone(self) -> bool:
+        return not (self.negated or self.aggregated)
+
+    @property
+    def labels(self) -> str:
+        """The edge's labels as the draft writes them: `¬`, `+`, both, or none (an aggregate is `¬`)."""
+        return ("" if self.monotone else "¬") + ("+" if self.temporal else "")
+
+    def as_dict(self) -> dict:
+        return {"head": self.head, "body": self.body, "negated": self.negated, "aggregated": self.aggregated,
+                "temporal": self.temporal, "rules": list(self.rules)}
+
+
+@dataclass(frozen=True)
+class Locus:
+    """A non-monotone body literal over `relation`, in `rule`, that the asynchronous relations
+    `reached_by` reach (a locus of coordination when `carried`, else a transient one)."""
+
+    rule: Rule
+    relation: str
+    aggregate: bool
+    reached_by: tuple[str, ...]
+    carried: bool
+    diagnostic: Diagnostic
+
+    @property
+    def head(self) -> str:
+        return self.rule.head.predicate
+
+    def as_dict(self) -> dict:
+        return {"rule": self.rule.number, "relation": self.relation, "head": self.head,
+                "what": "aggregate" if self.aggregate else "negation", "reached_by": list(self.reached_by),
+                **{k: self.diagnostic.as_dict()[k] for k in ("file", "line", "col", "message")}}
+
+
+@dataclass(frozen=True)
+class Coordination:
+    """The report of every analysis of this module (see the module's docstring)."""
+
+    relations: tuple[str, ...]
+    dependencies: tuple[Dependency, ...]
+    components: tuple[tuple[str, ...], ...]
+    asynchronous: tuple[str, ...]
+    cycles: tuple[Diagnostic, ...] = ()
+    unbounded: tuple[Diagnostic, ...] = ()
+    loci: tuple[Locus, ...] = ()
+    transient: tuple[Locus, ...] = ()
+    not_persisted: tuple[str, ...] = ()
+    unsettled: tuple[Diagnostic, ...] = ()
+    positive: bool = False
+    events: tuple[str, ...] = field(default=())
+    settled: bool = True
+    clocked: tuple[str, ...] = ()
+    """Asynchronous relations that already wait for a Lamport clock (`clocked`): not rewritten again."""
+    """Every relation carried to a later step grows (`unsettled` lists the root causes when not)."""
+
+    @property
+    def temporally_stratifiable(self) -> bool:
+        return not self.cycles
+
+    @property
+    def temporally_safe(self) -> bool:
+        return not self.unbounded
+
+    @property
+    def confluent(self) -> bool:
+        """The draft's criterion (module docstring): safe, no locus, asynchronous relations persisted, the
+        relations carried in time growing."""
+        return self.temporally_safe and not self.loci and not self.not_persisted and self.settled
+
+    def reasons(self) -> list[str]:
+        """Why the criterion does not call the program confluent, one short line each (empty if it does)."""
+        out = [f"locus in {rule_name(x.rule)}: {'aggregate' if x.aggregate else 'negation'} of '{x.relation}'"
+               for x in self.loci]
+        out += [f"asynchronous relation '{r}' is not simply persisted ({r}(...)@next :- {r}(...).)"
+                for r in self.not_persisted]
+        out += [d.message.split(", and ")[0] + ": a time-sensitive read carried to a later step" for d in self.unsettled]
+        out += ["not temporally safe: " + d.message for d in self.unbounded]
+        return out
+
+    def lamport_relations(self) -> tuple[str, ...]:
+        """The asynchronous relations a locus involves: those that reach its body relation, and those sent by a rule
+        its head reaches (or by the locus's rule itself). What `lamport.rewrite` rewrites by default."""
+        reach = _reach(self.dependencies)
+        chosen = set()
+        for locus in self.loci:
+            chosen |= {a for a in self.asynchronous if locus.relation in reach[a]}
+            chosen |= {a for a in self.asynchronous if a == locus.head or a in reach[locus.head]}
+        return tuple(a for a in self.asynchronous if a in chosen and a not in self.clocked)
+
+    def component_of(self) -> dict[str, int]:
+        return {r: i for i, comp in enumerate(self.components) for r in comp}
+
+    def as_dict(self) -> dict:
+        return {
+            "temporally_stratifiable": self.temporally_stratifiable,
+            "cycles": [d.as_dict() for d in self.cycles],
+            "temporally_safe": self.temporally_safe,
+            "unbounded": [d.as_dict() for d in self.unbounded],
+            "components": [list(c) for c in self.components],
+            "dependencies": [d.as_dict() for d in self.dependencies],
+            "asynchronous": list(self.asynchronous),
+            "loci": [x.as_dict() for x in self.loci],
+            "transient": [x.as_dict() for x in self.transient],
+            "not_persisted": list(self.not_persisted),
+            "unsettled": [d.as_dict() for d in self.unsettled],
+        "settled": self.settled,
+            "events": list(self.events),
+            "positive": self.positive,
+            "confluent": self.confluent,
+            "reasons": self.reasons(),
+            "lamport_relations": list(self.lamport_relations()),
+            "clocked": list(self.clocked),
+        }
+
+
+def _rules(program: Program) -> tuple[Rule, ...]:
+    return tuple(r for r in program.rules if r.kind is not RuleKind.GLOBAL)
+
+
+def _literals(rule: Rule) -> Iterable[Literal]:
+    return (b for b in rule.body if isinstance(b, Literal))
+
+
+def dependencies(program: Program) -> tuple[Dependency, ...]:
+    """The PDG's edges, in the order of the rules that first make them."""
+    edges: dict[tuple[str, str], list] = {}
+    for rule in _rules(program):
+        temporal = rule.kind in (RuleKind.INDUCTIVE, RuleKind.ASYNC)
+        for literal in _literals(rule):
+            key = (rule.head.predicate, literal.atom.predicate)
+            edge = edges.setdefault(key, [False, False, True, []])
+            edge[0] |= literal.negated
+            edge[1] |= bool(rule.aggregates)
+            edge[2] &= temporal
+            if rule.number not in edge[3]:
+                edge[3].append(rule.number)
+    return tuple(Dependency(h, b, neg, agg, temp, tuple(rules)) for (h, b), (neg, agg, temp, rules) in edges.items())
+
+
+def _reach(deps: Iterable[Dependency]) -> dict[str, set[str]]:
+    """relation → the relations derived from it through any rules (itself included): the data flow."""
+    flows: dict[str, set[str]] = defaultdict(set)
+    for d in deps:
+        flows[d.body].add(d.head)
+    reach: dict[str, set[str]] = defaultdict(set)
+    for start in list(flows) + [d.head for d in deps]:
+        if start in reach:
+            continue
+        seen, todo = {start}, [start]
+        while todo:
+            for nxt in flows.get(todo.pop(), ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        reach[start] = seen
+    return reach
+
+
+def _path(succ: dict[str, list[str]], start: str, goal: str) -> list[str] | None:
+    """A shortest path start → goal along `succ` (breadth first), or None."""
+    previous, frontier = {start: None}, [start]
+    while frontier and goal not in previous:
+        following = []
+        for v in frontier:
+            for w in succ.get(v, ()):
+                if w not in previous:
+                    previous[w] = v
+                    following.append(w)
+        frontier = following
+    if goal not in previous:
+        return None
+    path, v = [], goal
+    while v is not None:
+        path.append(v)
+        v = previous[v]
+    return path[::-1]
+
+
+def _diag(program: Program, code: str, message: str, span, severity=Severity.WARNING) -> Diagnostic:
+    return Diagnostic(code, message, span, program.filename, program.text, severity)
+
+
+def _what(rule: Rule, literal: Literal) -> str:
+    if literal.negated:
+        return f"the negation of '{literal.atom.predicate}'"
+    return f"the aggregate '{rule.aggregates[0]}' over '{literal.atom.predicate}'"
+
+
+def _where(rule: Rule, literal: Literal):
+    return literal.atom.span if literal.negated else rule.aggregates[0].span
+
+
+def temporal_cycles(program: Program, deps: tuple[Dependency, ...]) -> list[Diagnostic]:
+    """Every ¬ edge (negation or aggregate) on a cycle of edges none of which is +, at the literal's position."""
+    later = {(d.head, d.body) for d in deps if d.temporal}
+    succ: dict[str, list[str]] = defaultdict(list)
+    for d in deps:
+        if not d.temporal:
+            succ[d.head].append(d.body)
+    out = []
+    for rule in _rules(program):
+        for literal in _literals(rule):
+            head, body = rule.head.predicate, literal.atom.predicate
+            if (head, body) in later or not (literal.negated or rule.aggregates):
+                continue
+            back = _path(succ, body, head)
+            if back is None:
+                continue
+            cycle = " → ".join([head, *back])
+            out.append(_diag(
+                program, "temporal-stratification",
+                f"{_what(rule, literal)} in {rule_name(rule)} is on the cycle {cycle} with no + edge (no rule on it "
+                "derives at a later step): the program is not temporally stratifiable, a fact may depend on its own "
+                "negation at one step (make one of the rules on the cycle @next)",
+                _where(rule, literal)))
+    return out
+
+
+def unbounded(program: Program, deps: tuple[Dependency, ...]) -> list[Diagnostic]:
+    """Rules that compute a new value in their head on a cycle of the PDG with no comparison in the body: each
+    step (or each round of a fixpoint) may add a value, so the program has no finite eventual model."""
+    succ: dict[str, list[str]] = defaultdict(list)
+    for d in deps:
+        succ[d.head].append(d.body)
+    relations = sorted({r for d in deps for r in (d.head, d.body)})
+    component = {r: i for i, comp in enumerate(strongly_connected(relations, succ)) for r in comp}
+    out = []
+    for rule in _rules(program):
+        computed = next((a for a in rule.head.args if isinstance(a, Arithmetic)), None)
+        if computed is None or rule.comparisons:
+            continue
+        head = rule.head.predicate
+        if any(component.get(a.predicate) == component.get(head) for a in rule.positive):
+            out.append(_diag(
+                program, "temporal-safety",
+                f"{rule_name(rule)} ({rule.kind.value}) computes the new value '{computed}' on a cycle of the "
+                "dependency graph: its relation may grow without bound, so the program is not temporally safe "
+                "(bound the value with a comparison in the body; within a horizon it is finite)",
+                computed.span, Severity.NOTE))  # a clock is often meant: the bounded semantics stays finite
+    return out
+
+
+def simply_persisted(program: Program) -> set[str]:
+    """The relations R with a rule `R(X1, ..., Xk)@next :- R(X1, ..., Xk).` (distinct variables), tr2009's persist[R]."""
+    out = set()
+    for rule in program.rules_of(RuleKind.INDUCTIVE):
+        args = rule.head.args
+        plain = all(isinstance(a, Variable) and not a.anonymous for a in args) and len(set(map(str, args))) == len(args)
+        if (plain and len(rule.body) == 1 and isinstance(rule.body[0], Literal) and not rule.body[0].negated
+                and rule.body[0].step is None and rule.body[0].atom == rule.head):
+            out.add(rule.head.predicate)
+    return out
+
+
+def _by_head(rules: Iterable[Rule]) -> dict[str, list[Rule]]:
+    out: dict[str, list[Rule]] = defaultdict(list)
+    for r in rules:
+        out[r.head.predicate].append(r)
+    return out
+
+
+def _readers(rules: Iterable[Rule]) -> dict[str, set[str]]:
+    """relation → the heads of the rules that read it."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for r in rules:
+        for lit in _literals(r):
+            out[lit.atom.predicate].add(r.head.predicate)
+    return out
+
+
+def _constant(program: Program, events: set[str]) -> set[str]:
+    """The relations fixed by the input: input relations without events, and what deductive rules derive from them
+    alone (any polarity); they hold the same facts at every step of every run. A least fixpoint, by a work list."""
+    rules = _rules(program)
+    by_head, readers = _by_head(rules), _readers(rules)
+    constant = {p for r in rules for p in (a.predicate for a in (*r.positive, *r.negative))
+                if p not in by_head and p not in events}
+    waiting: dict[str, set[str]] = {}  # a head of deductive rules only → the relations they read not yet constant
+    for p, mine in by_head.items():
+        if all(r.kind is RuleKind.DEDUCTIVE and all(lit.step is None for lit in _literals(r)) for r in mine):
+            waiting[p] = {lit.atom.predicate for r in mine for lit in _literals(r)} - constant
+    todo = list(constant) + [p for p, w in waiting.items() if not w]
+    constant |= {p for p, w in waiting.items() if not w}
+    while todo:
+        q = todo.pop()
+        for p in readers.get(q, ()):
+            if p in waiting and p not in constant:
+                waiting[p].discard(q)
+                if not waiting[p]:
+                    constant.add(p)
+                    todo.append(p)
+    return constant
+
+
+def _monotone_over(rule: Rule, growing: set[str], constant: set[str]) -> Literal | None:
+    """The first literal of `rule` that keeps it from being monotone over growing data, or None."""
+    for literal in _literals(rule):
+        p = literal.atom.predicate
+        if literal.step is not None and p not in constant:
+            return literal
+        if (literal.negated or rule.aggregates) and p not in constant:
+            return literal
+        if not literal.negated and p not in growing and p not in constant:
+            return literal
+    return None
+
+
+def growing(program: Program, constant: set[str], persisted: set[str]) -> set[str]:
+    """The relations that never lose a fact (a greatest fixpoint): every rule that derives one reads growing or
+    constant relations positively and negates or aggregates constant ones only; an asynchronous one is also
+    simply persisted, so what arrives stays."""
+    rules = _rules(program)
+    by_head, readers = _by_head(rules), _readers(rules)
+    out = set(by_head) - constant
+    todo = list(out)
+    while todo:
+        p = todo.pop()
+        if p not in out:
+            continue
+        mine = by_head[p]
+        if any(r.kind is RuleKind.ASYNC for r in mine) and p not in persisted or any(
+                _monotone_over(r, out, constant) is not None for r in mine):
+            out.discard(p)
+            todo.extend(q for q in readers.get(p, ()) if q in out)
+    return out
+
+
+def carried(program: Program) -> set[str]:
+    """The relations whose facts are carried to a later step: read by an inductive or asynchronous rule, or by a
+    deductive rule whose head is carried."""
+    rules = _rules(program)
+    by_head = _by_head(r for r in rules if r.kind is RuleKind.DEDUCTIVE)
+    out = {lit.atom.predicate for r in rules if r.kind is not RuleKind.DEDUCTIVE for lit in _literals(r)}
+    todo = list(out)
+    while todo:
+        for r in by_head.get(todo.pop(), ()):
+            for lit in _literals(r):
+                if lit.atom.predicate not in out:
+                    out.add(lit.atom.predicate)
+                    todo.append(lit.atom.predicate)
+    return out
+
+
+def clocked(program: Program) -> tuple[str, ...]:
+    """The asynchronous relations W that a rewrite of tr2009 §6.6 (`lamport.rewrite`) introduced: their last argument
+    S is a send step, and a deductive rule delivers W's facts once a clock C passes it (`... :- W(X̄, S), K(C), S < C.`)."""
+    out = []
+    for w in program.async_relations():
+        for rule in program.rules_of(RuleKind.DEDUCTIVE):
+            waits = [a for a in rule.positive if a.predicate == w and a.args and isinstance(a.args[-1], Variable)]
+            if any(c.op == "<" and str(c.left) == str(a.args[-1]) for a in waits for c in rule.comparisons):
+                out.append(w)
+                break
+    return tuple(out)
+
+
+def analyse(program: Program, events: Iterable[str] = ()) -> Coordination:
+    """Every analysis of this module on `program`; `events` names the relations that have input events (facts that
+    hold at one step only, e.g. Molly's `begin(c, t1)@1;`)."""
+    events = set(events)
+    deps = dependencies(program)
+    rules = _rules(program)
+    relations = tuple(dict.fromkeys(atom.predicate for rule in rules for atom in rule.atoms))  # as first written
+    monotone: dict[str, list[str]] = defaultdict(list)
+    for d in deps:
+        if d.monotone:
+            monotone[d.head].append(d.body)
+    written = {r: i for i, r in enumerate(relations)}
+    components = tuple(tuple(sorted(c, key=written.__getitem__)) for c in strongly_connected(list(relations), monotone))
+    asynchronous = tuple(program.async_relations())
+    reach = _reach(deps)
+    depends: dict[str, list[str]] = defaultdict(list)
+    for d in deps:
+        depends[d.head].append(d.body)
+
+    def distance(source: str, target: str) -> tuple[int, int]:
+        """How directly `source` reaches `target`: through monotone edges first, then the shortest path."""
+        plain = _path(monotone, target, source)
+        return (0 if plain else 1, len(plain or _path(depends, target, source) or relations))
+
+    kept = carried(program)
+    loci, transient = [], []
+    for rule in rules:
+        for literal in _literals(rule):
+            if not (literal.negated or rule.aggregates):
+                continue
+            body = literal.atom.predicate
+            by = tuple(sorted((a for a in asynchronous if body in reach[a]), key=lambda a: distance(a, body)))
+            if not by:
+                continue
+            is_carried = rule.kind is not RuleKind.DEDUCTIVE or rule.head.predicate in kept
+            arrives = f"'{by[0]}' is asynchronous" + ("" if by[0] == body else f" and reaches '{body}'")
+            if is_carried:
+                later = ("it decides what is sent" if rule.kind is RuleKind.ASYNC else
+                         "it decides what holds at the next step" if rule.kind is RuleKind.INDUCTIVE else
+                         f"'{rule.head.predicate}' is kept for later steps")
+                message = (f"{_what(rule, literal)} in {rule_name(rule)} closes over messages that may still arrive "
+                           f"({arrives}) and {later}: a locus of coordination (make the rule wait until every "
+                           f"'{body}' it depends on is known, or restore causal order with "
+                           f"`dedalus2asp convert --to lamport`)")
+                severity = Severity.NOTE  # a place to look at, not a fault: the program may be right as it is
+            else:
+                message = (f"{_what(rule, literal)} in {rule_name(rule)} reads messages that may still arrive "
+                           f"({arrives}), but '{rule.head.predicate}' is read at its own step only: it is evaluated "
+                           "afresh at every step, so it is not a locus (it sees every message once all have arrived)")
+                severity = Severity.NOTE
+            found = Locus(rule, body, not literal.negated, by, is_carried,
+                          _diag(program, "locus" if is_carried else "transient", message, _where(rule, literal), severity))
+            (loci if is_carried else transient).append(found)
+    persisted = simply_persisted(program)
+    constant = _constant(program, events)
+    grows = growing(program, constant, persisted)
+    located_loci = {(x.rule.number, x.relation) for x in loci}
+    unsettled, settled = [], True
+    for rule in rules:
+        if rule.kind is RuleKind.DEDUCTIVE and rule.head.predicate not in kept:
+            continue
+        literal = _monotone_over(rule, grows, constant)
+        if literal is None:
+            continue
+        settled = False
+        p = literal.atom.predicate
+        inherited = not (literal.negated or rule.aggregates or p in events or literal.step is not None
+                         or p in asynchronous and p not in persisted)
+        if inherited or (rule.number, p) in located_loci:
+            continue  # a relation that loses facts because what it reads does: its root cause is reported
+        why = ("it is asynchronous and not simply persisted, so it holds at the steps it arrives only"
+               if p in asynchronous and p not in persisted else
+               "it has input events, which hold at one step only" if p in events else
+               f"it is read at step {literal.step} only" if literal.step is not None else
+               "it may lose facts from one step to the next")
+        use = "negates" if literal.negated else "aggregates over" if rule.aggregates else "joins"
+        unsettled.append(_diag(
+            program, "time-sensitive",
+            f"{rule_name(rule)} {use} '{p}', and {why}; what it derives is carried to a later step, so it may depend "
+            f"on when '{p}' holds (persist '{p}', or derive it from relations that only grow)",
+            literal.atom.span, Severity.NOTE))
+    return Coordination(
+        relations=relations,
+        dependencies=deps,
+        components=components,
+        asynchronous=asynchronous,
+        cycles=tuple(temporal_cycles(program, deps)),
+        unbounded=tuple(unbounded(program, deps)),
+        loci=tuple(loci),
+        transient=tuple(transient),
+        not_persisted=tuple(a for a in asynchronous if a not in persisted),
+        unsettled=tuple(unsettled),
+        positive=program.positive,
+        events=tuple(sorted(events)),
+        settled=settled,
+        clocked=clocked(program),
+    )
