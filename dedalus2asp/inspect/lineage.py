@@ -43,7 +43,7 @@ from dataclasses import dataclass, field, replace
 
 import clingo
 
-from ..asp.names import CRASHED, LOST, PENDING, SILENCED
+from ..asp.names import CRASHED, LOST, PENDING, SILENCED, omission_key
 from ..asp.transform import transform
 from ..bounds import Bounds
 from ..lang.ast import GLOBAL_NODE, Instance, Program
@@ -305,7 +305,7 @@ def _closest(compiled, counterexample: Counterexample) -> str:
     lines = ["", "% the lineage: the fewest faults, then the closest to the counterexample's schedule"]
     for chosen, relation in compiled.messages.items():
         w = [f"W{i}" for i in range(1, compiled.arities[relation] + 1)]
-        lines.append(f'#minimize {{ 1@2,"{relation}",X,S,Y{"".join("," + v for v in w)} : '
+        lines.append(f'#minimize {{ 1@2,{omission_key(relation, w, compiled.bounds.network.by_channel)} : '
                      f'{chosen}({",".join(["X", "S", "Y", LOST, *w])})' + (f", not {SILENCED}(X,S)" if crashes else "") + " }.")
     if crashes:
         lines.append(f"#minimize {{ 1@2,{CRASHED},Y : {CRASHED}(Y,S) }}.")

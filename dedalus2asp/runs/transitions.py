@@ -77,6 +77,10 @@ class Step(NamedTuple):
     sent: tuple[tuple[int, frozenset[GroundFact]], ...]  # async_P(D) per addressee position inside N
 
 
+SILENT = Step(frozenset(), frozenset(), ())
+"""What a node that has crashed under fail-stop does at a step: nothing."""
+
+
 class Part(NamedTuple):
     """One node's part of a configuration: the D of its past steps, st(x), bf(x).
 
@@ -113,7 +117,8 @@ CrashPlan = Mapping[clingo.Symbol, int]
 
 
 def crash_plans(names: tuple[clingo.Symbol, ...], crashes: int, horizon: int) -> Iterator[CrashPlan]:
-    """Every way for at most `crashes` of the nodes `names` to crash, each at a step 0..horizon; the first is no crash."""
+    """Every way for at most `crashes` of the nodes `names` to crash, each at a step 0..horizon; the first is no crash.
+    (Molly's crash candidates, `Network.crash_times` after-send, crash at steps 0..T-1: pass T-1.)"""
     for k in range(min(crashes, len(names)) + 1):
         for nodes in combinations(names, k):
             for steps in product(range(horizon + 1), repeat=k):
@@ -160,6 +165,10 @@ class System:
         self._buffers: dict[frozenset[Packet], frozenset[Message]] = {}
         self.crash = tuple(crash.get(x) for x in self.names)  # per position: the crash step, or None
         self.loss_until = network.loss_until or 0
+        self.by_channel = network.by_channel
+        self.fail_stop = network.fail_stop
+        self.after_send = network.after_send
+        self._sending: set[tuple[int, tuple[frozenset[GroundFact], ...]]] = set()  # (i, history up to a step at which i sent to another node)
 
     def number(self, predicate: str, args: Iterable[clingo.Symbol]) -> GroundFact:
         constant = self.values.constant
@@ -201,6 +210,29 @@ class System:
             self._steps[i, facts] = result
         return result
 
+    def act(self, i: int, facts: frozenset[GroundFact], t: int) -> Step:
+        """`step`, except that under fail-stop crashes (docs/faults.md) a node that has crashed by step t does
+        nothing: no facts, nothing carried, no messages."""
+        if self.fail_stop and self.crash[i] is not None and self.crash[i] <= t:
+            return SILENT
+        return self.step(i, facts, t)
+
+    def record(self, i: int, history: tuple[frozenset[GroundFact], ...], step: Step) -> None:
+        """Note that node number i, whose history up to the step just taken is `history`, sent to another node at
+        that step (for Molly's crash candidates, `admissible`; only for a node of the crash plan)."""
+        if self.after_send and self.crash[i] is not None and any(j != i for j, _ in step.sent):
+            self._sending.add((i, history))
+
+    def admissible(self, histories: tuple[tuple[frozenset[GroundFact], ...], ...]) -> bool:
+        """Whether a run whose nodes have these histories has Molly's crash candidates (`Network.crash_times`
+        after-send): every node of the crash plan crashes at or after a step at which it sent to another node."""
+        if not self.after_send:
+            return True
+        return all(
+            c is None or any((i, histories[i][: s + 1]) in self._sending for s in range(c + 1))
+            for i, c in enumerate(self.crash)
+        )
+
     def outcomes(self, i: int, t: int, sent: Sent) -> Iterator[Sent]:
         """The messages of node number i's step t that travel, for every choice of lost ones.
 
@@ -214,6 +246,11 @@ class System:
         own = tuple((j, facts) for j, facts in sent if j == i)
         if crashed:
             yield own
+            return
+        if self.by_channel:  # an omission cuts a channel: each subset of the addressees loses all it was sent
+            channels = [(j, facts) for j, facts in sent if j != i]
+            for kept in product((False, True), repeat=len(channels)):
+                yield tuple(sorted(own + tuple(c for keep, c in zip(kept, channels) if keep)))
             return
         others = [(j, fact) for j, facts in sent if j != i for fact in sorted(facts)]
         for kept in product((False, True), repeat=len(others)):
@@ -230,7 +267,7 @@ class System:
         kept (no loss: `replay`), and what it computed."""
         local = config[i]
         t = len(local.history)
-        step = self.step(i, local.state.union([fact for *_, fact in delivered]), t)
+        step = self.act(i, local.state.union([fact for *_, fact in delivered]), t)
         return self._target(config, i, delivered, step, step.sent), step
 
     def transitions(
@@ -240,7 +277,7 @@ class System:
         lost messages (`outcomes`), each with the messages that travel."""
         local = config[i]
         t = len(local.history)
-        step = self.step(i, local.state.union([fact for *_, fact in delivered]), t)
+        step = self.act(i, local.state.union([fact for *_, fact in delivered]), t)
         for sent in self.outcomes(i, t, step.sent):
             yield self._target(config, i, delivered, step, sent), sent
 
@@ -249,6 +286,7 @@ class System:
         t = len(local.history)
         target = list(config)
         target[i] = Part(local.history + (step.deduced,), step.state, local.buffer - delivered)
+        self.record(i, target[i].history, step)
         for j, facts in sent:
             history, state, buffer = target[j]
             target[j] = Part(history, state, buffer.union([(i, t, j, fact) for fact in facts]))
