@@ -236,14 +236,20 @@ class Network:
         words = []
         if self.lossy:
             words.append(f"losses before step {self.loss_until}")
-        if self.lossy and self.omission != ("channel" if self.sync else "message"):
-            words.append(f"omissions by {self.omission}")
         if self.crashes:
             words.append(f"≤ {self.crashes} crash" + ("" if self.crashes == 1 else "es"))
-            if self.crash_times != ("after-send" if self.sync else "any"):
-                words.append(f"crashes at {self.crash_times} steps" if self.crash_times == "any" else "crashes after a send")
-            if self.fail_stop:
-                words.append("fail-stop")
+        return words + self.model_words()
+
+    def model_words(self) -> list[str]:
+        """The fault model in words where it is not the delivery's default ([] when it is): "an omission loses
+        one message", "crashes at any step", "fail-stop crashes"."""
+        words = []
+        if self.lossy and self.omission != ("channel" if self.sync else "message"):
+            words.append("an omission loses " + ("one message" if self.omission == "message" else "a channel"))
+        if self.crashes and self.crash_times != ("after-send" if self.sync else "any"):
+            words.append("crashes at any step" if self.crash_times == "any" else "crashes after a send, before the last step")
+        if self.fail_stop:
+            words.append("fail-stop crashes")
         return words
 
     def as_dict(self) -> dict:

@@ -194,7 +194,7 @@ class Verdict:
         words.append(f"losses before step {network.loss_until}" if network.lossy else "no lost message")
         words.append(("horizons " + ", ".join(map(str, self.searched))) if len(self.searched) > 1 else f"horizon {self.bounds.horizon}")
         words.append("sync delivery" if network.sync else ("no delay bound" if network.max_delay is None else f"delay ≤ {network.max_delay}"))
-        return ", ".join(words)
+        return ", ".join(words + network.model_words())
 
     def describe(self) -> str:
         """The verdict in words, with its bounds."""
