@@ -86,6 +86,9 @@ def main() -> None:
         "not_decided": [f"{' + '.join(r['files'])}: {r['verify'].get('error', 'exit %d' % r['verify']['exit'])}"
                         for r in rows if r["agrees"] is None],
         "max_seconds": max((r["verify"]["seconds"] for r in decided), default=None),
+        # the verdict alone, where the lineage failed (exit 70: issue #31 item 5, the lineage of a run that reads crash)
+        "agree_without_lineage": sum(1 for r in rows if r["no_lineage"].get("counterexample") == r["molly"]),
+        "decided_without_lineage": sum(1 for r in rows if "counterexample" in r["no_lineage"]),
     }
     print(json.dumps(summary, indent=1))
     Path(args.json).write_text(json.dumps({"summary": summary, "rows": rows}, indent=1) + "\n")

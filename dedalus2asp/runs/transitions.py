@@ -77,8 +77,6 @@ class Step(NamedTuple):
     sent: tuple[tuple[int, frozenset[GroundFact]], ...]  # async_P(D) per addressee position inside N
 
 
-SILENT = Step(frozenset(), frozenset(), ())
-"""What a node that has crashed under fail-stop does at a step: nothing."""
 
 
 class Part(NamedTuple):
@@ -168,6 +166,9 @@ class System:
         self.by_channel = network.by_channel
         self.fail_stop = network.fail_stop
         self.after_send = network.after_send
+        self._silent = tuple(
+            Step(frozenset(f for f in facts if f[0] == CRASH), frozenset(), ()) for facts in self.inputs
+        )
         self._sending: set[tuple[int, tuple[frozenset[GroundFact], ...]]] = set()  # (i, history up to a step at which i sent to another node)
 
     def number(self, predicate: str, args: Iterable[clingo.Symbol]) -> GroundFact:
@@ -212,9 +213,10 @@ class System:
 
     def act(self, i: int, facts: frozenset[GroundFact], t: int) -> Step:
         """`step`, except that under fail-stop crashes (docs/faults.md) a node that has crashed by step t does
-        nothing: no facts, nothing carried, no messages."""
+        nothing: no deduction, nothing carried, no messages; it holds only the run's crash(y, s) facts, which
+        hold at every node (Molly's convention)."""
         if self.fail_stop and self.crash[i] is not None and self.crash[i] <= t:
-            return SILENT
+            return self._silent[i]
         return self.step(i, facts, t)
 
     def record(self, i: int, history: tuple[frozenset[GroundFact], ...], step: Step) -> None:
