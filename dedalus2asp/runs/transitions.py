@@ -14,7 +14,11 @@ enters bf(y). A `System` is built for one crash plan (which node crashes at whic
 its crash step on a node's messages to other nodes are lost, and when P reads crash/2 every
 node holds crash(y, s) for the plan's crashes at every step, as an input fact. With a loss
 window E, each message to another node sent at a step s < E may be kept or lost
-(`System.outcomes`). The paper tags a message with
+(`System.outcomes`), or, when an omission cuts a channel (Molly's model, `Network.omission`),
+all the messages of a channel (x, s, y) together. Under Molly's crash candidates
+(`Network.crash_times` after-send) a run is kept only when each node of the plan sent to another
+node at or before its crash step (`System.admissible`); under fail-stop crashes a crashed node
+computes nothing (`System.act`). The paper tags a message with
 the ordinal of the transition that sent it; we identify it by its sender, the
 sender's step, the addressee and the fact (`Message`), which is the same thing:
 a transition is a (node, step).
