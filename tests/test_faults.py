@@ -513,3 +513,19 @@ def test_fault_model_options_are_checked(tmp_path):
                                  ("--crash-model", "byzantine", "crash model")]:
         done = _cli("verify", "x.ded", "--eot", "2", option, value, cwd=tmp_path)
         assert done.returncode == 2 and words in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_message_to_a_crashed_node_arrives_under_clock_and_not_under_fail_stop():
+    """b crashes at step 0; a's broadcast, sent at step 0, reaches b at step 1. Under Molly's clock rules b still
+    receives and logs it (Molly keeps a crashed node's clock); under fail-stop b holds nothing from step 0 on but
+    the run's crash facts. The explorer agrees in both."""
+    program, instance = broadcast(ONE_SHOT)
+    held = {}
+    for model in ("clock", "fail-stop"):
+        bounds = Bounds(2, network=Network("sync", crashes=1, crash_times="any", crash_model=model))
+        traces = asp_traces(program, instance, bounds)
+        assert traces == run_traces(program, instance, bounds)
+        crashed_b = [t for t in traces if any(r == "crash" and str(a[0]) == "b" and a[1].number == 0 for _, _, r, a in t)]
+        assert len(crashed_b) == 1
+        held[model] = {r for x, s, r, _ in crashed_b[0] if str(x) == "b"}
+    assert "got" in held["clock"] and held["fail-stop"] == {"crash"}  # no rule fires at b: not even down(Y)
