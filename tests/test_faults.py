@@ -508,6 +508,10 @@ def test_channel_omissions_count_one_fault_per_channel(tmp_path):
     assert found["faults"] == 1 and len(found["lost"]) == 2  # both messages of one channel, one fault
     finer = json.loads(_cli(*base, "--omission", "message", cwd=tmp_path).stdout)["counterexample"]
     assert finer["faults"] == 1 and len(finer["lost"]) == 1  # m2 alone
+    sets = json.loads(_cli(*base, "--crashes", "1", "--all", cwd=tmp_path).stdout)["minimal_fault_sets"]
+    omitted = sorted(sorted((l["from"], l["to"], l["relation"]) for l in f["lost"]) for f in sets if f["lost"])
+    assert omitted == [[("a", "b", "m1"), ("a", "b", "m2")], [("b", "a", "m1"), ("b", "a", "m2")]]
+    assert sorted((c["node"], c["step"]) for f in sets for c in f["crashes"]) == [("a", 0), ("b", 0)]
 
 
 def test_fault_model_options_are_checked(tmp_path):
