@@ -8,7 +8,8 @@ tplp2016 Example 1 for 10^10 candidate arrivals of messages (tplp2016 §4.3, the
 from the program, the input and the bounds, in time linear in the program (on the
 shipped examples, from 0.6 to 50 times the number of ground rules clingo reports);
 `check` refuses an estimate above the budget (`--max-ground`) with the rule to blame,
-unless clingo, given `PROBE_SECONDS` in a process of its own, grounds the program within the
+unless, where the estimate rests on estimated sizes and is within `PROBE_FACTOR` of the budget
+(`_uncertain`), clingo, given `PROBE_SECONDS` in a process of its own, grounds the program within the
 budget (`measured`): a static estimate cannot see that a value computed by arithmetic takes few
 values in a run (Molly's Paxos model: millions estimated, 10,238 rules ground).
 
@@ -348,6 +349,29 @@ def measured(program: Program, instance: Instance | None, bounds: Bounds, second
         return None
 
 
+PROBE_FACTOR = 100
+"""An estimate above this many times the budget is refused without measuring: no estimate was that far off."""
+
+
+def _uncertain(found: Estimate, program: Program, max_ground: int) -> bool:
+    """Whether an estimate above the budget is worth measuring (`measured`): within `PROBE_FACTOR` of the budget,
+    and above it only by the parts that rest on estimated sizes (a rule that reads a derived relation, the copies
+    of a derived relation's facts, the encoding's own). A blow-up over input relations alone (a cross product) is
+    counted exactly enough to be refused at once."""
+    if found.total > PROBE_FACTOR * max_ground:
+        return False
+    derived = program.idb()
+
+    def estimated(part: Part) -> bool:
+        if part.rule is None:
+            return True
+        if part.what.startswith("the facts of"):
+            return part.rule.head.predicate in derived
+        return any(atom.predicate in derived for atom in part.rule.positive)
+
+    return sum(p.size for p in found.parts if not estimated(p)) <= max_ground
+
+
 def _ground_rules(text: str, timeout: float | None = None) -> int:
     """The number of rules of `text` ground (clingo's lp statistics; the solve that reads them fails at once)."""
     ctl = clingo.Control(["--warn=none"])
@@ -367,7 +391,7 @@ def check(program: Program, instance: Instance | None, bounds: Bounds, max_groun
     found = estimate(program, instance, bounds)
     if not max_ground or found.total <= max_ground:
         return found
-    rules = measured(program, instance, bounds) if instance is not None else None
+    rules = measured(program, instance, bounds) if instance is not None and _uncertain(found, program, max_ground) else None
     if rules is not None and rules <= max_ground:  # the estimate was far above what clingo grounds: counted
         return Estimate((Part(f"{rules:,} rules, ground by clingo within {PROBE_SECONDS:g} s", float(rules)),))
     part = found.largest
