@@ -73,6 +73,24 @@ DELIVERIES = ("async", "sync")
 addressee's next step, s + 1 for a message sent at step s."""
 
 
+OMISSIONS = ("message", "channel")
+"""What one omission loses. `message`: one message (two messages from x to y sent at one step may
+suffer different fates). `channel`: every message from x to y sent at one step, together — Molly's
+model (Alvaro, Rosen, Hellerstein, SIGMOD 2015; its failure specification omits the clock fact of
+a channel at a time, so every message on it at that time is lost)."""
+
+CRASH_TIMES = ("any", "after-send")
+"""When a node may crash. `any`: at any step 0..T. `after-send`: Molly's candidates — only at a step
+0..T-1 (Molly's times up to EOT-1) at or after one at which the node sends a message to another
+node; a crash before a node's first message, or at the last step, is the same run for every program
+that does not read `crash`, which Molly therefore never proposes."""
+
+CRASH_MODELS = ("clock", "fail-stop")
+"""What a crashed node still does. `clock`: Molly's clock rules — it keeps its state, its clock and its
+messages to itself; from its crash step on its messages to other nodes are lost. `fail-stop`: it does
+nothing from its crash step on — no deductions, no carried facts, no messages, no facts at all."""
+
+
 CRASH = "crash"
 """The relation crash(y, s), "node y crashes at step s", that holds at every node and step of a
 run with crashes (Molly's convention); a program reads it like an input relation."""
@@ -117,6 +135,12 @@ class Network:
       crash-stop model). `crash(y, s)` ("y crashes at step s") then holds at every node and step.
     nodes: names of nodes of the network besides those the input names (Molly's `-N`): each
       becomes a node with no input facts.
+    omission: what one omission loses (`OMISSIONS`): one `message`, or a whole `channel` (x, s, y)
+      — Molly's model, the default under `sync`; `message` is the default under `async`.
+    crash_times: when a node may crash (`CRASH_TIMES`): at `any` step, or `after-send` — Molly's
+      candidates, the default under `sync`.
+    crash_model: what a crashed node still does (`CRASH_MODELS`): `clock` (Molly's clock rules, the
+      default) or `fail-stop`.
     """
 
     delivery: str = "async"
@@ -124,10 +148,14 @@ class Network:
     loss_until: int | None = None
     crashes: int = 0
     nodes: tuple[str, ...] = ()
+    omission: str | None = None
+    crash_times: str | None = None
+    crash_model: str = "clock"
 
     def __post_init__(self) -> None:
         if self.delivery not in DELIVERIES:
             raise ValueError(f"the delivery model must be one of {', '.join(DELIVERIES)}, not {self.delivery!r}")
+        self._fault_model()
         _in_range("delay bound", self.max_delay)
         if self.delivery == "sync" and self.max_delay is not None:
             raise ValueError(
@@ -143,9 +171,38 @@ class Network:
             twice = sorted({n for n in self.nodes if self.nodes.count(n) > 1})
             raise ValueError(f"the node list names {', '.join(twice)} more than once")
 
+    def _fault_model(self) -> None:
+        """Resolve the omission and crash-time models to their delivery's defaults (Molly's under `sync`), and check them."""
+        if self.omission is None:
+            object.__setattr__(self, "omission", "channel" if self.delivery == "sync" else "message")
+        if self.crash_times is None:
+            object.__setattr__(self, "crash_times", "after-send" if self.delivery == "sync" else "any")
+        for what, value, allowed in (
+            ("omission model", self.omission, OMISSIONS),
+            ("crash times", self.crash_times, CRASH_TIMES),
+            ("crash model", self.crash_model, CRASH_MODELS),
+        ):
+            if value not in allowed:
+                raise ValueError(f"the {what} must be one of {', '.join(allowed)}, not {value!r}")
+
     @property
     def sync(self) -> bool:
         return self.delivery == "sync"
+
+    @property
+    def by_channel(self) -> bool:
+        """Whether an omission loses every message of a channel (x, s, y) together (Molly's model)."""
+        return self.lossy and self.omission == "channel"
+
+    @property
+    def after_send(self) -> bool:
+        """Whether a node crashes only at a step 0..T-1 at or after one at which it sent to another node (Molly's candidates)."""
+        return self.crashes > 0 and self.crash_times == "after-send"
+
+    @property
+    def fail_stop(self) -> bool:
+        """Whether a crashed node does nothing from its crash step on (else Molly's clock rules)."""
+        return self.crashes > 0 and self.crash_model == "fail-stop"
 
     @property
     def delay_bound(self) -> int | None:
@@ -193,6 +250,18 @@ class Network:
             words.append(f"losses before step {self.loss_until}")
         if self.crashes:
             words.append(f"≤ {self.crashes} crash" + ("" if self.crashes == 1 else "es"))
+        return words + self.model_words()
+
+    def model_words(self) -> list[str]:
+        """The fault model in words where it is not the delivery's default ([] when it is): "an omission loses
+        one message", "crashes at any step", "fail-stop crashes"."""
+        words = []
+        if self.lossy and self.omission != ("channel" if self.sync else "message"):
+            words.append("an omission loses " + ("one message" if self.omission == "message" else "a channel"))
+        if self.crashes and self.crash_times != ("after-send" if self.sync else "any"):
+            words.append("crashes at any step" if self.crash_times == "any" else "crashes after a send, before the last step")
+        if self.fail_stop:
+            words.append("fail-stop crashes")
         return words
 
     def as_dict(self) -> dict:
@@ -202,8 +271,12 @@ class Network:
             out["delivery"] = self.delivery
         if self.loss_until is not None:
             out["loss_until"] = self.loss_until
+        if self.lossy:
+            out["omission"] = self.omission
         if self.crashes:
             out["crashes"] = self.crashes
+            out["crash_times"] = self.crash_times
+            out["crash_model"] = self.crash_model
         if self.nodes:
             out["nodes"] = list(self.nodes)
         return out

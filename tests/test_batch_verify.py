@@ -266,3 +266,21 @@ def test_the_example_sweep_reproduces_the_textbook_verdicts():
     # async with delays up to 1 answers as sync on the broadcasts, here
     assert all(verdicts[name, "async", loss, c] == verdicts[name, "sync", loss, c]
                for name, delivery, loss, c in verdicts if delivery == "sync" and name.endswith("broadcast"))
+
+
+def test_the_fault_model_keys_make_the_jobs_network(tmp_path):
+    """omission, crash_times and crash_model are network keys like delivery: the job's Network has them (Molly's
+    under sync by default), a job at their defaults keeps the id it had before they existed, and a bad value is
+    an error at its key."""
+    program = [str(ROOT / "examples/molly/two_phase_commit.ded"), str(ROOT / "examples/molly/commit_assert.ded")]
+    plain = job(tmp_path, program=program, task="verify", delivery="sync", crashes=1, eot=5)
+    assert plain.bounds.network == Network("sync", crashes=1)
+    assert plain.bounds.network.omission == "channel" and plain.bounds.network.crash_times == "after-send"
+    finer = job(tmp_path, program=program, task="verify", delivery="sync", crashes=1, eot=5, omission="message",
+                crash_times="any", crash_model="fail-stop")
+    assert finer.bounds.network == Network("sync", crashes=1, omission="message", crash_times="any", crash_model="fail-stop")
+    assert finer.id != plain.id
+    unset = job(tmp_path, program=program, task="verify", delivery="sync", crashes=1, eot=5, crash_model="clock")
+    assert unset.id == plain.id
+    with pytest.raises(DiagnosticError, match="crash_model"):
+        job(tmp_path, program=program, task="verify", crash_model="byzantine")

@@ -44,8 +44,9 @@ def numbers(d: str) -> list[float]:
 
 @pytest.fixture(scope="module")
 def faulty():
-    """The one-shot broadcast from a to b and c under Molly's rounds, losses before step 1, one crash."""
-    return models_of(BROADCAST, None, 2, network=Network(delivery="sync", loss_until=1, crashes=1))
+    """The one-shot broadcast from a to b and c under Molly's rounds, losses before step 1, one crash at any step
+    (a crash bar on c, which never sends, is not among Molly's crash candidates: `crash_times="any"`)."""
+    return models_of(BROADCAST, None, 2, network=Network(delivery="sync", loss_until=1, crashes=1, crash_times="any"))
 
 
 def pick(models, lost: int, crashed: tuple[str, int] | None):

@@ -41,6 +41,13 @@ BUDGETS = {
     "sync": Network("sync"),
     "sync-loss2": Network("sync", loss_until=2),
     "sync-crash1-loss1": Network("sync", loss_until=1, crashes=1),
+    # the finer models beside Molly's (issue #31): one message lost at a time, a crash at any step; an
+    # omission cutting a channel and Molly's crash candidates under async; fail-stop crashes
+    "sync-message-any": Network("sync", loss_until=2, crashes=1, omission="message", crash_times="any"),
+    "channel-D1": Network(max_delay=1, loss_until=2, omission="channel"),
+    "after-send-D1": Network(max_delay=1, crashes=1, crash_times="after-send"),
+    "sync-fail-stop": Network("sync", loss_until=1, crashes=1, crash_model="fail-stop"),
+    "fail-stop-D1": Network(max_delay=1, crashes=1, crash_model="fail-stop"),
 }
 
 ONE_SHOT = """
@@ -57,6 +64,17 @@ bcast(M)@async(Y) :- start(M), member(Y).
 bcast(M)@async(Y) :- bcast(M), member(Y).
 got(M) :- bcast(M).
 got(M)@next :- got(M).
+down(Y) :- crash(Y, S).
+"""
+
+TWO = """
+% two messages on one channel at one step: a sends m1 and m2 to every member at step 0
+m1(M)@async(Y) :- start(M), member(Y).
+m2(M)@async(Y) :- start(M), member(Y).
+got1(M) :- m1(M).
+got1(M)@next :- got1(M).
+got2(M) :- m2(M).
+got2(M)@next :- got2(M).
 down(Y) :- crash(Y, S).
 """
 
@@ -96,10 +114,11 @@ def test_fault_injected_models_have_the_traces_of_the_runs(pair, budget):
     assert asp_traces(program, instance, bounds) == expected
 
 
-@pytest.mark.parametrize("text", [ONE_SHOT, CLASSIC], ids=["one-shot", "classic"])
+@pytest.mark.parametrize("text", [ONE_SHOT, CLASSIC, TWO], ids=["one-shot", "classic", "two"])
 @pytest.mark.parametrize("encoding", list(Encoding), ids=lambda e: e.value)
 @pytest.mark.parametrize("semantics", CAUSAL, ids=lambda s: s.value)
-@pytest.mark.parametrize("budget", ["loss2-D1", "crash1-D1", "sync-crash1-loss1"])
+@pytest.mark.parametrize("budget", ["loss2-D1", "crash1-D1", "sync-crash1-loss1", "sync-message-any", "channel-D1",
+                                    "after-send-D1", "sync-fail-stop", "fail-stop-D1"])
 def test_broadcast_reading_crash_agrees_with_runs(text, encoding, semantics, budget):
     """crash(y, s) is an input fact of every node in the runs, and derived at every node and step in the models."""
     program, instance = broadcast(text)
@@ -112,15 +131,18 @@ def test_broadcast_reading_crash_agrees_with_runs(text, encoding, semantics, bud
 
 def test_the_exact_search_has_the_traces_of_the_reduced_one():
     program, instance = broadcast(CLASSIC)
-    for network in (Network("sync", loss_until=2, crashes=1), Network(max_delay=1, loss_until=1, crashes=1)):
+    for network in (Network("sync", loss_until=2, crashes=1), Network(max_delay=1, loss_until=1, crashes=1),
+                    BUDGETS["sync-fail-stop"], BUDGETS["fail-stop-D1"], BUDGETS["sync-message-any"]):
         bounds = Bounds(2, network=network)
         assert run_traces(program, instance, bounds, "exact") == run_traces(program, instance, bounds)
 
 
 @pytest.mark.parametrize("semantics", list(Semantics), ids=lambda s: s.value)
-@pytest.mark.parametrize("budget", ["loss1", "crash1-D1", "sync-crash1-loss1"])
-def test_fast_has_the_models_of_paper_with_faults(semantics, budget):
-    program, instance = broadcast(ONE_SHOT)
+@pytest.mark.parametrize("budget", ["loss1", "crash1-D1", "sync-crash1-loss1", "sync-message-any", "channel-D1",
+                                    "after-send-D1", "sync-fail-stop"])
+@pytest.mark.parametrize("text", [ONE_SHOT, TWO], ids=["one-shot", "two"])
+def test_fast_has_the_models_of_paper_with_faults(semantics, budget, text):
+    program, instance = broadcast(text)
     counts = {
         e: solve.count(transform(program, instance, Bounds(2, semantics, e, BUDGETS[budget])), progress=False)
         for e in Encoding
@@ -236,7 +258,7 @@ INCREMENTAL = [
     ("tplp2016/ex3_2pc.ded", "tplp2016/ex3_2pc_small.facts"),
     ("tr2009/broadcast.ded", "tr2009/broadcast.facts"),
 ]
-INCREMENTAL_BUDGETS = ["loss2-D1", "crash1", "sync-crash1-loss1", "sync-loss2"]
+INCREMENTAL_BUDGETS = ["loss2-D1", "crash1", "sync-crash1-loss1", "sync-loss2", "sync-message-any", "channel-D1", "after-send-D1"]
 
 
 @pytest.mark.parametrize("budget", INCREMENTAL_BUDGETS)
@@ -265,15 +287,17 @@ def test_incremental_has_the_one_shot_models_and_traces_with_faults(pair, budget
 # --- the run engine with a fault schedule --------------------------------------------------------
 
 
-def test_engine_runs_over_every_fault_set_have_the_traces_of_the_sync_models():
-    """Molly's way, one run per fault set (the local engine, Schedule.crashes and .omissions), against the one
-    fault-injected program under sync delivery: the same traces."""
+@pytest.mark.parametrize("text", [CLASSIC, TWO], ids=["classic", "two-on-a-channel"])
+def test_engine_runs_over_every_fault_set_have_the_traces_of_the_sync_models(text):
+    """Molly's way, one run per fault set (the local engine, Schedule.crashes and .omissions: channels), against
+    the one fault-injected program under sync delivery (Molly's omissions, a channel at a time): the same traces.
+    (With one message lost at a time the program of two messages on a channel has more.)"""
     from itertools import combinations
 
     from dedalus2asp.runs import engine
     from dedalus2asp.runs.schedule import Schedule
 
-    program, instance = broadcast(CLASSIC.replace("down(Y) :- crash(Y, S).\n", ""))
+    program, instance = broadcast(text.replace("down(Y) :- crash(Y, S).\n", ""))
     horizon, loss_until, crashes = 2, 1, 1
     nodes = [str(x) for x in instance.network]
     channels = [(x, s, y) for x in nodes for y in nodes if x != y for s in range(loss_until)]
@@ -318,7 +342,7 @@ def test_cron_under_faults(tmp_path):
 
 # --- replaying a run with lost messages (Theorem 4 (ii) and (i) with faults) -----------------------
 
-REPLAYED = ["loss2-D1", "crash1-D1", "sync-crash1-loss1"]
+REPLAYED = ["loss2-D1", "crash1-D1", "sync-crash1-loss1", "sync-message-any", "sync-fail-stop"]
 
 
 @pytest.mark.parametrize("text", [ONE_SHOT, CLASSIC], ids=["one-shot", "classic"])
@@ -402,3 +426,114 @@ def test_the_text_of_a_run_names_its_lost_messages_and_crashes():
     text = formats.render(run_of(crashed), "text")
     assert "a:0 receives nothing\n       a crashes: from this step on its messages to other nodes are lost" in text
     assert text.count("(lost)") == 2 and 'sends bcast(hi) to b (lost)' in text
+
+
+# --- Molly's fault model under sync, and the finer ones (issue #31) --------------------------------
+
+
+def _at(trace, node: str, relation: str) -> bool:
+    return any(str(x) == node and r == relation for x, _, r, _ in trace)
+
+
+@pytest.mark.parametrize("encoding", list(Encoding), ids=lambda e: e.value)
+def test_an_omission_cuts_a_channel_under_sync_and_one_message_when_asked(encoding):
+    """Molly omits a channel at a time: two messages from a to b sent at one step are lost together. With
+    `omission="message"` one may be lost and the other arrive. The explorer agrees with both (above)."""
+    program, instance = broadcast(TWO)
+    halves = {}
+    for omission in ("channel", "message"):
+        network = Network("sync", loss_until=1, omission=omission)
+        traces = asp_traces(program, instance, Bounds(2, encoding=encoding, network=network))
+        assert traces == run_traces(program, instance, Bounds(2, network=network))
+        halves[omission] = [t for t in traces if _at(t, "b", "got1") != _at(t, "b", "got2")]
+    assert Network("sync").omission == "channel" and Network().omission == "message"
+    assert not halves["channel"] and halves["message"]
+
+
+def test_molly_crash_candidates_only_senders_before_the_last_step():
+    """Under sync a node crashes only at a step 0..T-1 at or after one at which it sent to another node (Molly's
+    candidates, Z3Solver): in the one-shot broadcast only a sends (at step 0), so crash(b, _), crash(c, _) and a
+    crash at step T never appear; with `crash_times="any"` they do."""
+    program, instance = broadcast(ONE_SHOT)
+    crashes = {}
+    for times in ("after-send", "any"):
+        bounds = Bounds(2, network=Network("sync", crashes=1, crash_times=times))
+        traces = asp_traces(program, instance, bounds)
+        assert traces == run_traces(program, instance, bounds)
+        crashes[times] = {(str(args[0]), args[1].number) for t in traces for _, _, r, args in t if r == "crash"}
+    assert crashes["after-send"] == {("a", 0), ("a", 1)}
+    assert crashes["any"] == {(x, s) for x in "abc" for s in range(3)}
+
+
+DECIDER = """
+begin(c, a)@1;
+agent(a)@1;
+decided(C, A)@next :- begin(C, A);
+decided(C, A)@next :- decided(C, A);
+told(A, C)@async :- decided(C, A);
+told(A, C)@next :- told(A, C);
+"""
+DECIDER_ASSERT = """
+pre(A) :- decided(_, A);
+post(A) :- told(A, _);
+"""
+
+
+@pytest.mark.parametrize("encoding", list(Encoding), ids=lambda e: e.value)
+def test_a_crashed_node_keeps_its_state_under_clock_and_loses_it_under_fail_stop(tmp_path, encoding):
+    """c decides at step 1 and tells a from then on. Under Molly's clock rules c, crashed at step 1, still holds
+    `decided` at the last step while a was never told: a counterexample. Under fail-stop a node crashed at step 1
+    holds nothing from then on, and one crashed later has told a already: the invariant holds."""
+    (tmp_path / "decider.ded").write_text(DECIDER)
+    (tmp_path / "assert.ded").write_text(DECIDER_ASSERT)
+    base = ["verify", "decider.ded", "assert.ded", "--eot", "4", "--delivery", "sync", "--crashes", "1",
+            "--encoding", encoding.value, "--json"]
+    clock = _cli(*base, cwd=tmp_path)
+    assert clock.returncode == 1, clock.stderr
+    found = json.loads(clock.stdout)["counterexample"]
+    assert found["crashes"] == [{"node": "c", "step": 1}] and found["faults"] == 1
+    stopped = _cli(*base, "--crash-model", "fail-stop", cwd=tmp_path)
+    assert stopped.returncode == 0, stopped.stderr
+    assert json.loads(stopped.stdout)["bound"]["crash_model"] == "fail-stop"
+
+
+def test_channel_omissions_count_one_fault_per_channel(tmp_path):
+    """verify's fewest faults count a cut channel once, however many messages it carried."""
+    (tmp_path / "two.ded").write_text('peer(a, b)@1; peer(b, a)@1;\nm1(B, "x")@async :- peer(A, B);\n'
+                                      'm2(B, "y")@async :- peer(A, B);\ngot(N, X) :- m1(N, X);\ngot(N, X) :- m2(N, X);\n'
+                                      'got(N, X)@next :- got(N, X);\n')
+    (tmp_path / "assert.ded").write_text('pre(N) :- peer(N, _)@1;\npost(N) :- got(N, "y");\n')
+    base = ["verify", "two.ded", "assert.ded", "--eot", "3", "--delivery", "sync", "--eff", "2", "--json"]
+    done = _cli(*base, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    found = json.loads(done.stdout)["counterexample"]
+    assert found["faults"] == 1 and len(found["lost"]) == 2  # both messages of one channel, one fault
+    finer = json.loads(_cli(*base, "--omission", "message", cwd=tmp_path).stdout)["counterexample"]
+    assert finer["faults"] == 1 and len(finer["lost"]) == 1  # m2 alone
+    sets = json.loads(_cli(*base, "--crashes", "1", "--all", cwd=tmp_path).stdout)["minimal_fault_sets"]
+    omitted = sorted(sorted((l["from"], l["to"], l["relation"]) for l in f["lost"]) for f in sets if f["lost"])
+    assert omitted == [[("a", "b", "m1"), ("a", "b", "m2")], [("b", "a", "m1"), ("b", "a", "m2")]]
+    assert sorted((c["node"], c["step"]) for f in sets for c in f["crashes"]) == [("a", 0), ("b", 0)]
+
+
+def test_fault_model_options_are_checked(tmp_path):
+    for option, value, words in [("--omission", "packet", "omission model"), ("--crash-times", "never", "crash times"),
+                                 ("--crash-model", "byzantine", "crash model")]:
+        done = _cli("verify", "x.ded", "--eot", "2", option, value, cwd=tmp_path)
+        assert done.returncode == 2 and words in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_message_to_a_crashed_node_arrives_under_clock_and_not_under_fail_stop():
+    """b crashes at step 0; a's broadcast, sent at step 0, reaches b at step 1. Under Molly's clock rules b still
+    receives and logs it (Molly keeps a crashed node's clock); under fail-stop b holds nothing from step 0 on but
+    the run's crash facts. The explorer agrees in both."""
+    program, instance = broadcast(ONE_SHOT)
+    held = {}
+    for model in ("clock", "fail-stop"):
+        bounds = Bounds(2, network=Network("sync", crashes=1, crash_times="any", crash_model=model))
+        traces = asp_traces(program, instance, bounds)
+        assert traces == run_traces(program, instance, bounds)
+        crashed_b = [t for t in traces if any(r == "crash" and str(a[0]) == "b" and a[1].number == 0 for _, _, r, a in t)]
+        assert len(crashed_b) == 1
+        held[model] = {r for x, s, r, _ in crashed_b[0] if str(x) == "b"}
+    assert "got" in held["clock"] and held["fail-stop"] == {"crash"}  # no rule fires at b: not even down(Y)

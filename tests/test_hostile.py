@@ -703,3 +703,40 @@ def test_a_symbol_made_in_the_solvers_process_arrives_as_itself():
     assert symbol.name.startswith("fresh_") and len(symbol.name) == 38
     assert str(symbol.arguments[0]) == '"a\\"b\\\\c\\nd"' and str(symbol.arguments[1]) == "(-3,-g)"
     assert pickle.loads(pickle.dumps(symbol)) == symbol
+
+
+def test_a_program_the_estimate_overrates_is_counted_not_refused():
+    """Above the budget, clingo grounds the program for at most `budget.PROBE_SECONDS` in a process of its own:
+    what it grounds within the budget is counted and answered (Molly's Paxos model: 10,238 rules where the
+    estimate said millions), what it does not is refused as before."""
+    from dedalus2asp import pipeline
+    from dedalus2asp.asp import budget
+    from dedalus2asp.bounds import Bounds
+
+    program, instance, _ = pipeline.load(EX1.with_suffix(".ded"), EX1.with_suffix(".facts"))
+    estimated = budget.estimate(program, instance, Bounds(1)).total
+    ground = budget.measured(program, instance, Bounds(1))
+    assert ground is not None and ground < 100 < estimated
+    assert cli("count", *PROGRAM_AND_INPUT, "-T", "1", "--max-ground", "100").exit_code == 0
+    result = cli("count", *PROGRAM_AND_INPUT, "-T", "1", "--max-ground", str(ground - 1))
+    assert result.exit_code == 2 and "above the budget" in result.stderr
+
+
+def test_the_estimate_counts_nodes_once_and_aggregates_by_their_groups():
+    """`--nodes` names the input already has add no node; a count, a min or a max takes no more values than the
+    column it aggregates, and a relation carried unchanged to the next step is as large as what makes it."""
+    from dedalus2asp.asp import budget
+    from dedalus2asp.bounds import Bounds, Network
+    from dedalus2asp.lang.facts import parse_facts
+
+    text = ("votes(V) :- ballot(V).\nvotes(V)@next :- votes(V).\nn(count<V>) :- votes(V).\nbest(max<V>) :- votes(V).\n"
+            "both(V, N, B) :- votes(V), n(N), best(B).\n")
+    program = parser.parse_program(text, "v.ded")
+    instance = parse_facts("a { ballot(1). ballot(2). ballot(3). }\nb { }\n", "v.facts")
+    plain = budget.estimate(program, instance, Bounds(3))
+    assert budget.estimate(program, instance, Bounds(3, network=Network(nodes=("a", "b")))).total == plain.total
+    assert budget.estimate(program, instance, Bounds(3, network=Network(nodes=("a", "b", "c")))).total > plain.total
+    values = budget.columns(program, instance, budget.domain(program, instance, Bounds(3)), 2)
+    assert values[("n", 0)] == values[("best", 0)] == values[("votes", 0)] == 3
+    both = next(p for p in plain.parts if p.rule is not None and p.rule.head.predicate == "both")
+    assert both.size == 3 * 2 * 4  # three votes, one count and one best per node and step: 3 × 2 nodes × 4 steps

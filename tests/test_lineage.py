@@ -298,3 +298,27 @@ def test_a_projection_in_the_lineage_crosses_processes(tmp_path):
                           "--timeout", "60"], capture_output=True, text=True, cwd=tmp_path)
     assert run.returncode == 1, run.stderr
     assert "LOST in the counterexample: its sender c had CRASHED at step" in run.stdout
+
+
+def test_the_lineage_has_its_own_share_of_time():
+    """The lineage may take a few times what the verdict took (at least a second), never more than --timeout
+    leaves: at scale its optimisation can cost far more than the verdict."""
+    from dedalus2asp.questions.lineage import SHARE_FACTOR, SHARE_FLOOR, share
+
+    assert share(0.01) == SHARE_FLOOR
+    assert share(10.0) == SHARE_FACTOR * 10.0 > 10.0
+    assert share(10.0, left=2.5) == 2.5 and share(0.01, left=0.0) == 0.0
+
+
+def test_no_lineage_skips_the_explanation(tmp_path):
+    import subprocess
+    import sys
+
+    base = [sys.executable, "-m", "dedalus2asp", "verify", str(MOLLY / "simple_broadcast.ded"),
+            str(MOLLY / "broadcast_assert.ded"), "--horizon", "4", "--delivery", "sync", "--loss-until", "2", "--json"]
+    explained = subprocess.run(base, capture_output=True, text=True)
+    bare = subprocess.run([*base, "--no-lineage"], capture_output=True, text=True)
+    assert explained.returncode == bare.returncode == 1, (explained.stderr, bare.stderr)
+    assert json.loads(explained.stdout)["counterexample"]["lineage"]
+    found = json.loads(bare.stdout)["counterexample"]
+    assert "lineage" not in found and found["faults"] == json.loads(explained.stdout)["counterexample"]["faults"]

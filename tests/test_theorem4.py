@@ -155,6 +155,49 @@ def test_random_programs_model_traces_equal_run_traces(rule_texts, facts, horizo
     assert asp_traces(program, instance, horizon, Semantics.CAUSAL_FINITE, max_delay) == expected
 
 
+FAULT_MODELS = [  # Molly's under sync, the finer ones, fail-stop (issue #31)
+    Network("sync", loss_until=1, crashes=1),
+    Network("sync", loss_until=1, crashes=1, omission="message", crash_times="any"),
+    Network("sync", loss_until=1, crashes=1, crash_model="fail-stop"),
+    Network(max_delay=1, loss_until=1, crashes=1, omission="channel", crash_times="after-send", crash_model="fail-stop"),
+]
+
+
+TWO_NODES = "nd(n1). nd(n2).\nn1 { p(a). p(b). e(a, b). }\nn2 { p(b). }\n"  # both nodes hold facts: a crash shows
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.lists(rules(), min_size=1, max_size=3), st.one_of(st.just(TWO_NODES), inputs()), st.sampled_from([1, 2]),
+       st.sampled_from(FAULT_MODELS))
+def test_random_programs_model_traces_equal_run_traces_under_faults(rule_texts, facts, horizon, network):
+    """Bounded Theorem 4 with faults: channel or message omissions, Molly's crash candidates or any, Molly's clock
+    rules or fail-stop; the explorer and the fault-injected program have the same traces."""
+    program = well_formed("\n".join(rule_texts))
+    assume(program is not None)
+    instance = parse_facts(facts, "random.facts")
+    bounds = Bounds(horizon, network=network)
+    try:
+        expected = set(operational.explore(program, restrict(instance, program), bounds, max_states=20_000, mode="traces").traces)
+    except operational.StateLimitExceeded:
+        assume(False)
+    found = inspect.traces(transform(program, instance, bounds), timeout=120)
+    assert found.complete
+    assert {m.trace for m in found.models} == expected
+
+
+@pytest.mark.parametrize("network", FAULT_MODELS, ids=["molly", "message-any", "fail-stop", "async-channel-fail-stop"])
+def test_two_messages_on_a_channel_and_a_crash_model_traces_equal_run_traces(network):
+    """The sharp corners of the fault models on one program: two messages from n1 to n2 at one step (lost together
+    or one by one), a node that crashes after it sent (Molly's candidates), a crashed node that keeps or loses
+    its facts; and a message to a crashed node."""
+    program = parse_program("q(X)@async(Y) :- p(X), nd(Y).\nr(X) :- q(X), e(X, Y).\n", "two.ded")
+    instance = parse_facts(TWO_NODES, "two.facts")
+    bounds = Bounds(2, network=network)
+    expected = set(operational.explore(program, restrict(instance, program), bounds, mode="traces").traces)
+    found = inspect.traces(transform(program, instance, bounds), timeout=120)
+    assert found.complete and {m.trace for m in found.models} == expected
+
+
 # --- issue #18's constructs ------------------------------------------------------------------
 # Programs built as ASTs (no notation needed), one per construct, each explored and solved: the
 # explorer evaluates aggregates, arithmetic, body atoms at a step and global rules with the rule

@@ -297,7 +297,8 @@ def test_the_crash_plan_up_front_has_the_one_shot_traces_at_every_horizon(networ
         unrolling.control.solve(on_model=lambda m: found.add(decode(m.symbols(atoms=True), compiled).trace))
         unrolling.control.release_external(keep)
         expected = {m.trace for m in inspect.traces(compiled).models}
-        assert any(r == "crash" for trace in expected for _, _, r, _ in trace)
+        if horizon or not network.after_send:  # Molly's crash candidates: none at the last step, so none at horizon 0
+            assert any(r == "crash" for trace in expected for _, _, r, _ in trace)
         assert found == expected, horizon
 
 

@@ -49,6 +49,10 @@ import clingo
 from ..bounds import CRASH, Network, Semantics
 from ..lang.ast import Aggregate, Arithmetic, Instance, Literal, Program, RuleKind
 from .names import fresh, in_comment, internal, message_relation, relation_name
+
+LAST = "_last"
+"""The external _last(t) of the multi-shot program: t is the horizon being solved (Molly's crash candidates
+exclude a crash at the last step, `Network.crash_times`)."""
 from .views import environment, keys, projections, rule_view, term
 
 
@@ -273,6 +277,8 @@ def incremental(
     """
     if not semantics.causal:
         raise ValueError("the incremental program is written for causal semantics only")
+    if network.fail_stop:
+        raise ValueError("the multi-shot program does not write fail-stop crashes (drop --search-horizon, or use --crash-model clock)")
     if horizon is None and _counted(program):
         raise ValueError("a program whose heads compute values needs the horizon to bound its _may_R")
     instance = network.populate(instance)  # the nodes named by --nodes (docs/faults.md)
@@ -347,5 +353,9 @@ class Unrolling:
             parts += [("step", [clingo.Number(t)])] + ([("project", [clingo.Number(t)])] if self.project else [])
         if parts:
             self.control.ground(parts)
+        if self.program.network.after_send:  # Molly's crash candidates: no crash at the last step (_last(_t))
+            for t in range(horizon):
+                self.control.assign_external(clingo.Function(LAST, [clingo.Number(t)]), False)
+            self.control.assign_external(clingo.Function(LAST, [clingo.Number(horizon)]), True)
         self.horizon = max(self.horizon, horizon)
         self.ground_seconds += time.perf_counter() - start

@@ -32,6 +32,19 @@ CRASHED = "_crashed"
 """The solver's atom _crashed(y, s): y crashes at step s (templates/faults.lp.j2)."""
 SILENCED = "_silenced"
 """The solver's atom _silenced(x, s): x has crashed by step s, so its messages to other nodes are lost."""
+OMITTED = "_omitted"
+"""The solver's atom _omitted(x, s, y): the channel from x to y at step s is cut, every message on it
+lost (Molly's omissions, `Network.omission` = channel; templates/faults.lp.j2)."""
+
+
+def omission_key(relation: str, w: list[str], by_channel: bool, step: str = "S") -> str:
+    """The tuple by which a `#minimize` counts the omission of a lost message chosen_R(X,step,Y,lost,w):
+    once per message, or once per channel (X,step,Y) when an omission cuts a whole channel."""
+    if by_channel:
+        return f"{OMITTED},X,{step},Y"
+    return f'"{relation}",X,{step},Y' + "".join("," + v for v in w)
+
+
 INTERNAL = "_"
 OUTPUT = INTERNAL + "output"
 

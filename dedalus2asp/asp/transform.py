@@ -27,7 +27,7 @@ from ..lang.analysis import restrict
 from ..lang.ast import Instance, Literal, Program
 from ..lang.diagnostics import Diagnostic, Severity
 from ..lang.located import check_events
-from .names import in_comment, message_relation, relation_name
+from .names import SILENCED, in_comment, message_relation, relation_name
 from .views import MessageView, environment, keys, persisted, projections, rule_view
 
 
@@ -68,14 +68,19 @@ TRACE_LEVEL_HEADER = (
 )
 
 
-def _input_fact(node, fact) -> str:
-    """`R(x,S,ā) :- time(S).` for an input fact of x; `R(x,k,ā).` for an event R(ā)@k (tr2009 Example 3)."""
+def _input_fact(node, fact, fail_stop: bool = False) -> str:
+    """`R(x,S,ā) :- time(S).` for an input fact of x; `R(x,k,ā).` for an event R(ā)@k (tr2009 Example 3).
+    Under fail-stop crashes (docs/faults.md) a crashed node holds no input fact from its crash step on:
+    `R(x,S,ā) :- time(S), not _silenced(x,S).`"""
     step = "S" if fact.step is None else str(fact.step)
     atom = f"{relation_name(fact.predicate)}({','.join([str(node), step, *map(str, fact.args)])})"
+    if fail_stop:
+        up = f"not {SILENCED}({node},{step})"
+        return f"{atom} :- time(S), {up}." if fact.step is None else f"{atom} :- {up}."
     return f"{atom} :- time(S)." if fact.step is None else f"{atom}."
 
 
-def decl(instance: Instance, horizon: int) -> str:
+def decl(instance: Instance, horizon: int, fail_stop: bool = False) -> str:
     """decl(H) restricted to steps 0..T (tplp2016 §4.3.2), extended with timestamped events.
 
     An input fact R(ā) of node x gives R(x,s,ā) for every s ≤ T; an event
@@ -83,7 +88,7 @@ def decl(instance: Instance, horizon: int) -> str:
     timestamped, and persistence rules make a fact last).
     """
     check_events(instance, horizon)
-    inputs = [(node, [_input_fact(node, f) for f in facts]) for node, facts in instance.facts.items()]
+    inputs = [(node, [_input_fact(node, f, fail_stop) for f in facts]) for node, facts in instance.facts.items()]
     events = any(f.step is not None for facts in instance.facts.values() for f in facts)
     return environment().get_template("decl.lp.j2").render(
         horizon=horizon, nodes=[str(n) for n in instance.network], inputs=inputs, events=events
@@ -132,7 +137,7 @@ def transform(program: Program, instance: Instance | None, bounds: Bounds) -> Co
     parts = [_header(program, bounds)]
     instance = bounds.network.populate(instance)  # the nodes named by --nodes (docs/faults.md)
     if instance is not None:
-        parts.append(decl(restrict(instance, program), horizon))
+        parts.append(decl(restrict(instance, program), horizon, bounds.network.fail_stop))
     else:
         parts.append(
             f"% decl(H) is not included: add all/1 and the input facts R(x,S,a..) for S in 0..{horizon}.\n"
@@ -144,7 +149,8 @@ def transform(program: Program, instance: Instance | None, bounds: Bounds) -> Co
     globals_ = frozenset(program.global_relations())
     rules = [rule_view(r, globals_, k) for r, k in zip(program.rules, keys(program))]
     parts.append(env.get_template("rules.lp.j2").render(
-        rules=rules, projections=projections(program), causal=semantics.causal, fast=fast
+        rules=rules, projections=projections(program), causal=semantics.causal, fast=fast,
+        fail_stop=bounds.network.fail_stop,
     ))
     kept = persisted(program)
     messages = [MessageView(r, k, r in kept) for r, k in program.async_relations().items()]
@@ -156,7 +162,9 @@ def transform(program: Program, instance: Instance | None, bounds: Bounds) -> Co
     tail = [encoding(f"{prefix}causal.lp")] if semantics.causal else []
     tail += [encoding(f"{prefix}finite.lp")] if semantics.finite else []
     trace_text = None
-    if fast and semantics.causal:
+    # under fail-stop crashes a copy a node sends itself may land where the node is down, which the
+    # trace-level program's reasoning about copies (templates/traces.lp.j2) does not cover
+    if fast and semantics.causal and not bounds.network.fail_stop:
         traces = env.get_template("traces.lp.j2").render(**options)
         trace_text = _lines([parts[0] + TRACE_LEVEL_HEADER, *parts[1:], traces, *tail])
     parts += [env.get_template("fast.lp.j2" if fast else "messages.lp.j2").render(**options), *tail]

@@ -17,7 +17,7 @@ import re
 from typing import Any, Callable
 
 from ..asp.budget import DEFAULT_MAX_GROUND
-from ..bounds import DELIVERIES, MAX_STEP, Encoding, Semantics, node_symbol
+from ..bounds import CRASH_MODELS, CRASH_TIMES, DELIVERIES, MAX_STEP, OMISSIONS, Encoding, Semantics, node_symbol
 from ..runs.schedule import SCHEDULES
 
 TASKS = ("count", "cron", "models", "run", "verify")
@@ -44,6 +44,9 @@ DEFAULTS: dict[str, Any] = {
     "loss_until": None,  # E: messages to other nodes sent before step E may be lost
     "crashes": 0,  # up to C nodes crash
     "nodes": None,  # names of nodes besides those of the input (Molly's -N)
+    "omission": None,  # message | channel (default: channel under sync, Molly's; message under async)
+    "crash_times": None,  # any | after-send (default: after-send under sync, Molly's; any under async)
+    "crash_model": "clock",  # clock (Molly's) | fail-stop
     "pre": "pre",  # verify: the relation whose rows need a match at the last step
     "post": "post",  # verify: the relation that matches them
 }
@@ -55,10 +58,11 @@ ALIASES: dict[str, tuple[str, Callable[[int], int]]] = {
 KNOWN = (*KEYS, *ALIASES)
 NEW_KEYS = {  # keys added later: at these values, left out of ids
     "dialect": "auto", "max_ground": DEFAULT_MAX_GROUND, "delivery": "async", "loss_until": None, "crashes": 0, "nodes": None,
-    "pre": "pre", "post": "post",
+    "pre": "pre", "post": "post", "omission": None, "crash_times": None, "crash_model": "clock",
 }
 FAULT_TASKS = ("count", "cron", "models", "verify")  # the tasks that solve the fault-injected program
 APPLIES = {"delivery": FAULT_TASKS, "loss_until": FAULT_TASKS, "crashes": FAULT_TASKS, "nodes": FAULT_TASKS,
+           "omission": FAULT_TASKS, "crash_times": FAULT_TASKS, "crash_model": FAULT_TASKS,
            "pre": ("verify",), "post": ("verify",)}
 
 
@@ -155,6 +159,9 @@ SCHEMA: dict[str, Callable[[Any], str | None]] = {
     "loss_until": _integer(0, MAX_STEP),
     "crashes": _integer(0, MAX_STEP),
     "nodes": _nodes,
+    "omission": _choice(OMISSIONS),
+    "crash_times": _choice(CRASH_TIMES),
+    "crash_model": _choice(CRASH_MODELS),
     "pre": _relation,
     "post": _relation,
     "eot": _integer(1, MAX_STEP + 1),

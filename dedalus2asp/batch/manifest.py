@@ -40,7 +40,7 @@ not the manifest's fault, and only its jobs fail (`execute.run_batch`).
 Two keys are Molly's spellings of others (`ALIASES`): `eot = N` is `horizon = N - 1` and
 `eff = F` is `loss_until = F - 1` (Molly counts time from 1); a table may not give both of a
 pair, and the job records the key it stands for. The network keys (delivery, max_delay,
-loss_until, crashes, nodes) make the job's `Network`; the fault keys and `pre`/`post` apply to
+loss_until, crashes, nodes, omission, crash_times, crash_model) make the job's `Network`; the fault keys and `pre`/`post` apply to
 the tasks of `APPLIES` only: written in a table whose tasks are all others, a key is an error at
 its place; from `[defaults]`, or in a grid that mixes tasks, it is left out of the jobs it does
 not apply to. A sync delivery with a delay bound is an error at its key (`bounds.Network`).
@@ -238,7 +238,8 @@ def short_name(column: str, stem: bool = False) -> str:
 
 def _bounds(params: dict) -> Bounds:
     """The job's bounds; raises ValueError for a network `bounds.Network` refuses (sync delivery with a delay bound)."""
-    network = Network(params["delivery"], params["max_delay"], params["loss_until"], params["crashes"], tuple(params["nodes"] or ()))
+    network = Network(params["delivery"], params["max_delay"], params["loss_until"], params["crashes"], tuple(params["nodes"] or ()),
+                      params["omission"], params["crash_times"], params["crash_model"])
     return Bounds(params["horizon"], params["semantics"] or DEFAULTS["semantics"], params["encoding"], network)
 
 

@@ -63,6 +63,18 @@ LossOpt = typer.Option(
 )
 EffOpt = typer.Option(None, "--eff", min=0, max=MAX_STEP, show_default=False, help="Molly's end of finite failures F: --loss-until F-1")
 CrashesOpt = typer.Option(0, "--crashes", min=0, max=MAX_STEP, help="Up to C nodes crash, each at a step it chooses (docs/faults.md)")
+OmissionOpt = typer.Option(
+    None, "--omission", show_default=False,
+    help="message: an omission loses one message; channel: every message from x to y sent at one step (Molly's; the default under sync)",
+)
+CrashTimesOpt = typer.Option(
+    None, "--crash-times", show_default=False,
+    help="any: a node may crash at any step; after-send: only before the last step, once it has sent to another node (Molly's; the default under sync)",
+)
+CrashModelOpt = typer.Option(
+    "clock", "--crash-model",
+    help="clock: a crashed node keeps its state and clock, its messages to others are lost (Molly's); fail-stop: it does nothing more",
+)
 NodesOpt = typer.Option(
     None, "--nodes", show_default=False, help="a,b,c: nodes of the network besides those of the input (Molly's -N)"
 )
@@ -108,7 +120,8 @@ def bounds(
 
 def network(
     max_delay: int | None = None, delivery: str = "async", loss_until: int | None = None, eff: int | None = None,
-    crashes: int = 0, nodes: str | None = None,
+    crashes: int = 0, nodes: str | None = None, omission: str | None = None, crash_times: str | None = None,
+    crash_model: str = "clock",
 ) -> Network:
     """--max-delay, --delivery, --loss-until or --eff (Molly's F is E = F - 1: Molly counts time from 1), --crashes
     and --nodes as one `Network`; a bad value exits 2."""
@@ -118,18 +131,21 @@ def network(
         loss_until = max(eff - 1, 0)
     names = () if nodes is None else tuple(name.strip() for name in nodes.split(","))
     try:
-        return Network(delivery, max_delay, loss_until, crashes, names)
+        return Network(delivery, max_delay, loss_until, crashes, names, omission, crash_times, crash_model)
     except ValueError as error:
         usage("bad-option", str(error))
 
 
 def network_options(command):
     """Give `command` the options of the network in place of its parameter `network = NETWORK`:
-    --max-delay, --delivery, --loss-until, --eff, --crashes, --nodes. It receives one `Network`
+    --max-delay, --delivery, --loss-until, --eff, --crashes, --nodes, --omission, --crash-times,
+    --crash-model. It receives one `Network`
     (`network`), declared here once for every command that solves or explores."""
     options = [
         ("max_delay", Optional[int], DelayOpt), ("delivery", str, DeliveryOpt), ("loss_until", Optional[int], LossOpt),
         ("eff", Optional[int], EffOpt), ("crashes", int, CrashesOpt), ("nodes", Optional[str], NodesOpt),
+        ("omission", Optional[str], OmissionOpt), ("crash_times", Optional[str], CrashTimesOpt),
+        ("crash_model", str, CrashModelOpt),
     ]
     signature = inspect.signature(command)
     parameters = []

@@ -57,6 +57,10 @@ def verify_(
     master: Optional[str] = MasterOpt,
     spark_log: Optional[str] = SparkLogOpt,
     quiet: bool = QuietOpt,
+    lineage_: bool = typer.Option(
+        True, "--lineage/--no-lineage",
+        help="Explain a counterexample by the lineage of its missing post facts, within its own share of time (default: yes)",
+    ),
     limits: Limits = LIMITS,
 ) -> None:
     """Does every pre fact have its matching post fact at the last step, whatever is lost and whoever crashes (Molly)?
@@ -78,10 +82,10 @@ def verify_(
     try:
         if split is None:  # --timeout through grounding, --max-memory: the solver's own process, exit 3
             verdict, success = solve.isolated(_answer, question, prog, instance, bounds_, pre.strip(), post.strip(), all_,
-                                              out is not None, timeout=timeout, max_memory=limits.max_memory)
+                                              out is not None, lineage_, timeout=timeout, max_memory=limits.max_memory)
         else:
             split_verdict = _split_answer(prog, instance, bounds_, split, pre.strip(), post.strip(), timeout, engine_,
-                                          master, level, quiet, all_, limits)
+                                          master, level, quiet, all_, limits, lineage_)
             verdict = split_verdict.verdict
     except verify.InvariantError as error:
         fail(DiagnosticError([Diagnostic("bad-invariant", str(error), filename=str(program))]))
@@ -104,7 +108,7 @@ def _check_split(split: int | None, engine_: str, search_horizon: bool) -> None:
 
 
 def _split_answer(prog, instance, bounds_, split: int, pre: str, post: str, timeout, engine_: str, master, level: str,
-                  quiet: bool, all_: bool, limits: Limits):
+                  quiet: bool, all_: bool, limits: Limits, explain: bool = True):
     """`verify --split K`: the parts in turn or on Spark executors (progress on standard error); a counterexample
     with the lineage of its missing post facts."""
     from ..questions.verify_split import verify_split
@@ -116,7 +120,7 @@ def _split_answer(prog, instance, bounds_, split: int, pre: str, post: str, time
                                      max_memory=limits.max_memory)
     verdict = split_verdict.verdict
     if verdict.holds is False:
-        verdict = _explained(verdict, prog, instance, timeout)
+        verdict = _explained(verdict, prog, instance, timeout, explain)
         split_verdict = replace(split_verdict, verdict=verdict)
     return split_verdict
 
@@ -135,22 +139,25 @@ def _say_verdict(answer, verdict: verify.Verdict, json_: bool, timeout) -> None:
         raise typer.Exit(EXIT_NO)
 
 
-def _answer(question, prog, instance, bounds_, pre: str, post: str, all_: bool, success: bool, timeout=None):
+def _answer(question, prog, instance, bounds_, pre: str, post: str, all_: bool, success: bool, explain: bool = True,
+            timeout=None):
     """The verdict and, for --out (`success`), a failure-free run at the verdict's horizon: both ground a
     program, so both run in the solver's process, within --timeout and --max-memory."""
     verdict = question(prog, instance, bounds_, pre, post, timeout, all_)
-    verdict = _explained(verdict, prog, instance, timeout)
+    verdict = _explained(verdict, prog, instance, timeout, explain)
     if not success or verdict.holds is None:
         return verdict, None
     return verdict, verify.fault_free_run(prog, instance, verdict.bounds, pre, post)
 
 
-def _explained(verdict: verify.Verdict, prog, instance, timeout) -> verify.Verdict:
+def _explained(verdict: verify.Verdict, prog, instance, timeout, explain: bool = True) -> verify.Verdict:
     """A counterexample with the lineage of each missing post fact (why it was expected, questions/lineage.py),
-    within what is left of `timeout`; another verdict as it is."""
-    if verdict.holds is not False:
+    within its own share of time (`lineage.share`: a few times the verdict's) and what is left of `timeout`;
+    another verdict, or any under --no-lineage, as it is."""
+    if verdict.holds is not False or not explain:
         return verdict
-    return lineage.attach(verdict, prog, instance, None if timeout is None else max(timeout - verdict.seconds, 0.0))
+    left = None if timeout is None else max(timeout - verdict.seconds, 0.0)
+    return lineage.attach(verdict, prog, instance, lineage.share(verdict.seconds, left))
 
 
 def write_runs(out: Path, verdict: verify.Verdict, success) -> None:

@@ -369,7 +369,7 @@ def search(
     deadline = Deadline(timeout)
     outs = outputs_of(program, outputs)
     fast = replace(bounds, encoding=Encoding.FAST)
-    unrolling = Unrolling(incremental(program, instance, Semantics.CAUSAL_FINITE, bounds.network, outs, bounds.horizon)) if incremental_ else None
+    unrolling = Unrolling(incremental(program, instance, Semantics.CAUSAL_FINITE, bounds.network, outs, bounds.horizon)) if incremental_ and not bounds.network.fail_stop else None
     steps, found = [], None
     for h in range(min(1, bounds.horizon), bounds.horizon + 1):
         began = time.perf_counter()

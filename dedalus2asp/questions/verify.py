@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 
 import clingo
 
-from ..asp.names import CRASHED, LOST, SILENCED, relation_name
+from ..asp.names import CRASHED, LOST, OMITTED, SILENCED, omission_key, relation_name
 from ..asp.transform import Compiled, transform
 from ..bounds import Bounds
 from ..inspect.model import Model, decode
@@ -114,8 +114,12 @@ class Counterexample:
 
     @property
     def faults(self) -> int:
-        """Omissions and crashes: a message lost because its sender had crashed is no fault of its own."""
-        return sum(1 for l in self.lost if not l.by_crash) + len(self.crashes)
+        """Omissions and crashes: a message lost because its sender had crashed is no fault of its own; when an
+        omission cuts a channel (Molly's model), the messages of one channel at one step are one fault."""
+        omitted = [l for l in self.lost if not l.by_crash]
+        if self.model.bounds.network.by_channel:
+            return len({(l.sender, l.sent, l.addressee) for l in omitted}) + len(self.crashes)
+        return len(omitted) + len(self.crashes)
 
     def as_dict(self) -> dict:
         arrived = [m for m in self.model.messages if m.arrives is not None]
@@ -188,7 +192,7 @@ class Verdict:
         words.append(f"losses before step {network.loss_until}" if network.lossy else "no lost message")
         words.append(("horizons " + ", ".join(map(str, self.searched))) if len(self.searched) > 1 else f"horizon {self.bounds.horizon}")
         words.append("sync delivery" if network.sync else ("no delay bound" if network.max_delay is None else f"delay ≤ {network.max_delay}"))
-        return ", ".join(words)
+        return ", ".join(words + network.model_words())
 
     def describe(self) -> str:
         """The verdict in words, with its bounds."""
@@ -309,7 +313,7 @@ def invariant(program: Program, compiled: Compiled, pre: str, post: str) -> str:
     ]
     for chosen, relation in compiled.messages.items():
         w = [f"W{i}" for i in range(1, compiled.arities[relation] + 1)]
-        lines.append(f'#minimize {{ 1,"{relation}",X,S,Y{"".join("," + v for v in w)} : '
+        lines.append(f'#minimize {{ 1,{omission_key(relation, w, compiled.bounds.network.by_channel)} : '
                      f'{chosen}({",".join(["X", "S", "Y", LOST, *w])})'
                      + (f", not {SILENCED}(X,S)" if compiled.bounds.network.crashes else "") + " }.")
     if compiled.bounds.network.crashes:
@@ -395,7 +399,10 @@ def _faults(compiled: Compiled) -> str:
                      + (f", not {SILENCED}(X,S)" if crashes else "") + ".")
     if crashes:
         lines.append(f"{FAULT}(crash(Y,S)) :- {CRASHED}(Y,S).")
-    lines.append(f"#minimize {{ 1,F : {FAULT}(F) }}.")
+    if compiled.bounds.network.by_channel:  # an omission cuts a channel: its messages are one fault
+        lines.append(f"#minimize {{ 1,{OMITTED},X,S,Y : {FAULT}(omission(X,S,Y,_,_)); 1,F : {FAULT}(F), F = crash(_,_) }}.")
+    else:
+        lines.append(f"#minimize {{ 1,F : {FAULT}(F) }}.")
     lines.append("#minimize { 0,_none : #true }.  % an optimisation even when no fault can happen (see invariant)")
     return "\n".join(lines) + "\n"
 

@@ -37,7 +37,7 @@ from dataclasses import replace
 import clingo
 
 from ..asp.incremental import Unrolling, incremental
-from ..asp.names import CRASHED, LOST, PENDING, SILENCED, internal, message_relation, relation_name
+from ..asp.names import CRASHED, LOST, PENDING, SILENCED, internal, message_relation, omission_key, relation_name
 from ..asp.transform import Compiled
 from ..bounds import CRASH, Bounds, Encoding, Semantics
 from ..lang.ast import Instance, Program
@@ -76,13 +76,13 @@ def check_part(program: Program, pre: str, post: str, plan: bool = False) -> str
     ])
 
 
-def faults_part(messages: dict[str, str], arities: dict[str, int], crashes: int, plan: bool) -> str:
+def faults_part(messages: dict[str, str], arities: dict[str, int], crashes: int, plan: bool, by_channel: bool = False) -> str:
     """`#program faults(_t).`: verify's fewest faults, the messages lost at step _t (by an omission: not
     while the sender is silenced) and the nodes crashed at step _t (with a plan, in `base`: `#program plan.`)."""
     lines = ["", "#program faults(_t).", "% the fewest faults: omissions at step _t and the crashes"]
     for chosen, relation in messages.items():
         w = [f"W{i}" for i in range(1, arities[relation] + 1)]
-        lines.append(f'#minimize {{ 1,"{relation}",X,_t,Y{"".join("," + v for v in w)} : '
+        lines.append(f'#minimize {{ 1,{omission_key(relation, w, by_channel, "_t")} : '
                      f'{chosen}({",".join(["X", "_t", "Y", LOST, *w])})'
                      + (f", not {SILENCED}(X,_t)" if crashes else "") + " }.")
     if crashes and not plan:
@@ -133,8 +133,10 @@ def search(
 
     `multi_shot=False`, or `--semantics choice`, grounds one program per horizon (`verify.verify` at each)."""
     began = time.perf_counter()
-    if not multi_shot or not bounds.semantics.causal:
+    if not multi_shot or not bounds.semantics.causal or bounds.network.fail_stop:
         why = "" if multi_shot else " (asked for)"
+        if bounds.network.fail_stop:
+            why = " (--crash-model fail-stop: the multi-shot program does not write it)"
         if not bounds.semantics.causal:
             why = f" (--semantics {bounds.semantics.value}: the multi-shot program is written for causal semantics only)"
         return _per_horizon(program, instance, bounds, pre, post, timeout, all_, began, PER_HORIZON + why)
@@ -142,7 +144,7 @@ def search(
     network = bounds.network
     plan = bool(network.crashes) and program.schema().get(CRASH) == 2
     inc = incremental(program, instance, Semantics.CAUSAL_FINITE, network, horizon=bounds.horizon, crash_plan=plan)
-    text = inc.text + check_part(program, pre, post, plan) + faults_part(inc.messages, inc.arities, network.crashes, plan)
+    text = inc.text + check_part(program, pre, post, plan) + faults_part(inc.messages, inc.arities, network.crashes, plan, network.by_channel)
     unrolling = Unrolling(replace(inc, text=text), ["--opt-mode=opt"])
     tried: list[int] = []
     for h in range(bounds.horizon + 1):

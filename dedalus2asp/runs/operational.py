@@ -346,13 +346,16 @@ def explore(
     enabled = gc.isenabled()
     gc.disable()  # the search builds millions of acyclic tuples and frozensets: cycle collection only costs time
     try:
-        for crash in crash_plans(names, bounds.network.crashes, bounds.horizon):
+        last = bounds.horizon - 1 if bounds.network.after_send else bounds.horizon  # Molly's crash candidates: not at T
+        for crash in crash_plans(names, bounds.network.crashes, last):
             network = System(program, instance, bounds.network, crash)
             if mode == "traces":
                 visit = partial(_first_visit, bounds=bounds, max_states=max_states, progress=progress, before=states)
                 ends, visited = search_traces(network, bounds, visit)
+                ends = {histories: config for histories, config in ends.items() if network.admissible(histories)}
             else:
                 ends, visited = _search(network, bounds, max_states, progress, states)
+                ends = {config: run for config, run in ends.items() if network.admissible(tuple(p.history for p in config))}
             finals.append((network, ends))
             states += visited
     finally:

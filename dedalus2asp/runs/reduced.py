@@ -219,7 +219,8 @@ class Reduced:
             facts = [f for f, _ in held]
             sent_deadline = self.deadline(t)
             for choice in product(*(self.options(deadlines, t) for _, deadlines in held)):
-                step = self.network.step(i, local.state.union([f for f, (on, _) in zip(facts, choice) if on]), t)
+                step = self.network.act(i, local.state.union([f for f, (on, _) in zip(facts, choice) if on]), t)
+                self.network.record(i, local.history + (step.deduced,), step)
                 for travelling in self.network.outcomes(i, t, step.sent):  # one per choice of lost messages
                     buffers = {i: {f: rest for f, (_, rest) in zip(facts, choice) if rest}}
                     for j, sent in travelling:

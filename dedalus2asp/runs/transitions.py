@@ -14,7 +14,11 @@ enters bf(y). A `System` is built for one crash plan (which node crashes at whic
 its crash step on a node's messages to other nodes are lost, and when P reads crash/2 every
 node holds crash(y, s) for the plan's crashes at every step, as an input fact. With a loss
 window E, each message to another node sent at a step s < E may be kept or lost
-(`System.outcomes`). The paper tags a message with
+(`System.outcomes`), or, when an omission cuts a channel (Molly's model, `Network.omission`),
+all the messages of a channel (x, s, y) together. Under Molly's crash candidates
+(`Network.crash_times` after-send) a run is kept only when each node of the plan sent to another
+node at or before its crash step (`System.admissible`); under fail-stop crashes a crashed node
+computes nothing (`System.act`). The paper tags a message with
 the ordinal of the transition that sent it; we identify it by its sender, the
 sender's step, the addressee and the fact (`Message`), which is the same thing:
 a transition is a (node, step).
@@ -77,6 +81,8 @@ class Step(NamedTuple):
     sent: tuple[tuple[int, frozenset[GroundFact]], ...]  # async_P(D) per addressee position inside N
 
 
+
+
 class Part(NamedTuple):
     """One node's part of a configuration: the D of its past steps, st(x), bf(x).
 
@@ -113,7 +119,8 @@ CrashPlan = Mapping[clingo.Symbol, int]
 
 
 def crash_plans(names: tuple[clingo.Symbol, ...], crashes: int, horizon: int) -> Iterator[CrashPlan]:
-    """Every way for at most `crashes` of the nodes `names` to crash, each at a step 0..horizon; the first is no crash."""
+    """Every way for at most `crashes` of the nodes `names` to crash, each at a step 0..horizon; the first is no crash.
+    (Molly's crash candidates, `Network.crash_times` after-send, crash at steps 0..T-1: pass T-1.)"""
     for k in range(min(crashes, len(names)) + 1):
         for nodes in combinations(names, k):
             for steps in product(range(horizon + 1), repeat=k):
@@ -160,6 +167,13 @@ class System:
         self._buffers: dict[frozenset[Packet], frozenset[Message]] = {}
         self.crash = tuple(crash.get(x) for x in self.names)  # per position: the crash step, or None
         self.loss_until = network.loss_until or 0
+        self.by_channel = network.by_channel
+        self.fail_stop = network.fail_stop
+        self.after_send = network.after_send
+        self._silent = tuple(
+            Step(frozenset(f for f in facts if f[0] == CRASH), frozenset(), ()) for facts in self.inputs
+        )
+        self._sending: set[tuple[int, tuple[frozenset[GroundFact], ...]]] = set()  # (i, history up to a step at which i sent to another node)
 
     def number(self, predicate: str, args: Iterable[clingo.Symbol]) -> GroundFact:
         constant = self.values.constant
@@ -201,6 +215,30 @@ class System:
             self._steps[i, facts] = result
         return result
 
+    def act(self, i: int, facts: frozenset[GroundFact], t: int) -> Step:
+        """`step`, except that under fail-stop crashes (docs/faults.md) a node that has crashed by step t does
+        nothing: no deduction, nothing carried, no messages; it holds only the run's crash(y, s) facts, which
+        hold at every node (Molly's convention)."""
+        if self.fail_stop and self.crash[i] is not None and self.crash[i] <= t:
+            return self._silent[i]
+        return self.step(i, facts, t)
+
+    def record(self, i: int, history: tuple[frozenset[GroundFact], ...], step: Step) -> None:
+        """Note that node number i, whose history up to the step just taken is `history`, sent to another node at
+        that step (for Molly's crash candidates, `admissible`; only for a node of the crash plan)."""
+        if self.after_send and self.crash[i] is not None and any(j != i for j, _ in step.sent):
+            self._sending.add((i, history))
+
+    def admissible(self, histories: tuple[tuple[frozenset[GroundFact], ...], ...]) -> bool:
+        """Whether a run whose nodes have these histories has Molly's crash candidates (`Network.crash_times`
+        after-send): every node of the crash plan crashes at or after a step at which it sent to another node."""
+        if not self.after_send:
+            return True
+        return all(
+            c is None or any((i, histories[i][: s + 1]) in self._sending for s in range(c + 1))
+            for i, c in enumerate(self.crash)
+        )
+
     def outcomes(self, i: int, t: int, sent: Sent) -> Iterator[Sent]:
         """The messages of node number i's step t that travel, for every choice of lost ones.
 
@@ -214,6 +252,11 @@ class System:
         own = tuple((j, facts) for j, facts in sent if j == i)
         if crashed:
             yield own
+            return
+        if self.by_channel:  # an omission cuts a channel: each subset of the addressees loses all it was sent
+            channels = [(j, facts) for j, facts in sent if j != i]
+            for kept in product((False, True), repeat=len(channels)):
+                yield tuple(sorted(own + tuple(c for keep, c in zip(kept, channels) if keep)))
             return
         others = [(j, fact) for j, facts in sent if j != i for fact in sorted(facts)]
         for kept in product((False, True), repeat=len(others)):
@@ -230,7 +273,7 @@ class System:
         kept (no loss: `replay`), and what it computed."""
         local = config[i]
         t = len(local.history)
-        step = self.step(i, local.state.union([fact for *_, fact in delivered]), t)
+        step = self.act(i, local.state.union([fact for *_, fact in delivered]), t)
         return self._target(config, i, delivered, step, step.sent), step
 
     def transitions(
@@ -240,7 +283,7 @@ class System:
         lost messages (`outcomes`), each with the messages that travel."""
         local = config[i]
         t = len(local.history)
-        step = self.step(i, local.state.union([fact for *_, fact in delivered]), t)
+        step = self.act(i, local.state.union([fact for *_, fact in delivered]), t)
         for sent in self.outcomes(i, t, step.sent):
             yield self._target(config, i, delivered, step, sent), sent
 
@@ -249,6 +292,7 @@ class System:
         t = len(local.history)
         target = list(config)
         target[i] = Part(local.history + (step.deduced,), step.state, local.buffer - delivered)
+        self.record(i, target[i].history, step)
         for j, facts in sent:
             history, state, buffer = target[j]
             target[j] = Part(history, state, buffer.union([(i, t, j, fact) for fact in facts]))
