@@ -92,7 +92,8 @@ class LocatedProgram:
     def instance(self, given: Instance | None) -> Instance | None:
         """H: the facts of the program and of the located input `given`, and `id(x)` at every node x."""
         if given is None and not self.facts:
-            return None
+            return None if self.identity is None and self.dialect != "molly" else Instance(
+                {}, self.program.filename, self.program.text, self.identity, self.dialect == "molly")
         facts: dict[clingo.Symbol, list[Fact]] = {n: list(fs) for n, fs in self.facts.items()}
         for node, local in (given.facts if given is not None else {}).items():
             facts.setdefault(node, []).extend(local)
@@ -104,7 +105,8 @@ class LocatedProgram:
                 raise DiagnosticError([Diagnostic("identity-input", message, clash[0].span, origin.filename, origin.text)])
             for node, local in facts.items():
                 local.insert(0, Fact(self.identity, (node,)))
-        return Instance({n: tuple(dict.fromkeys(fs)) for n, fs in facts.items()}, origin.filename, origin.text)
+        return Instance({n: tuple(dict.fromkeys(fs)) for n, fs in facts.items()}, origin.filename, origin.text,
+                        self.identity, self.dialect == "molly")
 
 
 def check_events(instance: Instance, horizon: int, run: bool = False) -> None:

@@ -1,0 +1,130 @@
+"""Molly's programs as Molly runs them (issue #31): the nodes of `--nodes` (Molly's `-N`), spelt as Molly
+spells them, a counterexample whose program reads `crash`, and the other corners where Molly's
+conventions and tplp2016's meet. Every program here is small and our own.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import clingo
+import pytest
+
+from dedalus2asp import pipeline
+from dedalus2asp.bounds import Bounds, Network
+from dedalus2asp.inspect import lineage
+from dedalus2asp.runs import operational
+from dedalus2asp.verify import verify
+
+# a asks b; b answers with its own name: a rule at b that uses b's location as a value needs b to know it
+PING = """
+peer("a", "b")@1;
+peer(A, B)@next :- peer(A, B);
+ping(B, A)@async :- peer(A, B);
+pong(A, B)@async :- ping(B, A);
+got(A, B) :- pong(A, B);
+got(A, B)@next :- got(A, B);
+pre(A) :- peer(A, _);
+post(A) :- got(A, _);
+"""
+
+
+def _cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "dedalus2asp", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def _load(tmp_path, text: str, name: str = "p.ded"):
+    (tmp_path / name).write_text(text)
+    program, instance, _ = pipeline.load(tmp_path / name, None, "molly")
+    return program, instance
+
+
+# --- item 1: a node named only by --nodes knows its own name ------------------------------------------------
+
+
+@pytest.mark.parametrize("names", [('"a"', '"b"'), ("a", "b")], ids=["quoted", "bare"])
+def test_a_node_named_only_by_the_option_answers(tmp_path, names):
+    """b holds no fact: only --nodes names it. It must still learn id("b"), as a node with facts does, or
+    it never answers and the invariant breaks with no fault (before: "faults: 0")."""
+    program, instance = _load(tmp_path, PING)
+    assert [str(n) for n in instance.network] == ['"a"']
+    assert verify(program, instance, Bounds(3, network=Network("sync", nodes=names))).holds
+    lost = verify(program, instance, Bounds(3, network=Network("sync", loss_until=2, nodes=names)))
+    assert lost.holds is False and lost.counterexample.faults == 2  # not vacuous: two lost messages break it
+
+
+def test_the_explorer_and_the_solver_agree_on_option_nodes(tmp_path):
+    """Bounded Theorem 4 with a node of --nodes: the operational runs give b its name as the solver does."""
+    program, instance = _load(tmp_path, PING)
+    bounds = Bounds(3, network=Network("sync", loss_until=2, nodes=("a", "b")))
+    traces = operational.explore(program, instance, bounds, mode="traces").traces
+
+    def broken(trace) -> bool:  # pre(A) and post(A) are held by node A
+        last = {(x, r, a) for x, s, r, a in trace if s == 3}
+        return any(r == "pre" and (x, "post", a) not in last for x, r, a in last)
+
+    answered = [t for t in traces if any(r == "pong" and x == clingo.String("a") for x, _, r, _ in t)]
+    assert answered and any(map(broken, traces)) and not all(map(broken, traces))
+    assert verify(program, instance, bounds).holds is not any(map(broken, traces))
+
+
+# --- item 2: node names as Molly spells them -----------------------------------------------------------------
+
+
+def test_bare_names_are_the_strings_the_program_writes(tmp_path):
+    """Molly's -N a,b,C: in Molly's dialect a bare name is the string the facts write, so `b` and `C` add no
+    node beside "b" and "C" (before: `C` was refused, and `n1` beside "n1" made a second node)."""
+    program, instance = _load(tmp_path, 'peer("a", "C")@1;\npeer(A, B)@next :- peer(A, B);\n'
+                                        'ping(B, A)@async :- peer(A, B);\n')
+    populated = Network(nodes=("a", "C", "d")).populate(instance)
+    assert [str(n) for n in populated.network] == ['"a"', '"C"', '"d"']
+    assert populated.facts[clingo.String("C")][0].predicate == "id"  # C knows its name: rules use it as a value
+
+
+def test_bare_names_follow_a_program_of_bare_constants(tmp_path):
+    """A Molly program may write its nodes as constants (member(a, b)): a bare name is then that constant."""
+    program, instance = _load(tmp_path, "member(a, b)@1;\nmember(N, M)@next :- member(N, M);\n")
+    assert [str(n) for n in Network(nodes=("a", "b", "e")).populate(instance).network] == ["a", "b", "e"]
+
+
+def test_option_names_that_nothing_mentions_are_warned_of(tmp_path):
+    (tmp_path / "p.ded").write_text(PING)
+    done = _cli("verify", "p.ded", "--horizon", "2", "--delivery", "sync", "--nodes", "a,b,zed", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "p.ded: warning: --nodes names 'zed', which no fact or rule of the program mentions" in done.stderr
+    assert "'b'" not in done.stderr.split("warning: --nodes")[0]  # b is mentioned by a fact: no warning
+
+
+def test_an_upper_case_name_outside_molly_is_refused(tmp_path):
+    (tmp_path / "p.ded").write_text("p(X)@async(Y) :- p(X), peer(Y).\n")
+    (tmp_path / "p.facts").write_text("a { p(1). peer(b). }\n")
+    done = _cli("count", "p.ded", "--input", "p.facts", "--horizon", "1", "--nodes", "b,C", cwd=tmp_path)
+    assert done.returncode == 2 and "node name" in done.stderr and "Traceback" not in done.stderr
+
+
+# --- item 5: a counterexample of a program that reads crash ---------------------------------------------------
+
+UP = """
+up("a")@1;
+up(N)@next :- up(N), notin crash(N, N, _);
+pre(N) :- up(N)@1;
+post(N) :- up(N);
+"""
+
+
+def test_the_lineage_of_a_program_that_reads_crash(tmp_path):
+    """crash(x, y, s) holds at every node and step of a run where y crashes at s: a fault, the lineage's own
+    kind of reason (before: exit 70, "not D = deduc_P(...)")."""
+    program, instance = _load(tmp_path, UP)
+    bounds = Bounds(3, network=Network("sync", crashes=1))
+    verdict = lineage.attach(verify(program, instance, bounds), program, instance, None)
+    assert verdict.holds is False
+    text = verdict.describe()
+    assert "a fault of the run (a crash)" in text and "crash(\"a\", _) absent" in text
+    done = _cli("verify", "p.ded", "--horizon", "3", "--delivery", "sync", "--crashes", "1", "--out", "out",
+                cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    runs = json.loads((tmp_path / "out" / "runs.json").read_text())
+    assert "fault" in json.dumps(runs)
