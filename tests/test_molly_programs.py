@@ -128,3 +128,26 @@ def test_the_lineage_of_a_program_that_reads_crash(tmp_path):
     assert done.returncode == 1, done.stderr
     runs = json.loads((tmp_path / "out" / "runs.json").read_text())
     assert "fault" in json.dumps(runs)
+
+
+# --- item 4: a variable only under notin ------------------------------------------------------------------------
+
+LONELY = """
+p("a", 1)@1; p("a", 2)@1; q("a", 7, 1)@1;
+r(N, X) :- p(N, X), notin q(N, T, X);
+"""
+
+
+def test_a_variable_only_under_notin_is_projected_away(tmp_path):
+    """Molly's Raft: `notin commit(Node, Term, Idx)` with Term bound nowhere means no commit(Node, _, Idx):
+    r("a", 1) does not hold (q("a", 7, 1) does), r("a", 2) does; a warning says so at its line and column."""
+    program, instance = _load(tmp_path, LONELY)
+    [rule] = program.rules
+    assert str(rule) == "r(X) :- p(X), not q(_, X)."
+    traces = operational.explore(program, instance, Bounds(0), mode="traces").traces
+    assert {(r, tuple(map(str, a))) for t in traces for _, _, r, a in t if r == "r"} == {("r", ("2",))}
+    done = _cli("check", "p.ded", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "p.ded:3:32: warning: 'T' occurs only in the negated atom of rule 4" in done.stderr
+    (tmp_path / "t.ded").write_text("r(X) :- p(X), not q(T, X).\n")  # tplp2016's dialect: still unsafe
+    assert _cli("check", "t.ded", cwd=tmp_path).returncode == 2

@@ -210,6 +210,8 @@ def locate(
     def error(code: str, message: str, span: Span, severity=Severity.ERROR) -> None:
         diagnostics.append(Diagnostic(code, message, span, filename, text, severity))
 
+    if dialect == "molly":
+        statements = [_projected(s, error) for s in statements]
     rules = [s.rule if isinstance(s, Timestamped) else s for s in statements]
     schema = {a.predicate for r in rules for a in r.atoms}
     marked = location_columns(rules, error)
@@ -527,6 +529,38 @@ def _fact(head: Atom, column: int, step: int | None, error) -> tuple[clingo.Symb
     node = head.args[column].value
     args = tuple(a.value for a in head.args[:column] + head.args[column + 1 :])
     return node, Fact(head.predicate, args, head.span, step)
+
+
+def _projected(statement: Rule | Timestamped, error) -> Rule | Timestamped:
+    """Molly's reading of a variable that occurs once in a rule, as an argument of a negated atom: that
+    atom's `_`. Molly's Raft writes `commit_indx(Node, Idx)@next :- commit_indx(Node, Idx), notin
+    commit(Node, Term, Idx);` with `Term` bound nowhere, and means "no commit(Node, _, Idx)"; elsewhere
+    such a variable is unsafe (tplp2016's safety). A warning names each one."""
+    if isinstance(statement, Timestamped):
+        return replace(statement, rule=_projected(statement.rule, error))
+    rule = statement
+    counts: dict[str, int] = {}
+    for var in rule.variables():
+        counts[var.name] = counts.get(var.name, 0) + 1
+    lonely = {a.name for b in rule.body if isinstance(b, Literal) and b.negated for a in b.atom.args
+              if isinstance(_plain(a), Variable) and not _plain(a).anonymous and counts[_plain(a).name] == 1}
+    if not lonely:
+        return rule
+
+    def project(term):
+        plain = _plain(term)
+        if not (isinstance(plain, Variable) and plain.name in lonely):
+            return term
+        error("projected-variable",
+              f"'{plain.name}' occurs only in the negated atom of rule {rule.number}: Molly reads it as '_' (no "
+              f"fact of any value there), and so does dedalus2asp in Molly's dialect (write '_' to say so)",
+              plain.span, Severity.WARNING)
+        anonymous = Variable("_", plain.span)
+        return replace(term, term=anonymous) if isinstance(term, Marked) else anonymous
+
+    body = tuple(replace(b, atom=replace(b.atom, args=tuple(project(a) for a in b.atom.args)))
+                 if isinstance(b, Literal) and b.negated else b for b in rule.body)
+    return replace(rule, body=body)
 
 
 def _molly_warnings(rules: list[Rule], error) -> None:
