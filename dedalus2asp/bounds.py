@@ -72,6 +72,10 @@ def _in_range(what: str, value: int | None) -> None:
         raise ValueError(f"the {what} must be an integer between 0 and {MAX_STEP}, not {value!r}")
 
 
+class NodeNameError(ValueError):
+    """A node name of `Network.nodes` that is no constant of the program (`node_symbol`)."""
+
+
 def node_symbol(name: str, molly: bool = False) -> clingo.Symbol:
     """A node name of `Network.nodes` as the constant it stands for: `a`, `"a"` or `3`.
 
@@ -92,7 +96,7 @@ def node_symbol(name: str, molly: bool = False) -> clingo.Symbol:
     if not constant:
         molly_name = "" if molly or not BARE_NAME.fullmatch(name.strip()) else (
             " (in Molly's dialect a bare name is the string the program writes: C is \"C\")")
-        raise ValueError(f"a node name must be a constant such as a, \"a\" or 3, not {name!r}{molly_name}")
+        raise NodeNameError(f"a node name must be a constant such as a, \"a\" or 3, not {name!r}{molly_name}")
     return symbol
 
 
@@ -203,13 +207,14 @@ class Network:
     def populate(self, instance: Instance | None) -> Instance | None:
         """The instance H with a node for every name of `nodes` it lacks (Molly's -N). Such a node has no
         input facts but what every node of a located program gets: `id(x)`, its own name, when the
-        program's rules read it (`Instance.identity`)."""
+        program's rules read it (`Instance.identity`), and the facts every node holds (`Instance.everywhere`)."""
         if not self.nodes:
             return instance
         facts = dict(instance.facts) if instance is not None else {}
         identity = instance.identity if instance is not None else None
+        everywhere = instance.everywhere if instance is not None else ()
         for node in self.node_symbols(instance):
-            facts.setdefault(node, () if identity is None else (Fact(identity, (node,)),))
+            facts.setdefault(node, (() if identity is None else (Fact(identity, (node,)),)) + everywhere)
         return Instance(facts) if instance is None else replace(instance, facts=facts)
 
     def unmentioned(self, program: Program, instance: Instance | None) -> tuple[str, ...]:

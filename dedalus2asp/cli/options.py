@@ -21,7 +21,7 @@ import typer
 
 from .. import pipeline
 from ..asp import budget
-from ..bounds import MAX_STEP, Bounds, Encoding, Network, Semantics
+from ..bounds import MAX_STEP, Bounds, Encoding, Network, NodeNameError, Semantics
 from ..lang import parser
 from ..lang.diagnostics import Diagnostic, DiagnosticError, Severity
 from .console import fail, usage, warn
@@ -295,7 +295,7 @@ def prepare(
         prepared = pipeline.prepare(program, input_, bounds_, dialect.value)
     except DiagnosticError as error:
         fail(error)
-    except ValueError as error:  # a --nodes name that is no constant of the program (`Network.node_symbols`)
+    except NodeNameError as error:  # a --nodes name that is no constant of the program (`Network.node_symbols`)
         usage("bad-option", str(error), "--nodes")
     if needs_input:
         need_instance(program, prepared.instance, bounds_.network)
@@ -311,7 +311,7 @@ def nodes_warnings(program: Path, prog, instance, network_: Network | None) -> l
         return []
     try:
         unmentioned = network_.unmentioned(prog, instance)
-    except ValueError as error:
+    except NodeNameError as error:
         usage("bad-option", str(error), "--nodes")
     return [
         Diagnostic("unmentioned-node", f"--nodes names '{name}', which no fact or rule of the program mentions: it "
