@@ -13,6 +13,8 @@ import clingo
 import pytest
 
 from dedalus2asp import pipeline
+from dedalus2asp.asp import solve
+from dedalus2asp.asp.transform import transform
 from dedalus2asp.bounds import Bounds, Network
 from dedalus2asp.inspect import lineage
 from dedalus2asp.runs import operational
@@ -151,3 +153,77 @@ def test_a_variable_only_under_notin_is_projected_away(tmp_path):
     assert "p.ded:3:32: warning: 'T' occurs only in the negated atom of rule 4" in done.stderr
     (tmp_path / "t.ded").write_text("r(X) :- p(X), not q(T, X).\n")  # tplp2016's dialect: still unsafe
     assert _cli("check", "t.ded", cwd=tmp_path).returncode == 2
+
+
+# --- item 3: rules that read another node's static facts (Molly's one global database) ------------------------
+
+# after Molly's Kafka model: the client C tells every node Z that some node M lists as its zookeeper
+REGISTRY = """
+client("C")@1;
+zookeeper("a", "Z")@1; zookeeper("C", "Z")@1; zookeeper("Z", "Z")@1;
+zookeeper(M, Z)@next :- zookeeper(M, Z);
+client(C)@next :- client(C);
+clients(Z, C)@async :- client(C), zookeeper(M, Z);
+clients(Z, C)@next :- clients(Z, C);
+pre(C) :- client(C);
+post(C) :- clients(_, C);
+"""
+
+
+def _asp_traces(program, instance, bounds) -> set:
+    found = solve.traces(transform(program, instance, bounds), timeout=120)
+    assert found.complete
+    return {m.trace for m in found.models}
+
+
+def test_a_message_rule_reads_another_nodes_static_facts(tmp_path):
+    """At each step C sends clients(C) to "Z", whom a (and C, and Z) list: C reads zookeeper at a and Z as Molly
+    reads its global database. The message is C's: lost on the channel C→Z, never sent once C has crashed."""
+    program, instance = _load(tmp_path, REGISTRY)
+    [rule] = [r for r in program.rules if r.head.predicate == "clients" and r.kind.value == "asynchronous"]
+    assert str(rule) == "clients(C)@async(Z) :- client(), zookeeper_everywhere(M, Z), id(C)."
+    sync = Bounds(2, network=Network("sync"))
+    [trace] = operational.explore(program, instance, sync, mode="traces").traces
+    z, c = clingo.String("Z"), clingo.String("C")
+    assert (z, 1, "clients", (c,)) in trace and (clingo.String("a"), 1, "clients", (c,)) not in trace
+    assert verify(program, instance, sync).holds
+    crashed = verify(program, instance, Bounds(2, network=Network("sync", crashes=1)))
+    assert crashed.holds is False and [str(x.node) for x in crashed.counterexample.crashes] == ['"C"']
+    done = _cli("check", "p.ded", cwd=tmp_path)
+    assert done.returncode == 0 and "p.ded:6:35: warning: rule 7 runs at 'C' but reads 'zookeeper(M, Z)' at 'M'" in done.stderr
+
+
+@pytest.mark.parametrize("network", [Network("sync", loss_until=1, crashes=1), Network(max_delay=1, loss_until=1)],
+                         ids=["sync-loss1-crash1", "D1-loss1"])
+def test_remote_reads_keep_bounded_theorem_4(tmp_path, network):
+    """The copies are input facts and the rewritten rules are located ones: the explorer and the solver agree."""
+    program, instance = _load(tmp_path, REGISTRY + LOCAL_WRITE)
+    bounds = Bounds(2, network=network)
+    explored = set(operational.explore(program, instance, bounds, mode="traces").traces)
+    assert explored and _asp_traces(program, instance, bounds) == explored
+
+
+# a deductive rule that writes at the head's node what another node's static facts say (Molly's ramp encoding),
+# kept by an @next rule: read at the head's node, from the copies
+LOCAL_WRITE = """
+knows(Host, Z) :- zookeeper(D, Z), client(D), peer(D, Host);
+peer("C", "a")@1; peer(A, B)@next :- peer(A, B);
+knows(H, Z)@next :- knows(H, Z);
+"""
+
+
+def test_a_deductive_rule_writes_at_its_heads_node(tmp_path):
+    program, instance = _load(tmp_path, REGISTRY + LOCAL_WRITE)
+    [trace] = operational.explore(program, instance, Bounds(1, network=Network("sync")), mode="traces").traces
+    a = clingo.String("a")
+    assert {(x, s, r, a_) for x, s, r, a_ in trace if r == "knows"} == {
+        (a, 0, "knows", (clingo.String("Z"),)), (a, 1, "knows", (clingo.String("Z"),))}
+
+
+def test_a_remote_read_of_what_the_run_derives_is_still_refused(tmp_path):
+    """Only static relations are copied: a rule that writes at another node what the run derives there is an
+    error, as before (Molly's global database would do it at once; tplp2016's nodes cannot)."""
+    (tmp_path / "p.ded").write_text('go("a", "b")@1;\nseen(A, B) :- go(A, B);\ngot(B, A) :- seen(A, B);\n'
+                                    'got(B, A)@next :- got(B, A);\n')
+    done = _cli("check", "p.ded", cwd=tmp_path)
+    assert done.returncode == 2 and "global relation" in done.stderr and "Traceback" not in done.stderr

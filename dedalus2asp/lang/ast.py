@@ -411,7 +411,8 @@ class Instance:
     node added later (`bounds.Network.populate`, Molly's `-N`) must get:
     `identity`, the relation that tells every node x its name (`id(x)`), and
     `molly`, whether a bare node name is the string the program writes
-    (`a` is `"a"` in Molly's dialect).
+    (`a` is `"a"` in Molly's dialect), and `everywhere`, the facts every
+    node holds (the copies of `located.remote_reads`).
     """
 
     facts: Mapping[clingo.Symbol, tuple[Fact, ...]]
@@ -419,6 +420,7 @@ class Instance:
     text: str = ""
     identity: str | None = None
     molly: bool = False
+    everywhere: tuple[Fact, ...] = ()
 
     @property
     def network(self) -> tuple[clingo.Symbol, ...]:

@@ -44,7 +44,7 @@ only; `check_events` rejects an event beyond the horizon.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Mapping
 
 import clingo
@@ -81,6 +81,8 @@ class LocatedProgram:
     facts: Mapping[clingo.Symbol, tuple[Fact, ...]]
     dialect: str
     warnings: tuple[Diagnostic, ...] = ()
+    copies: Mapping[str, str] = field(default_factory=dict)
+    """relation → the relation of its copies every node holds (Molly's remote reads, `remote_reads`)."""
 
     def identity_clash(self, what: str, rename: str) -> str:
         """The message for an input that gives the identity relation itself (`what` it gives, what to rename)."""
@@ -105,8 +107,19 @@ class LocatedProgram:
                 raise DiagnosticError([Diagnostic("identity-input", message, clash[0].span, origin.filename, origin.text)])
             for node, local in facts.items():
                 local.insert(0, Fact(self.identity, (node,)))
+        everywhere = self.copied(facts)
+        for local in facts.values():
+            local.extend(everywhere)
         return Instance({n: tuple(dict.fromkeys(fs)) for n, fs in facts.items()}, origin.filename, origin.text,
-                        self.identity, self.dialect == "molly")
+                        self.identity, self.dialect == "molly", everywhere)
+
+    def copied(self, facts: Mapping[clingo.Symbol, list[Fact]]) -> tuple[Fact, ...]:
+        """The copies every node holds of the facts of the relations read at other nodes (`remote_reads`):
+        `R_everywhere(x, ā)` for the fact R(ā) of node x, at the same step."""
+        return tuple(
+            Fact(self.copies[f.predicate], (node, *f.args), f.span, f.step)
+            for node, local in facts.items() for f in local if f.predicate in self.copies
+        )
 
 
 def check_events(instance: Instance, horizon: int, run: bool = False) -> None:
@@ -213,8 +226,12 @@ def locate(
     if dialect == "molly":
         statements = [_projected(s, error) for s in statements]
     rules = [s.rule if isinstance(s, Timestamped) else s for s in statements]
-    schema = {a.predicate for r in rules for a in r.atoms}
     marked = location_columns(rules, error)
+    copies: dict[str, str] = {}
+    if dialect == "molly":
+        statements, copies = remote_reads(statements, marked, error)
+        rules = [s.rule if isinstance(s, Timestamped) else s for s in statements]
+    schema = {a.predicate for r in rules for a in r.atoms}
     held_by_none = global_relations(rules, marked)
     locator = _Locator(marked, _identity_name(schema), error, held_by_none)
     source: list[Rule] = []
@@ -261,6 +278,7 @@ def locate(
         {n: tuple(fs) for n, fs in facts.items()},
         dialect,
         tuple(warnings),
+        copies,
     )
 
 
@@ -303,6 +321,145 @@ def _reads_several_nodes(rule: Rule, marked: Mapping[str, int], found: set[str])
     head_at = _quiet_location(_unmark(rule.head), marked)
     anonymous = any(isinstance(p, Variable) and p.anonymous for p in places)
     return len(places) > 1 or anonymous or head_at is None or (len(places) == 1 and head_at not in places)
+
+
+def static_relations(rules: list[Rule]) -> frozenset[str]:
+    """The relations whose facts are known before any run: no rule derives them but the identity persistence
+    `r(A, B)@next :- r(A, B)`. Their facts are those written in the program and the input, at the steps
+    written there, kept when the relation persists: every node could know them at every step."""
+    derived: set[str] = set()
+    for rule in rules:
+        if any(isinstance(b, Literal) for b in rule.body) or rule.kind is not RuleKind.DEDUCTIVE:
+            if not _identity_persistence(rule):
+                derived.add(rule.head.predicate)
+    return frozenset({a.predicate for r in rules for a in r.atoms} - derived)
+
+
+def _identity_persistence(rule: Rule) -> bool:
+    """`r(A, B)@next :- r(A, B)`: the head's arguments are distinct variables, and the body is the head."""
+    head = _unmark(rule.head)
+    names = [a.name for a in head.args if isinstance(a, Variable) and not a.anonymous]
+    return (rule.kind is RuleKind.INDUCTIVE and len(rule.body) == 1 and isinstance(rule.body[0], Literal)
+            and not rule.body[0].negated and rule.body[0].step is None and len(set(names)) == head.arity
+            and _unmark(rule.body[0].atom) == head)
+
+
+def _copy_name(relation: str, taken: set[str]) -> str:
+    name, i = f"{relation}_everywhere", 1
+    while name in taken:
+        i += 1
+        name = f"{relation}_everywhere{i}"
+    taken.add(name)
+    return name
+
+
+def remote_reads(
+    statements: list[Rule | Timestamped], marked: Mapping[str, int], error
+) -> tuple[list[Rule | Timestamped], dict[str, str]]:
+    """Molly's one global database, for the rules that read another node's static relations.
+
+    Molly locates a rule at its first body atom (an @async rule's sender) or, for a deductive or @next
+    rule, writes its head wherever its first column says, and evaluates the other body atoms over its one
+    database at the same time (Alvaro et al., *Lineage-driven fault injection*, SIGMOD 2015, §4; Molly's
+    `AST.scala`). tplp2016's nodes read their own facts only. The two agree when the atoms read at another
+    node are of a *static* relation (`static_relations`): its facts at every step are known before the run,
+    so every node can hold a copy, `R_everywhere(x, ā)` for the fact R(ā) of node x
+    (`LocatedProgram.instance` writes the copies, and the identity persistence of R is written for them).
+    Kafka's `clients(Z, C)@async :- client(C), zookeeper(M, Z);` is read as the message from C
+    `clients(Z, C)@async :- client(C), zookeeper_everywhere(C, M, Z);`, lost if channel C→Z is cut, not
+    sent if C has crashed, as in Molly.
+
+    Rewritten so, with a warning: an @next or @async rule whose body atoms are at several nodes, and a
+    deductive rule that would otherwise be global (it reads several nodes) while its relation is kept,
+    sent or read by such a rule, since a global relation observes a run and never steers it. The rule
+    runs at its head's node (deductive, @next) or its first positive body atom's (@async). An atom of a
+    relation that is not static, read at another node, is left as it is (an error of `check`).
+    Returns the statements and the copies (relation → copy relation).
+    """
+    rules = [s.rule if isinstance(s, Timestamped) else s for s in statements]
+    static = static_relations(rules)
+    held = global_relations(rules, marked)
+    steering = {r.head.predicate for r in rules if r.kind is not RuleKind.DEDUCTIVE and r.head.predicate in held}
+    for rule in rules:
+        if rule.kind is not RuleKind.DEDUCTIVE:
+            steering |= _read_at_home(rule, marked, held, _home(rule, marked, held))
+    changed = True
+    while changed:
+        changed = False
+        for rule in rules:
+            if rule.kind is RuleKind.DEDUCTIVE and rule.head.predicate in steering:
+                more = _read_at_home(rule, marked, held, _quiet_location(_unmark(rule.head), marked)) - steering
+                steering |= more
+                changed = changed or bool(more)
+    taken = {a.predicate for r in rules for a in r.atoms}
+    copies: dict[str, str] = {}
+    out: list[Rule | Timestamped] = []
+    for statement in statements:
+        rule = statement.rule if isinstance(statement, Timestamped) else statement
+        rewritten = rule if isinstance(statement, Timestamped) else _read_remote(
+            rule, marked, static, steering, copies, taken, error)
+        out.append(rewritten if not isinstance(statement, Timestamped) else statement)
+    number = max((r.number for r in rules), default=0)
+    for relation, copy in copies.items():
+        if any(_identity_persistence(r) and r.head.predicate == relation for r in rules):
+            number += 1
+            arity = next(a.arity for r in rules for a in r.atoms if a.predicate == relation) + 1
+            names = tuple(Variable(f"A{i + 1}") for i in range(arity))
+            atom = Atom(copy, names)
+            out.append(Rule(atom, RuleKind.INDUCTIVE, (Literal(atom),), number=number,
+                            origin=f"the identity persistence of '{relation}', for its copies"))
+    return out, copies
+
+
+def _home(rule: Rule, marked, held) -> Term | None:
+    """Where an @next or @async rule runs once its global relations are located: at its first positive body
+    atom of a relation that is not global, else at its first body atom."""
+    literals = [b for b in rule.body if isinstance(b, Literal)]
+    first = next((b for b in literals if not b.negated and b.atom.predicate not in held), literals[0] if literals else None)
+    return None if first is None else _quiet_location(_unmark(first.atom), marked)
+
+
+def _read_at_home(rule: Rule, marked, held, home: Term | None) -> set[str]:
+    """The global relations `rule` reads at its node `home`: located at home, they would be local reads."""
+    return {b.atom.predicate for b in rule.body if isinstance(b, Literal) and b.atom.predicate in held
+            and home is not None and _quiet_location(_unmark(b.atom), marked) == home}
+
+
+def _read_remote(rule: Rule, marked, static, steering, copies: dict[str, str], taken: set[str], error) -> Rule:
+    """`rule` with its atoms of static relations read at another node replaced by their copies (`remote_reads`)."""
+    literals = [b for b in rule.body if isinstance(b, Literal)]
+    places = [_quiet_location(_unmark(b.atom), marked) for b in literals]
+    if None in places or not literals:
+        return rule
+    if rule.kind is RuleKind.DEDUCTIVE:
+        if rule.head.predicate not in steering:
+            return rule
+    elif len(set(places)) == 1:
+        return rule
+    if rule.kind is RuleKind.ASYNC:
+        home = next((p for b, p in zip(literals, places) if not b.negated), places[0])
+    else:
+        home = _quiet_location(_unmark(rule.head), marked)
+        if home is None:
+            return rule
+    remote = [(b, p) for b, p in zip(literals, places) if p != home and b.atom.predicate in static]
+    if not remote or isinstance(home, Variable) and home.anonymous:
+        return rule
+    replaced = {}
+    for b, _ in remote:
+        relation = b.atom.predicate
+        if relation not in copies:
+            copies[relation] = _copy_name(relation, taken)
+        atom = _unmark(b.atom)
+        replaced[id(b)] = replace(b, atom=Atom(copies[relation], (home, *atom.args), atom.span))
+    first = remote[0][0]
+    error("remote-read",
+          f"rule {rule.number} runs at '{home}' but reads '{first.atom}' at '{_quiet_location(_unmark(first.atom), marked)}'"
+          f"{' and more' if len(remote) > 1 else ''}: it reads remote state, as Molly's one global database does; "
+          f"'{first.atom.predicate}' holds only the facts the program writes, so every node reads its copy "
+          f"'{copies[first.atom.predicate]}' (a tplp2016 node reads its own facts only)",
+          first.atom.span, Severity.WARNING)
+    return replace(rule, body=tuple(replaced.get(id(b), b) for b in rule.body))
 
 
 def _unmarked(rule: Rule) -> Rule:
