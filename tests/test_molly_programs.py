@@ -227,3 +227,21 @@ def test_a_remote_read_of_what_the_run_derives_is_still_refused(tmp_path):
                                     'got(B, A)@next :- got(B, A);\n')
     done = _cli("check", "p.ded", cwd=tmp_path)
     assert done.returncode == 2 and "global relation" in done.stderr and "Traceback" not in done.stderr
+
+
+# --- Molly's corpus: an include Molly cannot read either ---------------------------------------------------------
+
+
+def test_an_include_nobody_can_read_says_where_it_looked(tmp_path):
+    """Molly reads an include relative to the first program's folder; dedalus2asp also relative to the
+    including file. A file found by neither is a clear error naming both places."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "p.ded").write_text('include "util/timer.ded";\np("a")@1;\n')
+    done = _cli("check", "sub/p.ded", cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("sub/p.ded:1:1: error: cannot read included file 'util/timer.ded': there is no "
+                                  "'sub/util/timer.ded'")
+    assert "Molly cannot read it either" in done.stderr
+    (tmp_path / "sub" / "util").mkdir()
+    (tmp_path / "sub" / "util" / "timer.ded").write_text("t(N)@next :- t(N);\n")
+    assert _cli("check", "sub/p.ded", cwd=tmp_path).returncode == 0
