@@ -245,3 +245,23 @@ def test_an_include_nobody_can_read_says_where_it_looked(tmp_path):
     (tmp_path / "sub" / "util").mkdir()
     (tmp_path / "sub" / "util" / "timer.ded").write_text("t(N)@next :- t(N);\n")
     assert _cli("check", "sub/p.ded", cwd=tmp_path).returncode == 0
+
+
+# --- item 9: a Molly program carries its facts ---------------------------------------------------------------------
+
+
+def test_run_needs_no_input_for_a_molly_program(tmp_path):
+    """`run` on a Molly program: its facts suffice, --nodes names the rest, and a facts file that only names
+    nodes (`b { }`) names the program's "b" (before: --input was required, and `b` was a second node)."""
+    (tmp_path / "p.ded").write_text(PING)
+    (tmp_path / "nodes.facts").write_text("a { }\nb { }\n")
+    pongs = {}
+    for name, extra in [("own", []), ("nodes", ["--nodes", "b"]), ("file", ["--input", "nodes.facts"])]:
+        done = _cli("run", "p.ded", "--steps", "3", "--out", name, *extra, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        pongs[name] = done.stdout.split(": ")[1].split("; wrote")[0]
+    assert pongs["own"].startswith("9 trace facts, 0 messages")  # b is no node: nobody answers
+    assert pongs["nodes"] == pongs["file"] and ", 5 messages" in pongs["nodes"]
+    (tmp_path / "q.ded").write_text("p(X)@async :- q(X);\n")
+    missing = _cli("run", "q.ded", "--steps", "2", "--out", "q", "--dialect", "molly", cwd=tmp_path)
+    assert missing.returncode == 2 and "no input instance" in missing.stderr

@@ -98,7 +98,7 @@ class LocatedProgram:
                 {}, self.program.filename, self.program.text, self.identity, self.dialect == "molly")
         facts: dict[clingo.Symbol, list[Fact]] = {n: list(fs) for n, fs in self.facts.items()}
         for node, local in (given.facts if given is not None else {}).items():
-            facts.setdefault(node, []).extend(local)
+            facts.setdefault(self.spelt(node), []).extend(local)
         origin = given if given is not None else self.program  # whose file a problem is reported in
         if self.identity is not None:
             clash = [f for fs in facts.values() for f in fs if f.predicate == self.identity]
@@ -112,6 +112,19 @@ class LocatedProgram:
             local.extend(everywhere)
         return Instance({n: tuple(dict.fromkeys(fs)) for n, fs in facts.items()}, origin.filename, origin.text,
                         self.identity, self.dialect == "molly", everywhere)
+
+    def spelt(self, node: clingo.Symbol) -> clingo.Symbol:
+        """A node an input names, as a Molly program spells it: the block `a { }` of a facts file is the node
+        the program writes `"a"` (Molly's nodes are strings), unless the program writes `a` itself or writes
+        its nodes as constants. Outside Molly's dialect, the node as the input names it."""
+        if self.dialect != "molly" or node.type is not clingo.SymbolType.Function or node.arguments:
+            return node
+        known = set(self.facts) | {a for fs in self.facts.values() for f in fs for a in f.args}
+        string = clingo.String(node.name)
+        if string in known or node not in known and self.facts and all(
+                n.type is clingo.SymbolType.String for n in self.facts):
+            return string
+        return node
 
     def copied(self, facts: Mapping[clingo.Symbol, list[Fact]]) -> tuple[Fact, ...]:
         """The copies every node holds of the facts of the relations read at other nodes (`remote_reads`):
