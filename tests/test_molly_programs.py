@@ -265,3 +265,55 @@ def test_run_needs_no_input_for_a_molly_program(tmp_path):
     (tmp_path / "q.ded").write_text("p(X)@async :- q(X);\n")
     missing = _cli("run", "q.ded", "--steps", "2", "--out", "q", "--dialect", "molly", cwd=tmp_path)
     assert missing.returncode == 2 and "no input instance" in missing.stderr
+
+
+# --- item 10: what a new user meets around verify ------------------------------------------------------------------
+
+# the replica "b" is no node: pre never holds at the last step (the peer fact is an event at step 0 only)
+VACUOUS = """
+peer("a", "b")@1;
+ping(B, A)@async :- peer(A, B);
+pre(A) :- peer(A, _);
+post(A) :- ping(A, _);
+"""
+
+
+def test_a_verdict_that_holds_vacuously_says_so(tmp_path):
+    program, instance = _load(tmp_path, VACUOUS)
+    vacuous = verify(program, instance, Bounds(2, network=Network("sync")))
+    assert vacuous.holds and vacuous.vacuous
+    assert vacuous.describe().startswith("holds vacuously: no run has a pre fact at the last step")
+    assert vacuous.as_dict()["vacuous"] is True
+    program, instance = _load(tmp_path, PING)
+    real = verify(program, instance, Bounds(3, network=Network("sync", nodes=("b",))))
+    assert real.holds and not real.vacuous and real.as_dict()["vacuous"] is False
+    assert real.describe().startswith("holds: every pre fact") and "no crash, no lost message" in real.describe()
+
+
+def test_messages_to_a_name_that_is_no_node_are_warned_of(tmp_path):
+    (tmp_path / "p.ded").write_text(VACUOUS)
+    done = _cli("verify", "p.ded", "--horizon", "2", "--delivery", "sync", "--json", cwd=tmp_path)
+    assert "p.ded:3:21: warning: rule 2 sends to the 'B' of 'peer', whose facts name \"b\": no node" in done.stderr
+    assert json.loads(done.stdout)["vacuous"] is True
+    named = _cli("verify", "p.ded", "--horizon", "2", "--delivery", "sync", "--nodes", "b", cwd=tmp_path)
+    assert "no node of the network" not in named.stderr
+
+
+def test_a_misspelt_relation_gets_a_did_you_mean(tmp_path):
+    (tmp_path / "p.ded").write_text(PING.replace("got(A, B) :- pong(A, B);", "got(A, B) :- pongs(A, B);"))
+    done = _cli("check", "p.ded", cwd=tmp_path)
+    assert done.returncode == 0 and "relation 'pongs' is neither derived" in done.stderr
+    assert "(did you mean 'pong'?)" in done.stderr
+
+
+def test_all_prints_a_count_and_the_first_fault_sets(tmp_path):
+    """--all: the count and the first few minimal fault sets in the text; every one of them in --json."""
+    fan = 'peer("a", "b")@1; peer("a", "c")@1; peer("a", "d")@1; peer("a", "e")@1; peer("a", "f")@1; peer("a", "g")@1;\n'
+    (tmp_path / "p.ded").write_text(fan + "got(B, A)@async :- peer(A, B);\ngot(B, A)@next :- got(B, A);\n"
+                                    "pre(B) :- peer(_, B)@1;\npost(B) :- got(B, _);\n")
+    args = ["verify", "p.ded", "--horizon", "2", "--delivery", "sync", "--eff", "2", "--all", "--nodes", "b,c,d,e,f,g"]
+    text = _cli(*args, cwd=tmp_path).stdout
+    assert "6 minimal fault sets break it; the first 5 (all of them in --json and --out):" in text
+    assert text.count("    {lost ") == 5
+    document = json.loads(_cli(*args, "--json", cwd=tmp_path).stdout)
+    assert len(document["minimal_fault_sets"]) == 6

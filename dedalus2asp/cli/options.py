@@ -22,7 +22,7 @@ import typer
 from .. import pipeline
 from ..asp import budget
 from ..bounds import MAX_STEP, Bounds, Encoding, Network, NodeNameError, Semantics
-from ..lang import parser
+from ..lang import analysis, parser
 from ..lang.diagnostics import Diagnostic, DiagnosticError, Severity
 from .console import fail, usage, warn
 
@@ -305,15 +305,17 @@ def prepare(
 
 
 def nodes_warnings(program: Path, prog, instance, network_: Network | None) -> list[Diagnostic]:
-    """A warning for each --nodes name that no fact or rule mentions (`Network.unmentioned`); a name that is
-    no constant of the program exits 2."""
+    """A warning for each --nodes name that no fact or rule mentions (`Network.unmentioned`), and for each
+    message rule whose input facts name addressees that are no nodes (`analysis.unknown_addressees`); a name
+    that is no constant of the program exits 2."""
     if network_ is None or not network_.nodes:
-        return []
+        return [] if instance is None else analysis.unknown_addressees(prog, instance)
     try:
         unmentioned = network_.unmentioned(prog, instance)
+        strangers = [] if instance is None else analysis.unknown_addressees(prog, network_.populate(instance))
     except NodeNameError as error:
         usage("bad-option", str(error), "--nodes")
-    return [
+    return strangers + [
         Diagnostic("unmentioned-node", f"--nodes names '{name}', which no fact or rule of the program mentions: it "
                    "is a node nothing sends to (check its spelling"
                    + (", and its quotes: in Molly's dialect a bare name is the string the program writes" if

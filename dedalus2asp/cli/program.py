@@ -31,8 +31,9 @@ def check(program: Path = Prog, json_: bool = JsonOpt, dialect: Dialect = Dialec
         emit(render(report, "json"))
         return
     # a dialect's own warnings first; check takes no input, so it cannot say a relation is never given
-    # (a Molly program's own facts are seldom all of its input)
-    warn([w for w in loaded if w not in report.warnings and w.code != "empty-relation"] + list(report.warnings))
+    # (a Molly program's own facts are seldom all of its input), unless its name looks misspelt
+    warn([w for w in loaded if w not in report.warnings and (w.code != "empty-relation" or "did you mean" in w.message)]
+         + list(report.warnings))
     say(render(report, "text", program=printable(str(program))))  # a name with a line break stays on its line
 
 

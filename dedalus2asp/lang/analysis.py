@@ -420,7 +420,8 @@ def warnings(program: Program, instance: Instance | None = None) -> list[Diagnos
                             "empty-relation",
                             f"relation '{p}' is neither derived by a rule nor given in the input "
                             f"{instance.filename}: it is always empty"
-                            + (_similar(p, [q for q in given if q not in schema]) or " (give it facts in the input)"),
+                            + (_similar(p, [q for q in given if q not in schema]) or _similar(p, derived)
+                               or " (give it facts in the input)"),
                             atom.span,
                             Severity.WARNING,
                         )
@@ -473,6 +474,37 @@ def check(program: Program, instance: Instance | None = None) -> list[Diagnostic
     diagnostics = (safety(program) + arities(program, instance) + stratification(program)[1] + global_reads(program)
                    + outputs(program))
     return in_order(raise_if_errors(diagnostics + warnings(program, instance) + growing_recursion(program)))
+
+
+def unknown_addressees(program: Program, instance: Instance) -> list[Diagnostic]:
+    """A warning for each @async rule whose addressee is read from a relation that only input facts give
+    (`member(N, M)` with M the addressee), when one of those facts names a node that is not in the network:
+    the message has no node to arrive at, and is never sent. Molly's replicas that are no nodes (neither
+    holding a fact nor named by `-N`) are met this way; the answer then says nothing about them."""
+    network = set(instance.network)
+    derived = {r.head.predicate for r in program.rules
+               if not (r.kind is RuleKind.INDUCTIVE and len(r.body) == 1 and isinstance(r.body[0], Literal)
+                       and r.body[0].atom == r.head and not r.body[0].negated)}
+    out, seen = [], set()
+    for rule in program.rules_of(RuleKind.ASYNC):
+        if rule.addressee is None:
+            continue
+        for atom in rule.positive:
+            if atom.predicate in derived or atom.predicate in seen:
+                continue
+            places = [i for i, a in enumerate(atom.args) if isinstance(a, Variable) and a.name == rule.addressee.name]
+            strangers = sorted({str(f.args[i]) for fs in instance.facts.values() for f in fs
+                                if f.predicate == atom.predicate for i in places
+                                if i < len(f.args) and f.args[i] not in network})
+            if strangers:
+                seen.add(atom.predicate)
+                out.append(_diag(
+                    program, "unknown-addressee",
+                    f"{rule_name(rule)} sends to the '{rule.addressee}' of '{atom.predicate}', whose facts name "
+                    f"{', '.join(strangers[:3])}{' and more' if len(strangers) > 3 else ''}: no node of the network, so "
+                    "no message is sent there (give each a fact, or name it with --nodes)",
+                    atom.span, Severity.WARNING))
+    return out
 
 
 def restrict(instance: Instance, program: Program) -> Instance:
