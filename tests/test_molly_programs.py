@@ -317,3 +317,15 @@ def test_all_prints_a_count_and_the_first_fault_sets(tmp_path):
     assert text.count("    {lost ") == 5
     document = json.loads(_cli(*args, "--json", cwd=tmp_path).stdout)
     assert len(document["minimal_fault_sets"]) == 6
+
+
+def test_the_out_page_speaks_of_steps_with_mollys_times_beside(tmp_path):
+    """One clock on the page of `verify --out`, the diagrams' (steps from 0), Molly's time in parentheses; the
+    lineage says which run it explains."""
+    (tmp_path / "p.ded").write_text(UP)
+    done = _cli("verify", "p.ded", "--horizon", "3", "--delivery", "sync", "--crashes", "1", "--out", "out", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    page = (tmp_path / "out" / "index.html").read_text()
+    assert "horizon 3: steps 0..3 (Molly's eot 4" in page
+    assert "crash of &quot;a&quot; at step 3 (Molly&#x27;s time 4)" in page and "at time" not in page
+    assert "the lineage below explains run 1, the counterexample drawn above" in page
