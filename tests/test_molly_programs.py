@@ -227,6 +227,7 @@ def test_a_remote_read_of_what_the_run_derives_is_still_refused(tmp_path):
                                     'got(B, A)@next :- got(B, A);\n')
     done = _cli("check", "p.ded", cwd=tmp_path)
     assert done.returncode == 2 and "global relation" in done.stderr and "Traceback" not in done.stderr
+    assert "rule 3 writes 'got' at 'B' from what the run derives at another node ('seen')" in done.stderr
 
 
 # --- Molly's corpus: an include Molly cannot read either ---------------------------------------------------------

@@ -40,6 +40,19 @@ def _arguments(k: int) -> str:
     return f"{k} argument" + ("" if k == 1 else "s")
 
 
+def _one_edit(a: str, b: str) -> bool:
+    """Whether `a` and `b` differ by one typo: a letter added, dropped, changed, or two neighbours swapped
+    (`pings` for `ping`; not `timer_start` for `timer_state`, a relation of its own)."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    short, long_ = sorted((a, b), key=len)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
 def _similar(name: str, candidates) -> str:
     """' (did you mean 'x'?)' for a candidate that differs from `name` in case or by a typo, else ''."""
     candidates = [c for c in candidates if c != name]
@@ -420,7 +433,8 @@ def warnings(program: Program, instance: Instance | None = None) -> list[Diagnos
                             "empty-relation",
                             f"relation '{p}' is neither derived by a rule nor given in the input "
                             f"{instance.filename}: it is always empty"
-                            + (_similar(p, [q for q in given if q not in schema]) or _similar(p, derived)
+                            + (_similar(p, [q for q in given if q not in schema])
+                               or _similar(p, [q for q in derived if _one_edit(p, q)])
                                or " (give it facts in the input)"),
                             atom.span,
                             Severity.WARNING,

@@ -266,7 +266,8 @@ def locate(
                 "global-head",
                 f"{kind} rule {rule.number} derives '{plain.head.predicate}', a global relation (a rule whose "
                 "body reads several nodes derives it): a global relation is held by no node, so it can be "
-                "neither kept to the next step nor sent",
+                "neither kept to the next step nor sent" + (_derived_remote(rules, marked, plain.head.predicate)
+                                                             if dialect == "molly" else ""),
                 plain.head.span,
             )
         elif not plain.body and rule.kind is RuleKind.DEDUCTIVE and head_at is not None:
@@ -436,6 +437,23 @@ def _read_at_home(rule: Rule, marked, held, home: Term | None) -> set[str]:
     """The global relations `rule` reads at its node `home`: located at home, they would be local reads."""
     return {b.atom.predicate for b in rule.body if isinstance(b, Literal) and b.atom.predicate in held
             and home is not None and _quiet_location(_unmark(b.atom), marked) == home}
+
+
+def _derived_remote(rules: list[Rule], marked, relation: str) -> str:
+    """Why a global relation of a Molly program could not be read as Molly reads it (`remote_reads`): the
+    relations its rules read at another node that the run derives."""
+    static = static_relations(rules)
+    for rule in rules:
+        if rule.kind is RuleKind.DEDUCTIVE and rule.head.predicate == relation:
+            home = _quiet_location(_unmark(rule.head), marked)
+            derived = sorted({b.atom.predicate for b in rule.body if isinstance(b, Literal)
+                              and b.atom.predicate not in static and _quiet_location(_unmark(b.atom), marked) != home})
+            if derived:
+                return (f"; rule {rule.number} writes '{relation}' at '{home}' from what the run derives at another "
+                        f"node ({', '.join(map(repr, derived))}): Molly's one database does so at once, a node of "
+                        "tplp2016 cannot (only a relation no rule derives is copied to every node, docs/molly.md); "
+                        "send the facts with @async")
+    return ""
 
 
 def _read_remote(rule: Rule, marked, static, steering, copies: dict[str, str], taken: set[str], error) -> Rule:
