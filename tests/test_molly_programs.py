@@ -330,3 +330,15 @@ def test_the_out_page_speaks_of_steps_with_mollys_times_beside(tmp_path):
     assert "horizon 3: steps 0..3 (Molly's eot 4" in page
     assert "crash of &quot;a&quot; at step 3 (Molly&#x27;s time 4)" in page and "at time" not in page
     assert "the lineage below explains run 1, the counterexample drawn above" in page
+
+
+def test_crash_read_anywhere_is_read_at_home(tmp_path):
+    """crash(x, y, s) holds at every node x: `crash(_, B, _)` in a rule that must run at A reads A's copy of it."""
+    program, instance = _load(tmp_path, 'peer("a", "b")@1;\npeer(A, B)@next :- peer(A, B);\n'
+                                        'dead(A, B) :- peer(A, B), crash(_, B, _);\ndead(A, B)@next :- dead(A, B);\n')
+    assert "dead(B) :- peer(B), crash(B, _)." in [str(r) for r in program.rules]
+    bounds = Bounds(2, network=Network("sync", crashes=1, nodes=("b",)))
+    explored = set(operational.explore(program, instance, bounds, mode="traces").traces)
+    assert _asp_traces(program, instance, bounds) == explored
+    assert any(r == "dead" for t in explored for _, _, r, _ in t) and not all(
+        any(r == "dead" for _, _, r, _ in t) for t in explored)

@@ -51,6 +51,7 @@ import clingo
 
 from .ast import (Aggregate, Arithmetic, Atom, Comparison, Constant, Fact, Instance, Literal, Marked, Output, Program,
                   Rule, RuleKind, Span, Term, Timestamped, Variable, printable)
+from ..bounds import CRASH
 from .diagnostics import Diagnostic, DiagnosticError, Severity, raise_if_errors
 
 IDENTITY_NAMES = ("id", "node_id")
@@ -346,7 +347,7 @@ def static_relations(rules: list[Rule]) -> frozenset[str]:
         if any(isinstance(b, Literal) for b in rule.body) or rule.kind is not RuleKind.DEDUCTIVE:
             if not _identity_persistence(rule):
                 derived.add(rule.head.predicate)
-    return frozenset({a.predicate for r in rules for a in r.atoms} - derived)
+    return frozenset({a.predicate for r in rules for a in r.atoms} - derived - {CRASH})  # crash: the run's faults
 
 
 def _identity_persistence(rule: Rule) -> bool:
@@ -473,16 +474,23 @@ def _read_remote(rule: Rule, marked, static, steering, copies: dict[str, str], t
         home = _quiet_location(_unmark(rule.head), marked)
         if home is None:
             return rule
-    remote = [(b, p) for b, p in zip(literals, places) if p != home and b.atom.predicate in static]
+    remote = [(b, p) for b, p in zip(literals, places) if p != home and (b.atom.predicate in static or b.atom.predicate == CRASH)]
     if not remote or isinstance(home, Variable) and home.anonymous:
         return rule
     replaced = {}
     for b, _ in remote:
         relation = b.atom.predicate
+        if relation == CRASH:  # crash(y, s) holds at every node: read it at home (`crash(_, B, _)` is `crash(A, B, _)`)
+            atom = _unmark(b.atom)
+            replaced[id(b)] = replace(b, atom=replace(atom, args=(home, *atom.args[1:])))
+            continue
         if relation not in copies:
             copies[relation] = _copy_name(relation, taken)
         atom = _unmark(b.atom)
         replaced[id(b)] = replace(b, atom=Atom(copies[relation], (home, *atom.args), atom.span))
+    remote = [(b, p) for b, p in remote if b.atom.predicate != CRASH]
+    if not remote:
+        return replace(rule, body=tuple(replaced.get(id(b), b) for b in rule.body))
     first = remote[0][0]
     error("remote-read",
           f"rule {rule.number} runs at '{home}' but reads '{first.atom}' at '{_quiet_location(_unmark(first.atom), marked)}'"
