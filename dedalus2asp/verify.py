@@ -385,12 +385,22 @@ def vacuity(rules: str) -> str:
 def optimum_with_pre(ctl: clingo.Control, timeout: float | None) -> bool:
     """Whether some run of `ctl` (`vacuity`'s rules) has a pre row at the last step; True when stopped (not
     known to be vacuous)."""
+    found: list[bool] = []
+
+    def first(_model) -> bool:  # one run suffices: stop there, no optimisation
+        found.append(True)
+        return False
+
     ctl.assign_external(clingo.Function(CHECK_PRE), True)
     try:
-        found, complete = optimum(ctl, timeout)
+        with ctl.solve(async_=True, on_model=first) as handle:
+            finished = handle.wait(timeout) if timeout is not None else handle.wait()
+            if not finished:
+                handle.cancel()
+            handle.get()
     finally:
         ctl.assign_external(clingo.Function(CHECK_PRE), False)
-    return bool(found) or not complete
+    return bool(found) or not finished
 
 
 def grounded(text: str) -> clingo.Control:
