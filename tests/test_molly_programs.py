@@ -342,3 +342,20 @@ def test_crash_read_anywhere_is_read_at_home(tmp_path):
     assert _asp_traces(program, instance, bounds) == explored
     assert any(r == "dead" for t in explored for _, _, r, _ in t) and not all(
         any(r == "dead" for _, _, r, _ in t) for t in explored)
+
+
+def test_run_on_tables_gives_every_node_the_copies(tmp_path):
+    """`run --input DIR`: the copies of the program's own facts join the tables at every node, as with a .facts
+    input; a table of a copied relation is refused (its copies would be a table per node)."""
+    (tmp_path / "p.ded").write_text(REGISTRY.replace('client("C")@1;', ""))
+    (tmp_path / "q.ded").write_text(REGISTRY)
+    (tmp_path / "tables").mkdir()
+    (tmp_path / "tables" / "client.csv").write_text("C\n")
+    (tmp_path / "zk").mkdir()
+    (tmp_path / "zk" / "zookeeper.csv").write_text("a,Z\n")
+    tables = _cli("run", "p.ded", "--input", "tables", "--steps", "3", "--out", "t", cwd=tmp_path)
+    own = _cli("run", "q.ded", "--steps", "3", "--out", "o", cwd=tmp_path)
+    assert tables.returncode == own.returncode == 0, tables.stderr + own.stderr
+    assert ", 3 messages (1 pending)" in tables.stdout and tables.stdout.split(";")[0] == own.stdout.split(";")[0]
+    refused = _cli("run", "q.ded", "--input", "zk", "--steps", "3", "--out", "z", cwd=tmp_path)
+    assert refused.returncode == 2 and "cannot come from a table" in refused.stderr and "Traceback" not in refused.stderr
