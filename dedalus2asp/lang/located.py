@@ -31,7 +31,11 @@ a program into the IR of `ast.Program`:
   Molly's assertion: `post(X) :- decision(A1, X, _), decision(A2, X, _), A1 != A2;`
   becomes the `RuleKind.GLOBAL` rule `post(X) :- decision(A1, X, _), ...` whose
   body atoms keep their location as first argument and whose head keeps every
-  argument: a global relation, held by no node.
+  argument: a global relation, held by no node;
+* **Molly's one database** (Molly's dialect only). A rule that reads a *static* relation (facts, kept
+  by `r(A)@next :- r(A)` at most) at another node reads every node's copy of it (`remote_reads`),
+  where the rule would otherwise be refused, and a variable that occurs once, in a negated atom, is
+  that atom's `_` (`_projected`); each with a warning.
 
 A located input is read the same way (`facts.parse_facts(..., columns=...)`):
 a fact goes to the node named in its location column, and the network is the
@@ -49,9 +53,9 @@ from typing import Callable, Iterable, Mapping
 
 import clingo
 
+from ..bounds import CRASH
 from .ast import (Aggregate, Arithmetic, Atom, Comparison, Constant, Fact, Instance, Literal, Marked, Output, Program,
                   Rule, RuleKind, Span, Term, Timestamped, Variable, printable)
-from ..bounds import CRASH
 from .diagnostics import Diagnostic, DiagnosticError, Severity, raise_if_errors
 
 IDENTITY_NAMES = ("id", "node_id")
