@@ -359,3 +359,12 @@ def test_run_on_tables_gives_every_node_the_copies(tmp_path):
     assert ", 3 messages (1 pending)" in tables.stdout and tables.stdout.split(";")[0] == own.stdout.split(";")[0]
     refused = _cli("run", "q.ded", "--input", "zk", "--steps", "3", "--out", "z", cwd=tmp_path)
     assert refused.returncode == 2 and "cannot come from a table" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_convert_writes_the_copies_with_the_facts(tmp_path):
+    """The location-transparent program of `convert` reads the copies: its input block of each node holds them."""
+    (tmp_path / "p.ded").write_text(REGISTRY.replace("pre(C) :- client(C);\npost(C) :- clients(_, C);\n", ""))
+    done = _cli("convert", "p.ded", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    blocks = [line for line in done.stdout.splitlines() if line.startswith("%   ")]
+    assert len(blocks) == 3 and all('zookeeper_everywhere("a", "Z")@0.' in b for b in blocks)

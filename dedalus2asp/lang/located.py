@@ -286,6 +286,10 @@ def locate(
     if dialect == "molly":
         _molly_warnings(rules, error)
     warnings = raise_if_errors(diagnostics)
+    copied = [Fact(copies[f.predicate], (node, *f.args), f.span, f.step)  # the program's nodes hold them already
+              for node, local in facts.items() for f in local if f.predicate in copies]
+    for local in facts.values():
+        local.extend(copied)
     # the identity relation is named apart from the program's: only the rules that need it read it
     reads_identity = any(b.atom.predicate == locator.identity for r in transparent for b in r.body if isinstance(b, Literal))
     columns = {p: locator.column(p) for p in schema if p not in held_by_none}

@@ -139,7 +139,8 @@ def _with_program_facts(data: Input, source, spark=None) -> Input:
     rows, events = _rows_and_events((x, f) for x, facts in source.facts.items() for f in facts)
     rows += [(x, identity, (x,)) for x in network] if identity is not None else []
     copies = source.copied({x: list(facts) for x, facts in source.facts.items()})  # every node holds them
-    more_rows, more_events = _rows_and_events((x, f) for x in network for f in copies)
+    holding = set(map(value, source.facts))  # the program's nodes hold them among their facts already
+    more_rows, more_events = _rows_and_events((x, f) for x in network if x not in holding for f in copies)
     rows, events = rows + more_rows, events + more_events
     events = data.events + events
     if data.frame is None:
