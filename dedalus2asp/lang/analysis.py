@@ -41,14 +41,15 @@ def _arguments(k: int) -> str:
 
 
 def _one_edit(a: str, b: str) -> bool:
-    """Whether `a` and `b` differ by one typo: a letter added, dropped, changed, or two neighbours swapped
-    (`pings` for `ping`; not `timer_start` for `timer_state`, a relation of its own)."""
+    """Whether `a` and `b` differ by one typo: a letter added, dropped, changed (not the first: `rmessage` and
+    `smessage` are two relations), or two neighbours swapped (`pings` for `ping`; not `timer_start` for
+    `timer_state`, a relation of its own)."""
     if a == b or abs(len(a) - len(b)) > 1:
         return False
     if len(a) == len(b):
         diff = [i for i in range(len(a)) if a[i] != b[i]]
-        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
-                                  and a[diff[1]] == b[diff[0]])
+        return (len(diff) == 1 and diff[0] > 0) or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                                    and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
     short, long_ = sorted((a, b), key=len)
     return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
 
