@@ -23,7 +23,7 @@ from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, Jso
 def check(program: Path = Prog, json_: bool = JsonOpt, dialect: Dialect = DialectOpt) -> None:
     """Parse PROG and report its rules, relations, strata, async relations and positivity."""
     try:
-        prog, _, loaded = pipeline.load(program, dialect=dialect.value)
+        prog, carried, loaded = pipeline.load(program, dialect=dialect.value)
         report = analysis.report(prog)
     except DiagnosticError as error:
         fail(error)
@@ -31,9 +31,11 @@ def check(program: Path = Prog, json_: bool = JsonOpt, dialect: Dialect = Dialec
         emit(render(report, "json"))
         return
     # a dialect's own warnings first; check takes no input, so it cannot say a relation is never given
-    # (a Molly program's own facts are seldom all of its input), unless its name looks misspelt
-    warn([w for w in loaded if w not in report.warnings and (w.code != "empty-relation" or "did you mean" in w.message)]
-         + list(report.warnings))
+    # (a Molly program's own facts are seldom all of its input), unless its name looks misspelt in a program
+    # that carries facts (a library without facts of its own reads what its includer gives)
+    own = carried is not None and bool(carried.network)
+    warn([w for w in loaded if w not in report.warnings
+          and (w.code != "empty-relation" or own and "did you mean" in w.message)] + list(report.warnings))
     say(render(report, "text", program=printable(str(program))))  # a name with a line break stays on its line
 
 

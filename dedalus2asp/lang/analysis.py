@@ -442,7 +442,7 @@ def warnings(program: Program, instance: Instance | None = None) -> list[Diagnos
                         )
                     )
         for p in given:
-            if p not in schema:
+            if p not in schema and p not in instance.copied:  # a copied relation is read through its copies
                 out.append(
                     Diagnostic(
                         "unused-input",

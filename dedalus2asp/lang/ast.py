@@ -412,7 +412,8 @@ class Instance:
     `identity`, the relation that tells every node x its name (`id(x)`), and
     `molly`, whether a bare node name is the string the program writes
     (`a` is `"a"` in Molly's dialect), and `everywhere`, the facts every
-    node holds (the copies of `located.remote_reads`).
+    node holds (the copies of `located.remote_reads`), and `copied`, the relations
+    read through those copies (used, though no rule names them).
     """
 
     facts: Mapping[clingo.Symbol, tuple[Fact, ...]]
@@ -421,6 +422,7 @@ class Instance:
     identity: str | None = None
     molly: bool = False
     everywhere: tuple[Fact, ...] = ()
+    copied: frozenset[str] = frozenset()
 
     @property
     def network(self) -> tuple[clingo.Symbol, ...]:

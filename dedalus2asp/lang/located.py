@@ -116,7 +116,7 @@ class LocatedProgram:
         for local in facts.values():
             local.extend(everywhere)
         return Instance({n: tuple(dict.fromkeys(fs)) for n, fs in facts.items()}, origin.filename, origin.text,
-                        self.identity, self.dialect == "molly", everywhere)
+                        self.identity, self.dialect == "molly", everywhere, frozenset(self.copies))
 
     def spelt(self, node: clingo.Symbol) -> clingo.Symbol:
         """A node an input names, as a Molly program spells it: the block `a { }` of a facts file is the node
