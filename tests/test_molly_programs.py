@@ -369,3 +369,17 @@ def test_convert_writes_the_copies_with_the_facts(tmp_path):
     assert done.returncode == 0, done.stderr
     blocks = [line for line in done.stdout.splitlines() if line.startswith("%   ")]
     assert len(blocks) == 3 and all('zookeeper_everywhere("a", "Z")@0.' in b for b in blocks)
+
+
+def test_an_inductive_rule_reads_another_nodes_static_facts(tmp_path):
+    """`@next` whose head is at another node than its body: it runs at its head's node and reads the copies of
+    the body's static facts, at the same step, as Molly does; the explorer and the solver agree under
+    omissions and a crash."""
+    text = REGISTRY + 'watch(Z, M)@next :- zookeeper(M, Z), client(M);\nwatch(Z, M)@next :- watch(Z, M);\n'
+    program, instance = _load(tmp_path, text)
+    [rule] = [r for r in program.rules if r.head.predicate == "watch" and "everywhere" in str(r)]
+    assert str(rule) == "watch(M)@next :- zookeeper_everywhere(M, Z), client_everywhere(M), id(Z)."
+    [trace] = operational.explore(program, instance, Bounds(1, network=Network("sync")), mode="traces").traces
+    assert (clingo.String("Z"), 1, "watch", (clingo.String("C"),)) in trace
+    bounds = Bounds(2, network=Network("sync", loss_until=1, crashes=1))
+    assert _asp_traces(program, instance, bounds) == set(operational.explore(program, instance, bounds, mode="traces").traces)

@@ -392,9 +392,10 @@ def remote_reads(
     `clients(Z, C)@async :- client(C), zookeeper_everywhere(C, M, Z);`, lost if channel C→Z is cut, not
     sent if C has crashed, as in Molly.
 
-    Rewritten so, with a warning: an @next or @async rule whose body atoms are at several nodes, and a
-    deductive rule that would otherwise be global (it reads several nodes) while its relation is kept,
-    sent or read by such a rule, since a global relation observes a run and never steers it. The rule
+    Rewritten so, with a warning: an @next or @async rule whose body atoms are at several nodes, an @next
+    rule whose head is at another node than its body, and a deductive rule that would otherwise be
+    global (it reads several nodes) while its relation is kept, sent or read by such a rule, since a
+    global relation observes a run and never steers it. The rule
     runs at its head's node (deductive, @next) or its first positive body atom's (@async). An atom of a
     relation that is not static, read at another node, is left as it is (an error of `check`).
     Returns the statements and the copies (relation → copy relation).
@@ -474,8 +475,8 @@ def _read_remote(rule: Rule, marked, static, steering, copies: dict[str, str], t
     if rule.kind is RuleKind.DEDUCTIVE:
         if rule.head.predicate not in steering:
             return rule
-    elif len(set(places)) == 1:
-        return rule
+    elif len(set(places)) == 1 and (rule.kind is RuleKind.ASYNC or _quiet_location(_unmark(rule.head), marked) in places):
+        return rule  # at one node, and an @next head there too
     if rule.kind is RuleKind.ASYNC:
         home = next((p for b, p in zip(literals, places) if not b.negated), places[0])
     else:
