@@ -15,12 +15,13 @@ inspector, which read what they need from them.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
 import clingo
 
-from .lang.ast import Instance
+from .lang.ast import Constant, Fact, Instance, Program
 
 MAX_STEP = 2**30
 """The largest horizon and delay bound: clingo's integers have 32 bits, and the generated
@@ -101,10 +102,19 @@ def _in_range(what: str, value: int | None) -> None:
         raise ValueError(f"the {what} must be an integer between 0 and {MAX_STEP}, not {value!r}")
 
 
-def node_symbol(name: str) -> clingo.Symbol:
+class NodeNameError(ValueError):
+    """A node name of `Network.nodes` that is no constant of the program (`node_symbol`)."""
+
+
+def node_symbol(name: str, molly: bool = False) -> clingo.Symbol:
     """A node name of `Network.nodes` as the constant it stands for: `a`, `"a"` or `3`.
 
-    Raises ValueError for anything else (a variable, a compound term, an empty name)."""
+    `molly`: the name is given to a program in Molly's dialect, whose node names are strings; a bare
+    name is the string the program writes (`a`, `C` and `n1` are `"a"`, `"C"` and `"n1"`, as Molly's
+    `-N a,C,n1` names them), a quoted one is itself.
+    Raises ValueError for anything else (a variable outside Molly's dialect, a compound term, an empty name)."""
+    if molly and BARE_NAME.fullmatch(name.strip()):
+        return clingo.String(name.strip())
     try:
         symbol = clingo.parse_term(name.strip()) if name.strip() else None
     except (RuntimeError, ValueError):
@@ -114,8 +124,14 @@ def node_symbol(name: str) -> clingo.Symbol:
         or (symbol.type is clingo.SymbolType.Function and not symbol.arguments and symbol.name and symbol.positive)
     )
     if not constant:
-        raise ValueError(f"a node name must be a constant such as a, \"a\" or 3, not {name!r}")
+        molly_name = "" if molly or not BARE_NAME.fullmatch(name.strip()) else (
+            " (in Molly's dialect a bare name is the string the program writes: C is \"C\")")
+        raise NodeNameError(f"a node name must be a constant such as a, \"a\" or 3, not {name!r}{molly_name}")
     return symbol
+
+
+BARE_NAME = re.compile(r"[A-Za-z0-9_]+")
+"""A node name as Molly's `-N` writes it: letters, digits and underscores, no quotes."""
 
 
 @dataclass(frozen=True)
@@ -166,7 +182,8 @@ class Network:
         _in_range("number of crashes", self.crashes)
         object.__setattr__(self, "nodes", tuple(self.nodes))
         for name in self.nodes:
-            node_symbol(name)
+            if not BARE_NAME.fullmatch(name.strip()):  # a bare name may be Molly's ("C"): `populate` decides
+                node_symbol(name)
         if len(set(self.nodes)) != len(self.nodes):
             twice = sorted({n for n in self.nodes if self.nodes.count(n) > 1})
             raise ValueError(f"the node list names {', '.join(twice)} more than once")
@@ -228,14 +245,57 @@ class Network:
         """Whether a message to another node, sent at step `sent` by a node that has not crashed, may be lost."""
         return self.loss_until is not None and sent < self.loss_until
 
+    def node_symbols(self, instance: Instance | None) -> tuple[clingo.Symbol, ...]:
+        """The nodes `nodes` names, as constants of the program of `instance`. Raises ValueError for a name
+        that is no constant.
+
+        In Molly's dialect a bare name is spelt as the program spells it (Molly's `-N a,C` names the nodes
+        its facts write `"a"` and `"C"`): the string `"a"` if a fact names it so, else the constant `a` if a
+        fact names that, else whichever of the two the input's nodes are (strings, as Molly writes them,
+        when they are strings or there are none); `C`, which can only be a string, is `"C"`.
+        """
+        if instance is None or not instance.molly:
+            return tuple(node_symbol(name) for name in self.nodes)
+        known = set(instance.network) | {a for fs in instance.facts.values() for f in fs for a in f.args}
+        strings = all(n.type is clingo.SymbolType.String for n in instance.network)
+        chosen = []
+        for name in self.nodes:
+            bare = name.strip()
+            if not BARE_NAME.fullmatch(bare):
+                chosen.append(node_symbol(name))
+                continue
+            constant = clingo.Function(bare) if bare[0].islower() else None
+            if clingo.String(bare) in known or constant is None:
+                chosen.append(clingo.String(bare))
+            elif constant in known or not strings:
+                chosen.append(constant)
+            else:
+                chosen.append(clingo.String(bare))
+        return tuple(chosen)
+
     def populate(self, instance: Instance | None) -> Instance | None:
-        """The instance H with a node of no input facts for every name of `nodes` it lacks (Molly's -N)."""
+        """The instance H with a node for every name of `nodes` it lacks (Molly's -N). Such a node has no
+        input facts but what every node of a located program gets: `id(x)`, its own name, when the
+        program's rules read it (`Instance.identity`), and the facts every node holds (`Instance.everywhere`)."""
         if not self.nodes:
             return instance
         facts = dict(instance.facts) if instance is not None else {}
-        for name in self.nodes:
-            facts.setdefault(node_symbol(name), ())
+        identity = instance.identity if instance is not None else None
+        everywhere = instance.everywhere if instance is not None else ()
+        for node in self.node_symbols(instance):
+            facts.setdefault(node, (() if identity is None else (Fact(identity, (node,)),)) + everywhere)
         return Instance(facts) if instance is None else replace(instance, facts=facts)
+
+    def unmentioned(self, program: Program, instance: Instance | None) -> tuple[str, ...]:
+        """The names of `nodes` that no fact and no rule of the program mentions: a node nothing sends to
+        and nothing reads of, likely a misspelt or misquoted name (`-N n1` where the facts say `"n_1"`)."""
+        mentioned = set(instance.network if instance is not None else ())
+        for facts in (instance.facts.values() if instance is not None else ()):
+            mentioned.update(a for f in facts for a in f.args)
+        for rule in program.rules:
+            mentioned.update(t.value for atom in rule.atoms for t in atom.args if isinstance(t, Constant))
+            mentioned.update(t.value for c in rule.comparisons for t in (c.left, c.right) if isinstance(t, Constant))
+        return tuple(name for name, node in zip(self.nodes, self.node_symbols(instance)) if node not in mentioned)
 
     def describe(self) -> str:
         """The network in words, for verdicts and reports: "delay ≤ 2", "no delay bound",

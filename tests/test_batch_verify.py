@@ -181,7 +181,7 @@ def test_report_shows_verify_jobs_and_reads_older_directories(tmp_path):
     assert sorted(r[5] for r in verified.rows) == ["broken, 1 fault", "holds"]
     (broken,) = [r for r in verified.rows if r[5] != "holds"]
     assert broken[3] == "sync, losses before 2" and broken[4] == "pre → post"
-    assert broken[6].startswith('lost deliver("hello") a→') and 'missing pre(' in broken[6]
+    assert broken[6].startswith('lost deliver("hello") a→') and 'pre(' in broken[6] and 'without post(' in broken[6]
     console = Console(file=io.StringIO(), width=250)
     batch.summarize(out, console, tmp_path / "report.html")
     assert "3 job(s), 3 ok" in console.file.getvalue() and "broken, 1 fault" in (tmp_path / "report.html").read_text()

@@ -330,7 +330,7 @@ def test_an_include_name_with_a_line_break_does_not_split_its_diagnostic(tmp_pat
     prog = write(tmp_path / "missing.ded", 'include "nope\\nfile:1:1: error: fake";\np(#L, X) :- q(#L, X).\n')
     err = assert_user_error(cli("check", str(prog)), prog, (1, 1))
     lines = err.splitlines()
-    assert lines[0] == f"{prog}:1:1: error: cannot read included file 'nope\\nfile:1:1: error: fake': No such file or directory"
+    assert lines[0].startswith(f"{prog}:1:1: error: cannot read included file 'nope\\nfile:1:1: error: fake': there is no ")
     assert lines[1].startswith("    include") and lines[2].strip().startswith("^")
 
 

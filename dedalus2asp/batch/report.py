@@ -97,7 +97,8 @@ def counterexample(job: dict) -> str:
         return ""
     parts = [f"lost {l['relation']}({', '.join(l['args'])}) {l['from']}→{l['to']} at {l['sent']}" for l in found["lost"]]
     parts += [f"crash of {c['node']} at {c['step']}" for c in found["crashes"]]
-    parts += [f"missing {job['pre'] or 'pre'}({', '.join(m['args'])})" for m in found["missing"][:3]]
+    parts += [f"{job.get('pre') or 'pre'}({', '.join(m['args'])}) without {job.get('post') or 'post'}({', '.join(m['args'])})"
+              for m in found["missing"][:3]]  # the pre row is there; its post row is what is missing
     more = found["lost_count"] - len(found["lost"]) + found["missing_count"] - len(found["missing"][:3])
     return "; ".join(parts) + (f"; {more} more" if more > 0 else "")
 

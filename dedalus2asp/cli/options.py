@@ -21,9 +21,9 @@ import typer
 
 from .. import pipeline
 from ..asp import budget
-from ..bounds import MAX_STEP, Bounds, Encoding, Network, Semantics
-from ..lang import parser
-from ..lang.diagnostics import Diagnostic, DiagnosticError
+from ..bounds import MAX_STEP, Bounds, Encoding, Network, NodeNameError, Semantics
+from ..lang import analysis, parser
+from ..lang.diagnostics import Diagnostic, DiagnosticError, Severity
 from .console import fail, usage, warn
 
 
@@ -290,14 +290,15 @@ def check_engine(name: str) -> str:
     return name
 
 
-def load(program: Path, input_: Path | None = None, dialect: Dialect = Dialect.AUTO):
-    """PROG and --input parsed and checked (`pipeline.load`), H required, the warnings printed."""
+def load(program: Path, input_: Path | None = None, dialect: Dialect = Dialect.AUTO, network_: Network | None = None):
+    """PROG and --input parsed and checked (`pipeline.load`), H required (or --nodes, `network_`), the warnings
+    printed."""
     try:
         prog, instance, warnings = pipeline.load(program, input_, dialect.value)
     except DiagnosticError as error:
         fail(error)
-    need_instance(program, instance)
-    warn(warnings)
+    need_instance(program, instance, network_)
+    warn(warnings + nodes_warnings(program, prog, instance, network_))
     return prog, instance
 
 
@@ -310,16 +311,41 @@ def prepare(
         prepared = pipeline.prepare(program, input_, bounds_, dialect.value)
     except DiagnosticError as error:
         fail(error)
+    except NodeNameError as error:  # a --nodes name that is no constant of the program (`Network.node_symbols`)
+        usage("bad-option", str(error), "--nodes")
     if needs_input:
-        need_instance(program, prepared.instance)
-    warn(prepared.warnings)
+        need_instance(program, prepared.instance, bounds_.network)
+    warn(list(prepared.warnings) + nodes_warnings(program, prepared.program, prepared.instance, bounds_.network))
     within(program, prepared.program, prepared.instance, bounds_, limits)
     return prepared
 
 
-def need_instance(program: Path, instance) -> None:
-    """Solving needs H: from --input, or from the facts a located or Molly program carries."""
-    if instance is None:
+def nodes_warnings(program: Path, prog, instance, network_: Network | None) -> list[Diagnostic]:
+    """A warning for each --nodes name that no fact or rule mentions (`Network.unmentioned`), and for each
+    message rule whose input facts name addressees that are no nodes (`analysis.unknown_addressees`); a name
+    that is no constant of the program exits 2."""
+    if network_ is None or not network_.nodes:
+        return [] if instance is None else analysis.unknown_addressees(prog, instance)
+    try:
+        unmentioned = network_.unmentioned(prog, instance)
+        strangers = [] if instance is None else analysis.unknown_addressees(prog, network_.populate(instance))
+    except NodeNameError as error:
+        usage("bad-option", str(error), "--nodes")
+    return strangers + [
+        Diagnostic("unmentioned-node", f"--nodes names '{name}', which no fact or rule of the program mentions: it "
+                   "is a node nothing sends to (check its spelling"
+                   + (", and its quotes: in Molly's dialect a bare name is the string the program writes" if
+                      instance is not None and instance.molly else "") + ")",
+                   filename=str(program), severity=Severity.WARNING)
+        for name in unmentioned
+    ]
+
+
+def need_instance(program: Path, instance, network_: Network | None = None) -> None:
+    """Solving needs H: from --input, or from the facts a located or Molly program carries, or the nodes of
+    --nodes (`network_`) for a located or Molly program without facts."""
+    carried = instance is not None and (instance.network or not (instance.molly or instance.identity))
+    if not carried and not (instance is not None and network_ is not None and network_.nodes):
         fail(DiagnosticError([Diagnostic(
             "missing-input", "no input instance: give --input F (only a located or Molly program can carry its own facts)",
             filename=str(program),

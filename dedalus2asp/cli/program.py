@@ -36,8 +36,8 @@ def check(
 ) -> None:
     """Parse PROG and report its rules, relations, strata, async relations, positivity, and where it needs coordination."""
     try:
-        prog, given, loaded = pipeline.load(program, dialect=dialect.value)
-        events = {f.predicate for facts in (given.facts.values() if given else ()) for f in facts if f.step is not None}
+        prog, carried, loaded = pipeline.load(program, dialect=dialect.value)
+        events = {f.predicate for facts in (carried.facts.values() if carried else ()) for f in facts if f.step is not None}
         report = analysis.report(prog, coordination.analyse(prog, events))
     except DiagnosticError as error:
         fail(error)
@@ -49,8 +49,11 @@ def check(
         emit(render(report, "json"))
         return
     # a dialect's own warnings first; check takes no input, so it cannot say a relation is never given
-    # (a Molly program's own facts are seldom all of its input)
-    warn([w for w in loaded if w not in report.warnings and w.code != "empty-relation"] + list(report.warnings))
+    # (a Molly program's own facts are seldom all of its input), unless its name looks misspelt in a program
+    # that carries facts (a library without facts of its own reads what its includer gives)
+    own = carried is not None and bool(carried.network)
+    warn([w for w in loaded if w not in report.warnings
+          and (w.code != "empty-relation" or own and "did you mean" in w.message)] + list(report.warnings))
     say(render(report, "text", program=printable(str(program))))  # a name with a line break stays on its line
 
 

@@ -167,7 +167,7 @@ def explore(
     bounds_ = bounds(horizon, network=network)
     mode = "exact" if runs else "traces"
     where = {"horizon": bounds_.horizon, "max_delay": bounds_.network.max_delay, **bounds_.network.as_dict()}  # the JSON's last keys
-    prog, instance = load(program, input_, dialect)
+    prog, instance = load(program, input_, dialect, bounds_.network)
     tty = sys.stderr.isatty()
 
     def progress(states: int) -> None:
@@ -226,7 +226,7 @@ def cron_(
         cron.outputs_of(prog, outputs)
     except DiagnosticError as error:
         fail(error)
-    need_instance(program, instance)
+    need_instance(program, instance, bounds_.network)
     warn(warnings)
     within(program, prog, instance, bounds_, limits)
     try:

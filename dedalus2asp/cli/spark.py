@@ -16,7 +16,8 @@ from ..lang import located, parser
 from ..lang.diagnostics import DiagnosticError
 from .console import EXIT_INTERRUPTED, EXIT_NO, fail, stderr, stdout, usage, warn
 from .progress import Progress, QuietOpt
-from .options import CrashesOpt, Dialect, DialectOpt, EffOpt, LossOpt, MasterOpt, Prog, check_engine, network
+from .options import (CrashesOpt, Dialect, DialectOpt, EffOpt, LossOpt, MasterOpt, NodesOpt, Prog, check_engine, need_instance,
+                      network, nodes_warnings)
 
 
 SPARK_LOG_LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "ALL")
@@ -34,7 +35,7 @@ def spark_level(level: str | None) -> str:
 
 def run_(
     program: Path = Prog,
-    input_: Path = typer.Option(..., "--input", "-i", help="Input H: .facts, .json, or a directory of CSV/Parquet tables (first column the node; a located program's: its location column)", show_default=False),
+    input_: Optional[Path] = typer.Option(None, "--input", "-i", help="Input H: .facts, .json, or a directory of CSV/Parquet tables (first column the node; a located program's: its location column); not needed when PROG (located or Molly) carries its own facts", show_default=False),
     steps: int = typer.Option(..., "--steps", "-k", min=1, help="Every node performs steps 0..K-1", show_default=False),
     schedule: str = typer.Option("sync", "--schedule", help="sync: arrival at the next step; random: 1..D steps later by a seeded hash"),
     max_delay: int = typer.Option(3, "--max-delay", "-D", min=1, help="The largest delay of the random schedule"),
@@ -48,6 +49,7 @@ def run_(
     master: Optional[str] = MasterOpt,
     out: Path = typer.Option(..., "--out", "-o", help="Directory for the Parquet tables trace, messages, outputs and run.json", show_default=False),
     dialect: Dialect = DialectOpt,
+    nodes: Optional[str] = NodesOpt,
     quiet: bool = QuietOpt,
     spark_log: Optional[str] = SparkLogOpt,
 ) -> None:
@@ -64,8 +66,9 @@ def run_(
         usage("bad-option", f"--schedule must be one of {', '.join(engines.SCHEDULES)}, not {schedule!r}")
     check_engine(engine_)
     level = spark_level(spark_log)
+    named = network(nodes=nodes)  # --nodes: Molly's -N
     start = time.perf_counter()
-    prog, data, spark = _loaded(program, input_, steps, dialect, engine_, master, level)
+    prog, data, spark = _loaded(program, input_, steps, dialect, engine_, master, level, named)
     loaded = time.perf_counter() - start
     if engine_ == "spark" and data.rows is not None:
         spark = engines.spark_session(master, log_level=level)
@@ -79,7 +82,7 @@ def run_(
         info = engines.write_run(
             result,
             out,
-            {"program": str(program), "input": str(input_), "program_hash": engines.program_hash(prog),
+            {"program": str(program), "input": None if input_ is None else str(input_), "program_hash": engines.program_hash(prog),
              "master": master or os.environ.get("SPARK_MASTER") if engine_ == "spark" else None,
              "timings": {"load": round(loaded, 4)},
              **({"faults": {"loss_until": budget.loss_until or 0, "max_crashes": budget.crashes,
@@ -91,19 +94,24 @@ def run_(
     _say_run(info, steps, engine_, out, budget, chosen)
 
 
-def _loaded(program: Path, input_: Path, steps: int, dialect: Dialect, engine_: str, master: str | None, level: str):
-    """`run`'s program and input (a file, or a directory of tables, read on Spark with --engine spark) and the
-    Spark session that read them (None if none did); an error in either exits 2."""
+def _loaded(program: Path, input_: Path | None, steps: int, dialect: Dialect, engine_: str, master: str | None, level: str,
+            named):
+    """`run`'s program and input (a file, or a directory of tables, read on Spark with --engine spark; none for a
+    Molly program that carries its facts, with the nodes of --nodes) and the Spark session that read them (None if
+    none did); an error in either exits 2."""
     from ..runs import engine as engines
 
     try:
-        if input_.is_dir():
+        if input_ is not None and input_.is_dir():
             prog, _, warnings = pipeline.load(program, dialect=dialect.value)
             source = parser.load_source(program, dialect.value)
             spark = engines.spark_session(master, log_level=level) if engine_ == "spark" else None
             data = engines.read_directory(input_, prog, spark, source if isinstance(source, located.LocatedProgram) else None)
         else:
             prog, instance, warnings = pipeline.load(program, input_, dialect.value)
+            need_instance(program, instance, named)
+            warnings = list(warnings) + nodes_warnings(program, prog, instance, named)
+            instance = named.populate(instance)
             located.check_events(instance, steps - 1, run=True)
             spark = None
             data = engines.from_instance(instance, prog)

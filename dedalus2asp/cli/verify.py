@@ -75,7 +75,7 @@ def verify_(
     _check_split(split, engine_, search_horizon)
     level = spark_level(spark_log)
     bounds_ = bounds(horizon, semantics, encoding, network)
-    prog, instance = load(program, input_, dialect)
+    prog, instance = load(program, input_, dialect, bounds_.network)
     within(program, prog, instance, bounds_, limits)  # --max-ground: the rule to blame, exit 2
     question = verify_search.search if search_horizon else verify.verify
     split_verdict, success = None, None

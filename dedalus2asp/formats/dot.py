@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..lang.ast import show_fact
 from .svg import RED
-from .text import ARRIVED, INPUT
+from .text import ARRIVED, FAULT, INPUT
 
 if TYPE_CHECKING:
     from ..inspect.explain import Derivation
@@ -83,7 +83,7 @@ def _faults(model: Model, name) -> list[str]:
 def lineage(derivation: Derivation) -> str:
     """The lineage graph in DOT: one vertex per fact at a point, edges from premises to conclusions.
 
-    Input facts are boxes, absent (negated) facts dashed grey, message
+    Input facts are boxes, faults (`crash`) dashed red boxes, absent (negated) facts dashed grey, message
     arrivals bold blue edges labelled with the sending rule.
     """
     ids: dict[tuple, str] = {}
@@ -98,7 +98,8 @@ def lineage(derivation: Derivation) -> str:
 
     def walk(d: Derivation) -> str:
         seen = d.key in ids
-        me = vertex(d.key, f"{show_fact(*d.fact)}\n{d.node}:{d.step}", ", shape=box" if d.reason.how == INPUT else "")
+        shape = {INPUT: ", shape=box", FAULT: ', shape=box, style=dashed, color="#c0392b"'}.get(d.reason.how, "")
+        me = vertex(d.key, f"{show_fact(*d.fact)}\n{d.node}:{d.step}", shape)
         if seen:
             return me
         label = f"rule {d.rule.number}" if d.rule is not None else d.reason.how

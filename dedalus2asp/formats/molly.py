@@ -70,6 +70,11 @@ def runs_document(verdict: Verdict, success: Model | None) -> dict:
             "complete": verdict.complete, "bound": verdict.as_dict()["bound"], "runs": runs}
 
 
+def _clocks(time: int) -> str:
+    """A Molly time of runs.json as the page says it: "step 2 (Molly's time 3)", the diagrams' clock first."""
+    return f"step {time - 1} (Molly's time {time})"
+
+
 def index_html(document: dict) -> str:
     """index.html of `verify --out DIR`: the verdict and, per run of runs.json, its status, its faults, its
     spacetime diagram (run-K.svg beside it) and, for a counterexample, the lineage of each missing post
@@ -77,14 +82,18 @@ def index_html(document: dict) -> str:
     rows = []
     for run in document["runs"]:
         spec = run["failureSpec"]
-        faults = [f"crash of {c['node']} at time {c['time']}" for c in spec["crashes"]]
-        faults += [f"{o['table']} from {o['from']} to {o['to']} lost at time {o['time']}" for o in spec["omissions"]]
+        # the diagrams and the command line count steps from 0; runs.json keeps Molly's times (from 1)
+        faults = [f"crash of {c['node']} at {_clocks(c['time'])}" for c in spec["crashes"]]
+        faults += [f"{o['table']} from {o['from']} to {o['to']} lost at {_clocks(o['time'])}" for o in spec["omissions"]]
         k = run["iteration"]
+        lineage = run.get("lineage", ())
         rows.append(
             f'<section class="run {escape(run["status"])}"><h2>run {k}: {escape(run["status"])}</h2>'
             f'<p>{escape("; ".join(faults) or "no fault")}</p>'
             f'<img src="run-{k}.svg" alt="the spacetime diagram of run {k}">'
-            + "".join(html(entry, f"{k}-{n}") for n, entry in enumerate(run.get("lineage", ()))) + "</section>"
+            + (f'<p class="explains">the lineage below explains run {k}, the counterexample drawn above: why each '
+               "missing post fact was expected there</p>" if lineage else "")
+            + "".join(html(entry, f"{k}-{n}") for n, entry in enumerate(lineage)) + "</section>"
         )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>verify</title>'
@@ -92,7 +101,8 @@ def index_html(document: dict) -> str:
         " img{max-width:100%;border:1px solid #ccc} .lineage li{margin:.15em 0} .fact.missing{color:#b00}"
         " .fact.holds{color:#070} .cut{color:#b00} .absent{color:#777}</style></head><body>"
         f"<h1>{escape(document['verdict'])}</h1>"
-        f'<p>eot {document["bound"]["horizon"] + 1} (Molly time; horizon {document["bound"]["horizon"]}), '
+        f'<p>horizon {document["bound"]["horizon"]}: steps 0..{document["bound"]["horizon"]} (Molly\'s eot '
+        f'{document["bound"]["horizon"] + 1}: its times count from 1, time t is step t - 1), '
         f'pre: {escape(document["bound"]["pre"])}, post: {escape(document["bound"]["post"])}; the runs in '
         '<a href="runs.json">runs.json</a></p>' + "".join(rows) + "</body></html>\n"
     )

@@ -216,13 +216,14 @@ def curve(b: Bundle, geo: Layout) -> Curve:
     Between lanes a straight line, bent when it would run through a tick of a lane it
     crosses; on one lane an arc above the lane forwards in time and below it backwards;
     a message arriving at its own send step is a loop above the lane. A lost message heads
-    for its addressee's next step and stops `LOST_AT` of the way (where its cross goes).
+    for its addressee's lane and stops on it `LOST_AT` of the way to its next step (where its cross
+    goes, on that lane).
     """
     (x, s) = b.send
     x1, y1 = geo.x(s), geo.lanes[x]
-    if b.lost:
+    if b.lost:  # the cross sits on the addressee's own lane, so a lost a→c never reads as a message to b
         x2, y2 = geo.x(s + 1), geo.lanes[b.addressee]
-        return Curve(((x1, y1), (x1 + LOST_AT * (x2 - x1), y1 + LOST_AT * (y2 - y1))))
+        return Curve(((x1, y1), (x1 + LOST_AT * (x2 - x1), y2)))
     x2 = geo.lane_end if b.pending else geo.x(b.arrives)
     y2 = geo.lanes[b.addressee]
     if y1 == y2 and x1 == x2:

@@ -149,7 +149,7 @@ def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> 
 
 
 # The reasons of a derivation (`inspect.explain.Reason.how`).
-INPUT, ARRIVED, CARRIED = "input", "arrived", "carried"
+INPUT, ARRIVED, CARRIED, FAULT = "input", "arrived", "carried", "fault"
 
 
 def why(d: Derivation) -> str:
@@ -157,6 +157,8 @@ def why(d: Derivation) -> str:
     how = d.reason.how
     if how == INPUT:
         return "input fact"
+    if how == FAULT:
+        return "a fault of the run (a crash the network chose)"
     if how == ARRIVED:
         m = d.reason.message
         return f"arrived from {m.sender} (sent at {m.sender}:{m.sent}){by}"

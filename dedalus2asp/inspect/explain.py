@@ -11,7 +11,10 @@ from I = st(x) ∪ untag(m) and computes D = deduc_P(I), where
   at the previous step s-1 of x (rule (2) of the transformation);
 * an *arrived* fact is a message R(ā) with arrival step s at x (rule (6)),
   sent at (y,t) by an asynchronous rule whose body held there;
-* a *deduced* fact comes from a deductive rule whose body holds in D (rule (1)).
+* a *deduced* fact comes from a deductive rule whose body holds in D (rule (1));
+* a *fault* is a fact `crash(y, s)` ("y crashes at step s"), which holds at every
+  node and step of a run where y crashes at s (Molly's convention, docs/faults.md):
+  the network's choice, like an arrival step, not the program's.
 
 Deduced facts are explained by the round of the stratified fixpoint
 (tplp2016 §3.2.2) in which they first appear, so every positive body fact of
@@ -37,13 +40,14 @@ from typing import Iterator
 
 import clingo
 
+from ..bounds import CRASH
 from ..lang.analysis import strata
 from ..lang.ast import GLOBAL_NODE, Atom, Instance, Literal, Rule, RuleKind
 from ..runs.evaluator import Moment, Plan
 from ..runs.local import Node
 from .model import GroundFact, Message, Model, Point, show_fact
 
-INPUT, ARRIVED, CARRIED, DEDUCED = "input", "arrived", "carried", "deduced"
+INPUT, ARRIVED, CARRIED, DEDUCED, FAULT = "input", "arrived", "carried", "deduced", "fault"
 
 
 @dataclass(frozen=True)
@@ -97,7 +101,8 @@ class Lineage:
         self.model = model
         self.program = model.program
         self.edb = set(self.program.edb())
-        self.instance = instance
+        # the nodes named by --nodes get what every node gets (their own name: Molly's -N)
+        self.instance = instance if instance is None else model.bounds.network.populate(instance)
         self.strata = strata(self.program)
         self.inductive = self.program.rules_of(RuleKind.INDUCTIVE)
         self.plan = Plan.of(self.program)
@@ -123,6 +128,13 @@ class Lineage:
         return frozenset(
             (f.predicate, f.args) for f in self.instance.facts.get(node, ()) if f.step is None or f.step == step
         )
+
+    def faults(self, held: frozenset[GroundFact]) -> list[GroundFact]:
+        """The facts `crash(y, s)` among `held` when the run may crash nodes and no rule derives `crash`:
+        the faults of the run (`bounds.CRASH`), held at every node and step."""
+        if not self.model.bounds.network.crashes or CRASH not in self.edb:
+            return []
+        return [f for f in held if f[0] == CRASH]
 
     def moment(self, node: clingo.Symbol, step: int) -> Moment:
         """The step and what (node) held at the earlier steps that body atoms `p(ā)@k` read."""
@@ -150,6 +162,8 @@ class Lineage:
             strata_ = self.strata
             for fact in self.inputs(node, step) & held:  # none at a crashed node
                 found[fact].append(Reason(INPUT))
+            for fact in self.faults(held):
+                found[fact].append(Reason(FAULT))
             for m in self.model.messages:
                 if m.arrival == point:
                     found[(m.relation, m.args)].append(Reason(ARRIVED, message=m))
@@ -213,7 +227,7 @@ class Lineage:
     ) -> tuple[Point | None, list[tuple[Point, GroundFact]], tuple[GroundFact, ...]]:
         """Where the rule instance of `reason` was evaluated, its positive body facts (each with the point
         where it holds) and its absent ones; for an aggregate, those of every valuation of the group."""
-        if reason.how == INPUT:
+        if reason.how in (INPUT, FAULT):
             return None, [], ()
         if reason.how == ARRIVED:
             m = reason.message

@@ -40,6 +40,20 @@ def _arguments(k: int) -> str:
     return f"{k} argument" + ("" if k == 1 else "s")
 
 
+def _one_edit(a: str, b: str) -> bool:
+    """Whether `a` and `b` differ by one typo: a letter added, dropped, changed (not the first: `rmessage` and
+    `smessage` are two relations), or two neighbours swapped (`pings` for `ping`; not `timer_start` for
+    `timer_state`, a relation of its own)."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return (len(diff) == 1 and diff[0] > 0) or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                                    and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+    short, long_ = sorted((a, b), key=len)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
 def _similar(name: str, candidates) -> str:
     """' (did you mean 'x'?)' for a candidate that differs from `name` in case or by a typo, else ''."""
     candidates = [c for c in candidates if c != name]
@@ -420,13 +434,15 @@ def warnings(program: Program, instance: Instance | None = None) -> list[Diagnos
                             "empty-relation",
                             f"relation '{p}' is neither derived by a rule nor given in the input "
                             f"{instance.filename}: it is always empty"
-                            + (_similar(p, [q for q in given if q not in schema]) or " (give it facts in the input)"),
+                            + (_similar(p, [q for q in given if q not in schema])
+                               or _similar(p, [q for q in derived if _one_edit(p, q)])
+                               or " (give it facts in the input)"),
                             atom.span,
                             Severity.WARNING,
                         )
                     )
         for p in given:
-            if p not in schema:
+            if p not in schema and p not in instance.copied:  # a copied relation is read through its copies
                 out.append(
                     Diagnostic(
                         "unused-input",
@@ -473,6 +489,37 @@ def check(program: Program, instance: Instance | None = None) -> list[Diagnostic
     diagnostics = (safety(program) + arities(program, instance) + stratification(program)[1] + global_reads(program)
                    + outputs(program))
     return in_order(raise_if_errors(diagnostics + warnings(program, instance) + growing_recursion(program)))
+
+
+def unknown_addressees(program: Program, instance: Instance) -> list[Diagnostic]:
+    """A warning for each @async rule whose addressee is read from a relation that only input facts give
+    (`member(N, M)` with M the addressee), when one of those facts names a node that is not in the network:
+    the message has no node to arrive at, and is never sent. Molly's replicas that are no nodes (neither
+    holding a fact nor named by `-N`) are met this way; the answer then says nothing about them."""
+    network = set(instance.network)
+    derived = {r.head.predicate for r in program.rules
+               if not (r.kind is RuleKind.INDUCTIVE and len(r.body) == 1 and isinstance(r.body[0], Literal)
+                       and r.body[0].atom == r.head and not r.body[0].negated)}
+    out, seen = [], set()
+    for rule in program.rules_of(RuleKind.ASYNC):
+        if rule.addressee is None:
+            continue
+        for atom in rule.positive:
+            if atom.predicate in derived or atom.predicate in seen:
+                continue
+            places = [i for i, a in enumerate(atom.args) if isinstance(a, Variable) and a.name == rule.addressee.name]
+            strangers = sorted({str(f.args[i]) for fs in instance.facts.values() for f in fs
+                                if f.predicate == atom.predicate for i in places
+                                if i < len(f.args) and f.args[i] not in network})
+            if strangers:
+                seen.add(atom.predicate)
+                out.append(_diag(
+                    program, "unknown-addressee",
+                    f"{rule_name(rule)} sends to the '{rule.addressee}' of '{atom.predicate}', whose facts name "
+                    f"{', '.join(strangers[:3])}{' and more' if len(strangers) > 3 else ''}: no node of the network, so "
+                    "no message is sent there (give each a fact, or name it with --nodes)",
+                    atom.span, Severity.WARNING))
+    return out
 
 
 def restrict(instance: Instance, program: Program) -> Instance:

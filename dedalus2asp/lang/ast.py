@@ -412,12 +412,22 @@ class Instance:
     """A distributed database instance H over the network N (tplp2016 §3.3).
 
     `facts[x]` is H(x); the network is the key set, in the order the nodes
-    were first named.
+    were first named. A located or Molly program's instance also says what a
+    node added later (`bounds.Network.populate`, Molly's `-N`) must get:
+    `identity`, the relation that tells every node x its name (`id(x)`), and
+    `molly`, whether a bare node name is the string the program writes
+    (`a` is `"a"` in Molly's dialect), and `everywhere`, the facts every
+    node holds (the copies of `located.remote_reads`), and `copied`, the relations
+    read through those copies (used, though no rule names them).
     """
 
     facts: Mapping[clingo.Symbol, tuple[Fact, ...]]
     filename: str = "<input>"
     text: str = ""
+    identity: str | None = None
+    molly: bool = False
+    everywhere: tuple[Fact, ...] = ()
+    copied: frozenset[str] = frozenset()
 
     @property
     def network(self) -> tuple[clingo.Symbol, ...]:

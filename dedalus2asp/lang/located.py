@@ -31,7 +31,11 @@ a program into the IR of `ast.Program`:
   Molly's assertion: `post(X) :- decision(A1, X, _), decision(A2, X, _), A1 != A2;`
   becomes the `RuleKind.GLOBAL` rule `post(X) :- decision(A1, X, _), ...` whose
   body atoms keep their location as first argument and whose head keeps every
-  argument: a global relation, held by no node.
+  argument: a global relation, held by no node;
+* **Molly's one database** (Molly's dialect only). A rule that reads a *static* relation (facts, kept
+  by `r(A)@next :- r(A)` at most) at another node reads every node's copy of it (`remote_reads`),
+  where the rule would otherwise be refused, and a variable that occurs once, in a negated atom, is
+  that atom's `_` (`_projected`); each with a warning.
 
 A located input is read the same way (`facts.parse_facts(..., columns=...)`):
 a fact goes to the node named in its location column, and the network is the
@@ -45,13 +49,14 @@ the other notation (`dedalus2asp convert`) is `convert`'s.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Mapping
 
 import clingo
 
-from .ast import (Aggregate, Atom, Constant, Fact, Instance, Literal, Marked, Output, Program, Rule, RuleKind, Span, Term,
-                  Timestamped, Variable)
+from ..bounds import CRASH
+from .ast import (Aggregate, Atom, Constant, Fact, Instance, Literal, Marked, Output, Program,
+                  Rule, RuleKind, Span, Term, Timestamped, Variable)
 from .diagnostics import Diagnostic, DiagnosticError, Severity, raise_if_errors
 
 IDENTITY_NAMES = ("id", "node_id")
@@ -82,6 +87,8 @@ class LocatedProgram:
     facts: Mapping[clingo.Symbol, tuple[Fact, ...]]
     dialect: str
     warnings: tuple[Diagnostic, ...] = ()
+    copies: Mapping[str, str] = field(default_factory=dict)
+    """relation → the relation of its copies every node holds (Molly's remote reads, `remote_reads`)."""
 
     def identity_clash(self, what: str, rename: str) -> str:
         """The message for an input that gives the identity relation itself (`what` it gives, what to rename)."""
@@ -93,10 +100,11 @@ class LocatedProgram:
     def instance(self, given: Instance | None) -> Instance | None:
         """H: the facts of the program and of the located input `given`, and `id(x)` at every node x."""
         if given is None and not self.facts:
-            return None
+            return None if self.identity is None and self.dialect != "molly" else Instance(
+                {}, self.program.filename, self.program.text, self.identity, self.dialect == "molly")
         facts: dict[clingo.Symbol, list[Fact]] = {n: list(fs) for n, fs in self.facts.items()}
         for node, local in (given.facts if given is not None else {}).items():
-            facts.setdefault(node, []).extend(local)
+            facts.setdefault(self.spelt(node), []).extend(local)
         origin = given if given is not None else self.program  # whose file a problem is reported in
         if self.identity is not None:
             clash = [f for fs in facts.values() for f in fs if f.predicate == self.identity]
@@ -105,7 +113,32 @@ class LocatedProgram:
                 raise DiagnosticError([Diagnostic("identity-input", message, clash[0].span, origin.filename, origin.text)])
             for node, local in facts.items():
                 local.insert(0, Fact(self.identity, (node,)))
-        return Instance({n: tuple(dict.fromkeys(fs)) for n, fs in facts.items()}, origin.filename, origin.text)
+        everywhere = self.copied(facts)
+        for local in facts.values():
+            local.extend(everywhere)
+        return Instance({n: tuple(dict.fromkeys(fs)) for n, fs in facts.items()}, origin.filename, origin.text,
+                        self.identity, self.dialect == "molly", everywhere, frozenset(self.copies))
+
+    def spelt(self, node: clingo.Symbol) -> clingo.Symbol:
+        """A node an input names, as a Molly program spells it: the block `a { }` of a facts file is the node
+        the program writes `"a"` (Molly's nodes are strings), unless the program writes `a` itself or writes
+        its nodes as constants. Outside Molly's dialect, the node as the input names it."""
+        if self.dialect != "molly" or node.type is not clingo.SymbolType.Function or node.arguments:
+            return node
+        known = set(self.facts) | {a for fs in self.facts.values() for f in fs for a in f.args}
+        string = clingo.String(node.name)
+        if string in known or node not in known and self.facts and all(
+                n.type is clingo.SymbolType.String for n in self.facts):
+            return string
+        return node
+
+    def copied(self, facts: Mapping[clingo.Symbol, list[Fact]]) -> tuple[Fact, ...]:
+        """The copies every node holds of the facts of the relations read at other nodes (`remote_reads`):
+        `R_everywhere(x, ā)` for the fact R(ā) of node x, at the same step."""
+        return tuple(
+            Fact(self.copies[f.predicate], (node, *f.args), f.span, f.step)
+            for node, local in facts.items() for f in local if f.predicate in self.copies
+        )
 
 
 def check_events(instance: Instance, horizon: int, run: bool = False) -> None:
@@ -209,9 +242,15 @@ def locate(
     def error(code: str, message: str, span: Span, severity=Severity.ERROR) -> None:
         diagnostics.append(Diagnostic(code, message, span, filename, text, severity))
 
+    if dialect == "molly":
+        statements = [_projected(s, error) for s in statements]
     rules = [s.rule if isinstance(s, Timestamped) else s for s in statements]
-    schema = {a.predicate for r in rules for a in r.atoms}
     marked = location_columns(rules, error)
+    copies: dict[str, str] = {}
+    if dialect == "molly":
+        statements, copies = remote_reads(statements, marked, error)
+        rules = [s.rule if isinstance(s, Timestamped) else s for s in statements]
+    schema = {a.predicate for r in rules for a in r.atoms}
     held_by_none = global_relations(rules, marked)
     locator = _Locator(marked, _identity_name(schema), error, held_by_none)
     source: list[Rule] = []
@@ -233,7 +272,8 @@ def locate(
                 "global-head",
                 f"{kind} rule {rule.number} derives '{plain.head.predicate}', a global relation (a rule whose "
                 "body reads several nodes derives it): a global relation is held by no node, so it can be "
-                "neither kept to the next step nor sent",
+                "neither kept to the next step nor sent" + (_derived_remote(rules, marked, plain.head.predicate)
+                                                             if dialect == "molly" else ""),
                 plain.head.span,
             )
         elif not plain.body and rule.kind is RuleKind.DEDUCTIVE and head_at is not None:
@@ -247,6 +287,10 @@ def locate(
     if dialect == "molly":
         _molly_warnings(rules, error)
     warnings = raise_if_errors(diagnostics)
+    copied = [Fact(copies[f.predicate], (node, *f.args), f.span, f.step)  # the program's nodes hold them already
+              for node, local in facts.items() for f in local if f.predicate in copies]
+    for local in facts.values():
+        local.extend(copied)
     # the identity relation is named apart from the program's: only the rules that need it read it
     reads_identity = any(b.atom.predicate == locator.identity for r in transparent for b in r.body if isinstance(b, Literal))
     columns = {p: locator.column(p) for p in schema if p not in held_by_none}
@@ -258,6 +302,7 @@ def locate(
         {n: tuple(fs) for n, fs in facts.items()},
         dialect,
         tuple(warnings),
+        copies,
     )
 
 
@@ -300,6 +345,170 @@ def _reads_several_nodes(rule: Rule, marked: Mapping[str, int], found: set[str])
     head_at = _quiet_location(_unmark(rule.head), marked)
     anonymous = any(isinstance(p, Variable) and p.anonymous for p in places)
     return len(places) > 1 or anonymous or head_at is None or (len(places) == 1 and head_at not in places)
+
+
+def static_relations(rules: list[Rule]) -> frozenset[str]:
+    """The relations whose facts are known before any run: no rule derives them but the identity persistence
+    `r(A, B)@next :- r(A, B)`. Their facts are those written in the program and the input, at the steps
+    written there, kept when the relation persists: every node could know them at every step."""
+    derived: set[str] = set()
+    for rule in rules:
+        if any(isinstance(b, Literal) for b in rule.body) or rule.kind is not RuleKind.DEDUCTIVE:
+            if not _identity_persistence(rule):
+                derived.add(rule.head.predicate)
+    return frozenset({a.predicate for r in rules for a in r.atoms} - derived - {CRASH})  # crash: the run's faults
+
+
+def _identity_persistence(rule: Rule) -> bool:
+    """`r(A, B)@next :- r(A, B)`: the head's arguments are distinct variables, and the body is the head."""
+    head = _unmark(rule.head)
+    names = [a.name for a in head.args if isinstance(a, Variable) and not a.anonymous]
+    return (rule.kind is RuleKind.INDUCTIVE and len(rule.body) == 1 and isinstance(rule.body[0], Literal)
+            and not rule.body[0].negated and rule.body[0].step is None and len(set(names)) == head.arity
+            and _unmark(rule.body[0].atom) == head)
+
+
+def _copy_name(relation: str, taken: set[str]) -> str:
+    name, i = f"{relation}_everywhere", 1
+    while name in taken:
+        i += 1
+        name = f"{relation}_everywhere{i}"
+    taken.add(name)
+    return name
+
+
+def remote_reads(
+    statements: list[Rule | Timestamped], marked: Mapping[str, int], error
+) -> tuple[list[Rule | Timestamped], dict[str, str]]:
+    """Molly's one global database, for the rules that read another node's static relations.
+
+    Molly locates a rule at its first body atom (an @async rule's sender) or, for a deductive or @next
+    rule, writes its head wherever its first column says, and evaluates the other body atoms over its one
+    database at the same time (Alvaro et al., *Lineage-driven fault injection*, SIGMOD 2015, §4; Molly's
+    `AST.scala`). tplp2016's nodes read their own facts only. The two agree when the atoms read at another
+    node are of a *static* relation (`static_relations`): its facts at every step are known before the run,
+    so every node can hold a copy, `R_everywhere(x, ā)` for the fact R(ā) of node x
+    (`LocatedProgram.instance` writes the copies, and the identity persistence of R is written for them).
+    Kafka's `clients(Z, C)@async :- client(C), zookeeper(M, Z);` is read as the message from C
+    `clients(Z, C)@async :- client(C), zookeeper_everywhere(C, M, Z);`, lost if channel C→Z is cut, not
+    sent if C has crashed, as in Molly.
+
+    Rewritten so, with a warning: an @next or @async rule whose body atoms are at several nodes, an @next
+    rule whose head is at another node than its body, and a deductive rule that would otherwise be
+    global (it reads several nodes) while its relation is kept, sent or read by such a rule, since a
+    global relation observes a run and never steers it. The rule
+    runs at its head's node (deductive, @next) or its first positive body atom's (@async). An atom of a
+    relation that is not static, read at another node, is left as it is (an error of `check`).
+    Returns the statements and the copies (relation → copy relation).
+    """
+    rules = [s.rule if isinstance(s, Timestamped) else s for s in statements]
+    static = static_relations(rules)
+    held = global_relations(rules, marked)
+    steering = {r.head.predicate for r in rules if r.kind is not RuleKind.DEDUCTIVE and r.head.predicate in held}
+    for rule in rules:
+        if rule.kind is not RuleKind.DEDUCTIVE:
+            steering |= _read_at_home(rule, marked, held, _home(rule, marked, held))
+    changed = True
+    while changed:
+        changed = False
+        for rule in rules:
+            if rule.kind is RuleKind.DEDUCTIVE and rule.head.predicate in steering:
+                more = _read_at_home(rule, marked, held, _quiet_location(_unmark(rule.head), marked)) - steering
+                steering |= more
+                changed = changed or bool(more)
+    taken = {a.predicate for r in rules for a in r.atoms}
+    copies: dict[str, str] = {}
+    out: list[Rule | Timestamped] = []
+    for statement in statements:
+        rule = statement.rule if isinstance(statement, Timestamped) else statement
+        rewritten = rule if isinstance(statement, Timestamped) else _read_remote(
+            rule, marked, static, steering, copies, taken, error)
+        out.append(rewritten if not isinstance(statement, Timestamped) else statement)
+    number = max((r.number for r in rules), default=0)
+    for relation, copy in copies.items():
+        if any(_identity_persistence(r) and r.head.predicate == relation for r in rules):
+            number += 1
+            arity = next(a.arity for r in rules for a in r.atoms if a.predicate == relation) + 1
+            names = tuple(Variable(f"A{i + 1}") for i in range(arity))
+            atom = Atom(copy, names)
+            out.append(Rule(atom, RuleKind.INDUCTIVE, (Literal(atom),), number=number,
+                            origin=f"the identity persistence of '{relation}', for its copies"))
+    return out, copies
+
+
+def _home(rule: Rule, marked, held) -> Term | None:
+    """Where an @next or @async rule runs once its global relations are located: at its first positive body
+    atom of a relation that is not global, else at its first body atom."""
+    literals = [b for b in rule.body if isinstance(b, Literal)]
+    first = next((b for b in literals if not b.negated and b.atom.predicate not in held), literals[0] if literals else None)
+    return None if first is None else _quiet_location(_unmark(first.atom), marked)
+
+
+def _read_at_home(rule: Rule, marked, held, home: Term | None) -> set[str]:
+    """The global relations `rule` reads at its node `home`: located at home, they would be local reads."""
+    return {b.atom.predicate for b in rule.body if isinstance(b, Literal) and b.atom.predicate in held
+            and home is not None and _quiet_location(_unmark(b.atom), marked) == home}
+
+
+def _derived_remote(rules: list[Rule], marked, relation: str) -> str:
+    """Why a global relation of a Molly program could not be read as Molly reads it (`remote_reads`): the
+    relations its rules read at another node that the run derives."""
+    static = static_relations(rules)
+    for rule in rules:
+        if rule.kind is RuleKind.DEDUCTIVE and rule.head.predicate == relation:
+            home = _quiet_location(_unmark(rule.head), marked)
+            derived = sorted({b.atom.predicate for b in rule.body if isinstance(b, Literal)
+                              and b.atom.predicate not in static and _quiet_location(_unmark(b.atom), marked) != home})
+            if derived:
+                return (f"; rule {rule.number} writes '{relation}' at '{home}' from what the run derives at another "
+                        f"node ({', '.join(map(repr, derived))}): Molly's one database does so at once, a node of "
+                        "tplp2016 cannot (only a relation no rule derives is copied to every node, docs/molly.md); "
+                        "send the facts with @async")
+    return ""
+
+
+def _read_remote(rule: Rule, marked, static, steering, copies: dict[str, str], taken: set[str], error) -> Rule:
+    """`rule` with its atoms of static relations read at another node replaced by their copies (`remote_reads`)."""
+    literals = [b for b in rule.body if isinstance(b, Literal)]
+    places = [_quiet_location(_unmark(b.atom), marked) for b in literals]
+    if None in places or not literals:
+        return rule
+    if rule.kind is RuleKind.DEDUCTIVE:
+        if rule.head.predicate not in steering:
+            return rule
+    elif len(set(places)) == 1 and (rule.kind is RuleKind.ASYNC or _quiet_location(_unmark(rule.head), marked) in places):
+        return rule  # at one node, and an @next head there too
+    if rule.kind is RuleKind.ASYNC:
+        home = next((p for b, p in zip(literals, places) if not b.negated), places[0])
+    else:
+        home = _quiet_location(_unmark(rule.head), marked)
+        if home is None:
+            return rule
+    remote = [(b, p) for b, p in zip(literals, places) if p != home and (b.atom.predicate in static or b.atom.predicate == CRASH)]
+    if not remote or isinstance(home, Variable) and home.anonymous:
+        return rule
+    replaced = {}
+    for b, _ in remote:
+        relation = b.atom.predicate
+        if relation == CRASH:  # crash(y, s) holds at every node: read it at home (`crash(_, B, _)` is `crash(A, B, _)`)
+            atom = _unmark(b.atom)
+            replaced[id(b)] = replace(b, atom=replace(atom, args=(home, *atom.args[1:])))
+            continue
+        if relation not in copies:
+            copies[relation] = _copy_name(relation, taken)
+        atom = _unmark(b.atom)
+        replaced[id(b)] = replace(b, atom=Atom(copies[relation], (home, *atom.args), atom.span))
+    remote = [(b, p) for b, p in remote if b.atom.predicate != CRASH]
+    if not remote:
+        return replace(rule, body=tuple(replaced.get(id(b), b) for b in rule.body))
+    first = remote[0][0]
+    error("remote-read",
+          f"rule {rule.number} runs at '{home}' but reads '{first.atom}' at '{_quiet_location(_unmark(first.atom), marked)}'"
+          f"{' and more' if len(remote) > 1 else ''}: it reads remote state, as Molly's one global database does; "
+          f"'{first.atom.predicate}' holds only the facts the program writes, so every node reads its copy "
+          f"'{copies[first.atom.predicate]}' (a tplp2016 node reads its own facts only)",
+          first.atom.span, Severity.WARNING)
+    return replace(rule, body=tuple(replaced.get(id(b), b) for b in rule.body))
 
 
 def _unmarked(rule: Rule) -> Rule:
@@ -526,6 +735,38 @@ def _fact(head: Atom, column: int, step: int | None, error) -> tuple[clingo.Symb
     node = head.args[column].value
     args = tuple(a.value for a in head.args[:column] + head.args[column + 1 :])
     return node, Fact(head.predicate, args, head.span, step)
+
+
+def _projected(statement: Rule | Timestamped, error) -> Rule | Timestamped:
+    """Molly's reading of a variable that occurs once in a rule, as an argument of a negated atom: that
+    atom's `_`. Molly's Raft writes `commit_indx(Node, Idx)@next :- commit_indx(Node, Idx), notin
+    commit(Node, Term, Idx);` with `Term` bound nowhere, and means "no commit(Node, _, Idx)"; elsewhere
+    such a variable is unsafe (tplp2016's safety). A warning names each one."""
+    if isinstance(statement, Timestamped):
+        return replace(statement, rule=_projected(statement.rule, error))
+    rule = statement
+    counts: dict[str, int] = {}
+    for var in rule.variables():
+        counts[var.name] = counts.get(var.name, 0) + 1
+    lonely = {a.name for b in rule.body if isinstance(b, Literal) and b.negated for a in b.atom.args
+              if isinstance(_plain(a), Variable) and not _plain(a).anonymous and counts[_plain(a).name] == 1}
+    if not lonely:
+        return rule
+
+    def project(term):
+        plain = _plain(term)
+        if not (isinstance(plain, Variable) and plain.name in lonely):
+            return term
+        error("projected-variable",
+              f"'{plain.name}' occurs only in the negated atom of rule {rule.number}: Molly reads it as '_' (no "
+              f"fact of any value there), and so does dedalus2asp in Molly's dialect (write '_' to say so)",
+              plain.span, Severity.WARNING)
+        anonymous = Variable("_", plain.span)
+        return replace(term, term=anonymous) if isinstance(term, Marked) else anonymous
+
+    body = tuple(replace(b, atom=replace(b.atom, args=tuple(project(a) for a in b.atom.args)))
+                 if isinstance(b, Literal) and b.negated else b for b in rule.body)
+    return replace(rule, body=body)
 
 
 def _molly_warnings(rules: list[Rule], error) -> None:

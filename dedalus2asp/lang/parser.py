@@ -413,7 +413,7 @@ def _located_statements(
         if root is not None and not Path(shown).exists() and (root / name).exists():
             shown = str(root / name)
         path = Path(shown).resolve()
-        problem = _include_problem(name, path, including, read)
+        problem = _include_problem(name, path, including, read) or _missing_include(name, filename, root)
         if problem is not None:
             diagnostics.append(Diagnostic("include", problem, span, filename, text))
             continue
@@ -434,6 +434,19 @@ def _located_statements(
         ]
         outputs += [_in_file(o, source) for o in inner_outputs]
     return out, outputs
+
+
+def _missing_include(name: str, filename: str, root: Path | None) -> str | None:
+    """Why `include "name";` of `filename` names no file, if it names none: where it was looked for, and
+    Molly's own rule (relative to the first program's folder), which does not find it either."""
+    places = list(dict.fromkeys([Path(filename).parent / name, *([root / name] if root is not None else [])]))
+    if any(p.exists() for p in places):
+        return None
+    return (f"cannot read included file '{printable(name)}': there is no "
+            + " and no ".join(f"'{printable(str(p))}'" for p in places)
+            + " (an include is read relative to the including file, then to the first program file's folder; "
+            "Molly reads it relative to that folder only, so Molly cannot read it either: give the file, or "
+            "the right path)")
 
 
 def _include_problem(name: str, path: Path, including: tuple[Path, ...], read: list[Path]) -> str | None:

@@ -48,7 +48,7 @@ from ..asp.transform import transform
 from ..bounds import Bounds
 from ..lang.ast import GLOBAL_NODE, Instance, Program
 from .verify import POST_ROW, VIOLATED, Counterexample, Crash, Lost, Missing, Verdict, invariant
-from ..inspect.explain import ANY, ARRIVED, CARRIED, INPUT, Derivation, Lineage
+from ..inspect.explain import ANY, ARRIVED, CARRIED, FAULT, INPUT, Derivation, Lineage
 from ..inspect.model import Model, decode, show_fact
 
 SAME, LOST_FATE, CRASH_FATE, PENDING_FATE, OTHER_STEP, NOT_SENT = (
@@ -248,6 +248,8 @@ def _how(d: Derivation) -> str:
     by = "" if d.rule is None else f" by rule {d.rule.number}"
     if d.reason.how == INPUT:
         return "input fact"
+    if d.reason.how == FAULT:
+        return "a fault of the run (a crash)"
     if d.reason.how == ARRIVED:
         m = d.reason.message
         return f"message from {m.sender}, sent at step {m.sent}{by}"

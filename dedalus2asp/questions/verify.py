@@ -36,6 +36,7 @@ from ..lang.ast import GLOBAL_NODE, Instance, Program
 MISSING = "_missing"
 PRE_ROW, POST_ROW = "_pre_row", "_post_row"
 VIOLATED = "_violated"
+CHECK_PRE, HAS_PRE = "_check_pre", "_has_pre"  # the vacuity check: is there a run with a pre row at all?
 FAULT = "_fault"
 
 
@@ -166,6 +167,10 @@ class FaultSet:
         return "; ".join(parts) or "no fault"
 
 
+SHOWN_FAULT_SETS = 5
+"""How many minimal fault sets (`verify --all`) the text verdict lists; --json and --out list them all."""
+
+
 @dataclass(frozen=True)
 class Verdict:
     """The answer to `verify`: holds (True), broken (False, with a counterexample) or unknown (None: stopped).
@@ -184,11 +189,12 @@ class Verdict:
     fault_sets: tuple[FaultSet, ...] | None = None  # --all: the minimal fault sets that break the invariant
     witnesses: tuple[Counterexample, ...] = field(default=(), compare=False, repr=False)  # a run per fault set
     search: str | None = None  # --search-horizon: how the horizons were tried (verify_search: multi-shot or one program each)
+    vacuous: bool = False  # it holds since no run within the bounds has a pre row at the last step (`vacuity`)
 
     def bound_words(self) -> str:
         """The bounds of the verdict in words: "≤ 1 crash, losses before step 3, horizon 5, sync delivery"."""
         network = self.bounds.network
-        words = [f"≤ {network.crashes} crash" + ("" if network.crashes == 1 else "es")]
+        words = [f"≤ {network.crashes} crash" + ("" if network.crashes == 1 else "es") if network.crashes else "no crash"]
         words.append(f"losses before step {network.loss_until}" if network.lossy else "no lost message")
         words.append(("horizons " + ", ".join(map(str, self.searched))) if len(self.searched) > 1 else f"horizon {self.bounds.horizon}")
         words.append("sync delivery" if network.sync else ("no delay bound" if network.max_delay is None else f"delay ≤ {network.max_delay}"))
@@ -200,6 +206,9 @@ class Verdict:
         searched = f"  searched: {self.search}\n" if self.search else ""
         if self.holds is None:
             return f"unknown: stopped before an answer ({self.bound_words()}); {invariant}?\n" + searched
+        if self.holds and self.vacuous:
+            return (f"holds vacuously: no run has a {self.pre} fact at the last step, so {invariant} — with "
+                    f"{self.bound_words()} (is '{self.pre}' derived where you expect, at nodes of the network?)\n" + searched)
         if self.holds:
             return f"holds: {invariant} — no counterexample with {self.bound_words()}\n" + searched
         c = self.counterexample
@@ -211,8 +220,10 @@ class Verdict:
             + ("" if c.faults or not c.fewest else " — it breaks without any fault"),
         ]
         if self.fault_sets is not None:
-            lines.append(f"  {len(self.fault_sets)} minimal fault set{'s' * (len(self.fault_sets) != 1)} break it:")
-            lines += [f"    {{{f}}}" for f in self.fault_sets]
+            n = len(self.fault_sets)
+            lines.append(f"  {n} minimal fault set{'s' * (n != 1)} break{'s' * (n == 1)} it"
+                         + (f"; the first {SHOWN_FAULT_SETS} (all of them in --json and --out):" if n > SHOWN_FAULT_SETS else ":"))
+            lines += [f"    {{{f}}}" for f in self.fault_sets[:SHOWN_FAULT_SETS]]
             lines.append("  the counterexample, with the fewest faults:")
         lines += [f"  lost: {l}" for l in c.lost if not l.by_crash]
         for x in c.crashes:
@@ -226,6 +237,7 @@ class Verdict:
         network = self.bounds.network
         return {
             "holds": self.holds,
+            **({"vacuous": self.vacuous} if self.holds else {}),
             "counterexample": None if self.counterexample is None else self.counterexample.as_dict(),
             "complete": self.complete,
             "bound": {
@@ -350,9 +362,13 @@ def verify(
     Raises InvariantError when `pre` or `post` is not a relation of the program or their arities differ."""
     began = time.perf_counter()
     compiled = transform(program, instance, bounds)
-    ctl = grounded(compiled.text + invariant(program, compiled, pre, post))
+    ctl = grounded(compiled.text + vacuity(invariant(program, compiled, pre, post)))
     best, complete = optimum(ctl, timeout)
     seconds = time.perf_counter() - began
+    if not best and complete:
+        vacuous = not optimum_with_pre(ctl, None if timeout is None else max(timeout - seconds, 0.0))
+        return Verdict(True, None, True, bounds, pre, post, time.perf_counter() - began,
+                       fault_sets=() if all_ else None, vacuous=vacuous)
     if best:
         found = counterexample_of(best[-1], compiled, pre, complete)
         sets = None
@@ -365,6 +381,36 @@ def verify(
                            witnesses=witnesses)
         return Verdict(False, found, complete, bounds, pre, post, time.perf_counter() - began)
     return Verdict(True if complete else None, None, complete, bounds, pre, post, seconds, fault_sets=() if all_ and complete else None)
+
+
+def vacuity(rules: str) -> str:
+    """The rules of `invariant` with a switch, the external atom `_check_pre` (false unless assigned): on, a
+    model is any run with a pre row at the last step, violated or not. Off, the models are `invariant`'s."""
+    return rules.replace(
+        f":- not {VIOLATED}.",
+        f":- not {VIOLATED}, not {CHECK_PRE}.\n#external {CHECK_PRE}.\n{HAS_PRE} :- {PRE_ROW}(_).\n"
+        f":- {CHECK_PRE}, not {HAS_PRE}.", 1)
+
+
+def optimum_with_pre(ctl: clingo.Control, timeout: float | None) -> bool:
+    """Whether some run of `ctl` (`vacuity`'s rules) has a pre row at the last step; True when stopped (not
+    known to be vacuous)."""
+    found: list[bool] = []
+
+    def first(_model) -> bool:  # one run suffices: stop there, no optimisation
+        found.append(True)
+        return False
+
+    ctl.assign_external(clingo.Function(CHECK_PRE), True)
+    try:
+        with ctl.solve(async_=True, on_model=first) as handle:
+            finished = handle.wait(timeout) if timeout is not None else handle.wait()
+            if not finished:
+                handle.cancel()
+            handle.get()
+    finally:
+        ctl.assign_external(clingo.Function(CHECK_PRE), False)
+    return bool(found) or not finished
 
 
 def grounded(text: str) -> clingo.Control:

@@ -122,6 +122,11 @@ def read_directory(directory: Path, program: Program, spark=None, located=None) 
     identity = located.identity if located is not None else None
     if identity is not None and identity in tables:
         raise _table_error(tables[identity], located.identity_clash(f"has a table '{identity}'", "the table"))
+    copied = next((r for r in (located.copies if located is not None else ()) if r in tables), None)
+    if copied is not None:  # its copies at every node (Molly's remote reads) would be a table per node
+        raise _table_error(tables[copied], f"the program reads '{copied}' at other nodes than its own (Molly's one "
+                           "database: every node holds a copy of its facts, docs/molly.md), so it cannot come from "
+                           "a table: give its facts in the program or a .facts input")
     at = {relation: (located.columns if located is not None else {}).get(relation, 0) for relation in tables}
     data = _read_local(tables, schema, directory, at) if spark is None else _read_spark(tables, schema, directory, spark, at)
     return data if located is None else _with_program_facts(data, located, spark)
@@ -134,6 +139,10 @@ def _with_program_facts(data: Input, source, spark=None) -> Input:
     network = tuple(dict.fromkeys([*data.network, *map(value, source.facts)]))
     rows, events = _rows_and_events((x, f) for x, facts in source.facts.items() for f in facts)
     rows += [(x, identity, (x,)) for x in network] if identity is not None else []
+    copies = source.copied({x: list(facts) for x, facts in source.facts.items()})  # every node holds them
+    holding = set(map(value, source.facts))  # the program's nodes hold them among their facts already
+    more_rows, more_events = _rows_and_events((x, f) for x in network if x not in holding for f in copies)
+    rows, events = rows + more_rows, events + more_events
     events = data.events + events
     if data.frame is None:
         return Input(network, data.rows + rows, source=data.source, events=events)
