@@ -119,13 +119,14 @@ def test_the_lineage_of_a_program_that_reads_crash(tmp_path):
     """crash(x, y, s) holds at every node and step of a run where y crashes at s: a fault, the lineage's own
     kind of reason (before: exit 70, "not D = deduc_P(...)")."""
     program, instance = _load(tmp_path, UP)
-    bounds = Bounds(3, network=Network("sync", crashes=1))
+    # a never sends: Molly's crash candidates (after-send, the sync default) would never crash it, so any step
+    bounds = Bounds(3, network=Network("sync", crashes=1, crash_times="any"))
     verdict = lineage.attach(verify(program, instance, bounds), program, instance, None)
     assert verdict.holds is False
     text = verdict.describe()
     assert "a fault of the run (a crash)" in text and "crash(\"a\", _) absent" in text
-    done = _cli("verify", "p.ded", "--horizon", "3", "--delivery", "sync", "--crashes", "1", "--out", "out",
-                cwd=tmp_path)
+    done = _cli("verify", "p.ded", "--horizon", "3", "--delivery", "sync", "--crashes", "1", "--crash-times", "any",
+                "--out", "out", cwd=tmp_path)
     assert done.returncode == 1, done.stderr
     runs = json.loads((tmp_path / "out" / "runs.json").read_text())
     assert "fault" in json.dumps(runs)
@@ -324,7 +325,8 @@ def test_the_out_page_speaks_of_steps_with_mollys_times_beside(tmp_path):
     """One clock on the page of `verify --out`, the diagrams' (steps from 0), Molly's time in parentheses; the
     lineage says which run it explains."""
     (tmp_path / "p.ded").write_text(UP)
-    done = _cli("verify", "p.ded", "--horizon", "3", "--delivery", "sync", "--crashes", "1", "--out", "out", cwd=tmp_path)
+    done = _cli("verify", "p.ded", "--horizon", "3", "--delivery", "sync", "--crashes", "1", "--crash-times", "any",
+                "--out", "out", cwd=tmp_path)
     assert done.returncode == 1, done.stderr
     page = (tmp_path / "out" / "index.html").read_text()
     assert "horizon 3: steps 0..3 (Molly's eot 4" in page
@@ -337,7 +339,7 @@ def test_crash_read_anywhere_is_read_at_home(tmp_path):
     program, instance = _load(tmp_path, 'peer("a", "b")@1;\npeer(A, B)@next :- peer(A, B);\n'
                                         'dead(A, B) :- peer(A, B), crash(_, B, _);\ndead(A, B)@next :- dead(A, B);\n')
     assert "dead(B) :- peer(B), crash(B, _)." in [str(r) for r in program.rules]
-    bounds = Bounds(2, network=Network("sync", crashes=1, nodes=("b",)))
+    bounds = Bounds(2, network=Network("sync", crashes=1, nodes=("b",), crash_times="any"))  # b never sends
     explored = set(operational.explore(program, instance, bounds, mode="traces").traces)
     assert _asp_traces(program, instance, bounds) == explored
     assert any(r == "dead" for t in explored for _, _, r, _ in t) and not all(
