@@ -4,8 +4,9 @@ Molly (Alvaro, Rosen, Hellerstein, *Lineage-driven fault injection*, SIGMOD 2015
 under `src/test/resources/examples_ft/` and runs them at the settings below: its test suite
 (`CounterexampleSuite.scala`, with the verdict it expects), the paper's table of programs with a
 counterexample (`paperexperiments/TableOfCounterexamples.scala`, Fig. 12) and of correct programs
-(`paperexperiments/TableOfCorrectPrograms.scala`, Fig. 13). Each row: the program files (relative
-to `examples_ft/`), EOT, EFF, crashes, Molly's `-N` nodes, and Molly's verdict (True: a
+(`paperexperiments/TableOfCorrectPrograms.scala`, Fig. 13); and the case studies of the Nemo debugger
+(`numbleroot/nemo`), which their own command lines place under `examples_ft/nemo/`. Each row: the
+program files (relative to `examples_ft/`), EOT, EFF, crashes, Molly's `-N` nodes, and Molly's verdict (True: a
 counterexample is found). None of Molly's programs is copied here: the scripts read them from a
 checkout given on their command line.
 """
@@ -84,7 +85,19 @@ FIG13 = _rows("Fig. 13 (TableOfCorrectPrograms)", [
     (("paxos_synod.ded",), 8, 3, 1, ABC, False),
 ])
 
-ALL = SUITE + FIG12 + FIG13
+# The case studies of the Nemo debugger (numbleroot/nemo, `case-studies/`): bugs of real systems written for
+# Molly, each run by the command line on its second line, which places it under examples_ft/nemo/; each is a bug,
+# so Molly finds a counterexample
+NEMO = _rows("Nemo case studies", [
+    (("nemo/CA-2083-hinted-handoff.ded",), 6, 4, 0, ("n1", "n2"), True),
+    (("nemo/CA-2434-bootstrap-synchronization.ded",), 7, 5, 1, ("n1", "n2", "n3", "n4"), True),
+    (("nemo/MR-2995-failed-after-expiry.ded",), 8, 4, 1, ("rm", "nm", "am"), True),
+    (("nemo/MR-3858-hadoop.ded",), 8, 4, 1, ("am", "w1", "w2"), True),
+    (("nemo/ZK-1270-racing-sent-flag.ded",), 6, 3, 0, ("FF", "LL", "A"), True),
+    (("nemo/pb_asynchronous.ded",), 6, 4, 1, ("C", "a", "b", "c"), True),
+])
+
+ALL = SUITE + FIG12 + FIG13 + NEMO
 
 
 def examples_ft(molly: str | Path) -> Path:
