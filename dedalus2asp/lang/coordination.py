@@ -45,9 +45,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from .analysis import rule_name, strongly_connected
+from .analysis import strongly_connected
 from .ast import Arithmetic, Literal, Program, Rule, RuleKind, Variable
-from .diagnostics import Diagnostic, Severity
+from .diagnostics import Diagnostic, Severity, rule_name
 from .pdg import Dependency, dependencies, graph_rules, literals, reachable, shortest_path
 
 

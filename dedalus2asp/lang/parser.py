@@ -32,13 +32,13 @@ import clingo
 
 from .ast import (AGGREGATES, Aggregate, Arithmetic, Atom, Comparison, Constant, Literal, Marked, Output, Program,
                   Rule, RuleKind, Span, Timestamped, Variable, printable)
-from . import analysis
 from .diagnostics import Diagnostic, DiagnosticError, Severity, raise_if_errors
 from .facts import load_instance, parse_facts  # noqa: F401  (re-exported: the input reader's entry points)
 from .lexer import (INT_RANGE, MAX_ERRORS, BadLiteral, Terms, binary_minus, bounded_int, build, chunks, lark_parser,
                     lex, parse_tokens, read_text, shown_literal, span_of, statement_too_long, step, too_many_errors,
                     unescape)
 from .located import LocatedProgram, locate
+from .safety import safety
 
 # How a program may be written: `auto` tells the others apart (`detect_dialect`).
 DIALECTS = ("auto", "transparent", "located", "molly")
@@ -535,7 +535,7 @@ def _later_problems(items: list, outputs: list[Output], dialect: str, filename: 
             # column: where the others put it is then unknown
             unknown = _COLUMN_PROBLEMS if dialect == "located" else ()
             return [d for d in error.diagnostics if d.is_error and d.code not in unknown]
-    found += analysis.safety(program)
+    found += safety(program)
     return found
 
 
