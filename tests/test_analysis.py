@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from dedalus2asp.lang import analysis
-from dedalus2asp.lang.diagnostics import DiagnosticError, Severity
+from dedalus2asp.lang.diagnostics import DiagnosticError, Severity, rule_name
 from dedalus2asp.lang.facts import load_instance, parse_facts
 from dedalus2asp.lang.parser import load_program, parse_program
 
@@ -113,7 +113,7 @@ def test_safety_names_the_persist_macro():
          "(add a positive atom that binds 'Y')")
     ]
     (rule,) = [r for r in parse_program("persist[p, d, 1].").rules]
-    assert analysis.rule_name(rule) == "rule 1 (persist[p, d, 1])"
+    assert rule_name(rule) == "rule 1 (persist[p, d, 1])"
 
 
 # ---------------------------------------------------------------------------

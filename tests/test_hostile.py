@@ -30,7 +30,8 @@ from dedalus2asp.lang.ast import Span, printable
 from dedalus2asp.lang.diagnostics import MAX_SHOWN, Diagnostic, DiagnosticError, format_diagnostic, position
 from dedalus2asp.lang.facts import parse_json
 from dedalus2asp.lang.facts_json import MAX_JSON_DEPTH
-from dedalus2asp.lang.parser import MAX_ARITY, parse_program
+from dedalus2asp.lang.parser import parse_program
+from dedalus2asp.lang.statement import MAX_ARITY
 
 BIG = "9" * 5000  # more digits than Python converts (4,300)
 QUERY = "p(X) :- q(X).\n"

@@ -8,7 +8,8 @@ relation has one arity, and the deductive rules are syntactically
 stratifiable (tplp2016 §3.2.2), an aggregate counting as a negation of its
 body. Global rules are stratified with them; a rule that is not global may
 not read a global relation. Inductive and asynchronous rules are otherwise
-unrestricted.
+unrestricted. The rule-by-rule conditions (safety, global reads, arities) are
+`safety`'s; the stratification and the report are this module's.
 
 `check` collects every problem before it raises, and returns the warnings
 (singleton variables, relations that are never derived and not given as
@@ -23,21 +24,9 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 
 from ..bounds import CRASH
-from .ast import Arithmetic, Atom, Fact, arity_in, Instance, Literal, Output, Program, Rule, RuleKind, Variable
-from .diagnostics import Diagnostic, Severity, in_order, raise_if_errors
-
-
-def _diag(program: Program, code: str, message: str, span, severity=Severity.ERROR, notes=()) -> Diagnostic:
-    return Diagnostic(code, message, span, program.filename, program.text, severity, tuple(notes))
-
-
-def rule_name(rule: Rule) -> str:
-    """How messages name a rule: `rule 3`, or `rule 3 (persist[p, 1])` for a rule a macro wrote."""
-    return f"rule {rule.number}" + (f" ({rule.origin})" if rule.origin else "")
-
-
-def _arguments(k: int) -> str:
-    return f"{k} argument" + ("" if k == 1 else "s")
+from .ast import Arithmetic, Atom, Fact, Instance, Literal, Output, Program, Rule, RuleKind, Variable
+from .diagnostics import Diagnostic, Severity, diagnostic_in, in_order, raise_if_errors, rule_name
+from .safety import arities, global_reads, safety
 
 
 def _one_edit(a: str, b: str) -> bool:
@@ -60,162 +49,6 @@ def _similar(name: str, candidates) -> str:
     same_case = [c for c in candidates if c.lower() == name.lower()]
     close = same_case or difflib.get_close_matches(name, candidates, n=1, cutoff=0.75)
     return f" (did you mean '{close[0]}'?)" if close else ""
-
-
-def _binding(atom: Atom) -> set[str]:
-    """The variables a positive body atom binds: its arguments that are variables (not those inside an
-    expression: `p(X + 1)` binds no X, clingo cannot invert an expression)."""
-    return {a.name for a in atom.args if isinstance(a, Variable) and not a.anonymous}
-
-
-def _places(rule: Rule) -> list[tuple[str, str, Variable]]:
-    """(where, what, variable) for every variable occurrence that a positive body atom must bind."""
-    places = [("head", f"'{rule.head}'", v) for v in rule.head.variables()]
-    if rule.addressee is not None:
-        places.append(("addressee", "", rule.addressee))
-    places += [("negative literal", f"'not {a}'", v) for a in rule.negative for v in a.variables()
-               if not v.anonymous]  # `_` in a negated atom is a projection: no value of it holds
-    places += [("comparison", f"'{c}'", v) for c in rule.comparisons for v in c.variables()]
-    places += [("expression", f"'{e}' of '{a}'", v) for a in rule.positive for e in a.args
-               if isinstance(e, Arithmetic) for v in e.variables()]
-    return places
-
-
-def safety(program: Program) -> list[Diagnostic]:
-    """Every variable outside the positive body atoms must occur in one of them, as an argument of its own.
-
-    A variable of the head (also in an expression or an aggregate), of a negated atom, of a comparison,
-    the addressee, and a variable inside an expression of a positive body atom (`p(X + 1)`, which needs
-    X from another atom) must be bound; `_` in a negated atom is a projection (`not p(X, _)`: no
-    p(X, v) holds), and in the head or a comparison is an error."""
-    out = []
-    for rule in program.rules:
-        bound = set().union(*(_binding(a) for a in rule.positive))
-        reported = set()
-        for where, what, var in _places(rule):
-            if var.anonymous:
-                out.append(
-                    _diag(
-                        program,
-                        "anonymous-variable",
-                        f"'_' in the {where} {what + ' ' if what else ''}of {rule_name(rule)}: an anonymous "
-                        "variable may only stand in a body atom (name it, and bind it in a positive atom)",
-                        var.span,
-                    )
-                )
-            elif var.name not in bound and (where, what, var.name) not in reported:
-                reported.add((where, what, var.name))
-                if where == "addressee":
-                    message = (
-                        f"the addressee '{var.name}' of {rule_name(rule)} occurs in no positive body atom: "
-                        f"a message needs a known destination (bind '{var.name}' in a positive body atom, "
-                        f"e.g. node({var.name}))"
-                    )
-                elif where == "expression":
-                    message = (
-                        f"unsafe variable '{var.name}' in the expression {what} of {rule_name(rule)}: a variable "
-                        f"inside an expression must be bound by another positive body atom, where it is an "
-                        f"argument of its own (add one that binds '{var.name}')"
-                    )
-                else:
-                    inside = " (inside an expression)" if _in_expression(rule, var) else ""
-                    message = (
-                        f"unsafe variable '{var.name}'{inside} in the {where} {what} of {rule_name(rule)}: "
-                        f"it occurs in no positive body atom (add a positive atom that binds '{var.name}')"
-                    )
-                out.append(_diag(program, "unsafe-variable", message, var.span))
-        if rule.aggregates and not rule.body:
-            out.append(_diag(program, "aggregate", f"the aggregate '{rule.aggregates[0]}' of {rule_name(rule)} has "
-                             "no body to aggregate over (an aggregate groups the body's valuations)",
-                             rule.aggregates[0].span))
-    return out
-
-
-def _in_expression(rule: Rule, var: Variable) -> bool:
-    """Whether this occurrence of `var` is inside an arithmetic expression of `rule`."""
-    terms = [*rule.head.args, *(t for c in rule.comparisons for t in (c.left, c.right))]
-    terms += [a.term for a in rule.aggregates]
-    return any(isinstance(t, Arithmetic) and any(v is var for v in t.variables()) for t in terms)
-
-
-def global_reads(program: Program) -> list[Diagnostic]:
-    """A global relation (the head of a global rule, held by no node) may be read by global rules only:
-    a node cannot see the other nodes' facts, so nothing a node does may depend on it."""
-    held_by_none = program.global_relations()
-    out = []
-    for rule in program.rules:
-        if rule.kind is RuleKind.GLOBAL:
-            continue
-        for item in rule.body:
-            if isinstance(item, Literal) and item.atom.predicate in held_by_none:
-                out.append(_diag(
-                    program,
-                    "global-read",
-                    f"{rule_name(rule)} ({rule.kind.value}) reads '{item.atom.predicate}', a global relation "
-                    "(derived by a rule whose body reads several nodes, like an assertion): a global relation "
-                    "is held by no node, so only rules that read several nodes may read it; nothing a node does "
-                    "may depend on it, not even what it sends",
-                    item.atom.span,
-                ))
-    return out
-
-
-def arities(program: Program, instance: Instance | None = None) -> list[Diagnostic]:
-    """One arity per relation, in the program and between program and input."""
-    out, first = [], {}
-    held_by_none = program.global_relations()
-    for rule in program.rules:
-        for atom in rule.atoms:
-            arity = arity_in(rule, atom, held_by_none)
-            seen, seen_arity = first.setdefault(atom.predicate, (atom, arity))
-            if seen_arity != arity:
-                out.append(
-                    _diag(
-                        program,
-                        "arity",
-                        f"relation '{atom.predicate}' has {_arguments(arity)} here but "
-                        f"{_arguments(seen_arity)} where it is first used; a relation has one arity "
-                        "(rename one of them, or fix the arguments)",
-                        atom.span,
-                        notes=[
-                            _diag(
-                                program,
-                                "arity",
-                                f"'{atom.predicate}' is first used here, with {_arguments(seen_arity)}",
-                                seen.span,
-                                Severity.NOTE,
-                            )
-                        ],
-                    )
-                )
-    if instance is not None:
-        reported = set()
-        for facts in instance.facts.values():
-            for fact in facts:
-                atom, arity = first.get(fact.predicate, (None, 0))
-                if atom is not None and arity != len(fact.args) and fact.predicate not in reported:
-                    reported.add(fact.predicate)
-                    out.append(
-                        Diagnostic(
-                            "input-arity",
-                            f"input fact '{fact}' has {_arguments(len(fact.args))} but the program "
-                            f"uses '{fact.predicate}' with {_arguments(arity)} (the input and the "
-                            "program must agree on the arity)",
-                            fact.span,
-                            instance.filename,
-                            instance.text,
-                            notes=(
-                                _diag(
-                                    program,
-                                    "arity",
-                                    f"'{fact.predicate}' is used here, with {_arguments(arity)}",
-                                    atom.span,
-                                    Severity.NOTE,
-                                ),
-                            ),
-                        )
-                    )
-    return out
 
 
 def _same_step_rules(program: Program) -> tuple[Rule, ...]:
@@ -321,7 +154,7 @@ def stratification(program: Program) -> tuple[dict[str, int], list[Diagnostic]]:
                     what = (f"negation of '{body}'" if negated else
                             f"the aggregate '{rule.aggregates[0]}' over '{body}'")
                     out.append(
-                        _diag(
+                        diagnostic_in(
                             program,
                             "not-stratifiable",
                             f"{what} in {rule_name(rule)} closes the cycle "
@@ -385,13 +218,13 @@ def outputs(program: Program, requested: tuple[str, ...] | None = None) -> list[
                 f"facts, which is fine if '{o.predicate}' is an input relation"
                 + _similar(o.predicate, derived)
             )
-            out.append(_diag(program, "output-not-derived", message, o.span, Severity.WARNING))
+            out.append(diagnostic_in(program, "output-not-derived", message, o.span, Severity.WARNING))
         else:
             message = (
                 f"output relation '{o.predicate}'{option} is derived by no rule and used nowhere"
                 + (_similar(o.predicate, derived) or " (check its spelling, or add a rule that derives it)")
             )
-            out.append(_diag(program, "output-not-derived", message, o.span))
+            out.append(diagnostic_in(program, "output-not-derived", message, o.span))
     return out
 
 
@@ -409,7 +242,7 @@ def warnings(program: Program, instance: Instance | None = None) -> list[Diagnos
         for var in (v for a in rule.positive for v in a.variables()):
             if counts[var.name] == 1 and not var.name.startswith("_"):
                 out.append(
-                    _diag(
+                    diagnostic_in(
                         program,
                         "singleton-variable",
                         f"variable '{var.name}' occurs only once in {rule_name(rule)} "
@@ -429,7 +262,7 @@ def warnings(program: Program, instance: Instance | None = None) -> list[Diagnos
                 if p not in derived and p not in given and p not in reported and p != CRASH:  # crash: the network's (docs/faults.md)
                     reported.add(p)
                     out.append(
-                        _diag(
+                        diagnostic_in(
                             program,
                             "empty-relation",
                             f"relation '{p}' is neither derived by a rule nor given in the input "
@@ -471,7 +304,7 @@ def growing_recursion(program: Program) -> list[Diagnostic]:
         compared = any(not isinstance(b, Literal) for b in rule.body)  # a comparison may bound it
         if computed is not None and not compared and any(a.predicate in component and component[a.predicate] == component[head]
                                         for a in rule.positive):
-            out.append(_diag(
+            out.append(diagnostic_in(
                 program, "growing-recursion",
                 f"{rule_name(rule)} is recursive and computes a new value '{computed}' in its head: its fixpoint "
                 "may not end (bound the value with a comparison in the body, or make the rule @next)",
@@ -513,7 +346,7 @@ def unknown_addressees(program: Program, instance: Instance) -> list[Diagnostic]
                                 if i < len(f.args) and f.args[i] not in network})
             if strangers:
                 seen.add(atom.predicate)
-                out.append(_diag(
+                out.append(diagnostic_in(
                     program, "unknown-addressee",
                     f"{rule_name(rule)} sends to the '{rule.addressee}' of '{atom.predicate}', whose facts name "
                     f"{', '.join(strangers[:3])}{' and more' if len(strangers) > 3 else ''}: no node of the network, so "

@@ -417,7 +417,7 @@ class Instance:
     `identity`, the relation that tells every node x its name (`id(x)`), and
     `molly`, whether a bare node name is the string the program writes
     (`a` is `"a"` in Molly's dialect), and `everywhere`, the facts every
-    node holds (the copies of `located.remote_reads`), and `copied`, the relations
+    node holds (the copies of `molly.remote_reads`), and `copied`, the relations
     read through those copies (used, though no rule names them).
     """
 

@@ -1,6 +1,6 @@
 """Where a program needs coordination: the static analyses of the Dedalus properties draft.
 
-All of them read the predicate dependency graph (PDG) of the draft's §Temporal Stratification: a
+All of them read the predicate dependency graph (PDG, `pdg`) of the draft's §Temporal Stratification: a
 vertex per relation and an edge head ← body for every rule that reads `body` and derives `head`,
 labelled
 
@@ -45,34 +45,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from .analysis import rule_name, strongly_connected
+from .analysis import strongly_connected
 from .ast import Arithmetic, Literal, Program, Rule, RuleKind, Variable
-from .diagnostics import Diagnostic, Severity
-
-
-@dataclass(frozen=True)
-class Dependency:
-    """An edge of the PDG: `head` depends on `body` through the rules numbered `rules`."""
-
-    head: str
-    body: str
-    negated: bool
-    aggregated: bool
-    temporal: bool
-    rules: tuple[int, ...]
-
-    @property
-    def monotone(self) -> bool:
-        return not (self.negated or self.aggregated)
-
-    @property
-    def labels(self) -> str:
-        """The edge's labels as the draft writes them: `¬`, `+`, both, or none (an aggregate is `¬`)."""
-        return ("" if self.monotone else "¬") + ("+" if self.temporal else "")
-
-    def as_dict(self) -> dict:
-        return {"head": self.head, "body": self.body, "negated": self.negated, "aggregated": self.aggregated,
-                "temporal": self.temporal, "rules": list(self.rules)}
+from .diagnostics import Diagnostic, Severity, rule_name
+from .pdg import Dependency, dependencies, graph_rules, literals, reachable, shortest_path
 
 
 @dataclass(frozen=True)
@@ -145,7 +121,7 @@ class Coordination:
     def lamport_relations(self) -> tuple[str, ...]:
         """The asynchronous relations a locus involves: those that reach its body relation, and those sent by a rule
         its head reaches (or by the locus's rule itself). What `lamport.rewrite` rewrites by default."""
-        reach = _reach(self.dependencies)
+        reach = reachable(self.dependencies)
         chosen = set()
         for locus in self.loci:
             chosen |= {a for a in self.asynchronous if locus.relation in reach[a]}
@@ -178,69 +154,6 @@ class Coordination:
         }
 
 
-def _rules(program: Program) -> tuple[Rule, ...]:
-    return tuple(r for r in program.rules if r.kind is not RuleKind.GLOBAL)
-
-
-def _literals(rule: Rule) -> Iterable[Literal]:
-    return (b for b in rule.body if isinstance(b, Literal))
-
-
-def dependencies(program: Program) -> tuple[Dependency, ...]:
-    """The PDG's edges, in the order of the rules that first make them."""
-    edges: dict[tuple[str, str], list] = {}
-    for rule in _rules(program):
-        temporal = rule.kind in (RuleKind.INDUCTIVE, RuleKind.ASYNC)
-        for literal in _literals(rule):
-            key = (rule.head.predicate, literal.atom.predicate)
-            edge = edges.setdefault(key, [False, False, True, []])
-            edge[0] |= literal.negated
-            edge[1] |= bool(rule.aggregates)
-            edge[2] &= temporal
-            if rule.number not in edge[3]:
-                edge[3].append(rule.number)
-    return tuple(Dependency(h, b, neg, agg, temp, tuple(rules)) for (h, b), (neg, agg, temp, rules) in edges.items())
-
-
-def _reach(deps: Iterable[Dependency]) -> dict[str, set[str]]:
-    """relation → the relations derived from it through any rules (itself included): the data flow."""
-    flows: dict[str, set[str]] = defaultdict(set)
-    for d in deps:
-        flows[d.body].add(d.head)
-    reach: dict[str, set[str]] = defaultdict(set)
-    for start in list(flows) + [d.head for d in deps]:
-        if start in reach:
-            continue
-        seen, todo = {start}, [start]
-        while todo:
-            for nxt in flows.get(todo.pop(), ()):
-                if nxt not in seen:
-                    seen.add(nxt)
-                    todo.append(nxt)
-        reach[start] = seen
-    return reach
-
-
-def _path(succ: dict[str, list[str]], start: str, goal: str) -> list[str] | None:
-    """A shortest path start → goal along `succ` (breadth first), or None."""
-    previous, frontier = {start: None}, [start]
-    while frontier and goal not in previous:
-        following = []
-        for v in frontier:
-            for w in succ.get(v, ()):
-                if w not in previous:
-                    previous[w] = v
-                    following.append(w)
-        frontier = following
-    if goal not in previous:
-        return None
-    path, v = [], goal
-    while v is not None:
-        path.append(v)
-        v = previous[v]
-    return path[::-1]
-
-
 def _diag(program: Program, code: str, message: str, span, severity=Severity.WARNING) -> Diagnostic:
     return Diagnostic(code, message, span, program.filename, program.text, severity)
 
@@ -263,12 +176,12 @@ def temporal_cycles(program: Program, deps: tuple[Dependency, ...]) -> list[Diag
         if not d.temporal:
             succ[d.head].append(d.body)
     out = []
-    for rule in _rules(program):
-        for literal in _literals(rule):
+    for rule in graph_rules(program):
+        for literal in literals(rule):
             head, body = rule.head.predicate, literal.atom.predicate
             if (head, body) in later or not (literal.negated or rule.aggregates):
                 continue
-            back = _path(succ, body, head)
+            back = shortest_path(succ, body, head)
             if back is None:
                 continue
             cycle = " → ".join([head, *back])
@@ -290,7 +203,7 @@ def unbounded(program: Program, deps: tuple[Dependency, ...]) -> list[Diagnostic
     relations = sorted({r for d in deps for r in (d.head, d.body)})
     component = {r: i for i, comp in enumerate(strongly_connected(relations, succ)) for r in comp}
     out = []
-    for rule in _rules(program):
+    for rule in graph_rules(program):
         computed = next((a for a in rule.head.args if isinstance(a, Arithmetic)), None)
         if computed is None or rule.comparisons:
             continue
@@ -328,7 +241,7 @@ def _readers(rules: Iterable[Rule]) -> dict[str, set[str]]:
     """relation → the heads of the rules that read it."""
     out: dict[str, set[str]] = defaultdict(set)
     for r in rules:
-        for lit in _literals(r):
+        for lit in literals(r):
             out[lit.atom.predicate].add(r.head.predicate)
     return out
 
@@ -336,14 +249,14 @@ def _readers(rules: Iterable[Rule]) -> dict[str, set[str]]:
 def _constant(program: Program, events: set[str]) -> set[str]:
     """The relations fixed by the input: input relations without events, and what deductive rules derive from them
     alone (any polarity); they hold the same facts at every step of every run. A least fixpoint, by a work list."""
-    rules = _rules(program)
+    rules = graph_rules(program)
     by_head, readers = _by_head(rules), _readers(rules)
     constant = {p for r in rules for p in (a.predicate for a in (*r.positive, *r.negative))
                 if p not in by_head and p not in events}
     waiting: dict[str, set[str]] = {}  # a head of deductive rules only → the relations they read not yet constant
     for p, mine in by_head.items():
-        if all(r.kind is RuleKind.DEDUCTIVE and all(lit.step is None for lit in _literals(r)) for r in mine):
-            waiting[p] = {lit.atom.predicate for r in mine for lit in _literals(r)} - constant
+        if all(r.kind is RuleKind.DEDUCTIVE and all(lit.step is None for lit in literals(r)) for r in mine):
+            waiting[p] = {lit.atom.predicate for r in mine for lit in literals(r)} - constant
     todo = list(constant) + [p for p, w in waiting.items() if not w]
     constant |= {p for p, w in waiting.items() if not w}
     while todo:
@@ -359,7 +272,7 @@ def _constant(program: Program, events: set[str]) -> set[str]:
 
 def _monotone_over(rule: Rule, growing: set[str], constant: set[str]) -> Literal | None:
     """The first literal of `rule` that keeps it from being monotone over growing data, or None."""
-    for literal in _literals(rule):
+    for literal in literals(rule):
         p = literal.atom.predicate
         if literal.step is not None and p not in constant:
             return literal
@@ -374,7 +287,7 @@ def growing(program: Program, constant: set[str], persisted: set[str]) -> set[st
     """The relations that never lose a fact (a greatest fixpoint): every rule that derives one reads growing or
     constant relations positively and negates or aggregates constant ones only; an asynchronous one is also
     simply persisted, so what arrives stays."""
-    rules = _rules(program)
+    rules = graph_rules(program)
     by_head, readers = _by_head(rules), _readers(rules)
     out = set(by_head) - constant
     todo = list(out)
@@ -393,13 +306,13 @@ def growing(program: Program, constant: set[str], persisted: set[str]) -> set[st
 def carried(program: Program) -> set[str]:
     """The relations whose facts are carried to a later step: read by an inductive or asynchronous rule, or by a
     deductive rule whose head is carried."""
-    rules = _rules(program)
+    rules = graph_rules(program)
     by_head = _by_head(r for r in rules if r.kind is RuleKind.DEDUCTIVE)
-    out = {lit.atom.predicate for r in rules if r.kind is not RuleKind.DEDUCTIVE for lit in _literals(r)}
+    out = {lit.atom.predicate for r in rules if r.kind is not RuleKind.DEDUCTIVE for lit in literals(r)}
     todo = list(out)
     while todo:
         for r in by_head.get(todo.pop(), ()):
-            for lit in _literals(r):
+            for lit in literals(r):
                 if lit.atom.predicate not in out:
                     out.add(lit.atom.predicate)
                     todo.append(lit.atom.predicate)
@@ -419,34 +332,41 @@ def clocked(program: Program) -> tuple[str, ...]:
     return tuple(out)
 
 
-def analyse(program: Program, events: Iterable[str] = ()) -> Coordination:
-    """Every analysis of this module on `program`; `events` names the relations that have input events (facts that
-    hold at one step only, e.g. Molly's `begin(c, t1)@1;`)."""
-    events = set(events)
-    deps = dependencies(program)
-    rules = _rules(program)
-    relations = tuple(dict.fromkeys(atom.predicate for rule in rules for atom in rule.atoms))  # as first written
+def _monotone(deps: tuple[Dependency, ...]) -> dict[str, list[str]]:
+    """The graph of the monotone edges: head → the relations it reads monotonically."""
     monotone: dict[str, list[str]] = defaultdict(list)
     for d in deps:
         if d.monotone:
             monotone[d.head].append(d.body)
+    return monotone
+
+
+def monotonic_components(relations: tuple[str, ...], deps: tuple[Dependency, ...]) -> tuple[tuple[str, ...], ...]:
+    """The strongly connected components of the graph of the monotone edges (§Identifying Loci of
+    Coordination), each in the order its relations are first written."""
+    monotone = _monotone(deps)
     written = {r: i for i, r in enumerate(relations)}
-    components = tuple(tuple(sorted(c, key=written.__getitem__)) for c in strongly_connected(list(relations), monotone))
-    asynchronous = tuple(program.async_relations())
-    reach = _reach(deps)
+    return tuple(tuple(sorted(c, key=written.__getitem__)) for c in strongly_connected(list(relations), monotone))
+
+
+def loci_of_coordination(program: Program, deps: tuple[Dependency, ...], relations: tuple[str, ...],
+                         asynchronous: tuple[str, ...], kept: set[str]) -> tuple[list[Locus], list[Locus]]:
+    """The loci of coordination and the transient reads: every negation or aggregate over a relation an
+    asynchronous one reaches, a locus when what it concludes is `kept` (`carried`), transient otherwise."""
+    monotone = _monotone(deps)
+    reach = reachable(deps)
     depends: dict[str, list[str]] = defaultdict(list)
     for d in deps:
         depends[d.head].append(d.body)
 
     def distance(source: str, target: str) -> tuple[int, int]:
         """How directly `source` reaches `target`: through monotone edges first, then the shortest path."""
-        plain = _path(monotone, target, source)
-        return (0 if plain else 1, len(plain or _path(depends, target, source) or relations))
+        plain = shortest_path(monotone, target, source)
+        return (0 if plain else 1, len(plain or shortest_path(depends, target, source) or relations))
 
-    kept = carried(program)
     loci, transient = [], []
-    for rule in rules:
-        for literal in _literals(rule):
+    for rule in graph_rules(program):
+        for literal in literals(rule):
             if not (literal.negated or rule.aggregates):
                 continue
             body = literal.atom.predicate
@@ -472,12 +392,18 @@ def analyse(program: Program, events: Iterable[str] = ()) -> Coordination:
             found = Locus(rule, body, not literal.negated, by, is_carried,
                           _diag(program, "locus" if is_carried else "transient", message, _where(rule, literal), severity))
             (loci if is_carried else transient).append(found)
-    persisted = simply_persisted(program)
+    return loci, transient
+
+
+def time_sensitive(program: Program, events: set[str], asynchronous: tuple[str, ...], persisted: set[str],
+                   kept: set[str], found: list[Locus]) -> tuple[list[Diagnostic], bool]:
+    """The time-sensitive reads carried to a later step, at their root causes (the loci `found` are reported
+    already), and whether every relation carried to a later step grows (settled)."""
     constant = _constant(program, events)
     grows = growing(program, constant, persisted)
-    located_loci = {(x.rule.number, x.relation) for x in loci}
-    unsettled, settled = [], True
-    for rule in rules:
+    located_loci = {(x.rule.number, x.relation) for x in found}
+    out, settled = [], True
+    for rule in graph_rules(program):
         if rule.kind is RuleKind.DEDUCTIVE and rule.head.predicate not in kept:
             continue
         literal = _monotone_over(rule, grows, constant)
@@ -495,11 +421,27 @@ def analyse(program: Program, events: Iterable[str] = ()) -> Coordination:
                f"it is read at step {literal.step} only" if literal.step is not None else
                "it may lose facts from one step to the next")
         use = "negates" if literal.negated else "aggregates over" if rule.aggregates else "joins"
-        unsettled.append(_diag(
+        out.append(_diag(
             program, "time-sensitive",
             f"{rule_name(rule)} {use} '{p}', and {why}; what it derives is carried to a later step, so it may depend "
             f"on when '{p}' holds (persist '{p}', or derive it from relations that only grow)",
             literal.atom.span, Severity.NOTE))
+    return out, settled
+
+
+def analyse(program: Program, events: Iterable[str] = ()) -> Coordination:
+    """Every analysis of this module on `program`; `events` names the relations that have input events (facts that
+    hold at one step only, e.g. Molly's `begin(c, t1)@1;`)."""
+    events = set(events)
+    deps = dependencies(program)
+    rules = graph_rules(program)
+    relations = tuple(dict.fromkeys(atom.predicate for rule in rules for atom in rule.atoms))  # as first written
+    components = monotonic_components(relations, deps)
+    asynchronous = tuple(program.async_relations())
+    kept = carried(program)
+    found, transient = loci_of_coordination(program, deps, relations, asynchronous, kept)
+    persisted = simply_persisted(program)
+    unsettled, settled = time_sensitive(program, events, asynchronous, persisted, kept, found)
     return Coordination(
         relations=relations,
         dependencies=deps,
@@ -507,7 +449,7 @@ def analyse(program: Program, events: Iterable[str] = ()) -> Coordination:
         asynchronous=asynchronous,
         cycles=tuple(temporal_cycles(program, deps)),
         unbounded=tuple(unbounded(program, deps)),
-        loci=tuple(loci),
+        loci=tuple(found),
         transient=tuple(transient),
         not_persisted=tuple(a for a in asynchronous if a not in persisted),
         unsettled=tuple(unsettled),

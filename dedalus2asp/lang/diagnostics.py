@@ -25,7 +25,7 @@ from enum import Enum
 from functools import lru_cache
 from itertools import accumulate
 
-from .ast import NOWHERE, Span, printable
+from .ast import NOWHERE, Program, Rule, Span, printable
 
 
 class Severity(str, Enum):
@@ -155,3 +155,13 @@ def raise_if_errors(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     if any(d.is_error for d in diagnostics):
         raise DiagnosticError(diagnostics)
     return diagnostics
+
+
+def diagnostic_in(program: Program, code: str, message: str, span, severity=Severity.ERROR, notes=()) -> Diagnostic:
+    """A diagnostic of `program`, reported in its file."""
+    return Diagnostic(code, message, span, program.filename, program.text, severity, tuple(notes))
+
+
+def rule_name(rule: Rule) -> str:
+    """How messages name a rule: `rule 3`, or `rule 3 (persist[p, 1])` for a rule a macro wrote."""
+    return f"rule {rule.number}" + (f" ({rule.origin})" if rule.origin else "")

@@ -35,7 +35,7 @@ a program into the IR of `ast.Program`:
 * **Molly's one database** (Molly's dialect only). A rule that reads a *static* relation (facts, kept
   by `r(A)@next :- r(A)` at most) at another node reads every node's copy of it (`remote_reads`),
   where the rule would otherwise be refused, and a variable that occurs once, in a negated atom, is
-  that atom's `_` (`_projected`); each with a warning.
+  that atom's `_` (`projected`); each with a warning.
 
 A located input is read the same way (`facts.parse_facts(..., columns=...)`):
 a fact goes to the node named in its location column, and the network is the
@@ -44,7 +44,10 @@ located exactly when its program is.
 
 Timestamped events `R(ā)@k` (either notation) hold at step k of their node
 only; `check_events` rejects an event beyond the horizon. Writing a program in
-the other notation (`dedalus2asp convert`) is `convert`'s.
+the other notation (`dedalus2asp convert`) is `convert`'s; where an atom is (its
+location column, the global relations) is `location`'s, and Molly's own
+reading (`notin` projections, remote-state copies, its built-in relations) is
+`molly`'s.
 """
 
 from __future__ import annotations
@@ -54,19 +57,13 @@ from typing import Callable, Iterable, Mapping
 
 import clingo
 
-from ..bounds import CRASH
-from .ast import (Aggregate, Atom, Constant, Fact, Instance, Literal, Marked, Output, Program,
+from .ast import (Aggregate, Atom, Constant, Fact, Instance, Literal, Output, Program,
                   Rule, RuleKind, Span, Term, Timestamped, Variable)
 from .diagnostics import Diagnostic, DiagnosticError, Severity, raise_if_errors
+from .location import global_relations, location_columns, unmarked_atom, unmarked_term
+from .molly import derived_remote, molly_warnings, projected, remote_reads
 
 IDENTITY_NAMES = ("id", "node_id")
-
-# Molly's built-in relations, which mean nothing in tplp2016's semantics.
-MOLLY_RELATIONS = {
-    "clock": "Molly's model of message delivery (clock(From, To, SendTime, ReceiveTime)); here the stable-model "
-    "semantics chooses every arrival itself (tplp2016 §4.3), so",
-}
-
 
 @dataclass(frozen=True)
 class LocatedProgram:
@@ -170,39 +167,6 @@ def check_events(instance: Instance, horizon: int, run: bool = False) -> None:
 # Located programs → the IR
 
 
-def _plain(term) -> Term:
-    return term.term if isinstance(term, Marked) else term
-
-
-def _unmark(atom: Atom) -> Atom:
-    return replace(atom, args=tuple(_plain(a) for a in atom.args))
-
-
-def location_columns(statements: Iterable[Rule], error) -> dict[str, int]:
-    """relation → its location column: the argument marked `#` (consistently), else the first."""
-    columns: dict[str, tuple[int, Atom]] = {}
-    for rule in statements:
-        for atom in rule.atoms:
-            marked = [i for i, a in enumerate(atom.args) if isinstance(a, Marked)]
-            if len(marked) > 1:
-                error(
-                    "location",
-                    f"'{atom}' marks {len(marked)} arguments with '#': a relation has one location specifier",
-                    atom.args[marked[1]].span,
-                )
-            elif marked:
-                seen = columns.setdefault(atom.predicate, (marked[0], atom))
-                if seen[0] != marked[0]:
-                    error(
-                        "location",
-                        f"'{atom.predicate}' has its location specifier in argument {marked[0] + 1} here but in "
-                        f"argument {seen[0] + 1} in '{seen[1]}' (line {seen[1].span.line}): a relation has one "
-                        "location column",
-                        atom.args[marked[0]].span,
-                    )
-    return {p: i for p, (i, _) in columns.items()}
-
-
 def _identity_name(schema: Iterable[str]) -> str:
     taken = set(schema)
     for name in IDENTITY_NAMES:
@@ -243,7 +207,7 @@ def locate(
         diagnostics.append(Diagnostic(code, message, span, filename, text, severity))
 
     if dialect == "molly":
-        statements = [_projected(s, error) for s in statements]
+        statements = [projected(s, error) for s in statements]
     rules = [s.rule if isinstance(s, Timestamped) else s for s in statements]
     marked = location_columns(rules, error)
     copies: dict[str, str] = {}
@@ -253,39 +217,9 @@ def locate(
     schema = {a.predicate for r in rules for a in r.atoms}
     held_by_none = global_relations(rules, marked)
     locator = _Locator(marked, _identity_name(schema), error, held_by_none)
-    source: list[Rule] = []
-    transparent: list[Rule] = []
-    facts: dict[clingo.Symbol, list[Fact]] = {}
-    for statement in statements:
-        step = statement.step if isinstance(statement, Timestamped) else None
-        rule = statement.rule if isinstance(statement, Timestamped) else statement
-        plain = _unmarked(rule)
-        source.append(plain)
-        head_at = None if plain.head.predicate in held_by_none else locator.location(plain.head)
-        if rule.kind is RuleKind.DEDUCTIVE and plain.head.predicate in held_by_none:
-            ir = locator.global_rule(rule, plain, step)
-            if ir is not None:
-                transparent.append(ir)
-        elif plain.head.predicate in held_by_none:
-            kind = "@next" if rule.kind is RuleKind.INDUCTIVE else "@async"
-            error(
-                "global-head",
-                f"{kind} rule {rule.number} derives '{plain.head.predicate}', a global relation (a rule whose "
-                "body reads several nodes derives it): a global relation is held by no node, so it can be "
-                "neither kept to the next step nor sent" + (_derived_remote(rules, marked, plain.head.predicate)
-                                                             if dialect == "molly" else ""),
-                plain.head.span,
-            )
-        elif not plain.body and rule.kind is RuleKind.DEDUCTIVE and head_at is not None:
-            fact = _fact(plain.head, locator.column(plain.head.predicate), step, error)
-            if fact is not None:
-                facts.setdefault(fact[0], []).append(fact[1])
-        elif plain.body or head_at is not None:
-            ir = locator.rule(rule, plain, step, head_at)
-            if ir is not None:
-                transparent.append(ir)
+    source, transparent, facts = _read(statements, rules, locator, dialect)
     if dialect == "molly":
-        _molly_warnings(rules, error)
+        molly_warnings(rules, error)
     warnings = raise_if_errors(diagnostics)
     copied = [Fact(copies[f.predicate], (node, *f.args), f.span, f.step)  # the program's nodes hold them already
               for node, local in facts.items() for f in local if f.predicate in copies]
@@ -306,217 +240,52 @@ def locate(
     )
 
 
-def _quiet_location(atom: Atom, columns: Mapping[str, int]) -> Term | None:
-    k = columns.get(atom.predicate, 0)
-    return _plain(atom.args[k]) if atom.arity > k else None
-
-
-def global_relations(rules: list[Rule], marked: Mapping[str, int]) -> frozenset[str]:
-    """The relations held by no node: the heads of the *global* rules (`RuleKind.GLOBAL`).
-
-    A deductive rule is global when the location of its head's relation is never marked `#` and
-    (a) its body atoms are not all at the same location (`post(X) :- decision(A1, X, _), decision(A2, X,
-    _), A1 != A2;`, as Molly's assertions read several nodes), or (b) its head is not at that location,
-    or has no location column (`pre(X, P) :- log(P, X)`: Molly evaluates such rules centrally), or
-    (c) it reads a global relation, or (d) another rule for its head's relation is global. Inductive and
-    asynchronous rules are never global (a global relation is held by no node, so it can be neither kept
-    nor sent); a rule whose head is marked `#` is located, and mixing locations there is an error
-    (tr2009 §6.2).
-    """
-    found: set[str] = set()
-    candidates = [r for r in rules if r.kind is RuleKind.DEDUCTIVE and r.body
-                  and any(isinstance(b, Literal) for b in r.body) and r.head.predicate not in marked]
-    changed = True
-    while changed:
-        changed = False
-        for rule in candidates:
-            if rule.head.predicate not in found and _reads_several_nodes(rule, marked, found):
-                found.add(rule.head.predicate)
-                changed = True
-    return frozenset(found)
-
-
-def _reads_several_nodes(rule: Rule, marked: Mapping[str, int], found: set[str]) -> bool:
-    """(a)–(d) of `global_relations` for one rule, given the global relations `found` so far."""
-    atoms = [_unmark(b.atom) for b in rule.body if isinstance(b, Literal)]
-    if rule.head.predicate in found or any(a.predicate in found for a in atoms):
-        return True
-    places = {_quiet_location(a, marked) for a in atoms} - {None}
-    head_at = _quiet_location(_unmark(rule.head), marked)
-    anonymous = any(isinstance(p, Variable) and p.anonymous for p in places)
-    return len(places) > 1 or anonymous or head_at is None or (len(places) == 1 and head_at not in places)
-
-
-def static_relations(rules: list[Rule]) -> frozenset[str]:
-    """The relations whose facts are known before any run: no rule derives them but the identity persistence
-    `r(A, B)@next :- r(A, B)`. Their facts are those written in the program and the input, at the steps
-    written there, kept when the relation persists: every node could know them at every step."""
-    derived: set[str] = set()
-    for rule in rules:
-        if any(isinstance(b, Literal) for b in rule.body) or rule.kind is not RuleKind.DEDUCTIVE:
-            if not _identity_persistence(rule):
-                derived.add(rule.head.predicate)
-    return frozenset({a.predicate for r in rules for a in r.atoms} - derived - {CRASH})  # crash: the run's faults
-
-
-def _identity_persistence(rule: Rule) -> bool:
-    """`r(A, B)@next :- r(A, B)`: the head's arguments are distinct variables, and the body is the head."""
-    head = _unmark(rule.head)
-    names = [a.name for a in head.args if isinstance(a, Variable) and not a.anonymous]
-    return (rule.kind is RuleKind.INDUCTIVE and len(rule.body) == 1 and isinstance(rule.body[0], Literal)
-            and not rule.body[0].negated and rule.body[0].step is None and len(set(names)) == head.arity
-            and _unmark(rule.body[0].atom) == head)
-
-
-def _copy_name(relation: str, taken: set[str]) -> str:
-    name, i = f"{relation}_everywhere", 1
-    while name in taken:
-        i += 1
-        name = f"{relation}_everywhere{i}"
-    taken.add(name)
-    return name
-
-
-def remote_reads(
-    statements: list[Rule | Timestamped], marked: Mapping[str, int], error
-) -> tuple[list[Rule | Timestamped], dict[str, str]]:
-    """Molly's one global database, for the rules that read another node's static relations.
-
-    Molly locates a rule at its first body atom (an @async rule's sender) or, for a deductive or @next
-    rule, writes its head wherever its first column says, and evaluates the other body atoms over its one
-    database at the same time (Alvaro et al., *Lineage-driven fault injection*, SIGMOD 2015, §4; Molly's
-    `AST.scala`). tplp2016's nodes read their own facts only. The two agree when the atoms read at another
-    node are of a *static* relation (`static_relations`): its facts at every step are known before the run,
-    so every node can hold a copy, `R_everywhere(x, ā)` for the fact R(ā) of node x
-    (`LocatedProgram.instance` writes the copies, and the identity persistence of R is written for them).
-    Kafka's `clients(Z, C)@async :- client(C), zookeeper(M, Z);` is read as the message from C
-    `clients(Z, C)@async :- client(C), zookeeper_everywhere(C, M, Z);`, lost if channel C→Z is cut, not
-    sent if C has crashed, as in Molly.
-
-    Rewritten so, with a warning: an @next or @async rule whose body atoms are at several nodes, an @next
-    rule whose head is at another node than its body, and a deductive rule that would otherwise be
-    global (it reads several nodes) while its relation is kept, sent or read by such a rule, since a
-    global relation observes a run and never steers it. The rule
-    runs at its head's node (deductive, @next) or its first positive body atom's (@async). An atom of a
-    relation that is not static, read at another node, is left as it is (an error of `check`).
-    Returns the statements and the copies (relation → copy relation).
-    """
-    rules = [s.rule if isinstance(s, Timestamped) else s for s in statements]
-    static = static_relations(rules)
-    held = global_relations(rules, marked)
-    steering = {r.head.predicate for r in rules if r.kind is not RuleKind.DEDUCTIVE and r.head.predicate in held}
-    for rule in rules:
-        if rule.kind is not RuleKind.DEDUCTIVE:
-            steering |= _read_at_home(rule, marked, held, _home(rule, marked, held))
-    changed = True
-    while changed:
-        changed = False
-        for rule in rules:
-            if rule.kind is RuleKind.DEDUCTIVE and rule.head.predicate in steering:
-                more = _read_at_home(rule, marked, held, _quiet_location(_unmark(rule.head), marked)) - steering
-                steering |= more
-                changed = changed or bool(more)
-    taken = {a.predicate for r in rules for a in r.atoms}
-    copies: dict[str, str] = {}
-    out: list[Rule | Timestamped] = []
+def _read(
+    statements: list[Rule | Timestamped], rules: list[Rule], locator: _Locator, dialect: str
+) -> tuple[list[Rule], list[Rule], dict[clingo.Symbol, list[Fact]]]:
+    """Each statement read (`locate`): the rules as written without their marks, the IR's rules, and the
+    facts written in the program per node. A rule of a global relation is a global rule
+    (`_Locator.global_rule`), or an error if it is @next or @async."""
+    source: list[Rule] = []
+    transparent: list[Rule] = []
+    facts: dict[clingo.Symbol, list[Fact]] = {}
     for statement in statements:
+        step = statement.step if isinstance(statement, Timestamped) else None
         rule = statement.rule if isinstance(statement, Timestamped) else statement
-        rewritten = rule if isinstance(statement, Timestamped) else _read_remote(
-            rule, marked, static, steering, copies, taken, error)
-        out.append(rewritten if not isinstance(statement, Timestamped) else statement)
-    number = max((r.number for r in rules), default=0)
-    for relation, copy in copies.items():
-        if any(_identity_persistence(r) and r.head.predicate == relation for r in rules):
-            number += 1
-            arity = next(a.arity for r in rules for a in r.atoms if a.predicate == relation) + 1
-            names = tuple(Variable(f"A{i + 1}") for i in range(arity))
-            atom = Atom(copy, names)
-            out.append(Rule(atom, RuleKind.INDUCTIVE, (Literal(atom),), number=number,
-                            origin=f"the identity persistence of '{relation}', for its copies"))
-    return out, copies
-
-
-def _home(rule: Rule, marked, held) -> Term | None:
-    """Where an @next or @async rule runs once its global relations are located: at its first positive body
-    atom of a relation that is not global, else at its first body atom."""
-    literals = [b for b in rule.body if isinstance(b, Literal)]
-    first = next((b for b in literals if not b.negated and b.atom.predicate not in held), literals[0] if literals else None)
-    return None if first is None else _quiet_location(_unmark(first.atom), marked)
-
-
-def _read_at_home(rule: Rule, marked, held, home: Term | None) -> set[str]:
-    """The global relations `rule` reads at its node `home`: located at home, they would be local reads."""
-    return {b.atom.predicate for b in rule.body if isinstance(b, Literal) and b.atom.predicate in held
-            and home is not None and _quiet_location(_unmark(b.atom), marked) == home}
-
-
-def _derived_remote(rules: list[Rule], marked, relation: str) -> str:
-    """Why a global relation of a Molly program could not be read as Molly reads it (`remote_reads`): the
-    relations its rules read at another node that the run derives."""
-    static = static_relations(rules)
-    for rule in rules:
-        if rule.kind is RuleKind.DEDUCTIVE and rule.head.predicate == relation:
-            home = _quiet_location(_unmark(rule.head), marked)
-            derived = sorted({b.atom.predicate for b in rule.body if isinstance(b, Literal)
-                              and b.atom.predicate not in static and _quiet_location(_unmark(b.atom), marked) != home})
-            if derived:
-                return (f"; rule {rule.number} writes '{relation}' at '{home}' from what the run derives at another "
-                        f"node ({', '.join(map(repr, derived))}): Molly's one database does so at once, a node of "
-                        "tplp2016 cannot (only a relation no rule derives is copied to every node, docs/molly.md); "
-                        "send the facts with @async")
-    return ""
-
-
-def _read_remote(rule: Rule, marked, static, steering, copies: dict[str, str], taken: set[str], error) -> Rule:
-    """`rule` with its atoms of static relations read at another node replaced by their copies (`remote_reads`)."""
-    literals = [b for b in rule.body if isinstance(b, Literal)]
-    places = [_quiet_location(_unmark(b.atom), marked) for b in literals]
-    if None in places or not literals:
-        return rule
-    if rule.kind is RuleKind.DEDUCTIVE:
-        if rule.head.predicate not in steering:
-            return rule
-    elif len(set(places)) == 1 and (rule.kind is RuleKind.ASYNC or _quiet_location(_unmark(rule.head), marked) in places):
-        return rule  # at one node, and an @next head there too
-    if rule.kind is RuleKind.ASYNC:
-        home = next((p for b, p in zip(literals, places) if not b.negated), places[0])
-    else:
-        home = _quiet_location(_unmark(rule.head), marked)
-        if home is None:
-            return rule
-    remote = [(b, p) for b, p in zip(literals, places) if p != home and (b.atom.predicate in static or b.atom.predicate == CRASH)]
-    if not remote or isinstance(home, Variable) and home.anonymous:
-        return rule
-    replaced = {}
-    for b, _ in remote:
-        relation = b.atom.predicate
-        if relation == CRASH:  # crash(y, s) holds at every node: read it at home (`crash(_, B, _)` is `crash(A, B, _)`)
-            atom = _unmark(b.atom)
-            replaced[id(b)] = replace(b, atom=replace(atom, args=(home, *atom.args[1:])))
-            continue
-        if relation not in copies:
-            copies[relation] = _copy_name(relation, taken)
-        atom = _unmark(b.atom)
-        replaced[id(b)] = replace(b, atom=Atom(copies[relation], (home, *atom.args), atom.span))
-    remote = [(b, p) for b, p in remote if b.atom.predicate != CRASH]
-    if not remote:
-        return replace(rule, body=tuple(replaced.get(id(b), b) for b in rule.body))
-    first = remote[0][0]
-    error("remote-read",
-          f"rule {rule.number} runs at '{home}' but reads '{first.atom}' at '{_quiet_location(_unmark(first.atom), marked)}'"
-          f"{' and more' if len(remote) > 1 else ''}: it reads remote state, as Molly's one global database does; "
-          f"'{first.atom.predicate}' holds only the facts the program writes, so every node reads its copy "
-          f"'{copies[first.atom.predicate]}' (a tplp2016 node reads its own facts only)",
-          first.atom.span, Severity.WARNING)
-    return replace(rule, body=tuple(replaced.get(id(b), b) for b in rule.body))
+        plain = _unmarked(rule)
+        source.append(plain)
+        head_at = None if plain.head.predicate in locator.held_by_none else locator.location(plain.head)
+        if rule.kind is RuleKind.DEDUCTIVE and plain.head.predicate in locator.held_by_none:
+            ir = locator.global_rule(rule, plain, step)
+            if ir is not None:
+                transparent.append(ir)
+        elif plain.head.predicate in locator.held_by_none:
+            kind = "@next" if rule.kind is RuleKind.INDUCTIVE else "@async"
+            locator.error(
+                "global-head",
+                f"{kind} rule {rule.number} derives '{plain.head.predicate}', a global relation (a rule whose "
+                "body reads several nodes derives it): a global relation is held by no node, so it can be "
+                "neither kept to the next step nor sent"
+                + (derived_remote(rules, locator.columns, plain.head.predicate) if dialect == "molly" else ""),
+                plain.head.span,
+            )
+        elif not plain.body and rule.kind is RuleKind.DEDUCTIVE and head_at is not None:
+            fact = _fact(plain.head, locator.column(plain.head.predicate), step, locator.error)
+            if fact is not None:
+                facts.setdefault(fact[0], []).append(fact[1])
+        elif plain.body or head_at is not None:
+            ir = locator.rule(rule, plain, step, head_at)
+            if ir is not None:
+                transparent.append(ir)
+    return source, transparent, facts
 
 
 def _unmarked(rule: Rule) -> Rule:
     """`rule` as written, without its `#` marks: `p(#L, X) :- q(#L, X).` is `p(L, X) :- q(L, X).`"""
     return replace(
         rule,
-        head=_unmark(rule.head),
-        body=tuple(replace(b, atom=_unmark(b.atom)) if isinstance(b, Literal) else b for b in rule.body),
+        head=unmarked_atom(rule.head),
+        body=tuple(replace(b, atom=unmarked_atom(b.atom)) if isinstance(b, Literal) else b for b in rule.body),
     )
 
 
@@ -541,7 +310,7 @@ class _Locator:
         """The location term of `atom` (its argument in the location column), or None if it has none (reported)."""
         k = self.column(atom.predicate)
         if atom.arity > k:
-            return _plain(atom.args[k])
+            return unmarked_term(atom.args[k])
         example = ", ".join(["#L", *map(str, atom.args)]) if k == 0 else None
         self.error(
             "missing-location",
@@ -737,49 +506,3 @@ def _fact(head: Atom, column: int, step: int | None, error) -> tuple[clingo.Symb
     return node, Fact(head.predicate, args, head.span, step)
 
 
-def _projected(statement: Rule | Timestamped, error) -> Rule | Timestamped:
-    """Molly's reading of a variable that occurs once in a rule, as an argument of a negated atom: that
-    atom's `_`. Molly's Raft writes `commit_indx(Node, Idx)@next :- commit_indx(Node, Idx), notin
-    commit(Node, Term, Idx);` with `Term` bound nowhere, and means "no commit(Node, _, Idx)"; elsewhere
-    such a variable is unsafe (tplp2016's safety). A warning names each one."""
-    if isinstance(statement, Timestamped):
-        return replace(statement, rule=_projected(statement.rule, error))
-    rule = statement
-    counts: dict[str, int] = {}
-    for var in rule.variables():
-        counts[var.name] = counts.get(var.name, 0) + 1
-    lonely = {a.name for b in rule.body if isinstance(b, Literal) and b.negated for a in b.atom.args
-              if isinstance(_plain(a), Variable) and not _plain(a).anonymous and counts[_plain(a).name] == 1}
-    if not lonely:
-        return rule
-
-    def project(term):
-        plain = _plain(term)
-        if not (isinstance(plain, Variable) and plain.name in lonely):
-            return term
-        error("projected-variable",
-              f"'{plain.name}' occurs only in the negated atom of rule {rule.number}: Molly reads it as '_' (no "
-              f"fact of any value there), and so does dedalus2asp in Molly's dialect (write '_' to say so)",
-              plain.span, Severity.WARNING)
-        anonymous = Variable("_", plain.span)
-        return replace(term, term=anonymous) if isinstance(term, Marked) else anonymous
-
-    body = tuple(replace(b, atom=replace(b.atom, args=tuple(project(a) for a in b.atom.args)))
-                 if isinstance(b, Literal) and b.negated else b for b in rule.body)
-    return replace(rule, body=body)
-
-
-def _molly_warnings(rules: list[Rule], error) -> None:
-    seen = set()
-    for rule in rules:
-        for atom in rule.atoms:
-            why = MOLLY_RELATIONS.get(atom.predicate)
-            if why is not None and atom.predicate not in seen:
-                seen.add(atom.predicate)
-                error(
-                    "molly-relation",
-                    f"'{atom.predicate}' is {why} '{atom.predicate}' is an ordinary relation here: empty unless the "
-                    "input gives it",
-                    atom.span,
-                    Severity.WARNING,
-                )

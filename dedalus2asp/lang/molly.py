@@ -1,0 +1,245 @@
+"""Molly's dialect of located Dedalus: what Molly's programs mean that tplp2016's do not say.
+
+Molly (Alvaro et al., *Lineage-driven fault injection*, SIGMOD 2015) reads a
+located program over one global database. `located.locate` reads a program of
+Molly's dialect through these steps, each with a warning:
+
+* **`notin` projections** (`projected`): a variable that occurs once, in a
+  negated atom, is that atom's `_`;
+* **remote-state copies** (`remote_reads`): a rule that reads a *static*
+  relation (`static_relations`) at another node reads every node's copy of it,
+  `R_everywhere(x, ā)`, where the rule would otherwise be refused;
+  `derived_remote` says why a rule cannot be read so;
+* **Molly's built-in relations** (`MOLLY_RELATIONS`, `molly_warnings`), which
+  mean nothing in tplp2016's semantics.
+
+How an input spells Molly's nodes (strings) is `LocatedProgram.spelt`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Mapping
+
+from ..bounds import CRASH
+from .ast import Atom, Literal, Marked, Rule, RuleKind, Term, Timestamped, Variable
+from .diagnostics import Severity
+from .location import global_relations, location_of, unmarked_atom, unmarked_term
+
+# Molly's built-in relations, which mean nothing in tplp2016's semantics.
+MOLLY_RELATIONS = {
+    "clock": "Molly's model of message delivery (clock(From, To, SendTime, ReceiveTime)); here the stable-model "
+    "semantics chooses every arrival itself (tplp2016 §4.3), so",
+}
+
+
+def projected(statement: Rule | Timestamped, error) -> Rule | Timestamped:
+    """Molly's reading of a variable that occurs once in a rule, as an argument of a negated atom: that
+    atom's `_`. Molly's Raft writes `commit_indx(Node, Idx)@next :- commit_indx(Node, Idx), notin
+    commit(Node, Term, Idx);` with `Term` bound nowhere, and means "no commit(Node, _, Idx)"; elsewhere
+    such a variable is unsafe (tplp2016's safety). A warning names each one."""
+    if isinstance(statement, Timestamped):
+        return replace(statement, rule=projected(statement.rule, error))
+    rule = statement
+    counts: dict[str, int] = {}
+    for var in rule.variables():
+        counts[var.name] = counts.get(var.name, 0) + 1
+    lonely = {a.name for b in rule.body if isinstance(b, Literal) and b.negated for a in b.atom.args
+              if isinstance(unmarked_term(a), Variable) and not unmarked_term(a).anonymous and counts[unmarked_term(a).name] == 1}
+    if not lonely:
+        return rule
+
+    def project(term):
+        plain = unmarked_term(term)
+        if not (isinstance(plain, Variable) and plain.name in lonely):
+            return term
+        error("projected-variable",
+              f"'{plain.name}' occurs only in the negated atom of rule {rule.number}: Molly reads it as '_' (no "
+              f"fact of any value there), and so does dedalus2asp in Molly's dialect (write '_' to say so)",
+              plain.span, Severity.WARNING)
+        anonymous = Variable("_", plain.span)
+        return replace(term, term=anonymous) if isinstance(term, Marked) else anonymous
+
+    body = tuple(replace(b, atom=replace(b.atom, args=tuple(project(a) for a in b.atom.args)))
+                 if isinstance(b, Literal) and b.negated else b for b in rule.body)
+    return replace(rule, body=body)
+
+
+def molly_warnings(rules: list[Rule], error) -> None:
+    seen = set()
+    for rule in rules:
+        for atom in rule.atoms:
+            why = MOLLY_RELATIONS.get(atom.predicate)
+            if why is not None and atom.predicate not in seen:
+                seen.add(atom.predicate)
+                error(
+                    "molly-relation",
+                    f"'{atom.predicate}' is {why} '{atom.predicate}' is an ordinary relation here: empty unless the "
+                    "input gives it",
+                    atom.span,
+                    Severity.WARNING,
+                )
+
+
+def static_relations(rules: list[Rule]) -> frozenset[str]:
+    """The relations whose facts are known before any run: no rule derives them but the identity persistence
+    `r(A, B)@next :- r(A, B)`. Their facts are those written in the program and the input, at the steps
+    written there, kept when the relation persists: every node could know them at every step."""
+    derived: set[str] = set()
+    for rule in rules:
+        if any(isinstance(b, Literal) for b in rule.body) or rule.kind is not RuleKind.DEDUCTIVE:
+            if not _identity_persistence(rule):
+                derived.add(rule.head.predicate)
+    return frozenset({a.predicate for r in rules for a in r.atoms} - derived - {CRASH})  # crash: the run's faults
+
+
+def _identity_persistence(rule: Rule) -> bool:
+    """`r(A, B)@next :- r(A, B)`: the head's arguments are distinct variables, and the body is the head."""
+    head = unmarked_atom(rule.head)
+    names = [a.name for a in head.args if isinstance(a, Variable) and not a.anonymous]
+    return (rule.kind is RuleKind.INDUCTIVE and len(rule.body) == 1 and isinstance(rule.body[0], Literal)
+            and not rule.body[0].negated and rule.body[0].step is None and len(set(names)) == head.arity
+            and unmarked_atom(rule.body[0].atom) == head)
+
+
+def _copy_name(relation: str, taken: set[str]) -> str:
+    name, i = f"{relation}_everywhere", 1
+    while name in taken:
+        i += 1
+        name = f"{relation}_everywhere{i}"
+    taken.add(name)
+    return name
+
+
+def remote_reads(
+    statements: list[Rule | Timestamped], marked: Mapping[str, int], error
+) -> tuple[list[Rule | Timestamped], dict[str, str]]:
+    """Molly's one global database, for the rules that read another node's static relations.
+
+    Molly locates a rule at its first body atom (an @async rule's sender) or, for a deductive or @next
+    rule, writes its head wherever its first column says, and evaluates the other body atoms over its one
+    database at the same time (Alvaro et al., *Lineage-driven fault injection*, SIGMOD 2015, §4; Molly's
+    `AST.scala`). tplp2016's nodes read their own facts only. The two agree when the atoms read at another
+    node are of a *static* relation (`static_relations`): its facts at every step are known before the run,
+    so every node can hold a copy, `R_everywhere(x, ā)` for the fact R(ā) of node x
+    (`LocatedProgram.instance` writes the copies, and the identity persistence of R is written for them).
+    Kafka's `clients(Z, C)@async :- client(C), zookeeper(M, Z);` is read as the message from C
+    `clients(Z, C)@async :- client(C), zookeeper_everywhere(C, M, Z);`, lost if channel C→Z is cut, not
+    sent if C has crashed, as in Molly.
+
+    Rewritten so, with a warning: an @next or @async rule whose body atoms are at several nodes, an @next
+    rule whose head is at another node than its body, and a deductive rule that would otherwise be
+    global (it reads several nodes) while its relation is kept, sent or read by such a rule, since a
+    global relation observes a run and never steers it. The rule
+    runs at its head's node (deductive, @next) or its first positive body atom's (@async). An atom of a
+    relation that is not static, read at another node, is left as it is (an error of `check`).
+    Returns the statements and the copies (relation → copy relation).
+    """
+    rules = [s.rule if isinstance(s, Timestamped) else s for s in statements]
+    static = static_relations(rules)
+    held = global_relations(rules, marked)
+    steering = {r.head.predicate for r in rules if r.kind is not RuleKind.DEDUCTIVE and r.head.predicate in held}
+    for rule in rules:
+        if rule.kind is not RuleKind.DEDUCTIVE:
+            steering |= _read_at_home(rule, marked, held, _home(rule, marked, held))
+    changed = True
+    while changed:
+        changed = False
+        for rule in rules:
+            if rule.kind is RuleKind.DEDUCTIVE and rule.head.predicate in steering:
+                more = _read_at_home(rule, marked, held, location_of(unmarked_atom(rule.head), marked)) - steering
+                steering |= more
+                changed = changed or bool(more)
+    taken = {a.predicate for r in rules for a in r.atoms}
+    copies: dict[str, str] = {}
+    out: list[Rule | Timestamped] = []
+    for statement in statements:
+        rule = statement.rule if isinstance(statement, Timestamped) else statement
+        rewritten = rule if isinstance(statement, Timestamped) else _read_remote(
+            rule, marked, static, steering, copies, taken, error)
+        out.append(rewritten if not isinstance(statement, Timestamped) else statement)
+    number = max((r.number for r in rules), default=0)
+    for relation, copy in copies.items():
+        if any(_identity_persistence(r) and r.head.predicate == relation for r in rules):
+            number += 1
+            arity = next(a.arity for r in rules for a in r.atoms if a.predicate == relation) + 1
+            names = tuple(Variable(f"A{i + 1}") for i in range(arity))
+            atom = Atom(copy, names)
+            out.append(Rule(atom, RuleKind.INDUCTIVE, (Literal(atom),), number=number,
+                            origin=f"the identity persistence of '{relation}', for its copies"))
+    return out, copies
+
+
+def _home(rule: Rule, marked, held) -> Term | None:
+    """Where an @next or @async rule runs once its global relations are located: at its first positive body
+    atom of a relation that is not global, else at its first body atom."""
+    literals = [b for b in rule.body if isinstance(b, Literal)]
+    first = next((b for b in literals if not b.negated and b.atom.predicate not in held), literals[0] if literals else None)
+    return None if first is None else location_of(unmarked_atom(first.atom), marked)
+
+
+def _read_at_home(rule: Rule, marked, held, home: Term | None) -> set[str]:
+    """The global relations `rule` reads at its node `home`: located at home, they would be local reads."""
+    return {b.atom.predicate for b in rule.body if isinstance(b, Literal) and b.atom.predicate in held
+            and home is not None and location_of(unmarked_atom(b.atom), marked) == home}
+
+
+def derived_remote(rules: list[Rule], marked, relation: str) -> str:
+    """Why a global relation of a Molly program could not be read as Molly reads it (`remote_reads`): the
+    relations its rules read at another node that the run derives."""
+    static = static_relations(rules)
+    for rule in rules:
+        if rule.kind is RuleKind.DEDUCTIVE and rule.head.predicate == relation:
+            home = location_of(unmarked_atom(rule.head), marked)
+            derived = sorted({b.atom.predicate for b in rule.body if isinstance(b, Literal)
+                              and b.atom.predicate not in static and location_of(unmarked_atom(b.atom), marked) != home})
+            if derived:
+                return (f"; rule {rule.number} writes '{relation}' at '{home}' from what the run derives at another "
+                        f"node ({', '.join(map(repr, derived))}): Molly's one database does so at once, a node of "
+                        "tplp2016 cannot (only a relation no rule derives is copied to every node, docs/molly.md); "
+                        "send the facts with @async")
+    return ""
+
+
+def _read_remote(rule: Rule, marked, static, steering, copies: dict[str, str], taken: set[str], error) -> Rule:
+    """`rule` with its atoms of static relations read at another node replaced by their copies (`remote_reads`)."""
+    literals = [b for b in rule.body if isinstance(b, Literal)]
+    places = [location_of(unmarked_atom(b.atom), marked) for b in literals]
+    if None in places or not literals:
+        return rule
+    if rule.kind is RuleKind.DEDUCTIVE:
+        if rule.head.predicate not in steering:
+            return rule
+    elif len(set(places)) == 1 and (rule.kind is RuleKind.ASYNC or location_of(unmarked_atom(rule.head), marked) in places):
+        return rule  # at one node, and an @next head there too
+    if rule.kind is RuleKind.ASYNC:
+        home = next((p for b, p in zip(literals, places) if not b.negated), places[0])
+    else:
+        home = location_of(unmarked_atom(rule.head), marked)
+        if home is None:
+            return rule
+    remote = [(b, p) for b, p in zip(literals, places) if p != home and (b.atom.predicate in static or b.atom.predicate == CRASH)]
+    if not remote or isinstance(home, Variable) and home.anonymous:
+        return rule
+    replaced = {}
+    for b, _ in remote:
+        relation = b.atom.predicate
+        if relation == CRASH:  # crash(y, s) holds at every node: read it at home (`crash(_, B, _)` is `crash(A, B, _)`)
+            atom = unmarked_atom(b.atom)
+            replaced[id(b)] = replace(b, atom=replace(atom, args=(home, *atom.args[1:])))
+            continue
+        if relation not in copies:
+            copies[relation] = _copy_name(relation, taken)
+        atom = unmarked_atom(b.atom)
+        replaced[id(b)] = replace(b, atom=Atom(copies[relation], (home, *atom.args), atom.span))
+    remote = [(b, p) for b, p in remote if b.atom.predicate != CRASH]
+    if not remote:
+        return replace(rule, body=tuple(replaced.get(id(b), b) for b in rule.body))
+    first = remote[0][0]
+    error("remote-read",
+          f"rule {rule.number} runs at '{home}' but reads '{first.atom}' at '{location_of(unmarked_atom(first.atom), marked)}'"
+          f"{' and more' if len(remote) > 1 else ''}: it reads remote state, as Molly's one global database does; "
+          f"'{first.atom.predicate}' holds only the facts the program writes, so every node reads its copy "
+          f"'{copies[first.atom.predicate]}' (a tplp2016 node reads its own facts only)",
+          first.atom.span, Severity.WARNING)
+    return replace(rule, body=tuple(replaced.get(id(b), b) for b in rule.body))
