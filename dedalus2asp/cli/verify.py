@@ -16,6 +16,7 @@ from typing import Optional
 import typer
 
 from ..questions import lineage, verify, verify_search
+from ..questions.verdict import Verdict
 from ..asp import solve
 from ..bounds import Encoding, Network, Semantics
 from ..formats import render
@@ -125,7 +126,7 @@ def _split_answer(prog, instance, bounds_, split: int, pre: str, post: str, time
     return split_verdict
 
 
-def _say_verdict(answer, verdict: verify.Verdict, json_: bool, timeout) -> None:
+def _say_verdict(answer, verdict: Verdict, json_: bool, timeout) -> None:
     """The answer (the verdict, or the split verdict with its parts) on standard output, and the exit status:
     0 holds, 1 a counterexample, 3 stopped before an answer."""
     if json_:
@@ -150,7 +151,7 @@ def _answer(question, prog, instance, bounds_, pre: str, post: str, all_: bool, 
     return verdict, verify.fault_free_run(prog, instance, verdict.bounds, pre, post)
 
 
-def _explained(verdict: verify.Verdict, prog, instance, timeout, explain: bool = True) -> verify.Verdict:
+def _explained(verdict: Verdict, prog, instance, timeout, explain: bool = True) -> Verdict:
     """A counterexample with the lineage of each missing post fact (why it was expected, questions/lineage.py),
     within its own share of time (`lineage.share`: a few times the verdict's) and what is left of `timeout`;
     another verdict, or any under --no-lineage, as it is."""
@@ -160,7 +161,7 @@ def _explained(verdict: verify.Verdict, prog, instance, timeout, explain: bool =
     return lineage.attach(verdict, prog, instance, lineage.share(verdict.seconds, left))
 
 
-def write_runs(out: Path, verdict: verify.Verdict, success) -> None:
+def write_runs(out: Path, verdict: Verdict, success) -> None:
     """--out DIR: runs.json (docs/runs-schema.json), run-K.svg per run and index.html."""
     document = runs_document(verdict, success)
     models = ([success] if success is not None else []) + [
