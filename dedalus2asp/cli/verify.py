@@ -24,10 +24,20 @@ from ..formats.molly import index_html, runs_document
 from ..lang.diagnostics import Diagnostic, DiagnosticError
 from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, say, stderr, usage
 from .options import (LIMITS, NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, JsonOpt, Limits, MasterOpt,
-                      Prog, SemanticsOpt, TimeoutOpt, bounds, check_engine, limit_options, load, network_options, within)
+                      Prog, SemanticsOpt, SplitEngineOpt, TimeoutOpt, bounds, check_engine, limit_options, load, network_options, within)
 from .progress import Progress, QuietOpt
 from .solve import MAX_SPLIT
 from .spark import SparkLogOpt, spark_level
+
+SearchHorizonOpt = typer.Option(False, "--search-horizon", help="Try horizons 0..T and report the smallest with a counterexample")
+OutOpt = typer.Option(None, "--out", help="Write DIR/runs.json (Molly's runs), an SVG per run and DIR/index.html")
+SplitOpt = typer.Option(
+    None, "--split", min=1, max=MAX_SPLIT, help="Cut the fault space into K parts (cubes of fault atoms), each solved on its own"
+)
+LineageOpt = typer.Option(
+    True, "--lineage/--no-lineage",
+    help="Explain a counterexample by the lineage of its missing post facts, within its own share of time (default: yes)",
+)
 
 
 @limit_options
@@ -41,27 +51,18 @@ def verify_(
     post: str = typer.Option("post", "--post", help="The relation that matches them (Molly's convention: post)"),
     semantics: Semantics = SemanticsOpt,
     encoding: Encoding = EncodingOpt,
-    search_horizon: bool = typer.Option(
-        False, "--search-horizon", help="Try horizons 0..T and report the smallest with a counterexample"
-    ),
+    search_horizon: bool = SearchHorizonOpt,
     all_: bool = typer.Option(False, "--all", help="Also list the minimal fault sets that break the invariant"),
-    out: Optional[Path] = typer.Option(
-        None, "--out", help="Write DIR/runs.json (Molly's runs), an SVG per run and DIR/index.html"
-    ),
+    out: Optional[Path] = OutOpt,
     timeout: Optional[float] = TimeoutOpt,
     json_: bool = JsonOpt,
     dialect: Dialect = DialectOpt,
-    split: Optional[int] = typer.Option(
-        None, "--split", min=1, max=MAX_SPLIT, help="Cut the fault space into K parts (cubes of fault atoms), each solved on its own"
-    ),
-    engine_: str = typer.Option("local", "--engine", help="Where the --split parts run: local (in turn) or spark (executors)"),
+    split: Optional[int] = SplitOpt,
+    engine_: str = SplitEngineOpt,
     master: Optional[str] = MasterOpt,
     spark_log: Optional[str] = SparkLogOpt,
     quiet: bool = QuietOpt,
-    lineage_: bool = typer.Option(
-        True, "--lineage/--no-lineage",
-        help="Explain a counterexample by the lineage of its missing post facts, within its own share of time (default: yes)",
-    ),
+    lineage_: bool = LineageOpt,
     limits: Limits = LIMITS,
 ) -> None:
     """Does every pre fact have its matching post fact at the last step, whatever is lost and whoever crashes (Molly)?
