@@ -23,7 +23,8 @@ from dedalus2asp.bounds import Bounds, Network
 from dedalus2asp.cli import app
 from dedalus2asp.lang.diagnostics import DiagnosticError
 from dedalus2asp.runs import engine
-from dedalus2asp.questions.verify import Verdict, verify
+from dedalus2asp.questions.verdict import Verdict
+from dedalus2asp.questions.verify import verify
 from test_batch import job, manifest, runner, test_bad_manifests_are_user_errors_at_their_keys
 
 SIMPLE = ["examples/molly/simple_broadcast.ded", "examples/molly/broadcast_assert.ded"]

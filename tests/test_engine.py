@@ -281,7 +281,7 @@ def test_run_rejects_an_event_after_its_last_step(tmp_path):
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from dedalus2asp.runs.spark import decode, encode  # noqa: E402
+from dedalus2asp.runs.keys import decode, encode  # noqa: E402
 
 TEXTS = st.one_of(
     st.integers(-(2**31), 2**31 - 1).map(str),

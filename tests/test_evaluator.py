@@ -300,7 +300,8 @@ def test_incremental_start_only_when_nothing_was_lost():
 def test_incremental_start_on_spark_only_when_nothing_was_lost(spark):
     """The Spark back end checks and starts in one job (`Spark.since`): None when e(0, 1) is gone, the new
     facts otherwise; and D is the full fixpoint either way."""
-    from dedalus2asp.runs.spark import Spark, decode
+    from dedalus2asp.runs.keys import decode
+    from dedalus2asp.runs.spark import Spark
 
     def facts(edges):
         return Spark(spark, ("n",), [("n", "e", (str(a), str(b))) for a, b in edges]).input(0)

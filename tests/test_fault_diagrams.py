@@ -19,7 +19,7 @@ import pytest
 from dedalus2asp import inspect
 from dedalus2asp import formats
 from dedalus2asp.bounds import Bounds, Network, Semantics
-from dedalus2asp.formats import html, placement, svg
+from dedalus2asp.formats import arrows, html, placement, svg
 from dedalus2asp.pipeline import prepare
 
 from conftest import EXAMPLES
@@ -72,7 +72,7 @@ def test_a_lost_message_ends_in_a_cross_partway_and_a_crash_is_a_bar(faulty):
     (lost,) = m.lost
     (crash_node, crash_step) = m.crashes[0]
     root = ET.fromstring(svg.spacetime_svg(m))  # well-formed
-    geo = svg.layout(m)
+    geo = arrows.layout(m)
     # the arrow: from the send point to the addressee's lane, stopping there LOST_AT of the way to its next step
     (arrow,) = groups(root, "lost")
     assert "message" in arrow.get("class").split() and arrow.get("data-count") == "1"
@@ -80,7 +80,7 @@ def test_a_lost_message_ends_in_a_cross_partway_and_a_crash_is_a_bar(faulty):
     sx, sy = geo.x(lost.sent), geo.lanes[lost.sender]
     tx, ty = geo.x(lost.sent + 1), geo.lanes[lost.addressee]
     assert (x1, y1) == pytest.approx((sx, sy), abs=0.06)
-    assert (x2, y2) == pytest.approx((sx + svg.LOST_AT * (tx - sx), ty), abs=0.06)
+    assert (x2, y2) == pytest.approx((sx + arrows.LOST_AT * (tx - sx), ty), abs=0.06)
     assert arrow.find(f"{SVG}path").get("marker-end") is None  # no arrowhead: it arrives nowhere
     # the cross: two strokes through the arrow's end, at no receive point
     (cross,) = groups(arrow, "cross")

@@ -52,7 +52,7 @@ from dataclasses import dataclass
 
 import clingo
 
-from ..bounds import Bounds, Encoding
+from ..bounds import Bounds, Encoding, Network
 from ..lang.ast import Aggregate, Arithmetic, Comparison, Constant, Instance, Literal, Program, Rule, RuleKind, Variable
 from ..lang.analysis import strongly_connected
 from ..lang.diagnostics import Diagnostic, DiagnosticError
@@ -249,11 +249,9 @@ def estimate(program: Program, instance: Instance | None, bounds: Bounds) -> Est
     network = bounds.network
     nodes = max(1, len(populated.network) if (populated := network.populate(instance)) is not None else 0)  # --nodes: only those the input lacks
     steps = bounds.horizon + 1
-    arrivals = 1 if network.delivery == "sync" else steps if network.max_delay is None else min(steps, network.max_delay + 1)
-    arrivals += 1 if network.loss_until is not None or network.crashes else 0  # a lost message's arrival: none
+    arrivals = candidate_arrivals(network, steps)
     given = input_sizes(instance)
     sizes: dict[str, float] = dict(given)
-    derived = program.idb()
     global_relations = frozenset(program.global_relations())
 
     values = columns(program, instance, dom, nodes)
@@ -285,6 +283,23 @@ def estimate(program: Program, instance: Instance | None, bounds: Bounds) -> Est
             found = min(found, groups)
         return found
 
+    derive_sizes(program, given, sizes, made, cap)
+    parts = rule_parts(program, body, nodes, steps, arrivals)
+    parts += copy_parts(program, size, nodes, steps, global_relations)
+    if bounds.encoding is Encoding.PAPER and bounds.semantics.causal:
+        parts.append(Part(
+            f"the transitivity of happens-before over {nodes} node(s) × {steps} step(s) in the paper encoding "
+            "(tplp2016 §4.4.1 rule (8): (N·(T+1))^3 instances; --encoding fast avoids it)",
+            _power(nodes * steps, 3),
+        ))
+    return Estimate(tuple(parts))
+
+
+def derive_sizes(program: Program, given: dict[str, int], sizes: dict[str, float], made, cap) -> None:
+    """Fill `sizes` with the facts of each derived relation, a strongly connected component at a time, the
+    relations a component reads first: a recursive component reaches every combination of its columns' values
+    (`cap`), another adds to its input facts what its rules make (`made`, which reads `sizes`)."""
+    derived = program.idb()
     by_head: dict[str, list[Rule]] = {}
     succ: dict[str, list[str]] = {}
     for rule in program.rules:
@@ -305,6 +320,18 @@ def estimate(program: Program, instance: Instance | None, bounds: Bounds) -> Est
                 found = sum(made(r) for r in by_head[name] if not _carries(r))
                 sizes[name] = min(cap(name, derived[name]), _cap(given.get(name, 0) + found))
 
+
+def candidate_arrivals(network: Network, steps: int) -> int:
+    """The arrival steps a message may be given: one when delivery is synchronous, else every step up to the
+    delay bound; one more (none) when a message may be lost."""
+    arrivals = 1 if network.delivery == "sync" else steps if network.max_delay is None else min(steps, network.max_delay + 1)
+    arrivals += 1 if network.loss_until is not None or network.crashes else 0  # a lost message's arrival: none
+    return arrivals
+
+
+def rule_parts(program: Program, body, nodes: int, steps: int, arrivals: int) -> list[Part]:
+    """The instances of each rule: its body's valuations (`body(rule)`) at every node and step, and for a message
+    at each candidate arrival step; a global rule's at one node."""
     parts: list[Part] = []
     for rule in program.rules:
         found = body(rule)
@@ -318,20 +345,21 @@ def estimate(program: Program, instance: Instance | None, bounds: Bounds) -> Est
         else:
             parts.append(Part(f"{_n(found)} valuation(s) of its body × {nodes} node(s) × {steps} step(s)",
                               _cap(found * nodes * steps), rule))
+    return parts
+
+
+def copy_parts(program: Program, size, nodes: int, steps: int, global_relations) -> list[Part]:
+    """The facts of each relation (`size(name)`) copied at every node that holds it (one for a global relation)
+    and every step; each part names the first rule that derives the relation."""
     first_rule: dict[str, Rule] = {}
     for rule in program.rules:
         first_rule.setdefault(rule.head.predicate, rule)
+    parts = []
     for name in program.schema():
         held = 1 if name in global_relations else nodes
         parts.append(Part(f"the facts of {name} ({_n(size(name))}) copied at {held} node(s) × {steps} step(s)",
                           _cap(size(name) * held * steps), first_rule.get(name)))
-    if bounds.encoding is Encoding.PAPER and bounds.semantics.causal:
-        parts.append(Part(
-            f"the transitivity of happens-before over {nodes} node(s) × {steps} step(s) in the paper encoding "
-            "(tplp2016 §4.4.1 rule (8): (N·(T+1))^3 instances; --encoding fast avoids it)",
-            _power(nodes * steps, 3),
-        ))
-    return Estimate(tuple(parts))
+    return parts
 
 
 PROBE_SECONDS = 2.0

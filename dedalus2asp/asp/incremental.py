@@ -275,47 +275,24 @@ def incremental(
     h: the caller keeps the models of horizon h to the plans whose crashes are at steps <= h
     (`verify_search` does so under its assumption for h: `:- _crashed(Y,S), S > h.`).
     """
-    if not semantics.causal:
-        raise ValueError("the incremental program is written for causal semantics only")
-    if network.fail_stop:
-        raise ValueError("the multi-shot program does not write fail-stop crashes (drop --search-horizon, or use --crash-model clock)")
-    if horizon is None and _counted(program):
-        raise ValueError("a program whose heads compute values needs the horizon to bound its _may_R")
+    _check_writable(program, semantics, network, horizon)
     instance = network.populate(instance)  # the nodes named by --nodes (docs/faults.md)
-    reads_crash = network.crashes > 0 and program.schema().get(CRASH) == 2
-    if crash_plan and horizon is None:
-        raise ValueError("a crash plan chosen in base needs the last horizon the program will be grounded for")
-    if reads_crash and not crash_plan:
-        raise ValueError(
-            "the multi-shot program cannot give crash(y, s) at every step: a node may crash after the step being "
-            "grounded (drop --search-horizon, or do not read crash in the program)"
-        )
+    reads_crash = crash_reading(program, network, horizon, crash_plan)
     relations = program.schema()
     async_relations = program.async_relations()
     # under sync a message arrives at the step after its send, never at a step grounded before: no
     # _late_R, so no domain _may_R to compute (it is the costly part of a long horizon with values computed)
     reachable = {} if network.sync else may(program, instance, horizon, only=async_relations)
     messages = [IncrementalMessage(r, k) for r, k in async_relations.items()]
-    globals_ = frozenset(program.global_relations())
-    rules = []
-    for rule, key in zip(program.rules, keys(program)):
-        view = rule_view(rule, globals_, key)
-        now = replace(view, s="_t")
-        rules.append((now, replace(view, s="(_t-1)") if rule.kind is RuleKind.INDUCTIVE else now))
-    may_facts = [
-        internal("may", m.relation) + (f"({','.join(map(str, w))})" if w else "")
-        for m in messages
-        for w in sorted(reachable.get(m.relation, ()))
-    ]
     text = environment().get_template("incremental.lp.j2").render(
         filename=in_comment(program.filename),
         semantics=semantics.value,
         nodes=[str(n) for n in instance.network],
-        may=may_facts,
+        may=may_facts(messages, reachable),
         projection=[f"{relation_name(r)}({','.join(['X', '_t', *(f'W{i}' for i in range(1, k + 1))])})" for r, k in relations.items()],
         projections=projections(program),
         inputs=_inputs(instance, relations),
-        rules=rules,
+        rules=step_rules(program),
         messages=messages,
         network=network,
         plan=horizon if network.crashes and crash_plan else None,
@@ -330,6 +307,51 @@ def incremental(
         semantics=semantics,
         network=network,
     )
+
+
+def _check_writable(program: Program, semantics: Semantics, network: Network, horizon: int | None) -> None:
+    """Refuse what the multi-shot program does not write: non-causal semantics, fail-stop crashes, values
+    computed in heads without the last horizon."""
+    if not semantics.causal:
+        raise ValueError("the incremental program is written for causal semantics only")
+    if network.fail_stop:
+        raise ValueError("the multi-shot program does not write fail-stop crashes (drop --search-horizon, or use --crash-model clock)")
+    if horizon is None and _counted(program):
+        raise ValueError("a program whose heads compute values needs the horizon to bound its _may_R")
+
+
+def crash_reading(program: Program, network: Network, horizon: int | None, crash_plan: bool) -> bool:
+    """Whether the program reads crash(y, s) under crashes; refused unless the crash plan is chosen in base
+    (`crash_plan`, which needs the last horizon): a node may crash after the step being grounded."""
+    reads_crash = network.crashes > 0 and program.schema().get(CRASH) == 2
+    if crash_plan and horizon is None:
+        raise ValueError("a crash plan chosen in base needs the last horizon the program will be grounded for")
+    if reads_crash and not crash_plan:
+        raise ValueError(
+            "the multi-shot program cannot give crash(y, s) at every step: a node may crash after the step being "
+            "grounded (drop --search-horizon, or do not read crash in the program)"
+        )
+    return reads_crash
+
+
+def step_rules(program: Program) -> list[tuple]:
+    """The views of each rule at step _t: its body at _t, and for an inductive rule at _t-1 as well."""
+    globals_ = frozenset(program.global_relations())
+    rules = []
+    for rule, key in zip(program.rules, keys(program)):
+        view = rule_view(rule, globals_, key)
+        now = replace(view, s="_t")
+        rules.append((now, replace(view, s="(_t-1)") if rule.kind is RuleKind.INDUCTIVE else now))
+    return rules
+
+
+def may_facts(messages: list[IncrementalMessage], reachable: dict) -> list[str]:
+    """The facts `_may_R(w)` of the values `may` found each message relation may carry."""
+    return [
+        internal("may", m.relation) + (f"({','.join(map(str, w))})" if w else "")
+        for m in messages
+        for w in sorted(reachable.get(m.relation, ()))
+    ]
 
 
 class Unrolling:

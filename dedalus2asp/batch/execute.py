@@ -441,7 +441,15 @@ def run_batch(manifest: Path, out: Path, master: str | None = None, spark=None, 
         raise Interrupted(len(done(out) & ids), len(jobs)) from None
     if progress is not None:
         progress.close()
-    now = rows(out, ids)
+    summary = _summary(jobs, todo, retried, rows(out, ids), start)
+    if todo:
+        (out / "batch.json").write_text(json.dumps({"manifest": str(manifest), **summary}, indent=2) + "\n")
+    return summary
+
+
+def _summary(jobs: list, todo: list, retried: list, now: dict, start: float) -> dict:
+    """What a batch did: its jobs, those skipped (done before), retried and run, how the runs ended, its seconds
+    since `start`, the jobs whose row is not ok (`now`: the rows of the result directory), and `verify`'s verdicts."""
     ran = [now[job.id] for job in todo if job.id in now]
     summary = {
         "jobs": len(jobs),
@@ -458,6 +466,4 @@ def run_batch(manifest: Path, out: Path, master: str | None = None, spark=None, 
     verdicts = invariants.summary(jobs, now)
     if verdicts is not None:
         summary["verify"] = verdicts
-    if todo:
-        (out / "batch.json").write_text(json.dumps({"manifest": str(manifest), **summary}, indent=2) + "\n")
     return summary

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 
 from ..questions import verify
+from ..questions.verdict import Verdict
 from ..lang.ast import Instance, Program
 from ..lang.diagnostics import Diagnostic, format_diagnostic
 from .manifest import Job
@@ -23,7 +24,7 @@ from .manifest import Job
 LISTED = 20  # the most omissions, crashes or unmatched pre rows a record lists (each list's length is recorded too)
 
 
-def record(verdict: verify.Verdict) -> dict:
+def record(verdict: Verdict) -> dict:
     """The verdict as the `verdicts` column keeps it: holds, complete, the counterexample's faults, a few of its
     omissions, crashes and missing rows, and the bounds in words (`Verdict.bound_words`)."""
     found = verdict.counterexample

@@ -87,6 +87,7 @@ TimeoutOpt = typer.Option(
 )
 JsonOpt = typer.Option(False, "--json", help="Print JSON instead of text")
 MasterOpt = typer.Option(None, "--master", help="Spark master URL (default: $SPARK_MASTER, else local[*])")
+SplitEngineOpt = typer.Option("local", "--engine", help="Where the --split parts run: local (in turn) or spark (executors)")
 MAX_MODELS = 2**31 - 1
 """The most models a command asks clingo for: its number of models is a C int."""
 ModelsOpt = typer.Option(10, "--models", "-n", min=0, max=MAX_MODELS, help="How many models (0: all)")

@@ -20,7 +20,7 @@ from ..runs import operational
 from .progress import Progress, QuietOpt
 from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, incomplete, no_model, say, stderr, text_options, usage, warn, write
 from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, JsonOpt, MasterOpt, ModelsOpt,
-                      Prog, SemanticsOpt, TimeoutOpt, bounds, network_options, check_engine, load, need_instance, prepare,
+                      Prog, SemanticsOpt, SplitEngineOpt, TimeoutOpt, bounds, network_options, check_engine, load, need_instance, prepare,
                       LIMITS, Limits, limit_options, within)
 
 
@@ -122,7 +122,7 @@ def count(
     split: Optional[int] = typer.Option(
         None, "--split", min=1, max=MAX_SPLIT, help="Cut the enumeration into K disjoint parts (by trace atoms)"
     ),
-    engine_: str = typer.Option("local", "--engine", help="Where the --split parts run: local (in turn) or spark (executors)"),
+    engine_: str = SplitEngineOpt,
     master: Optional[str] = MasterOpt,
     traces_only: bool = typer.Option(
         False, "--traces-only", help="Count distinct traces only (\"models\": null): under choice there can be millions of models per few traces"

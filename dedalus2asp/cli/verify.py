@@ -16,6 +16,7 @@ from typing import Optional
 import typer
 
 from ..questions import lineage, verify, verify_search
+from ..questions.verdict import Verdict
 from ..asp import solve
 from ..bounds import Encoding, Network, Semantics
 from ..formats import render
@@ -23,10 +24,20 @@ from ..formats.molly import index_html, runs_document
 from ..lang.diagnostics import Diagnostic, DiagnosticError
 from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, say, stderr, usage
 from .options import (LIMITS, NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, JsonOpt, Limits, MasterOpt,
-                      Prog, SemanticsOpt, TimeoutOpt, bounds, check_engine, limit_options, load, network_options, within)
+                      Prog, SemanticsOpt, SplitEngineOpt, TimeoutOpt, bounds, check_engine, limit_options, load, network_options, within)
 from .progress import Progress, QuietOpt
 from .solve import MAX_SPLIT
 from .spark import SparkLogOpt, spark_level
+
+SearchHorizonOpt = typer.Option(False, "--search-horizon", help="Try horizons 0..T and report the smallest with a counterexample")
+OutOpt = typer.Option(None, "--out", help="Write DIR/runs.json (Molly's runs), an SVG per run and DIR/index.html")
+SplitOpt = typer.Option(
+    None, "--split", min=1, max=MAX_SPLIT, help="Cut the fault space into K parts (cubes of fault atoms), each solved on its own"
+)
+LineageOpt = typer.Option(
+    True, "--lineage/--no-lineage",
+    help="Explain a counterexample by the lineage of its missing post facts, within its own share of time (default: yes)",
+)
 
 
 @limit_options
@@ -40,27 +51,18 @@ def verify_(
     post: str = typer.Option("post", "--post", help="The relation that matches them (Molly's convention: post)"),
     semantics: Semantics = SemanticsOpt,
     encoding: Encoding = EncodingOpt,
-    search_horizon: bool = typer.Option(
-        False, "--search-horizon", help="Try horizons 0..T and report the smallest with a counterexample"
-    ),
+    search_horizon: bool = SearchHorizonOpt,
     all_: bool = typer.Option(False, "--all", help="Also list the minimal fault sets that break the invariant"),
-    out: Optional[Path] = typer.Option(
-        None, "--out", help="Write DIR/runs.json (Molly's runs), an SVG per run and DIR/index.html"
-    ),
+    out: Optional[Path] = OutOpt,
     timeout: Optional[float] = TimeoutOpt,
     json_: bool = JsonOpt,
     dialect: Dialect = DialectOpt,
-    split: Optional[int] = typer.Option(
-        None, "--split", min=1, max=MAX_SPLIT, help="Cut the fault space into K parts (cubes of fault atoms), each solved on its own"
-    ),
-    engine_: str = typer.Option("local", "--engine", help="Where the --split parts run: local (in turn) or spark (executors)"),
+    split: Optional[int] = SplitOpt,
+    engine_: str = SplitEngineOpt,
     master: Optional[str] = MasterOpt,
     spark_log: Optional[str] = SparkLogOpt,
     quiet: bool = QuietOpt,
-    lineage_: bool = typer.Option(
-        True, "--lineage/--no-lineage",
-        help="Explain a counterexample by the lineage of its missing post facts, within its own share of time (default: yes)",
-    ),
+    lineage_: bool = LineageOpt,
     limits: Limits = LIMITS,
 ) -> None:
     """Does every pre fact have its matching post fact at the last step, whatever is lost and whoever crashes (Molly)?
@@ -125,7 +127,7 @@ def _split_answer(prog, instance, bounds_, split: int, pre: str, post: str, time
     return split_verdict
 
 
-def _say_verdict(answer, verdict: verify.Verdict, json_: bool, timeout) -> None:
+def _say_verdict(answer, verdict: Verdict, json_: bool, timeout) -> None:
     """The answer (the verdict, or the split verdict with its parts) on standard output, and the exit status:
     0 holds, 1 a counterexample, 3 stopped before an answer."""
     if json_:
@@ -150,7 +152,7 @@ def _answer(question, prog, instance, bounds_, pre: str, post: str, all_: bool, 
     return verdict, verify.fault_free_run(prog, instance, verdict.bounds, pre, post)
 
 
-def _explained(verdict: verify.Verdict, prog, instance, timeout, explain: bool = True) -> verify.Verdict:
+def _explained(verdict: Verdict, prog, instance, timeout, explain: bool = True) -> Verdict:
     """A counterexample with the lineage of each missing post fact (why it was expected, questions/lineage.py),
     within its own share of time (`lineage.share`: a few times the verdict's) and what is left of `timeout`;
     another verdict, or any under --no-lineage, as it is."""
@@ -160,7 +162,7 @@ def _explained(verdict: verify.Verdict, prog, instance, timeout, explain: bool =
     return lineage.attach(verdict, prog, instance, lineage.share(verdict.seconds, left))
 
 
-def write_runs(out: Path, verdict: verify.Verdict, success) -> None:
+def write_runs(out: Path, verdict: Verdict, success) -> None:
     """--out DIR: runs.json (docs/runs-schema.json), run-K.svg per run and index.html."""
     document = runs_document(verdict, success)
     models = ([success] if success is not None else []) + [

@@ -172,45 +172,63 @@ def svg(c: Coordination) -> str:
                        f'stroke="{GREY}" stroke-dasharray="3,2"><title>monotonic component: {escape(", ".join(comp))}</title></rect>')
     lane = bottom + 20
     for d in edges:
-        bx, by, bw = boxes[d.body]
-        hx, hy, _ = boxes[d.head]
-        color, marker, widthpx, anchor = INK, "ink", 1.3, "middle"
-        label = d.labels
-        if (d.head, d.body) in loci:
-            color, marker, widthpx = RED, "red", 3
-            label = f"{d.labels} locus: rule {', '.join(map(str, loci[(d.head, d.body)]))}"
-        elif (d.head, d.body) in transient:
-            color, marker = ORANGE, "orange"
-        dash = "" if d.monotone else ' stroke-dasharray="6,3"'
-        x1, y1 = bx + bw, by + BOX_H / 2
-        x2, y2 = hx, hy + BOX_H / 2
-        if d.head == d.body:
-            path = f"M{bx + bw - 12},{by} C{bx + bw + 10},{by - 26} {bx + bw + 26},{by + 4} {x1},{y1 - 4}"
-            lx, ly = bx + bw + 8, by - 12
-        elif x2 - x1 > COLUMN:  # past a column: an arc over the boxes between, from top to top
-            sx, ex = bx + bw / 2, hx + 14
-            top = min(by, hy) - 22 - 9 * ((x2 - x1) // COLUMN)
-            path = f"M{sx},{by} C{sx},{top} {ex},{top} {ex},{hy}"
-            lx, ly = (sx + ex) / 2, top + (min(by, hy) - top) / 4 - 3
-        elif x2 > x1:
-            mx = (x1 + x2) / 2
-            path = f"M{x1},{y1} C{mx},{y1} {mx},{y2} {x2},{y2}"
-            lx, ly = (mx, (y1 + y2) / 2 - 4) if label == d.labels else (x2 - 6, y2 - 9)  # a locus's label at its head
-            anchor = "middle" if label == d.labels else "end"
-        else:  # back to an earlier column: below the boxes
-            lane += 14
-            sx, sy, ex, ey = bx + bw / 2, by + BOX_H, hx + 12, hy + BOX_H
-            path = f"M{sx},{sy} C{sx},{lane} {ex},{lane} {ex},{ey}"
-            lx, ly = (sx + ex) / 2, (sy + 3 * lane) / 4 - 2
-        tooltip = f"{d.body} → {d.head}: rules {', '.join(map(str, d.rules))}"
-        out.append(f'<path d="{path}" fill="none" stroke="{color}" stroke-width="{widthpx}"{dash} '
-                   f'marker-end="url(#arrow-{marker})"><title>{escape(tooltip)}</title></path>')
-        if label:
-            out.append(f'<text x="{lx:.0f}" y="{ly:.0f}" fill="{color}" text-anchor="{anchor}" font-weight="bold" '
-                       f'paint-order="stroke" stroke="white" stroke-width="3">{escape(label)}</text>')
+        parts, lane = _edge(d, boxes, loci, transient, lane)
+        out += parts
     if inputs:
         out.append(f'<text x="{LEFT}" y="{height - 14:.0f}" fill="{GREY}">input relations (not drawn): '
                    f'{escape(", ".join(inputs))}</text>')
+    out += _relation_boxes(c, boxes)
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def _edge(d, boxes: dict, loci: dict, transient, lane: float) -> tuple[list[str], float]:
+    """The arrow of a dependency body → head and its label: red at a locus of coordination, orange when
+    transient, dashed when not monotone; a loop on one box, an arc over the columns it skips, a curve below
+    the boxes (in the next free lane under them, returned) back to an earlier column."""
+    parts = []
+    bx, by, bw = boxes[d.body]
+    hx, hy, _ = boxes[d.head]
+    color, marker, widthpx, anchor = INK, "ink", 1.3, "middle"
+    label = d.labels
+    if (d.head, d.body) in loci:
+        color, marker, widthpx = RED, "red", 3
+        label = f"{d.labels} locus: rule {', '.join(map(str, loci[(d.head, d.body)]))}"
+    elif (d.head, d.body) in transient:
+        color, marker = ORANGE, "orange"
+    dash = "" if d.monotone else ' stroke-dasharray="6,3"'
+    x1, y1 = bx + bw, by + BOX_H / 2
+    x2, y2 = hx, hy + BOX_H / 2
+    if d.head == d.body:
+        path = f"M{bx + bw - 12},{by} C{bx + bw + 10},{by - 26} {bx + bw + 26},{by + 4} {x1},{y1 - 4}"
+        lx, ly = bx + bw + 8, by - 12
+    elif x2 - x1 > COLUMN:  # past a column: an arc over the boxes between, from top to top
+        sx, ex = bx + bw / 2, hx + 14
+        top = min(by, hy) - 22 - 9 * ((x2 - x1) // COLUMN)
+        path = f"M{sx},{by} C{sx},{top} {ex},{top} {ex},{hy}"
+        lx, ly = (sx + ex) / 2, top + (min(by, hy) - top) / 4 - 3
+    elif x2 > x1:
+        mx = (x1 + x2) / 2
+        path = f"M{x1},{y1} C{mx},{y1} {mx},{y2} {x2},{y2}"
+        lx, ly = (mx, (y1 + y2) / 2 - 4) if label == d.labels else (x2 - 6, y2 - 9)  # a locus's label at its head
+        anchor = "middle" if label == d.labels else "end"
+    else:  # back to an earlier column: below the boxes
+        lane += 14
+        sx, sy, ex, ey = bx + bw / 2, by + BOX_H, hx + 12, hy + BOX_H
+        path = f"M{sx},{sy} C{sx},{lane} {ex},{lane} {ex},{ey}"
+        lx, ly = (sx + ex) / 2, (sy + 3 * lane) / 4 - 2
+    tooltip = f"{d.body} → {d.head}: rules {', '.join(map(str, d.rules))}"
+    parts.append(f'<path d="{path}" fill="none" stroke="{color}" stroke-width="{widthpx}"{dash} '
+                 f'marker-end="url(#arrow-{marker})"><title>{escape(tooltip)}</title></path>')
+    if label:
+        parts.append(f'<text x="{lx:.0f}" y="{ly:.0f}" fill="{color}" text-anchor="{anchor}" font-weight="bold" '
+                     f'paint-order="stroke" stroke="white" stroke-width="3">{escape(label)}</text>')
+    return parts, lane
+
+
+def _relation_boxes(c: Coordination, boxes: dict) -> list[str]:
+    """A box per relation, its border doubled when it is asynchronous."""
+    out = []
     for r, (x, y, w) in boxes.items():
         double = r in c.asynchronous
         out.append(f'<rect x="{x}" y="{y}" width="{w}" height="{BOX_H}" rx="5" fill="white" stroke="{INK}"'
@@ -219,8 +237,7 @@ def svg(c: Coordination) -> str:
             out.append(f'<rect x="{x + 3}" y="{y + 3}" width="{w - 6}" height="{BOX_H - 6}" rx="3" fill="none" stroke="white"/>')
         out.append(f'<text x="{x + w / 2}" y="{y + 16}" text-anchor="middle" fill="{INK}">{escape(r)}'
                    f'<title>{escape(r)}{" (asynchronous)" if double else ""}</title></text>')
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+    return out
 
 
 def html(c: Coordination, program: str = "<program>", fragment: bool = False) -> str:

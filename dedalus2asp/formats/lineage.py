@@ -106,6 +106,36 @@ def graph(entry: dict, uid: str = "0") -> str:
     from each premise up to what it derives), green if it holds in the other run, red if not; a
     negated atom that holds in the other run is a dashed box whose dashed arrow comes from its
     derivation there. As the list, the graph stops at the facts that hold in both runs."""
+    boxes, below, layer, order = _walk(entry)
+    size, at, width, height = _place(boxes, layer, order)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="lineage-graph" width="{width:.0f}" height="{height:.0f}" '
+           f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="sans-serif" font-size="11">',
+           f'<defs><marker id="up-{escape(uid)}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
+           'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#555"/></marker></defs>']
+    for v in order:
+        for kid, dashed in below[v]:
+            (x1, y1), (x2, y2) = at[kid], at[v]
+            out.append(f'<line x1="{x1 + size[kid][0] / 2:.1f}" y1="{y1:.1f}" x2="{x2 + size[v][0] / 2:.1f}" '
+                       f'y2="{y2 + size[v][1]:.1f}" stroke="#555"' + (' stroke-dasharray="4 3"' if dashed else "")
+                       + f' marker-end="url(#up-{escape(uid)})"/>')
+    fills = {"holds": ("#eaf6ea", "#070"), "missing": ("#fdecea", "#b00"), "absent": ("#fff", "#777")}
+    for v in order:
+        lines, kind, tip = boxes[v]
+        fill, stroke = fills[kind.split()[0]]
+        (x, y), (w, h) = at[v], size[v]
+        dash = ' stroke-dasharray="4 3"' if kind == "absent" or kind.endswith("cx") else ""
+        out.append(f'<g class="{escape(kind)}"><title>{escape(tip)}</title>'
+                   f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="4" fill="{fill}" stroke="{stroke}"{dash}/>')
+        for n, text in enumerate(lines):
+            style = ' font-weight="bold"' if n == 0 else (' fill="#b00" font-weight="bold"' if n >= 2 or kind == "absent" else "")
+            out.append(f'<text x="{x + PAD:.1f}" y="{y + PAD / 2 + LINE * (n + 1) - 3:.1f}"{style}>{escape(_cut_text(text))}</text>')
+        out.append("</g>")
+    return "\n".join(out + ["</svg>"])
+
+
+def _walk(entry: dict) -> tuple[dict, dict, dict, list]:
+    """The vertices of the graph breadth first from the post fact: each one's box (its lines, class and tooltip),
+    its premises below it (with whether the arrow is dashed), its layer, and the order they were reached."""
     facts = entry["facts"]
     boxes: dict[object, tuple[list[str], str, str]] = {}  # vertex -> (lines, class, tooltip)
     below: dict[object, list[tuple[object, bool]]] = {}  # vertex -> its premises (vertex, dashed)
@@ -135,6 +165,11 @@ def graph(entry: dict, uid: str = "0") -> str:
             kids = [(("leaf", a["because"], v) if facts[a["because"]]["in_other_run"] else ("fact", a["because"]), True)]
         below[v] = kids
         todo.extend((kid, depth + 1) for kid, _ in kids)
+    return boxes, below, layer, order
+
+
+def _place(boxes: dict, layer: dict, order: list) -> tuple[dict, dict, float, float]:
+    """Each box's size and top-left corner, a layer a row centred under the one above; and the drawing's size."""
     rows: dict[int, list] = {}
     for v in order:
         rows.setdefault(layer[v], []).append(v)
@@ -149,26 +184,4 @@ def graph(entry: dict, uid: str = "0") -> str:
             at[v] = (x, GAP + d * PITCH)
             x += size[v][0] + GAP
     height = GAP + max(rows) * PITCH + max(size[v][1] for v in order) + GAP
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="lineage-graph" width="{width:.0f}" height="{height:.0f}" '
-           f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="sans-serif" font-size="11">',
-           f'<defs><marker id="up-{escape(uid)}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
-           'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#555"/></marker></defs>']
-    for v in order:
-        for kid, dashed in below[v]:
-            (x1, y1), (x2, y2) = at[kid], at[v]
-            out.append(f'<line x1="{x1 + size[kid][0] / 2:.1f}" y1="{y1:.1f}" x2="{x2 + size[v][0] / 2:.1f}" '
-                       f'y2="{y2 + size[v][1]:.1f}" stroke="#555"' + (' stroke-dasharray="4 3"' if dashed else "")
-                       + f' marker-end="url(#up-{escape(uid)})"/>')
-    fills = {"holds": ("#eaf6ea", "#070"), "missing": ("#fdecea", "#b00"), "absent": ("#fff", "#777")}
-    for v in order:
-        lines, kind, tip = boxes[v]
-        fill, stroke = fills[kind.split()[0]]
-        (x, y), (w, h) = at[v], size[v]
-        dash = ' stroke-dasharray="4 3"' if kind == "absent" or kind.endswith("cx") else ""
-        out.append(f'<g class="{escape(kind)}"><title>{escape(tip)}</title>'
-                   f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="4" fill="{fill}" stroke="{stroke}"{dash}/>')
-        for n, text in enumerate(lines):
-            style = ' font-weight="bold"' if n == 0 else (' fill="#b00" font-weight="bold"' if n >= 2 or kind == "absent" else "")
-            out.append(f'<text x="{x + PAD:.1f}" y="{y + PAD / 2 + LINE * (n + 1) - 3:.1f}"{style}>{escape(_cut_text(text))}</text>')
-        out.append("</g>")
-    return "\n".join(out + ["</svg>"])
+    return size, at, width, height

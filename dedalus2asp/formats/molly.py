@@ -18,7 +18,7 @@ from .lineage import html
 if TYPE_CHECKING:
     from ..bounds import Bounds
     from ..inspect.model import Model
-    from ..questions.verify import Crash, Lost, Verdict
+    from ..questions.verdict import Crash, Lost, Verdict
 
 RUNS_SCHEMA = "dedalus2asp/runs/1"
 

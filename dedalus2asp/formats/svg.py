@@ -31,45 +31,34 @@ its own arrow at the first free spot along it that no other arrow runs through. 
 one finds no such spot, the diagram is *dense*: every arrow gets a small number instead,
 keyed to a table under the diagram. Hovering (SVG `<title>`) gives the details
 everywhere; there is no script.
+
+Where things go (the bundles, the layout, the arrows' curves, the labels' places) is
+`arrows`'; this module writes the document.
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass
 from html import escape
 from typing import TYPE_CHECKING, Sequence
 
-import clingo
-
-from .placement import Box, Placer, candidates, text_box
+from .arrows import (FONT, KEY_FONT, TOP, Bundle, Curve, Label, Layout, bundles, curve, key_numbers, lane_name,
+                     lane_owners, layout, place_labels, short)
+from .placement import Placer, text_box
 from ..lang.ast import GLOBAL_NODE
 
 if TYPE_CHECKING:
-    from ..inspect.model import Message, Model, Point
+    from ..inspect.model import Model
 
-STEP = 100
-"""Width of one step, in pixels: the same at every horizon."""
-LANE_GAP = 130
-TOP = 74
-LEFT = 100
-"""The x of step 0 (more when a node's name is long)."""
-NAME_CHARS = 16
-BEYOND = 0.6 * STEP
-"""How far after step T a pending arrow ends."""
+
 INK = "#222"
 RED = "#d40000"
 GREEN = "#1b7f3b"
 GREY = "#8a8a8a"
 FAINT = "#ececec"
 PALE = "#b4b4b4"
-FONT = 11
-KEY_FONT = 10
-LABEL_CHARS = 26
 ROW = 16
-LOST_AT = 0.6
-"""How far towards its addressee's next step a lost message's arrow goes before its cross."""
 CROSS = 5
 """Half the width of a lost message's cross."""
 CRASH_BEFORE = 10
@@ -78,251 +67,9 @@ CRASH_HALF = 15
 """Half the height of a crash bar."""
 
 
-def short(text: str, width: int = LABEL_CHARS) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def caption(model: Model) -> str:
     """The model's heading: number, semantics, horizon and delay bound."""
     return f"model {model.number} ({model.bounds.semantics.value}, {model.bounds.describe()})"
-
-
-# -- bundles ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Bundle:
-    """The messages sent at one point to one addressee that arrive at one step (or are all pending): one arrow."""
-
-    send: Point
-    addressee: clingo.Symbol
-    arrives: int | None
-    messages: tuple[Message, ...]
-    noncausal: bool
-    lost: bool = False
-    silenced: bool = False
-    """Lost because its sender had crashed (not an omission of its own)."""
-
-    @property
-    def pending(self) -> bool:
-        return self.arrives is None and not self.lost
-
-    def ends(self) -> str:
-        """The arrow's ends as "x:s → y:t" (or "y, pending", "y, lost")."""
-        where = (f"{self.addressee}, lost" if self.lost else f"{self.addressee}, pending" if self.pending
-                 else f"{self.addressee}:{self.arrives}")
-        return f"{self.send[0]}:{self.send[1]} → {where}"
-
-    def tooltip(self) -> str:
-        count = "1 message" if len(self.messages) == 1 else f"{len(self.messages)} messages"
-        note = "\ninto the past: its arrival happens before its send (non-causal)" if self.noncausal else ""
-        if self.lost:
-            why = "its sender had crashed" if self.silenced else "an omission"
-            note = f"\nlost ({why}): it neither arrives nor is pending"
-        return f"{count} {self.ends()}{note}\n" + "\n".join(m.fact for m in self.messages)
-
-
-def bundles(model: Model) -> tuple[Bundle, ...]:
-    """The model's messages grouped by (send point, addressee, arrival step, non-causal), in send order;
-    then its lost messages, grouped by (send point, addressee)."""
-    into_past = set(model.noncausal())
-    groups: dict[tuple, list[Message]] = defaultdict(list)
-    for m in model.messages:
-        groups[(m.send, m.addressee, m.arrives, m in into_past)].append(m)
-    return tuple(
-        Bundle(send, addressee, arrives, tuple(ms), noncausal)
-        for (send, addressee, arrives, noncausal), ms in groups.items()
-    ) + tuple(
-        Bundle(send, addressee, None, tuple(ms), False, lost=True,
-               silenced=model.crashed_by(*send))
-        for (send, addressee), ms in _group_lost(model).items()
-    )
-
-
-def _group_lost(model: Model) -> dict[tuple, list[Message]]:
-    groups: dict[tuple, list[Message]] = defaultdict(list)
-    for m in model.lost:
-        groups[(m.send, m.addressee)].append(m)
-    return groups
-
-
-# -- geometry -----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Layout:
-    """Where things go: a lane's y, a step's x, and the size of the drawing area."""
-
-    lanes: dict
-    horizon: int
-    left: float = LEFT
-
-    def x(self, step: float) -> float:
-        return self.left + step * STEP
-
-    @property
-    def lane_end(self) -> float:
-        return self.x(self.horizon) + BEYOND
-
-    @property
-    def bottom(self) -> float:
-        return max(self.lanes.values(), default=TOP) + 62
-
-
-def lane_owners(model: Model) -> list:
-    """The lanes' owners: the nodes, then `GLOBAL_NODE` when some global fact holds (the facts of global
-    relations, derived by global rules that read every node at one step: no node holds them)."""
-    return list(model.network) + ([GLOBAL_NODE] if model.has_global else [])
-
-
-def lane_name(x) -> str:
-    return "global" if x == GLOBAL_NODE else short(str(x), NAME_CHARS)
-
-
-def layout(model: Model) -> Layout:
-    longest = max((len(lane_name(x)) for x in lane_owners(model)), default=0)
-    lanes = {x: TOP + 56 + i * LANE_GAP for i, x in enumerate(lane_owners(model))}
-    return Layout(lanes, model.horizon, max(LEFT, 50 + 0.6 * 13 * longest))
-
-
-@dataclass(frozen=True)
-class Curve:
-    """A line (2 points), a quadratic (3) or a cubic Bézier curve (4 points)."""
-
-    points: tuple[tuple[float, float], ...]
-
-    @property
-    def d(self) -> str:
-        (x0, y0), *rest = self.points
-        command = {1: "L", 2: "Q", 3: "C"}[len(rest)]
-        return f"M{x0:.1f},{y0:.1f} {command}" + " ".join(f"{x:.1f},{y:.1f}" for x, y in rest)
-
-    def at(self, t: float) -> tuple[float, float]:
-        """The point at parameter t (de Casteljau)."""
-        points = list(self.points)
-        while len(points) > 1:
-            points = [((1 - t) * a[0] + t * b[0], (1 - t) * a[1] + t * b[1]) for a, b in zip(points, points[1:])]
-        return points[0]
-
-    def samples(self, spacing: float = 5) -> list[tuple[float, float]]:
-        length = sum(math.dist(a, b) for a, b in zip(self.points, self.points[1:]))
-        n = max(2, int(length / spacing))
-        return [self.at(i / n) for i in range(n + 1)]
-
-
-def curve(b: Bundle, geo: Layout) -> Curve:
-    """The arrow of a bundle.
-
-    Between lanes a straight line, bent when it would run through a tick of a lane it
-    crosses; on one lane an arc above the lane forwards in time and below it backwards;
-    a message arriving at its own send step is a loop above the lane. A lost message heads
-    for its addressee's lane and stops on it `LOST_AT` of the way to its next step (where its cross
-    goes, on that lane).
-    """
-    (x, s) = b.send
-    x1, y1 = geo.x(s), geo.lanes[x]
-    if b.lost:  # the cross sits on the addressee's own lane, so a lost a→c never reads as a message to b
-        x2, y2 = geo.x(s + 1), geo.lanes[b.addressee]
-        return Curve(((x1, y1), (x1 + LOST_AT * (x2 - x1), y2)))
-    x2 = geo.lane_end if b.pending else geo.x(b.arrives)
-    y2 = geo.lanes[b.addressee]
-    if y1 == y2 and x1 == x2:
-        return Curve(((x1, y1), (x1 - 46, y1 - 64), (x1 + 46, y1 - 64), (x2, y2)))
-    if y1 == y2:
-        span = min(abs(x2 - x1) / STEP, 6)
-        lift = -(24 + 9 * span) if x2 > x1 else 24 + 9 * span
-        return Curve(((x1, y1), (x1, y1 + lift), (x2, y2 + lift), (x2, y2)))
-    if _crosses_a_tick(x1, y1, x2, y2, geo):
-        return Curve(((x1, y1), ((x1 + x2) / 2 + 0.4 * STEP, (y1 + y2) / 2), (x2, y2)))
-    return Curve(((x1, y1), (x2, y2)))
-
-
-def _crosses_a_tick(x1: float, y1: float, x2: float, y2: float, geo: Layout) -> bool:
-    low, high = sorted((y1, y2))
-    for y in geo.lanes.values():
-        if low < y < high:
-            x = x1 + (x2 - x1) * (y - y1) / (y2 - y1)
-            if any(abs(x - geo.x(s)) < 12 for s in range(geo.horizon + 1)):
-                return True
-    return False
-
-
-# -- labels -------------------------------------------------------------------
-
-
-ALONG = (0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74, 0.2, 0.8, 0.14, 0.86)
-"""Where a label may sit along its arrow, from the middle outwards."""
-
-
-def spots(c: Curve, width: float, height: float) -> list[Box]:
-    """Boxes for a label along an arrow: centred on it, then nudged off it; above a loop, not inside it."""
-    points = [c.at(t) for t in ALONG]
-    if c.points[0] == c.points[-1]:
-        return candidates(points, width, height, (-(height / 2 + 4), 0))
-    return candidates(points, width, height, (0, -(height / 2 + 3), height / 2 + 3))
-
-
-def label_text(b: Bundle) -> str:
-    """What a bundle's label says when it fits: its fact(s), its count, "into the past"."""
-    facts = ", ".join(m.fact for m in b.messages)
-    n = len(b.messages)
-    text = facts if n == 1 else f"×{n} {facts}"
-    if len(text) > LABEL_CHARS:
-        text = short(b.messages[0].fact, LABEL_CHARS - 8) if n == 1 else f"×{n} {short(b.messages[0].fact, 14)} …"
-    return f"into the past: {text}" if b.noncausal else text
-
-
-def key_numbers(arrows: Sequence[tuple[Bundle, Curve]]) -> dict[int, int]:
-    """The key number of each arrow that arrives, 1, 2, ... in send order (pending arrows have none)."""
-    arriving = [i for i, (b, _) in enumerate(arrows) if not b.pending]
-    return {i: number for number, i in enumerate(arriving, start=1)}
-
-
-@dataclass(frozen=True)
-class Label:
-    """A placed label: its text, its box, and whether it is a key number (dense diagrams)."""
-
-    text: str
-    box: Box
-    keyed: bool
-
-    @property
-    def centre(self) -> tuple[float, float]:
-        return ((self.box[0] + self.box[2]) / 2, (self.box[1] + self.box[3]) / 2)
-
-
-def place_labels(arrows: Sequence[tuple[Bundle, Curve]], placer: Placer) -> tuple[dict[int, Label], bool]:
-    """Labels for the arrows that arrive: texts on their arrows when all fit, key numbers otherwise.
-
-    Returns the label of each arrow index (an arrow without room for even a number has
-    none: its key row and tooltip still name it) and whether the diagram is keyed.
-    """
-    order = sorted(
-        (i for i, (b, _) in enumerate(arrows) if not b.pending),
-        key=lambda i: math.dist(arrows[i][1].points[0], arrows[i][1].points[-1]),
-    )
-    saved = placer.snapshot()
-    labels: dict[int, Label] = {}
-    for i in order:
-        text = label_text(arrows[i][0])
-        width, height = 0.6 * FONT * len(text), 1.05 * FONT
-        box = placer.place(spots(arrows[i][1], width, height), i, clean_only=True)
-        if box is None:
-            break
-        labels[i] = Label(text, box, False)
-    else:
-        return labels, False
-    placer.restore(saved)
-    labels = {}
-    numbers = key_numbers(arrows)
-    for i in order:
-        b = arrows[i][0]
-        text = str(numbers[i]) if len(b.messages) == 1 else f"{numbers[i]} ×{len(b.messages)}"
-        width, height = 0.6 * KEY_FONT * len(text) + 6, KEY_FONT + 5
-        box = placer.place(spots(arrows[i][1], width, height), i)
-        if box is not None:
-            labels[i] = Label(text, box, True)
-    return labels, True
 
 
 # -- drawing --------------------------------------------------------------------

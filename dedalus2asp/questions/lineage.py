@@ -47,7 +47,8 @@ from ..asp.names import CRASHED, LOST, PENDING, SILENCED, omission_key
 from ..asp.transform import transform
 from ..bounds import Bounds
 from ..lang.ast import GLOBAL_NODE, Instance, Program
-from .verify import POST_ROW, VIOLATED, Counterexample, Crash, Lost, Missing, Verdict, invariant
+from .verdict import Counterexample, Crash, Lost, Missing, Verdict
+from .verify import POST_ROW, VIOLATED, invariant
 from ..inspect.explain import ANY, ARRIVED, CARRIED, FAULT, INPUT, Derivation, Lineage
 from ..inspect.model import Model, decode, show_fact
 

@@ -42,8 +42,9 @@ from ..asp.transform import Compiled
 from ..bounds import CRASH, Bounds, Encoding, Semantics
 from ..lang.ast import Instance, Program
 from ..lang.located import check_events
-from .verify import (MISSING, POST_ROW, PRE_ROW, VIOLATED, Verdict, counterexample_of,
-                     optimum, invariant_rows, minimal_fault_sets, verify)
+from .verdict import Verdict
+from .verify import (MISSING, POST_ROW, PRE_ROW, VIOLATED, counterexample_of, optimum, invariant_rows,
+                     minimal_fault_sets, verify)
 
 QUERY = "_query"
 

@@ -43,8 +43,9 @@ from ..asp.names import CRASHED, LOST, SILENCED
 from ..asp.transform import Compiled, transform
 from ..bounds import Bounds
 from ..lang.ast import Instance, Program
-from .verify import (Counterexample, FaultSet, Verdict, counterexample_of, fault_set_of, optimum,
-                     fault_set_models, fault_sets_program, grounded, invariant)
+from .verdict import Counterexample, FaultSet, Verdict
+from .verify import (counterexample_of, fault_set_of, optimum, fault_set_models, fault_sets_program, grounded,
+                     invariant)
 
 SPLIT_CRASHED = "_split_crashed"
 SPLIT_OMITTED = "_split_omitted"

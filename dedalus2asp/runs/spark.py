@@ -12,13 +12,10 @@ Spark jobs:
   reads only its relation, with no filter on a relation name. A relation with no
   fact has no DataFrame, and an atom that reads it is an empty table the
   optimizer folds away.
-* **Values as order-preserving keys.** Every cell (the node included) is a string
-  `key` whose byte order is clingo's order on terms (integers < names < strings,
-  `values.order`): an integer n is "0" followed by n + 2^40 in 13 digits, a name
-  "1" and the name, a string "2", its content, NUL, and its text as written. So
-  `<`, min and max are plain string comparisons, equality is string equality,
-  and a join compares strings; arithmetic reads an integer back as a long
-  (`_number`). Values are decoded (`decode`) only when a run's tables are written.
+* **Values as order-preserving keys** (`keys`). Every cell (the node included) is a
+  string whose byte order is clingo's order on terms, so `<`, min and max are plain
+  string comparisons, equality is string equality, and a join compares strings.
+  Values are decoded (`keys.decode`) only when a run's tables are written.
 * **Partitioned by the node.** Every input relation is hash-partitioned by its
   node column, and Spark is told (`spark.sql.requireAllClusterKeysForCoPartition`
   off) that tables partitioned by the node are co-partitioned for every join on
@@ -53,6 +50,7 @@ from typing import Iterable, Iterator, Sequence
 
 from ..lang.ast import GLOBAL_NODE, Arithmetic, Atom, Comparison, Constant, Variable
 from .body import Aggregation, Pattern
+from .keys import decode, decode_column, encode, encode_column, number, number_key, wrap
 from .local import EventRow
 from .schedule import Schedule
 from .session import Jobs
@@ -61,69 +59,9 @@ from .values import value
 FACTS_SCHEMA = "node string, relation string, args array<string>"
 """The long form of input facts (`engine.read_directory` with Spark): values as text."""
 
-OFFSET = 2**40
-"""Added to an integer before it is written in `DIGITS` digits: every key of an integer is as long as any other."""
-DIGITS = 13
-
 MISSING, HELD = "", "\x00"
 """The tags of a missing fact and (before its relation) of a fact held in `Spark.since`'s count (no relation
 is named so)."""
-_NUMBER = re.compile(r"-?(0|[1-9][0-9]*)")
-
-
-# ---------------------------------------------------------------------------
-# Values as keys in clingo's order
-
-
-def encode(text: str) -> str:
-    """The key of a value written as text (`values.value`): its byte order is clingo's order (`values.order`)."""
-    if text.startswith('"'):
-        inner = text[1:-1]
-        return "2" + re.sub(r"\\(.)", r"\1", inner) + "\x00" + inner
-    if _NUMBER.fullmatch(text):
-        return "0" + str(int(text) + OFFSET).zfill(DIGITS)
-    return "1" + text
-
-
-def decode(key: str) -> str:
-    """The text of a value from its key (`encode`'s inverse)."""
-    kind, rest = key[0], key[1:]
-    if kind == "0":
-        return str(int(rest) - OFFSET)
-    if kind == "1":
-        return rest
-    return '"' + rest[rest.index("\x00") + 1:] + '"'
-
-
-def _encode_column(F, c):
-    """`encode` as a column expression."""
-    inner = c.substr(F.lit(2), F.length(c) - 2)
-    string = F.concat(F.lit("2"), F.regexp_replace(inner, r"\\(.)", "$1"), F.lit("\x00"), inner)
-    number = _number_key(F, c.cast("long"))
-    return F.when(c.startswith('"'), string).when(c.rlike(r"^-?(0|[1-9][0-9]*)$"), number).otherwise(F.concat(F.lit("1"), c))
-
-
-def _decode_column(F, k):
-    """`decode` as a column expression."""
-    rest = k.substr(F.lit(2), F.length(k))
-    number = (rest.cast("long") - F.lit(OFFSET)).cast("string")
-    text = F.concat(F.lit('"'), k.substr(F.instr(k, "\x00") + 1, F.length(k)), F.lit('"'))
-    return F.when(k.startswith("0"), number).when(k.startswith("1"), rest).otherwise(text)
-
-
-def _number(F, k):
-    """The integer of a key as a long; null for a name or a string (an undefined operand)."""
-    return F.when(k.startswith("0"), k.substr(F.lit(2), F.lit(DIGITS)).cast("long") - F.lit(OFFSET))
-
-
-def _wrap(F, n):
-    """A long as clingo's 32-bit arithmetic leaves it (`values.wrap`)."""
-    return F.pmod(n + F.lit(2**31), F.lit(2**32)) - F.lit(2**31)
-
-
-def _number_key(F, n):
-    """The key of a long; null stays null (an undefined value: the row is dropped)."""
-    return F.concat(F.lit("0"), F.lpad((n + F.lit(OFFSET)).cast("string"), DIGITS, "0"))
 
 
 # ---------------------------------------------------------------------------
@@ -193,8 +131,8 @@ class Spark:
         out = Relations()
         for relation, arity in sorted(schema.items()):
             df = facts.where(F.col("relation") == relation).select(
-                _encode_column(F, F.col("node")).alias("node"),
-                *(_encode_column(F, F.get(F.col("args"), i)).alias(f"a{i}") for i in range(arity)),
+                encode_column(F, F.col("node")).alias("node"),
+                *(encode_column(F, F.get(F.col("args"), i)).alias(f"a{i}") for i in range(arity)),
             )
             out[relation] = _cut(self._partitioned(df).distinct())
         return out
@@ -248,24 +186,24 @@ class Spark:
         by zero, an operand that is a name or a string)."""
         F = self.F
         if not isinstance(term, Arithmetic):
-            return _number(F, self._term(term))
+            return number(F, self._term(term))
         right = self._integer(term.right)
         if term.left is None:
-            return _wrap(F, -right)
+            return wrap(F, -right)
         left = self._integer(term.left)
         if term.op in ("+", "-", "*"):
-            return _wrap(F, {"+": left + right, "-": left - right, "*": left * right}[term.op])
+            return wrap(F, {"+": left + right, "-": left - right, "*": left * right}[term.op])
         remainder = left % right  # Java's remainder: truncated, the sign of the dividend, as C's and clingo's
         if term.op == "/":
-            return F.when(right != 0, _wrap(F, ((left - remainder) / right).cast("long")))  # exact: a whole quotient
+            return F.when(right != 0, wrap(F, ((left - remainder) / right).cast("long")))  # exact: a whole quotient
         if term.op == "%":
-            return F.when(right != 0, _wrap(F, remainder))
+            return F.when(right != 0, wrap(F, remainder))
         raise NotSupported(f"the operator '{term.op}' is not supported by the spark engine")
 
     def extend(self, table, name: str, term):
         """`table` with the column `name`: the value of `term` per row; a row where it has none is left out."""
         F = self.F
-        column = _number_key(F, self._integer(term)) if isinstance(term, Arithmetic) else self._term(term)
+        column = number_key(F, self._integer(term)) if isinstance(term, Arithmetic) else self._term(term)
         out = table.withColumn(self._column(name), column)
         return out.where(F.col(self._column(name)).isNotNull()) if isinstance(term, Arithmetic) else out
 
@@ -288,9 +226,9 @@ class Spark:
         for function, column, result in aggregations:
             c = F.col(self._column(column))
             if function == "count":
-                part = _number_key(F, F.count_distinct(c).cast("long"))
+                part = number_key(F, F.count_distinct(c).cast("long"))
             elif function == "sum":
-                part = _number_key(F, _wrap(F, F.coalesce(F.sum(_number(F, c)), F.lit(0).cast("long"))))
+                part = number_key(F, wrap(F, F.coalesce(F.sum(number(F, c)), F.lit(0).cast("long"))))
             elif function in ("min", "max"):
                 part = (F.min if function == "min" else F.max)(c)
             else:
@@ -438,10 +376,10 @@ class Spark:
                     "\x1f",
                     F.lit(str(schedule.seed)),
                     F.lit(relation),
-                    F.concat_ws("\x1e", F.array(*(_decode_column(F, F.col(a)) for a in args)).cast("array<string>")),
-                    _decode_column(F, F.col("sender")),
+                    F.concat_ws("\x1e", F.array(*(decode_column(F, F.col(a)) for a in args)).cast("array<string>")),
+                    decode_column(F, F.col("sender")),
                     F.lit(str(t)),
-                    _decode_column(F, F.col("addressee")),
+                    decode_column(F, F.col("addressee")),
                 )
                 digits = F.conv(F.substring(F.sha2(identity, 256), 1, 15), 16, 10).cast("long")
                 delay = F.lit(1) + F.pmod(digits, F.lit(schedule.max_delay))
@@ -480,8 +418,8 @@ class Spark:
         if not parts:
             return self.spark.createDataFrame(self.spark.sparkContext.emptyRDD(), schema)
         union = reduce(lambda a, b: a.unionByName(b), parts)
-        text = {c: _decode_column(F, F.col(c)).alias(c) for c in ("node", "sender", "addressee")}
-        text["args"] = F.transform(F.col("args"), lambda k: _decode_column(F, k)).alias("args")
+        text = {c: decode_column(F, F.col(c)).alias(c) for c in ("node", "sender", "addressee")}
+        text["args"] = F.transform(F.col("args"), lambda k: decode_column(F, k)).alias("args")
         return union.select(*(text.get(c, c) for c in columns))
 
     def trace(self, deduced: Sequence[Relations]):

@@ -1,0 +1,239 @@
+"""The answer of `verify`, as values: the `Verdict` (holds, broken or unknown, within its bounds), its
+`Counterexample` run (the `Lost` messages, the `Crash`es, the `Missing` post rows) and, for `--all`, the
+minimal `FaultSet`s (Molly's "failure specifications", LDFI §3). The formats and the batch read them through
+their attributes and `as_dict`; how they are found (the optimisation over the fault-injected program) is
+`verify`'s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import clingo
+
+from ..bounds import Bounds
+from ..inspect.model import Model
+from ..lang.ast import GLOBAL_NODE
+
+
+@dataclass(frozen=True)
+class Lost:
+    """A message R(args) that `sender` sent at its step `sent` to `addressee`, and that was lost: to an
+    omission, or (`by_crash`) because its sender had crashed."""
+
+    sender: clingo.Symbol
+    sent: int
+    addressee: clingo.Symbol
+    relation: str
+    args: tuple[clingo.Symbol, ...]
+    by_crash: bool = False
+
+    def as_dict(self) -> dict:
+        return {"from": str(self.sender), "sent": self.sent, "to": str(self.addressee), "relation": self.relation,
+                "args": [str(a) for a in self.args], "by_crash": self.by_crash}
+
+    def __str__(self) -> str:
+        fact = f"{self.relation}({', '.join(map(str, self.args))})"
+        return f"{fact} from {self.sender} at step {self.sent} to {self.addressee}" + (" (crashed)" if self.by_crash else "")
+
+
+@dataclass(frozen=True)
+class Crash:
+    """`node` crashed at `step`: from then on its messages to other nodes were lost."""
+
+    node: clingo.Symbol
+    step: int
+
+    def as_dict(self) -> dict:
+        return {"node": str(self.node), "step": self.step}
+
+    def __str__(self) -> str:
+        return f"{self.node} at step {self.step}"
+
+
+@dataclass(frozen=True)
+class Missing:
+    """A `pre` row at the last step with no matching `post` row (`args`: the row, a located relation's
+    location first); `node`: None (a row names its node in its columns)."""
+
+    node: clingo.Symbol | None
+    relation: str
+    args: tuple[clingo.Symbol, ...]
+
+    def as_dict(self) -> dict:
+        return {"node": None if self.node is None else str(self.node), "relation": self.relation,
+                "args": [str(a) for a in self.args]}
+
+    def __str__(self) -> str:
+        fact = f"{self.relation}({', '.join(map(str, self.args))})"
+        return fact if self.node is None else f"{fact} at {self.node}"
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """A run that breaks the invariant: its faults, the unmatched `pre` facts, and the run itself.
+
+    `fewest`: the solver proved that no counterexample has fewer faults (False when it was stopped
+    before it could). `lineage`: why each missing post fact was expected, its derivation in a run
+    where it holds (`lineage.Expected`, one per missing row), once `lineage.attach`
+    computed it."""
+
+    lost: tuple[Lost, ...]
+    crashes: tuple[Crash, ...]
+    missing: tuple[Missing, ...]
+    model: Model = field(compare=False, repr=False)
+    fewest: bool = True
+    lineage: tuple = field(default=(), compare=False, repr=False)
+
+    @property
+    def faults(self) -> int:
+        """Omissions and crashes: a message lost because its sender had crashed is no fault of its own; when an
+        omission cuts a channel (Molly's model), the messages of one channel at one step are one fault."""
+        omitted = [l for l in self.lost if not l.by_crash]
+        if self.model.bounds.network.by_channel:
+            return len({(l.sender, l.sent, l.addressee) for l in omitted}) + len(self.crashes)
+        return len(omitted) + len(self.crashes)
+
+    def as_dict(self) -> dict:
+        arrived = [m for m in self.model.messages if m.arrives is not None]
+        lost = {(l.sender, l.sent, l.addressee, l.relation, l.args) for l in self.lost}
+        pending = [m for m in self.model.messages
+                   if m.arrives is None and (m.sender, m.sent, m.addressee, m.relation, m.args) not in lost]
+        return {
+            "lost": [l.as_dict() for l in self.lost],
+            "crashes": [c.as_dict() for c in self.crashes],
+            "missing": [m.as_dict() for m in self.missing],
+            "faults": self.faults,
+            "fewest_faults": self.fewest,
+            "messages": [
+                {"from": str(m.sender), "sent": m.sent, "to": str(m.addressee), "arrives": m.arrives,
+                 "relation": m.relation, "args": [str(a) for a in m.args]}
+                for m in arrived
+            ],
+            "pending": [
+                {"from": str(m.sender), "sent": m.sent, "to": str(m.addressee), "relation": m.relation,
+                 "args": [str(a) for a in m.args]}
+                for m in pending
+            ],
+            "trace": [
+                {"node": None if node == GLOBAL_NODE else str(node), "step": step, "relation": relation,
+                 "args": [str(a) for a in args]}
+                for node, step, relation, args in sorted(self.model.trace, key=lambda f: (str(f[0]), f[1], f[2], f[3]))
+            ],
+            **({"lineage": [e.as_dict() for e in self.lineage]} if self.lineage else {}),
+        }
+
+
+@dataclass(frozen=True)
+class FaultSet:
+    """A set of faults (omissions and crashes) with which some run breaks the invariant, and no smaller subset does."""
+
+    omissions: tuple[Lost, ...]
+    crashes: tuple[Crash, ...]
+
+    def as_dict(self) -> dict:
+        return {"lost": [l.as_dict() for l in self.omissions], "crashes": [c.as_dict() for c in self.crashes]}
+
+    def __str__(self) -> str:
+        parts = [f"lost {l}" for l in self.omissions] + [f"crash of {c}" for c in self.crashes]
+        return "; ".join(parts) or "no fault"
+
+
+SHOWN_FAULT_SETS = 5
+"""How many minimal fault sets (`verify --all`) the text verdict lists; --json and --out list them all."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The answer to `verify`: holds (True), broken (False, with a counterexample) or unknown (None: stopped).
+
+    `complete`: the solver finished (a proof that the invariant holds, or that the counterexample has
+    the fewest faults). `searched`: the horizons tried by a search, the last one the verdict's."""
+
+    holds: bool | None
+    counterexample: Counterexample | None
+    complete: bool
+    bounds: Bounds
+    pre: str
+    post: str
+    seconds: float
+    searched: tuple[int, ...] = ()
+    fault_sets: tuple[FaultSet, ...] | None = None  # --all: the minimal fault sets that break the invariant
+    witnesses: tuple[Counterexample, ...] = field(default=(), compare=False, repr=False)  # a run per fault set
+    search: str | None = None  # --search-horizon: how the horizons were tried (verify_search: multi-shot or one program each)
+    vacuous: bool = False  # it holds since no run within the bounds has a pre row at the last step (`vacuity`)
+
+    def bound_words(self) -> str:
+        """The bounds of the verdict in words: "≤ 1 crash, losses before step 3, horizon 5, sync delivery"."""
+        network = self.bounds.network
+        words = [f"≤ {network.crashes} crash" + ("" if network.crashes == 1 else "es") if network.crashes else "no crash"]
+        words.append(f"losses before step {network.loss_until}" if network.lossy else "no lost message")
+        words.append(("horizons " + ", ".join(map(str, self.searched))) if len(self.searched) > 1 else f"horizon {self.bounds.horizon}")
+        words.append("sync delivery" if network.sync else ("no delay bound" if network.max_delay is None else f"delay ≤ {network.max_delay}"))
+        return ", ".join(words + network.model_words())
+
+    def describe(self) -> str:
+        """The verdict in words, with its bounds."""
+        invariant = f"every {self.pre} fact has its {self.post} fact at the last step"
+        searched = f"  searched: {self.search}\n" if self.search else ""
+        if self.holds is None:
+            return f"unknown: stopped before an answer ({self.bound_words()}); {invariant}?\n" + searched
+        if self.holds and self.vacuous:
+            return (f"holds vacuously: no run has a {self.pre} fact at the last step, so {invariant} — with "
+                    f"{self.bound_words()} (is '{self.pre}' derived where you expect, at nodes of the network?)\n" + searched)
+        if self.holds:
+            return f"holds: {invariant} — no counterexample with {self.bound_words()}\n" + searched
+        c = self.counterexample
+        lines = [
+            f"counterexample at horizon {self.bounds.horizon} ({self.bound_words()}): "
+            f"{', '.join(map(str, c.missing))} without "
+            + (f"its {self.post} fact" if len(c.missing) == 1 else f"their {self.post} facts"),
+            f"  faults: {c.faults}" + ("" if c.fewest else " (not proven to be the fewest: stopped)")
+            + ("" if c.faults or not c.fewest else " — it breaks without any fault"),
+        ]
+        if self.fault_sets is not None:
+            n = len(self.fault_sets)
+            lines.append(f"  {n} minimal fault set{'s' * (n != 1)} break{'s' * (n == 1)} it"
+                         + (f"; the first {SHOWN_FAULT_SETS} (all of them in --json and --out):" if n > SHOWN_FAULT_SETS else ":"))
+            lines += [f"    {{{f}}}" for f in self.fault_sets[:SHOWN_FAULT_SETS]]
+            lines.append("  the counterexample, with the fewest faults:")
+        lines += [f"  lost: {l}" for l in c.lost if not l.by_crash]
+        for x in c.crashes:
+            silenced = sum(1 for l in c.lost if l.by_crash and l.sender == x.node)
+            lines.append(f"  crashed: {x}" + (f" ({silenced} message{'s' * (silenced != 1)} to other nodes lost)" if silenced else ""))
+        if c.lineage:
+            lines += describe(c.lineage)
+        return "\n".join(lines) + "\n" + searched
+
+    def as_dict(self) -> dict:
+        network = self.bounds.network
+        return {
+            "holds": self.holds,
+            **({"vacuous": self.vacuous} if self.holds else {}),
+            "counterexample": None if self.counterexample is None else self.counterexample.as_dict(),
+            "complete": self.complete,
+            "bound": {
+                **self.bounds.as_dict(),
+                "delivery": network.delivery,
+                "loss_until": network.loss_until,
+                "crashes": network.crashes,
+                **({"nodes": [str(n) for n in network.nodes]} if network.nodes else {}),  # --nodes (Molly's -N)
+                "pre": self.pre,
+                "post": self.post,
+                **({"searched": list(self.searched)} if self.searched else {}),
+                **({"search": self.search} if self.search else {}),
+            },
+            **({} if self.fault_sets is None else {"minimal_fault_sets": [f.as_dict() for f in self.fault_sets]}),
+            "verdict": self.describe().splitlines()[0],
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def describe(entries: tuple, indent: str = "  ") -> list[str]:
+    """The compact trees of the lineage of each missing post fact (`lineage.Expected`), then the rules they name, once."""
+    lines, rules = [], {}
+    for entry in entries:
+        more, used = entry.tree(indent)
+        lines += more
+        rules.update(used)
+    return lines + [f"{indent}  rule {n}: {rule}" for n, rule in sorted(rules.items())]
