@@ -53,7 +53,7 @@ from dataclasses import dataclass
 import clingo
 
 from ..bounds import Bounds, Encoding, Network
-from ..lang.ast import Aggregate, Arithmetic, Comparison, Constant, Instance, Literal, Program, Rule, RuleKind, Variable
+from ..lang.ast import Aggregate, Arithmetic, Constant, Instance, Literal, Program, Rule, RuleKind, Variable
 from ..lang.analysis import strongly_connected
 from ..lang.diagnostics import Diagnostic, DiagnosticError
 from .solve import Stopped, isolated
