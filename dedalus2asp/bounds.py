@@ -230,8 +230,11 @@ class Bounds:
         object.__setattr__(self, "mode", Mode(self.mode))
 
     def describe(self) -> str:
-        """The horizon and the network in words: "horizon 3, delay ≤ 2"; "horizon 3" without a bound or faults."""
+        """The horizon and the network in words: "horizon 3, delay ≤ 2"; "horizon 3" without a bound or faults;
+        in the eventual mode "every horizon, sync delivery" (the horizon is not read)."""
         network = self.network
+        if self.mode is Mode.EVENTUAL:
+            return f"every horizon, {network.describe()}"
         words = [] if not network.sync and network.max_delay is None else [network.describe()]
         if not words:
             words = network.fault_words()
