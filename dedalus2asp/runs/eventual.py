@@ -196,13 +196,13 @@ def _ultimate(graph: Graph, outputs: tuple[str, ...], bounds: Bounds, nodes: tup
     kept = [tuple(frozenset(f for f in d if f[0] in out) if d is not None else None for d in label) for label in graph.labels]
     every = strongly_connected(size, lambda v: [w for w, _ in graph.edges[v]])
     components = [c for c in every if _cyclic(graph, c)]
-    found, exact = _ultimate_sets(graph, kept, components)
-    parents = _shortest_paths(graph)
+    found, exact = ultimate_sets(graph.edges, kept, components)
+    parents, depth = _shortest_paths(graph)
     outputs_seen: dict[tuple[str, ...], Lasso] = {}
     for items, members in sorted(found.items(), key=lambda pair: sorted(pair[0])):
         shown = tuple(sorted({_output_fact(graph, i, f) for i, f in items}))
         if shown not in outputs_seen:
-            outputs_seen[shown] = _witness(graph, kept, parents, members, items)
+            outputs_seen[shown] = _witness(graph, kept, parents, depth, members, items)
     ordered = sorted(outputs_seen, key=lambda o: (len(o), o))
     threshold = _threshold(graph, every)
     reason = "" if exact else (
@@ -227,11 +227,11 @@ def _cyclic(graph: Graph, component: list[int]) -> bool:
     return len(component) > 1 or any(w == component[0] for w, _ in graph.edges[component[0]])
 
 
-def _ult(graph: Graph, kept, members: frozenset[int], allowed) -> frozenset[Item]:
+def _ult(edges, kept, members: frozenset[int], allowed) -> frozenset[Item]:
     """The (node, fact) pairs every step inside `members` (on edges `allowed` keeps) has: ult of that edge set."""
     per_node: dict[int, frozenset] = {}
     for v in members:
-        for w, label in graph.edges[v]:
+        for w, label in edges[v]:
             if w in members and allowed(label):
                 for i, facts in enumerate(kept[label]):
                     if facts is not None:
@@ -247,11 +247,11 @@ def _keeps(kept, items: frozenset[Item]):
     return allowed
 
 
-def _subcomponents(graph: Graph, members: frozenset[int], allowed) -> list[frozenset[int]]:
+def _subcomponents(edges, members: frozenset[int], allowed) -> list[frozenset[int]]:
     """The SCCs with a cycle of the subgraph of `members` on the edges `allowed` keeps."""
     order = sorted(members)
     position = {v: k for k, v in enumerate(order)}
-    succ = [[position[w] for w, label in graph.edges[v] if w in members and allowed(label)] for v in order]
+    succ = [[position[w] for w, label in edges[v] if w in members and allowed(label)] for v in order]
     found = []
     for component in strongly_connected(len(order), succ.__getitem__):
         if len(component) > 1 or component[0] in succ[component[0]]:
@@ -259,23 +259,26 @@ def _subcomponents(graph: Graph, members: frozenset[int], allowed) -> list[froze
     return found
 
 
-def _ultimate_sets(graph: Graph, kept, components) -> tuple[dict[frozenset[Item], frozenset[int]], bool]:
-    """Every exact ultimate set R (as the module's docstring defines it), each with a component C with ult(C) = R;
-    and whether the search finished within MAX_COMPONENTS components."""
+def ultimate_sets(edges, kept, components) -> tuple[dict[frozenset[Item], frozenset[int]], bool]:
+    """Every exact ultimate set R (see the module's docstring), each with a component C with ult(C) = R; and whether
+    the search finished within MAX_COMPONENTS components.
+
+    `edges[v]`: configuration v's transitions as (target, label number); `kept[label]`: per node position the output
+    facts of its step on such an edge (None: it did not step); `components`: the SCCs with a cycle to start from."""
     everything = lambda label: True  # noqa: E731
-    work = [(frozenset(c), _ult(graph, kept, frozenset(c), everything)) for c in components]
+    work = [(frozenset(c), _ult(edges, kept, frozenset(c), everything)) for c in components]
     seen = set(work)
     found: dict[frozenset[Item], frozenset[int]] = {}
     while work:
         members, items = work.pop()
         found.setdefault(items, members)
         inside = _keeps(kept, items)
-        candidates = {(i, f) for v in members for w, label in graph.edges[v] if w in members and inside(label)
+        candidates = {(i, f) for v in members for w, label in edges[v] if w in members and inside(label)
                       for i, facts in enumerate(kept[label]) if facts is not None for f in facts} - items
         for item in sorted(candidates):
             allowed = _keeps(kept, items | {item})
-            for sub in _subcomponents(graph, members, allowed):
-                pair = (sub, _ult(graph, kept, sub, allowed))
+            for sub in _subcomponents(edges, members, allowed):
+                pair = (sub, _ult(edges, kept, sub, allowed))
                 if pair not in seen:
                     if len(seen) >= MAX_COMPONENTS:
                         return found, False
@@ -291,20 +294,21 @@ Edge = tuple[int, int, int]
 """(source configuration, target configuration, label number)."""
 
 
-def _shortest_paths(graph: Graph) -> list[Edge | None]:
-    """Breadth first from the start: per configuration, the edge that first reached it (None for the start)."""
+def _shortest_paths(graph: Graph) -> tuple[list[Edge | None], list[int]]:
+    """Breadth first from the start: per configuration, the edge that first reached it (None for the start) and
+    its distance from the start."""
     parents: list[Edge | None] = [None] * len(graph.configurations)
-    seen = [False] * len(graph.configurations)
-    seen[0] = True
+    depth = [-1] * len(graph.configurations)
+    depth[0] = 0
     queue = deque([0])
     while queue:
         v = queue.popleft()
         for w, label in graph.edges[v]:
-            if not seen[w]:
-                seen[w] = True
+            if depth[w] < 0:
+                depth[w] = depth[v] + 1
                 parents[w] = (v, w, label)
                 queue.append(w)
-    return parents
+    return parents, depth
 
 
 def _path(graph: Graph, members: frozenset[int], allowed, source: int, goal: int) -> list[Edge]:
@@ -324,22 +328,17 @@ def _path(graph: Graph, members: frozenset[int], allowed, source: int, goal: int
     return path[::-1]
 
 
-def _witness(graph: Graph, kept, parents: list[Edge | None], members: frozenset[int], items: frozenset[Item]) -> Lasso:
+def _witness(graph: Graph, kept, parents: list[Edge | None], depth: list[int], members: frozenset[int], items: frozenset[Item]) -> Lasso:
     """A lasso that ultimately holds exactly `items`: a shortest prefix into `members`, then a closed walk in it
     that passes, for each output fact a step of the component has and `items` lacks, a step without it."""
     allowed = _keeps(kept, items)
     inner = [(v, w, label) for v in sorted(members) for w, label in graph.edges[v] if w in members and allowed(label)]
-    depth = {}
-    for v in members:
-        k, u = 0, v
-        while parents[u] is not None:
-            k, u = k + 1, parents[u][0]
-        depth[v] = k
     entry = min(members, key=lambda v: (depth[v], v))
     breakers: list[Edge] = []
+    lacks = lambda edge, i, f: kept[edge[2]][i] is not None and f not in kept[edge[2]][i]  # noqa: E731
     for i, f in sorted({(i, f) for _, _, label in inner for i, facts in enumerate(kept[label]) if facts for f in facts} - items):
-        if not any(edge in breakers and kept[edge[2]][i] is not None and f not in kept[edge[2]][i] for edge in breakers):
-            breakers.append(next(e for e in inner if kept[e[2]][i] is not None and f not in kept[e[2]][i]))
+        if not any(lacks(edge, i, f) for edge in breakers):
+            breakers.append(next(e for e in inner if lacks(e, i, f)))
     if not breakers:
         breakers.append(next(e for e in inner if e[0] == entry))
     loop, current = [], entry
