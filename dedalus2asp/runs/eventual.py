@@ -173,7 +173,10 @@ def explore(
     """
     if bounds.mode is not Mode.EVENTUAL:
         raise ValueError(f"the eventual explorer answers the eventual mode, not {bounds.mode.value!r}")
-    instance = restrict(bounds.network.populate(instance), program)
+    instance = bounds.network.populate(instance)
+    if instance is None:
+        raise ValueError("the program has no input H and names no node: give --input, or --nodes")
+    instance = restrict(instance, program)
     graph = Graph(program, instance, bounds.network)
     nodes = tuple(str(x) for x in graph.names)
     enabled = gc.isenabled()
