@@ -340,6 +340,13 @@ def test_cli_refusals(args, message):
     assert result.exit_code == 2 and message in result.stderr and result.stdout == ""
 
 
+def test_cli_refuses_a_global_output():
+    """Molly's invariant relations are global: derived from all nodes at one step, not held by a node."""
+    result = invoke("explore", RETRY_MOLLY, EXAMPLES / "molly/broadcast_assert.ded", "--eventual", "--delivery", "sync",
+                    "--output", "pre")
+    assert result.exit_code == 2 and "'pre' is global" in result.stderr
+
+
 @pytest.mark.parametrize("command", ["models", "count", "cron", "verify"])
 def test_other_commands_refuse_eventual(command):
     result = invoke(command, *ALG4_CLI, "--horizon", "2", "--eventual")

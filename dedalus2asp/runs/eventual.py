@@ -167,12 +167,20 @@ def explore(
     """The configuration graph of P on H under `bounds.network`, and the ultimate outputs of its infinite runs.
 
     `bounds.mode` must be `Mode.EVENTUAL` (its horizon is not read); `outputs`: the relations out(P)
-    (default: the program's `.output` ones). Raises ValueError when the
-    network is not finite-state by construction (async without a delay bound) or the program reads
-    crash/2 with crashes; past `max_configurations` the answer has `exact: false` and says why.
+    (default: the program's `.output` ones). Raises ValueError when the network is not finite-state by
+    construction (async without a delay bound), the program reads crash/2 with crashes, an output
+    relation is global, or there is no node; past `max_configurations` the answer has `exact: false`
+    and says why.
     """
     if bounds.mode is not Mode.EVENTUAL:
         raise ValueError(f"the eventual explorer answers the eventual mode, not {bounds.mode.value!r}")
+    outputs = program.output_relations if outputs is None else outputs
+    observed = sorted(set(outputs) & set(program.global_relations()))
+    if observed:
+        raise ValueError(
+            f"the output relation '{observed[0]}' is global (a global rule derives it from all nodes at one step); the "
+            "eventual explorer reads the facts of the nodes only: name a relation the nodes derive"
+        )
     instance = bounds.network.populate(instance)
     if instance is None:
         raise ValueError("the program has no input H and names no node: give --input, or --nodes")
@@ -185,11 +193,11 @@ def explore(
         graph.build(max_configurations)
     except ConfigurationLimit as stop:
         return Eventual(stop.configurations, sum(map(len, graph.edges)), 0, (), (), False, None, False, bounds,
-                        reason=f"not exact: {stop}", nodes=nodes)
+                        reason=str(stop), nodes=nodes)
     finally:
         if enabled:
             gc.enable()
-    return _ultimate(graph, program.output_relations if outputs is None else outputs, bounds, nodes)
+    return _ultimate(graph, outputs, bounds, nodes)
 
 
 def _ultimate(graph: Graph, outputs: tuple[str, ...], bounds: Bounds, nodes: tuple[str, ...]) -> Eventual:
@@ -209,7 +217,7 @@ def _ultimate(graph: Graph, outputs: tuple[str, ...], bounds: Bounds, nodes: tup
     ordered = sorted(outputs_seen, key=lambda o: (len(o), o))
     threshold = _threshold(graph, every)
     reason = "" if exact else (
-        f"not exact: the search of ultimate sets stopped after {MAX_COMPONENTS} components; the list may miss some")
+        f"the search of ultimate sets stopped after {MAX_COMPONENTS} components; the list may miss some")
     return Eventual(
         size, sum(map(len, graph.edges)), len(components), tuple(ordered), tuple(outputs_seen[o] for o in ordered),
         exact, threshold[0], threshold[1], bounds, reason, infinite_runs=bool(components), nodes=nodes,
