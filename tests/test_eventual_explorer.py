@@ -243,6 +243,15 @@ def test_a_crash_makes_a_post_never_come():
     assert any("a" in step["crashes"] for step in lasso.steps[:lasso.loop_start + 1])
 
 
+def test_a_witness_shows_the_lost_message():
+    """Molly's one-shot broadcast with omissions: the run in which c never logs lost the one message to c."""
+    result = answer(EXAMPLES / "molly/simple_broadcast.ded", None, ("log",), delivery="sync", loss_until=1)
+    assert result.exact and len(result.ultimate_outputs) == 4
+    lasso = result.witnesses[result.ultimate_outputs.index(('log(a, "hello")', 'log(b, "hello")'))]
+    first = lasso.steps[0]["nodes"]["a"]
+    assert first["lost"] == ['deliver("hello") to c'] and first["sent"] == ['deliver("hello") to b']
+
+
 def test_alg4_is_not_consistent_under_delay_2_and_is_under_delay_1():
     assert answer(*ALG4, max_delay=2).ultimate_outputs == ((), ("T()",))
     once = answer(*ALG4, max_delay=1)

@@ -96,7 +96,7 @@ def strongly_connected(size: int, edges) -> list[list[int]]:
 class Lasso:
     """A witness run: `steps[:loop_start]` the prefix, `steps[loop_start:]` the loop (`period` transitions),
     after which the run is back at the loop's first configuration. Each step: the nodes that stepped, with
-    their step number, their facts D and the messages they received; the crashes in it."""
+    their step number, their facts D, the messages they received, sent and lost; the crashes in it."""
 
     loop_start: int
     period: int
@@ -375,11 +375,16 @@ def _shown_steps(graph: Graph, edges: list[Edge]) -> tuple[dict, ...]:
         move = next(m for t, l, m in graph.successors(graph.configurations[v]) if t == target and l == wanted)
         nodes = {}
         for i, received, sent in move.steps:
+            local = graph.configurations[v].parts[i]
+            every = system.step(i, local.state.union(fact for *_, fact in received), local.clock).sent
+            travelled = {(j, fact) for j, facts in sent for fact in facts}
+            lost = {(j, fact) for j, facts in every for fact in facts} - travelled
             nodes[str(names[i])] = {
                 "step": steps[i],
                 "facts": sorted(show_fact(*system.fact(f)) for f in wanted[i]),
                 "received": sorted(f"{show_fact(*system.fact(fact))} from {names[s]}" for s, _, fact in received),
-                "sent": sorted(f"{show_fact(*system.fact(fact))} to {names[j]}" for j, facts in sent for fact in facts),
+                "sent": sorted(f"{show_fact(*system.fact(fact))} to {names[j]}" for j, fact in travelled),
+                "lost": sorted(f"{show_fact(*system.fact(fact))} to {names[j]}" for j, fact in lost),
             }
             steps[i] += 1
         shown.append({"nodes": nodes, "crashes": sorted(str(names[i]) for i in move.crashes)})
