@@ -19,6 +19,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from dedalus2asp import pipeline
@@ -26,10 +28,13 @@ from dedalus2asp.bounds import Bounds, Mode, Network
 from dedalus2asp.cli import app
 from dedalus2asp.lang.analysis import restrict
 from dedalus2asp.lang.ast import show_fact
+from dedalus2asp.lang.facts import parse_facts
 from dedalus2asp.runs import eventual, operational
-from dedalus2asp.runs.configurations import Graph
+from dedalus2asp.lang.diagnostics import DiagnosticError
+from dedalus2asp.runs.configurations import ConfigurationLimit, Graph
 
 from conftest import EXAMPLES
+from test_theorem4 import inputs, rules, well_formed
 
 BLINK = ".output on.\non()@next :- not on(), id(_).\n"
 ONE = "a { id(a). }\n"
@@ -209,6 +214,50 @@ def test_ultimately_certain_facts_hold_at_a_large_horizon_in_every_bounded_run(f
             assert any(set(output) <= at_t for output in result.ultimate_outputs)
     small = bounded_traces(*files(RETRY, THREE), 1, delivery="sync", loss_until=2)
     assert any("got(b)" not in {show_fact(t[2], t[3]) for t in trace if t[1] == 1} for trace in small)
+
+
+# ---------------------------------------------------------------------------
+# Random programs (tests/test_theorem4.py's generator: relations p/1, q/1, r/2 over the inputs e/2, p/1, nd/1)
+
+NETWORKS = [{"delivery": "sync"}, {"delivery": "sync", "loss_until": 1}, {"delivery": "sync", "crashes": 1},
+            {"max_delay": 1}, {"max_delay": 2}]
+
+
+def random_graph(rule_texts, facts, network):
+    program = well_formed("\n".join(rule_texts))
+    assume(program is not None)
+    instance = parse_facts(facts, "random.facts")
+    assume("max_delay" not in network or len(instance.network) == 1)  # two nodes under async: no finite graph
+    network = Network(**network)
+    try:
+        graph = Graph(program, restrict(instance, program), network)
+        graph.build(3_000)
+    except (ConfigurationLimit, DiagnosticError):  # too large, or an input arity the program reads otherwise
+        assume(False)
+    return program, instance, network, graph
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.lists(rules(), min_size=1, max_size=3), inputs(), st.sampled_from(NETWORKS))
+def test_random_programs_paths_are_the_bounded_run_prefixes(rule_texts, facts, network):
+    program, instance, network, graph = random_graph(rule_texts, facts, network)
+    try:
+        bounded = operational.explore(program, restrict(instance, program), Bounds(2, network=network), 20_000, mode="traces")
+    except operational.StateLimitExceeded:
+        assume(False)
+    assert path_traces(graph, 2) == set(bounded.traces)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.lists(rules(), min_size=1, max_size=3), inputs(), st.sampled_from(NETWORKS))
+def test_random_programs_ultimate_outputs_by_brute_force(rule_texts, facts, network):
+    program, instance, network, graph = random_graph(rule_texts, facts, network)
+    components = eventual.strongly_connected(len(graph.configurations), lambda v: [w for w, _ in graph.edges[v]])
+    assume(all(sum(w in c for v in c for w, _ in graph.edges[v]) <= 10 for c in components))
+    outputs = ("p", "q")
+    result = eventual.explore(program, instance, Bounds(0, network=network, mode=Mode.EVENTUAL), 3_000, outputs)
+    assert result.exact
+    assert set(result.ultimate_outputs) == brute_force(graph, set(outputs))
 
 
 # ---------------------------------------------------------------------------
