@@ -321,7 +321,7 @@ def test_no_infinite_run_when_no_message_can_meet_its_deadline():
 
 def test_value_invention_is_not_exact(files):
     result = answer(*files(".output c.\nc(N + 1)@next :- c(N).\n", "a { c(0). }\n"), delivery="sync", limit=50)
-    assert not result.exact and "more than 50 configurations" in result.reason
+    assert not result.exact and "more than 50 configurations" in result.reason and "computes new values" in result.reason
 
 
 def test_a_node_running_ahead_without_bound_is_not_exact(files):
@@ -382,7 +382,10 @@ def test_cli_not_exact_exits_3(files):
     program, facts = files(".output c.\nc(N + 1)@next :- c(N).\n", "a { c(0). }\n")
     result = invoke("explore", program, "--input", facts, "--eventual",
                     "--delivery", "sync", "--max-states", "20", "--json")
-    assert result.exit_code == 3 and json.loads(result.stdout)["exact"] is False
+    data = json.loads(result.stdout)
+    assert result.exit_code == 3 and data["exact"] is False and data["ultimate_outputs"] is None and data["certain"] is None
+    text = invoke("explore", program, "--input", facts, "--eventual", "--delivery", "sync", "--max-states", "20")
+    assert text.exit_code == 3 and "no ultimate output is known" in text.stdout and "exact: no" in text.stdout
 
 
 @pytest.mark.parametrize("args,message", [

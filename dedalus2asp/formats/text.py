@@ -303,6 +303,9 @@ def exploration(summary: dict, bounds: Bounds) -> str:
 def eventual(result: Eventual) -> str:
     """What `explore --eventual` found: the graph's size, whether the answer is exact, the threshold K, and the
     distinct ultimate outputs, each with the shape of its witness lasso (prefix L, loop P)."""
+    if not result.graph_complete:
+        return (f"eventual answer ({result.bounds.describe()}): stopped after {result.configurations} configurations, "
+                f"before the graph was complete: no ultimate output is known\nexact: no, {result.reason}\n")
     lines = [
         f"eventual answer ({result.bounds.describe()}): {result.configurations} configurations, {result.edges} "
         f"transitions, {result.components} strongly connected component(s) with a cycle",

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 from ..bounds import Bounds, Mode
 from ..lang.ast import Instance, Program, show_fact
+from ..lang import coordination
 from ..lang.analysis import restrict
 from .configurations import ConfigurationLimit, Graph
 
@@ -115,7 +116,8 @@ class Eventual:
     the user writes them), each with its witness in `witnesses` at the same position. certain /
     possible: the facts in every / some ultimate output. exact: whether the list is every ultimate
     output of every infinite run; `reason` says why not. threshold: an upper bound on the
-    completeness threshold K, `threshold_exact` whether it is K itself.
+    completeness threshold K, `threshold_exact` whether it is K itself. graph_complete: False when
+    the graph passed its limit: then nothing is known of the ultimate outputs (null in JSON).
     """
 
     configurations: int
@@ -130,6 +132,7 @@ class Eventual:
     reason: str = ""
     infinite_runs: bool = True
     nodes: tuple[str, ...] = field(default=())
+    graph_complete: bool = True
 
     @property
     def certain(self) -> tuple[str, ...]:
@@ -141,14 +144,15 @@ class Eventual:
         return tuple(sorted(set().union(*self.ultimate_outputs)))
 
     def as_dict(self) -> dict:
+        known = self.graph_complete
         return {
             "mode": self.bounds.mode.value,
             "configurations": self.configurations,
             "edges": self.edges,
-            "components": self.components,
-            "ultimate_outputs": [list(o) for o in self.ultimate_outputs],
-            "certain": list(self.certain),
-            "possible": list(self.possible),
+            "components": self.components if known else None,
+            "ultimate_outputs": [list(o) for o in self.ultimate_outputs] if known else None,
+            "certain": list(self.certain) if known else None,
+            "possible": list(self.possible) if known else None,
             "exact": self.exact,
             "reason": self.reason or None,
             "threshold": self.threshold,
@@ -192,8 +196,10 @@ def explore(
     try:
         graph.build(max_configurations)
     except ConfigurationLimit as stop:
+        unsafe = coordination.analyse(program).unbounded  # the props draft's temporal safety: a likely cause
+        reason = str(stop) + (f"; and the program computes new values: {unsafe[0].message}" if unsafe else "")
         return Eventual(stop.configurations, sum(map(len, graph.edges)), 0, (), (), False, None, False, bounds,
-                        reason=str(stop), nodes=nodes)
+                        reason=reason, nodes=nodes, graph_complete=False)
     finally:
         if enabled:
             gc.enable()
