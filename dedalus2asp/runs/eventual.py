@@ -97,7 +97,8 @@ def strongly_connected(size: int, edges) -> list[list[int]]:
 class Lasso:
     """A witness run: `steps[:loop_start]` the prefix, `steps[loop_start:]` the loop (`period` transitions),
     after which the run is back at the loop's first configuration. Each step: the nodes that stepped, with
-    their step number, their facts D, the messages they received, sent and lost; the crashes in it."""
+    their step number, their facts D but for their input facts H(x) (which hold at every step), the
+    messages they received, sent and lost; the crashes in it."""
 
     loop_start: int
     period: int
@@ -376,6 +377,13 @@ def _shown_steps(graph: Graph, edges: list[Edge]) -> tuple[dict, ...]:
     system, names = graph.system, graph.names
     steps = [0] * len(names)
     shown = []
+    cache: dict = {}
+
+    def text(fact) -> str:  # a lasso may have 10^5 steps: each fact is written once
+        if fact not in cache:
+            cache[fact] = show_fact(*system.fact(fact))
+        return cache[fact]
+
     for v, w, label in edges:
         target, wanted = graph.configurations[w], graph.labels[label]
         move = next(m for t, l, m in graph.successors(graph.configurations[v]) if t == target and l == wanted)
@@ -387,10 +395,10 @@ def _shown_steps(graph: Graph, edges: list[Edge]) -> tuple[dict, ...]:
             lost = {(j, fact) for j, facts in every for fact in facts} - travelled
             nodes[str(names[i])] = {
                 "step": steps[i],
-                "facts": sorted(show_fact(*system.fact(f)) for f in wanted[i]),
-                "received": sorted(f"{show_fact(*system.fact(fact))} from {names[s]}" for s, _, fact in received),
-                "sent": sorted(f"{show_fact(*system.fact(fact))} to {names[j]}" for j, fact in travelled),
-                "lost": sorted(f"{show_fact(*system.fact(fact))} to {names[j]}" for j, fact in lost),
+                "facts": sorted(text(f) for f in wanted[i] - system.inputs[i]),
+                "received": sorted(f"{text(fact)} from {names[s]}" for s, _, fact in received),
+                "sent": sorted(f"{text(fact)} to {names[j]}" for j, fact in travelled),
+                "lost": sorted(f"{text(fact)} to {names[j]}" for j, fact in lost),
             }
             steps[i] += 1
         shown.append({"nodes": nodes, "crashes": sorted(str(names[i]) for i in move.crashes)})
