@@ -258,6 +258,19 @@ def test_random_programs_ultimate_outputs_by_brute_force(rule_texts, facts, netw
     result = eventual.explore(program, instance, Bounds(0, network=network, mode=Mode.EVENTUAL), 3_000, outputs)
     assert result.exact
     assert set(result.ultimate_outputs) == brute_force(graph, set(outputs))
+    if len(graph.configurations) <= 12:  # K: the most configurations on a path of distinct ones from the start
+        longest = longest_simple_path(graph)
+        assert result.threshold >= longest and (not result.threshold_exact or result.threshold == longest)
+
+
+def longest_simple_path(graph: Graph) -> int:
+    """The most configurations on a path of distinct configurations from the start, by trying every path."""
+    best, stack = 1, [(0, frozenset({0}))]
+    while stack:
+        v, visited = stack.pop()
+        best = max(best, len(visited))
+        stack += [(w, visited | {w}) for w, _ in graph.edges[v] if w not in visited]
+    return best
 
 
 # ---------------------------------------------------------------------------
