@@ -124,6 +124,15 @@ def test_paths_are_the_bounded_run_prefixes_of_the_papers(paths, network, horizo
     assert path_traces(graph_of(*paths, **network), horizon) == bounded_traces(*paths, horizon, **network)
 
 
+def test_input_events_and_the_capped_clock():
+    """tr2009 Example 3: input events at steps 1, 2 and 4. The clock is capped just past the last event, and the
+    paths are still the bounded run prefixes at horizons beyond it."""
+    paths = (EXAMPLES / "tr2009/example3_events.ded", EXAMPLES / "tr2009/example3_events.facts")
+    graph = graph_of(*paths, delivery="sync")
+    assert graph.cap == 5
+    assert path_traces(graph, 6) == bounded_traces(*paths, 6, delivery="sync")
+
+
 # ---------------------------------------------------------------------------
 # Ultimate outputs against their definition
 
