@@ -59,12 +59,16 @@ class Mode(str, Enum):
     """Which runs a question is about: a value of the question, read by the phases it passes through.
 
     `bounded`: the run prefixes in which every node performs the steps 0..T (the horizon), every
-    message arriving at one of them or pending; the only mode so far. The eventual mode (answers for
-    every horizon: lasso-shaped models, ultimate facts, jcss2014 §2.5.5) will be another value of this
-    field, read by the transformation, the explorer and the questions, not a copy of each command.
+    message arriving at one of them or pending.
+    `eventual`: the infinite runs and what they ultimately hold (jcss2014 §2.5.5: the facts that
+    from some step on hold at every step), answered for every horizon at once. So far the explorer
+    reads it (`explore --eventual`: the finite graph of configurations, `runs.configurations`, and
+    the ultimate outputs read off its strongly connected components, `runs.eventual`); the
+    transformation and the questions will read the same value, not a copy of each command.
     """
 
     BOUNDED = "bounded"
+    EVENTUAL = "eventual"
 
 
 DELIVERIES = ("async", "sync")
@@ -359,8 +363,11 @@ class Bounds:
         object.__setattr__(self, "mode", Mode(self.mode))
 
     def describe(self) -> str:
-        """The horizon and the network in words: "horizon 3, delay ≤ 2"; "horizon 3" without a bound or faults."""
+        """The horizon and the network in words: "horizon 3, delay ≤ 2"; "horizon 3" without a bound or faults;
+        in the eventual mode "every horizon, sync delivery" (the horizon is not read)."""
         network = self.network
+        if self.mode is Mode.EVENTUAL:
+            return f"every horizon, {network.describe()}"
         words = [] if not network.sync and network.max_delay is None else [network.describe()]
         if not words:
             words = network.fault_words()

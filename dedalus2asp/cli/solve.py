@@ -11,12 +11,12 @@ import typer
 
 from .. import formats, inspect, pipeline
 from ..asp import solve
-from ..bounds import Encoding, Network, Semantics
+from ..bounds import MAX_STEP, Bounds, Encoding, Mode, Network, Semantics
 from ..formats import render
 from ..lang import analysis
 from ..lang.diagnostics import DiagnosticError
 from ..questions import cron
-from ..runs import operational
+from ..runs import eventual, operational
 from .progress import Progress, QuietOpt
 from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, incomplete, no_model, say, stderr, text_options, usage, warn, write
 from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, JsonOpt, MasterOpt, ModelsOpt,
@@ -150,20 +150,43 @@ def count(
         incomplete("the count", timeout)
 
 
+ExploreHorizonOpt = typer.Option(
+    None, "--horizon", "-T", min=0, max=MAX_STEP, show_default=False,
+    help="Every node performs local steps 0..T (or --eventual: every horizon at once)",
+)
+
+EventualOpt = typer.Option(
+    False, "--eventual", help="Instead of --horizon: the graph of configurations of the infinite runs and their distinct "
+    "ultimate outputs (jcss2014 §2.5.5), under --delivery sync or --max-delay D (docs/semantics.md)",
+)
+
+
 @network_options
 def explore(
     program: Path = Prog,
     input_: Path = InputOpt,
-    horizon: int = HorizonOpt,
+    horizon: Optional[int] = ExploreHorizonOpt,
     network: Network = NETWORK,
     max_states: int = typer.Option(1_000_000, "--max-states", min=1, help="Stop past this many configurations"),
     runs: bool = typer.Option(
         False, "--runs", help="Count distinct run prefixes (end configurations) too; slower: senders are kept apart"
     ),
+    eventual_: bool = EventualOpt,
+    output: Optional[str] = typer.Option(None, "--output", help="With --eventual: the output relations R,S,... (default: .output)"),
     json_: bool = JsonOpt,
     dialect: Dialect = DialectOpt,
 ) -> None:
-    """Enumerate the operational run prefixes (tplp2016 §5.1) in which each node takes T+1 steps."""
+    """Enumerate the operational run prefixes (tplp2016 §5.1) in which each node takes T+1 steps; or, with --eventual,
+    the ultimate outputs of the infinite runs (exit 3 when the answer is not exact)."""
+    if eventual_:
+        if horizon is not None or runs:
+            usage("bad-option", "--eventual answers for every horizon: give it without --horizon/--eot and --runs", "--eventual")
+        explore_eventual(program, input_, network, max_states, output, json_, dialect)
+        return
+    if horizon is None:
+        usage("missing-option", "give the horizon: --horizon T (steps 0..T), --eot N (T = N-1), or --eventual", "--horizon")
+    if output is not None:
+        usage("bad-option", "--output names the relations of the ultimate outputs: it goes with --eventual", "--output")
     bounds_ = bounds(horizon, network=network)
     mode = "exact" if runs else "traces"
     where = {"horizon": bounds_.horizon, "max_delay": bounds_.network.max_delay, **bounds_.network.as_dict()}  # the JSON's last keys
@@ -195,6 +218,29 @@ def explore(
         emit(render(summary, "json", kind="exploration"))
     else:
         say(render(summary, "text", kind="exploration", bounds=bounds_))
+
+
+def explore_eventual(program: Path, input_, network: Network, max_states: int, output: str | None, json_: bool, dialect) -> None:
+    """`explore --eventual`: the configuration graph and the ultimate outputs (`runs.eventual`); exit 3 when not exact."""
+    try:
+        bounds_ = Bounds(0, network=network, mode=Mode.EVENTUAL)
+    except ValueError as error:
+        usage("bad-option", str(error))
+    prog, instance = load(program, input_, dialect)
+    requested = tuple(r.strip() for r in output.split(",") if r.strip()) if output else None
+    try:
+        outputs = cron.outputs_of(prog, requested) if requested or prog.output_relations else ()
+    except DiagnosticError as error:
+        fail(error)
+    if not outputs:
+        stderr.print("no output relation (.output R. or --output R): every ultimate output is empty")
+    try:
+        result = eventual.explore(prog, instance, bounds_, max_configurations=max_states, outputs=outputs)
+    except ValueError as error:  # not finite-state by construction: async without a delay bound, crash/2 read
+        usage("bad-option", str(error), "--eventual")
+    emit(render(result, "json")) if json_ else say(render(result, "text"))
+    if not result.exact:
+        raise typer.Exit(EXIT_INCOMPLETE)
 
 
 @limit_options

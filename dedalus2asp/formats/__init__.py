@@ -14,6 +14,7 @@ returns the text of a document:
 | `coordination` | `lang.coordination.Coordination` (`check --graph`) | text, json, dot, svg, html |
 | `count` | the dictionary of `asp.solve.count` | text, json |
 | `exploration` | the summary of `explore` (a dictionary) | text, json |
+| `eventual` | `runs.eventual.Eventual`, what `explore --eventual` found | text, json |
 | `summary` | `charts.Report`, the summary of a `run` or `batch` directory | text, html |
 
 The writers live in one module per format: `text` (for a reader, rich tables),
@@ -61,6 +62,7 @@ KINDS = {
     "dedalus2asp.lang.analysis.Report": "report",
     "dedalus2asp.lang.coordination.Coordination": "coordination",
     "dedalus2asp.formats.charts.Report": "summary",
+    "dedalus2asp.runs.eventual.Eventual": "eventual",
 }
 """The kind of each class of values, by its qualified name."""
 
@@ -92,6 +94,8 @@ WRITERS: dict[tuple[str, str], Callable[..., str]] = {
     ("count", "json"): json.dumps,
     ("exploration", "text"): text.exploration,
     ("exploration", "json"): json.dumps,
+    ("eventual", "text"): text.eventual,
+    ("eventual", "json"): json.as_dict,
     ("summary", "text"): text.summary,
     ("summary", "html"): charts.page,
 }

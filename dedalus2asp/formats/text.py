@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ..questions.cron import Verdict
     from ..inspect.explain import Derivation, Reason
     from ..inspect.model import Model, Models
+    from ..runs.eventual import Eventual
     from ..inspect.run import Run
     from ..lang.analysis import Report
     from ..lang.coordination import Coordination
@@ -299,3 +300,28 @@ def exploration(summary: dict, bounds: Bounds) -> str:
         f"{summary['traces']} distinct trace(s){prefixes}; {summary['states']} configurations explored "
         f"({bounds.describe()})\n"
     )
+
+
+def eventual(result: Eventual) -> str:
+    """What `explore --eventual` found: the graph's size, whether the answer is exact, the threshold K, and the
+    distinct ultimate outputs, each with the shape of its witness lasso (prefix L, loop P)."""
+    if not result.graph_complete:
+        return (f"eventual answer ({result.bounds.describe()}): stopped after {result.configurations} configurations, "
+                f"before the graph was complete: no ultimate output is known\nexact: no, {result.reason}\n")
+    lines = [
+        f"eventual answer ({result.bounds.describe()}): {result.configurations} configurations, {result.edges} "
+        f"transitions, {result.components} strongly connected component(s) with a cycle",
+        "exact: yes, every infinite run's ultimate output is listed" if result.exact else f"exact: no, {result.reason}",
+    ]
+    if result.threshold is not None:
+        lines.append(f"completeness threshold K = {result.threshold}" if result.threshold_exact else
+                     f"completeness threshold K ≤ {result.threshold} (an upper bound: the heaviest chain of components)")
+    if result.exact and not result.infinite_runs:
+        lines.append("no infinite run: every run gets stuck (a message can never meet its delay bound)")
+    lines.append(f"{len(result.ultimate_outputs)} distinct ultimate output(s):")
+    for k, (output, lasso) in enumerate(zip(result.ultimate_outputs, result.witnesses), 1):
+        lines.append(f"  {k}. {', '.join(output) or '(none)'}   lasso: prefix {lasso.loop_start}, loop {lasso.period} transition(s)")
+    if result.ultimate_outputs:
+        lines.append(f"certain: {', '.join(result.certain) or '(none)'}")
+        lines.append(f"possible: {', '.join(result.possible) or '(none)'}")
+    return "".join(line + "\n" for line in lines)

@@ -239,13 +239,16 @@ class System:
             for i, c in enumerate(self.crash)
         )
 
-    def outcomes(self, i: int, t: int, sent: Sent) -> Iterator[Sent]:
+    def outcomes(self, i: int, t: int, sent: Sent, crashed: bool | None = None) -> Iterator[Sent]:
         """The messages of node number i's step t that travel, for every choice of lost ones.
 
         From its crash step on, a node's messages to other nodes are all lost; before step E of
         the loss window each message to another node may be kept or lost (each subset of them is
-        lost in one outcome); a node's messages to itself always travel. Without faults: `sent`."""
-        crashed = self.crash[i] is not None and self.crash[i] <= t
+        lost in one outcome); a node's messages to itself always travel. Without faults: `sent`.
+        `crashed` says whether node i has crashed, for a caller that decides crashes as a run goes
+        (the eventual graph, `configurations`); None reads this system's crash plan."""
+        if crashed is None:
+            crashed = self.crash[i] is not None and self.crash[i] <= t
         if not crashed and t >= self.loss_until:
             yield sent
             return

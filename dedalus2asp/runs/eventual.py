@@ -1,0 +1,419 @@
+"""The eventual semantics, read off the configuration graph: the ultimate outputs of every infinite run.
+
+jcss2014 §2.5.5 defines a program's output by its *ultimate* facts: those that, from some step
+on, hold at every step. An infinite run is an infinite path of the configuration graph
+(`configurations.Graph`) from the start; from some point on it stays inside one strongly
+connected component (SCC) and uses exactly a set E of its edges infinitely often, and E is
+strongly connected. A fact R(ā) ultimately holds at node x iff it is in D, the deduced facts, of
+every step of x on the edges of E (every node steps on every cycle: see `configurations`). The
+**ultimate output** of the run is the union over nodes of its ultimate facts of out(P) (as
+output(M) unites the nodes' outputs at the last step).
+
+So the ultimate outputs of all runs are `ult(E)` for the strongly connected edge sets E of the
+graph — exponentially many sets, few values. They are enumerated exactly (`ultimate_sets`): for
+a set R of (node, output fact) pairs, let G_R be the edges on which every x of R steps with its
+fact. The exact ultimate sets are the R with an SCC C of G_R with ult(C) = R (if ult(E) = R, E
+lies in an SCC C of G_R and R ⊆ ult(C) ⊆ ult(E) = R). The search starts with the SCCs of the
+whole graph (R = ult(C): what every run that stays in C and visits all of it holds) and, for each
+fact some step of C has, looks at the SCCs of C restricted to the edges that keep it, and so on.
+A run that alternates between two cycles holds only what both hold: that is the ult of their
+union, which this search meets even when no simple cycle shows it.
+
+Each distinct ultimate output comes with a **witness lasso**: a shortest path from the start to
+its component, then a closed walk in the component that passes, for every fact it must not
+hold, a step of that node without it (so the walk ultimately holds exactly R).
+
+The **completeness threshold** K of the solver side is the recurrence diameter (the longest path
+of distinct configurations) plus one. Finding it exactly is NP-hard in general; we report the
+weight of the heaviest chain of SCCs in the condensation (each SCC weighing its number of
+configurations), which bounds K from above and equals it when every SCC is one configuration.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections import deque
+from dataclasses import dataclass, field
+
+from ..bounds import Bounds, Mode
+from ..lang.ast import Instance, Program, show_fact
+from ..lang import coordination
+from ..lang.analysis import restrict
+from .configurations import ConfigurationLimit, Graph
+
+Item = tuple[int, tuple]
+"""(node position, output fact with numbered values)."""
+
+MAX_COMPONENTS = 20_000
+"""The most components the search of ultimate sets examines before it answers `exact: false`."""
+
+
+def strongly_connected(size: int, edges) -> list[list[int]]:
+    """Tarjan's SCCs of the graph 0..size-1 with successors `edges(v)`, iteratively (no recursion limit);
+    in reverse topological order (a component before the components that reach it)."""
+    index = [-1] * size
+    low = [0] * size
+    on_stack = [False] * size
+    stack: list[int] = []
+    components: list[list[int]] = []
+    counter = 0
+    for root in range(size):
+        if index[root] != -1:
+            continue
+        work = [(root, iter(edges(root)))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack[root] = True
+        while work:
+            v, successors = work[-1]
+            w = next(successors, None)
+            if w is not None:
+                if index[w] == -1:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on_stack[w] = True
+                    work.append((w, iter(edges(w))))
+                elif on_stack[w]:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                component = []
+                while True:
+                    w = stack.pop()
+                    on_stack[w] = False
+                    component.append(w)
+                    if w == v:
+                        break
+                components.append(component)
+    return components
+
+
+@dataclass(frozen=True)
+class Lasso:
+    """A witness run: `steps[:loop_start]` the prefix, `steps[loop_start:]` the loop (`period` transitions),
+    after which the run is back at the loop's first configuration. Each step: the nodes that stepped, with
+    their step number, their facts D but for their input facts H(x) (which hold at every step), the
+    messages they received, sent and lost; the crashes in it."""
+
+    loop_start: int
+    period: int
+    steps: tuple[dict, ...]
+
+    def as_dict(self) -> dict:
+        return {"loop_start": self.loop_start, "period": self.period, "steps": list(self.steps)}
+
+
+@dataclass(frozen=True)
+class Eventual:
+    """What `explore --eventual` answers (see the module's docstring).
+
+    configurations, edges: the size of the graph; components: its SCCs with a cycle (those a run
+    can stay in forever). ultimate_outputs: the distinct ultimate outputs (sorted lists of facts as
+    the user writes them), each with its witness in `witnesses` at the same position. certain /
+    possible: the facts in every / some ultimate output. exact: whether the list is every ultimate
+    output of every infinite run; `reason` says why not. threshold: an upper bound on the
+    completeness threshold K, `threshold_exact` whether it is K itself. graph_complete: False when
+    the graph passed its limit: then nothing is known of the ultimate outputs (null in JSON).
+    """
+
+    configurations: int
+    edges: int
+    components: int
+    ultimate_outputs: tuple[tuple[str, ...], ...]
+    witnesses: tuple[Lasso, ...]
+    exact: bool
+    threshold: int | None
+    threshold_exact: bool
+    bounds: Bounds
+    reason: str = ""
+    infinite_runs: bool = True
+    nodes: tuple[str, ...] = field(default=())
+    graph_complete: bool = True
+
+    @property
+    def certain(self) -> tuple[str, ...]:
+        sets = [set(o) for o in self.ultimate_outputs]
+        return tuple(sorted(set.intersection(*sets))) if sets else ()
+
+    @property
+    def possible(self) -> tuple[str, ...]:
+        return tuple(sorted(set().union(*self.ultimate_outputs)))
+
+    def as_dict(self) -> dict:
+        known = self.graph_complete
+        return {
+            "mode": self.bounds.mode.value,
+            "configurations": self.configurations,
+            "edges": self.edges,
+            "components": self.components if known else None,
+            "ultimate_outputs": [list(o) for o in self.ultimate_outputs] if known else None,
+            "certain": list(self.certain) if known else None,
+            "possible": list(self.possible) if known else None,
+            "exact": self.exact,
+            "reason": self.reason or None,
+            "threshold": self.threshold,
+            "threshold_exact": self.threshold_exact,
+            "witnesses": [w.as_dict() for w in self.witnesses],
+            "nodes": list(self.nodes),
+            "max_delay": self.bounds.network.max_delay,
+            **self.bounds.network.as_dict(),
+        }
+
+
+def explore(
+    program: Program, instance: Instance, bounds: Bounds, max_configurations: int = 1_000_000,
+    outputs: tuple[str, ...] | None = None,
+) -> Eventual:
+    """The configuration graph of P on H under `bounds.network`, and the ultimate outputs of its infinite runs.
+
+    `bounds.mode` must be `Mode.EVENTUAL` (its horizon is not read); `outputs`: the relations out(P)
+    (default: the program's `.output` ones). Raises ValueError when the network is not finite-state by
+    construction (async without a delay bound), the program reads crash/2 with crashes, an output
+    relation is global, or there is no node; past `max_configurations` the answer has `exact: false`
+    and says why.
+    """
+    if bounds.mode is not Mode.EVENTUAL:
+        raise ValueError(f"the eventual explorer answers the eventual mode, not {bounds.mode.value!r}")
+    outputs = program.output_relations if outputs is None else outputs
+    observed = sorted(set(outputs) & set(program.global_relations()))
+    if observed:
+        raise ValueError(
+            f"the output relation '{observed[0]}' is global (a global rule derives it from all nodes at one step); the "
+            "eventual explorer reads the facts of the nodes only: name a relation the nodes derive"
+        )
+    instance = bounds.network.populate(instance)
+    if instance is None:
+        raise ValueError("the program has no input H and names no node: give --input, or --nodes")
+    instance = restrict(instance, program)
+    graph = Graph(program, instance, bounds.network)
+    nodes = tuple(str(x) for x in graph.names)
+    enabled = gc.isenabled()
+    gc.disable()  # millions of acyclic tuples and frozensets: cycle collection only costs time
+    try:
+        graph.build(max_configurations)
+    except ConfigurationLimit as stop:
+        unsafe = coordination.analyse(program).unbounded  # the props draft's temporal safety: a likely cause
+        reason = str(stop) + (f"; and the program computes new values: {unsafe[0].message}" if unsafe else "")
+        return Eventual(stop.configurations, sum(map(len, graph.edges)), 0, (), (), False, None, False, bounds,
+                        reason=reason, nodes=nodes, graph_complete=False)
+    finally:
+        if enabled:
+            gc.enable()
+    return _ultimate(graph, outputs, bounds, nodes)
+
+
+def _ultimate(graph: Graph, outputs: tuple[str, ...], bounds: Bounds, nodes: tuple[str, ...]) -> Eventual:
+    """The ultimate outputs of the built `graph`, their witnesses and the threshold."""
+    size = len(graph.configurations)
+    out = set(outputs)
+    kept = [tuple(frozenset(f for f in d if f[0] in out) if d is not None else None for d in label) for label in graph.labels]
+    every = strongly_connected(size, lambda v: [w for w, _ in graph.edges[v]])
+    components = [c for c in every if _cyclic(graph, c)]
+    found, exact = ultimate_sets(graph.edges, kept, components)
+    parents, depth = _shortest_paths(graph)
+    outputs_seen: dict[tuple[str, ...], Lasso] = {}
+    for items, members in sorted(found.items(), key=lambda pair: sorted(pair[0])):
+        shown = tuple(sorted({_output_fact(graph, i, f) for i, f in items}))
+        if shown not in outputs_seen:
+            outputs_seen[shown] = _witness(graph, kept, parents, depth, members, items)
+    ordered = sorted(outputs_seen, key=lambda o: (len(o), o))
+    threshold = _threshold(graph, every)
+    reason = "" if exact else (
+        f"the search of ultimate sets stopped after {MAX_COMPONENTS} components; the list may miss some")
+    return Eventual(
+        size, sum(map(len, graph.edges)), len(components), tuple(ordered), tuple(outputs_seen[o] for o in ordered),
+        exact, threshold[0], threshold[1], bounds, reason, infinite_runs=bool(components), nodes=nodes,
+    )
+
+
+def _output_fact(graph: Graph, i: int, fact) -> str:
+    """An output fact of node number i as the user writes it: a located relation's with the node in its location column."""
+    relation, args = graph.system.fact(fact)
+    column = dict(graph.program.locations).get(relation)
+    if column is not None:
+        args = (*args[:column], graph.names[i], *args[column:])
+    return show_fact(relation, args)
+
+
+def _cyclic(graph: Graph, component: list[int]) -> bool:
+    """Whether a run can stay in `component` forever: it has two configurations, or a transition to itself."""
+    return len(component) > 1 or any(w == component[0] for w, _ in graph.edges[component[0]])
+
+
+def _ult(edges, kept, members: frozenset[int], allowed) -> frozenset[Item]:
+    """The (node, fact) pairs every step inside `members` (on edges `allowed` keeps) has: ult of that edge set."""
+    per_node: dict[int, frozenset] = {}
+    for v in members:
+        for w, label in edges[v]:
+            if w in members and allowed(label):
+                for i, facts in enumerate(kept[label]):
+                    if facts is not None:
+                        per_node[i] = facts if i not in per_node else per_node[i] & facts
+    return frozenset((i, f) for i, facts in per_node.items() for f in facts)
+
+
+def _keeps(kept, items: frozenset[Item]):
+    """Whether an edge's label keeps every pair of `items` (the edges of G_R)."""
+    def allowed(label: int) -> bool:
+        facts = kept[label]
+        return all(facts[i] is None or f in facts[i] for i, f in items)
+    return allowed
+
+
+def _subcomponents(edges, members: frozenset[int], allowed) -> list[frozenset[int]]:
+    """The SCCs with a cycle of the subgraph of `members` on the edges `allowed` keeps."""
+    order = sorted(members)
+    position = {v: k for k, v in enumerate(order)}
+    succ = [[position[w] for w, label in edges[v] if w in members and allowed(label)] for v in order]
+    found = []
+    for component in strongly_connected(len(order), succ.__getitem__):
+        if len(component) > 1 or component[0] in succ[component[0]]:
+            found.append(frozenset(order[k] for k in component))
+    return found
+
+
+def ultimate_sets(edges, kept, components) -> tuple[dict[frozenset[Item], frozenset[int]], bool]:
+    """Every exact ultimate set R (see the module's docstring), each with a component C with ult(C) = R; and whether
+    the search finished within MAX_COMPONENTS components.
+
+    `edges[v]`: configuration v's transitions as (target, label number); `kept[label]`: per node position the output
+    facts of its step on such an edge (None: it did not step); `components`: the SCCs with a cycle to start from."""
+    everything = lambda label: True  # noqa: E731
+    work = [(frozenset(c), _ult(edges, kept, frozenset(c), everything)) for c in components]
+    seen = set(work)
+    found: dict[frozenset[Item], frozenset[int]] = {}
+    while work:
+        members, items = work.pop()
+        found.setdefault(items, members)
+        inside = _keeps(kept, items)
+        candidates = {(i, f) for v in members for w, label in edges[v] if w in members and inside(label)
+                      for i, facts in enumerate(kept[label]) if facts is not None for f in facts} - items
+        for item in sorted(candidates):
+            allowed = _keeps(kept, items | {item})
+            for sub in _subcomponents(edges, members, allowed):
+                pair = (sub, _ult(edges, kept, sub, allowed))
+                if pair not in seen:
+                    if len(seen) >= MAX_COMPONENTS:
+                        return found, False
+                    seen.add(pair)
+                    work.append(pair)
+    return found, True
+
+
+# ---------------------------------------------------------------------------
+# Witness lassos and the threshold
+
+Edge = tuple[int, int, int]
+"""(source configuration, target configuration, label number)."""
+
+
+def _shortest_paths(graph: Graph) -> tuple[list[Edge | None], list[int]]:
+    """Breadth first from the start: per configuration, the edge that first reached it (None for the start) and
+    its distance from the start."""
+    parents: list[Edge | None] = [None] * len(graph.configurations)
+    depth = [-1] * len(graph.configurations)
+    depth[0] = 0
+    queue = deque([0])
+    while queue:
+        v = queue.popleft()
+        for w, label in graph.edges[v]:
+            if depth[w] < 0:
+                depth[w] = depth[v] + 1
+                parents[w] = (v, w, label)
+                queue.append(w)
+    return parents, depth
+
+
+def _path(graph: Graph, members: frozenset[int], allowed, source: int, goal: int) -> list[Edge]:
+    """A shortest path from `source` to `goal` inside `members`, on the edges `allowed` keeps."""
+    parents: dict[int, Edge | None] = {source: None}
+    queue = deque([source])
+    while queue and goal not in parents:
+        v = queue.popleft()
+        for w, label in graph.edges[v]:
+            if w in members and w not in parents and allowed(label):
+                parents[w] = (v, w, label)
+                queue.append(w)
+    path: list[Edge] = []
+    while parents[goal] is not None:
+        path.append(parents[goal])
+        goal = parents[goal][0]
+    return path[::-1]
+
+
+def _witness(graph: Graph, kept, parents: list[Edge | None], depth: list[int], members: frozenset[int], items: frozenset[Item]) -> Lasso:
+    """A lasso that ultimately holds exactly `items`: a shortest prefix into `members`, then a closed walk in it
+    that passes, for each output fact a step of the component has and `items` lacks, a step without it."""
+    allowed = _keeps(kept, items)
+    inner = [(v, w, label) for v in sorted(members) for w, label in graph.edges[v] if w in members and allowed(label)]
+    entry = min(members, key=lambda v: (depth[v], v))
+    breakers: list[Edge] = []
+    lacks = lambda edge, i, f: kept[edge[2]][i] is not None and f not in kept[edge[2]][i]  # noqa: E731
+    for i, f in sorted({(i, f) for _, _, label in inner for i, facts in enumerate(kept[label]) if facts for f in facts} - items):
+        if not any(lacks(edge, i, f) for edge in breakers):
+            breakers.append(next(e for e in inner if lacks(e, i, f)))
+    if not breakers:
+        breakers.append(next(e for e in inner if e[0] == entry))
+    loop, current = [], entry
+    for edge in breakers:
+        loop += _path(graph, members, allowed, current, edge[0]) + [edge]
+        current = edge[1]
+    loop += _path(graph, members, allowed, current, entry)
+    prefix: list[Edge] = []
+    v = entry
+    while parents[v] is not None:
+        prefix.append(parents[v])
+        v = parents[v][0]
+    return Lasso(len(prefix), len(loop), _shown_steps(graph, prefix[::-1] + loop))
+
+
+def _shown_steps(graph: Graph, edges: list[Edge]) -> tuple[dict, ...]:
+    """The transitions of a lasso as the user reads them: per stepping node its step, its facts and its messages."""
+    system, names = graph.system, graph.names
+    steps = [0] * len(names)
+    shown = []
+    cache: dict = {}
+
+    def text(fact) -> str:  # a lasso may have 10^5 steps: each fact is written once
+        if fact not in cache:
+            cache[fact] = show_fact(*system.fact(fact))
+        return cache[fact]
+
+    for v, w, label in edges:
+        target, wanted = graph.configurations[w], graph.labels[label]
+        move = next(m for t, l, m in graph.successors(graph.configurations[v]) if t == target and l == wanted)
+        nodes = {}
+        for i, received, sent in move.steps:
+            local = graph.configurations[v].parts[i]
+            every = system.step(i, local.state.union(fact for *_, fact in received), local.clock).sent
+            travelled = {(j, fact) for j, facts in sent for fact in facts}
+            lost = {(j, fact) for j, facts in every for fact in facts} - travelled
+            nodes[str(names[i])] = {
+                "step": steps[i],
+                "facts": sorted(text(f) for f in wanted[i] - system.inputs[i]),
+                "received": sorted(f"{text(fact)} from {names[s]}" for s, _, fact in received),
+                "sent": sorted(f"{text(fact)} to {names[j]}" for j, fact in travelled),
+                "lost": sorted(f"{text(fact)} to {names[j]}" for j, fact in lost),
+            }
+            steps[i] += 1
+        shown.append({"nodes": nodes, "crashes": sorted(str(names[i]) for i in move.crashes)})
+    return tuple(shown)
+
+
+def _threshold(graph: Graph, components: list[list[int]]) -> tuple[int, bool]:
+    """An upper bound on the completeness threshold K (the most configurations on a path of distinct ones):
+    the heaviest chain of SCCs from the start's, each weighing its size; exact when every SCC is one configuration."""
+    owner = [0] * len(graph.configurations)
+    for k, component in enumerate(components):
+        for v in component:
+            owner[v] = k
+    heaviest = [0] * len(components)
+    for k, component in enumerate(components):  # Tarjan's order: a component after every one it reaches
+        below = [heaviest[owner[w]] for v in component for w, _ in graph.edges[v] if owner[w] != k]
+        heaviest[k] = len(component) + max(below, default=0)
+    return heaviest[owner[0]], all(len(c) == 1 for c in components)
