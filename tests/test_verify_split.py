@@ -216,3 +216,53 @@ def test_help_describes_the_split_options():
     out = runner.invoke(app, ["verify", "--help"], env={"COLUMNS": "200"}).stdout
     for option in ("--split", "--engine", "--master", "--spark-log", "--quiet"):
         assert option in out, option
+
+
+# pre at a needs a ping at a, and nobody pings a: no run has a pre row (VACUOUS); pre at every peer, matched (HELD)
+PEERS = """
+peer("a", "b")@1;
+peer(A, B)@next :- peer(A, B);
+ping(B, A)@async :- peer(A, B);
+post(A) :- peer(A, _);
+"""
+VACUOUS = PEERS + "pre(A) :- peer(A, _), ping(A, _);\n"
+HELD = PEERS + "pre(A) :- peer(A, _);\n"
+PEER_ARGS = ["--horizon", "3", "--delivery", "sync", "--crashes", "1", "--loss-until", "2", "--nodes", "b"]
+
+
+def peers(tmp_path, text: str):
+    (tmp_path / "p.ded").write_text(text)
+    program, instance, _ = pipeline.load(tmp_path / "p.ded", None, "molly")
+    return program, instance
+
+
+@pytest.mark.parametrize("text, vacuous", [(VACUOUS, True), (HELD, False)], ids=["vacuous", "held"])
+def test_a_split_verdict_says_when_it_holds_vacuously(tmp_path, text, vacuous):
+    program, instance = peers(tmp_path, text)
+    within = Bounds(3, network=Network("sync", crashes=1, loss_until=2, nodes=("b",)))
+    whole = verify(program, instance, within)
+    split = verify_split(program, instance, within, 4)
+    assert len(split.atoms) == 3 and len(split.parts) == 4  # really split: a crashes, b crashes, a's ping lost
+    assert whole.holds and split.verdict.holds and whole.vacuous is split.verdict.vacuous is vacuous
+    assert split.as_dict()["vacuous"] is vacuous
+    assert split.describe().startswith("holds vacuously: no run has a pre fact" if vacuous else "holds: every pre fact")
+
+
+def test_cli_split_json_says_vacuous(tmp_path):
+    (tmp_path / "p.ded").write_text(VACUOUS)
+    result = runner.invoke(app, ["verify", str(tmp_path / "p.ded"), *PEER_ARGS, "--split", "2", "--json", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["vacuous"] is True
+    (tmp_path / "p.ded").write_text(HELD)
+    result = runner.invoke(app, ["verify", str(tmp_path / "p.ded"), *PEER_ARGS, "--split", "2", "--quiet"])
+    assert result.exit_code == 0 and result.stdout.startswith("holds: every pre fact"), result.output
+
+
+def test_a_split_on_spark_says_when_it_holds_vacuously(tmp_path, spark):
+    for text, vacuous in ((VACUOUS, True), (HELD, False)):
+        (tmp_path / "p.ded").write_text(text)
+        result = runner.invoke(app, ["verify", str(tmp_path / "p.ded"), *PEER_ARGS, "--split", "2", "--engine", "spark",
+                                     "--json", "--quiet"])
+        assert result.exit_code == 0, result.output
+        found = json.loads(result.stdout)
+        assert found["split"]["engine"] == "spark" and found["holds"] and found["vacuous"] is vacuous

@@ -23,7 +23,9 @@ dealt to the K parts in turn. Every run satisfies exactly one cube, so the parts
   parts; the start of Spark's JVM is not counted) leaves the invariant unknown unless another part
   found a counterexample.
 
-So the verdict — holds, and the number of faults of its counterexample — is the unsplit `verify`'s.
+So the verdict — holds, and the number of faults of its counterexample — is the unsplit `verify`'s. It
+holds vacuously when no part has a run with a pre row at the last step: a question of the runs, not of
+the cubes, so it is asked once of the unsplit program (`vacuous`) when every part holds, as `verify` asks it.
 With `--all`, each part lists the minimal fault sets of its runs, and those that include another
 part's set are dropped (`minimal`): the unsplit list. A part returns text, truth values and numbers
 only: clingo's own pickling of a symbol is a pointer into the process that made it (the package
@@ -44,8 +46,8 @@ from ..asp.transform import Compiled, transform
 from ..bounds import Bounds
 from ..lang.ast import Instance, Program
 from .verdict import Counterexample, FaultSet, Verdict
-from .verify import (counterexample_of, fault_set_of, optimum, fault_set_models, fault_sets_program, grounded,
-                     invariant)
+from .verify import (counterexample_of, fault_set_of, optimum, optimum_with_pre, fault_set_models, fault_sets_program,
+                     grounded, invariant, vacuity)
 
 SPLIT_CRASHED = "_split_crashed"
 SPLIT_OMITTED = "_split_omitted"
@@ -222,11 +224,23 @@ def _task(payload: Compiled, text: str, sets_text: str | None, atoms: list[str],
     return result
 
 
+def vacuous(found: list[dict], deadline: float | None, ctl: clingo.Control | None = None, text: str = "") -> bool:
+    """Whether the parts' verdict holds vacuously: every part holds and no run at all has a pre row at the last step.
+
+    A pre row in any run is what matters, whichever cube the run satisfies, so it is one check of the unsplit
+    program (`verify.optimum_with_pre`, on `ctl`, or on `text` grounded here: `vacuity`'s rules), made only when
+    every part holds. Stopped by the deadline, it is not known to be vacuous: False."""
+    if not found or not all(r["holds"] is True for r in found):
+        return False
+    left = None if deadline is None else max(deadline - time.time(), 0.0)
+    return not optimum_with_pre(ctl if ctl is not None else grounded(text), left)
+
+
 def _in_turn(payload: Compiled, text: str, sets_text: str | None, parts: int, pre: str,
-             report: Callable[[int], None], timeout: float | None = None) -> tuple[list[str], list, list[dict]]:
-    """The split atoms, the cubes of each part and what each part found, the parts solved in turn on one grounding.
-    Only text, truth values and numbers: it may run in the solver's own process (`asp.solve.isolated`), and a
-    clingo symbol made there means nothing here."""
+             report: Callable[[int], None], timeout: float | None = None) -> tuple[list[str], list, list[dict], bool]:
+    """The split atoms, the cubes of each part, what each part found and whether the verdict is vacuous (`vacuous`),
+    the parts and the vacuity check solved in turn on one grounding. Only text, truth values and numbers: it may run
+    in the solver's own process (`asp.solve.isolated`), and a clingo symbol made there means nothing here."""
     deadline = None if timeout is None else time.time() + timeout
     atoms, split = cubes(varying(payload, deadline), parts, payload.bounds.network.crashes)
     ctl = grounded(text)
@@ -234,7 +248,7 @@ def _in_turn(payload: Compiled, text: str, sets_text: str | None, parts: int, pr
     for part in split:
         found.append(_task(payload, text, sets_text, atoms, part, deadline, pre, ctl))
         report(len(found))
-    return atoms, split, found
+    return atoms, split, found, vacuous(found, deadline, ctl)
 
 
 def verify_split(
@@ -253,7 +267,7 @@ def verify_split(
         raise ValueError(f"the engine must be one of {', '.join(ENGINES)}, not {engine!r}")
     began = time.perf_counter()
     compiled = transform(program, instance, bounds)
-    text = compiled.text + invariant(program, compiled, pre, post) + split_rules(compiled)
+    text = compiled.text + vacuity(invariant(program, compiled, pre, post)) + split_rules(compiled)
     sets_text = fault_sets_program(program, compiled, pre, post) + split_rules(compiled) if all_ else None
     payload = replace(compiled, program=None)  # P holds clingo symbols: a symbol is a pointer, valid in this process only
     report = progress or (lambda done: None)
@@ -271,10 +285,12 @@ def verify_split(
             lambda item: (item[0], _task(payload, text, sets_text, atoms, item[1], deadline, pre))
         )
         found = [r for _, r in sorted(collect_watched(session, rdd, report, "verify --split"), key=lambda r: r[0])]
+        empty = vacuous(found, deadline, text=text)  # in the driver: one grounding, only when every part holds
     else:
-        atoms, split, found = solve.isolated(_in_turn, payload, text, sets_text, parts, pre, report, timeout=timeout,
-                                             max_memory=max_memory)
-    return combine(found, split, atoms, compiled, bounds, pre, post, engine, time.perf_counter() - began, all_)
+        atoms, split, found, empty = solve.isolated(_in_turn, payload, text, sets_text, parts, pre, report,
+                                                    timeout=timeout, max_memory=max_memory)
+    combined = combine(found, split, atoms, compiled, bounds, pre, post, engine, time.perf_counter() - began, all_)
+    return replace(combined, verdict=replace(combined.verdict, vacuous=empty))
 
 
 def _faults_of(found: FaultSet) -> frozenset:
