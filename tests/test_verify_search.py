@@ -360,3 +360,31 @@ def test_the_nodes_of_the_network_join_the_multi_shot_program(tmp_path):
         answers[nodes] = answer(multi)
     assert answers[()] == (False, (0, 1, 2, 3), 0, True)  # b and c are no nodes: nothing reaches them
     assert answers[("b", "c")] == (False, (0, 1, 2, 3), 3, True)  # as in CLOCKED, where b and c hold facts
+
+
+# pre at a needs a ping at a, and nobody pings a: no run has a pre row (VACUOUS); pre at every peer, matched (HELD);
+# pre and post at step 0 only, peer not kept (EARLY): matched at horizon 0, no pre row at the largest horizon
+PEERS = """
+peer("a", "b")@1;
+peer(A, B)@next :- peer(A, B);
+ping(B, A)@async :- peer(A, B);
+post(A) :- peer(A, _);
+"""
+VACUOUS = PEERS + "pre(A) :- peer(A, _), ping(A, _);\n"
+HELD = PEERS + "pre(A) :- peer(A, _);\n"
+EARLY = HELD.replace("peer(A, B)@next :- peer(A, B);\n", "")
+
+
+@pytest.mark.parametrize("network", [Network("sync", crashes=1, loss_until=2, nodes=("b",)),
+                                     Network(max_delay=1, crashes=1, nodes=("b",))], ids=["sync", "async"])
+@pytest.mark.parametrize("text, vacuous", [(VACUOUS, True), (HELD, False), (EARLY, True)], ids=["vacuous", "held", "early"])
+def test_a_search_says_when_it_holds_vacuously_at_the_largest_horizon(tmp_path, network, text, vacuous):
+    program, instance = molly(tmp_path, text)
+    multi, each = both(program, instance, Bounds(3, network=network))
+    at_t = verify(program, instance, Bounds(3, network=network))
+    assert multi.holds and each.holds and multi.searched == (0, 1, 2, 3)
+    assert multi.vacuous is each.vacuous is at_t.vacuous is vacuous  # vacuous: as verify at T says
+    assert multi.as_dict()["vacuous"] is vacuous
+    said = multi.describe()
+    assert said.startswith("holds vacuously: no run at horizon 3 has a pre fact" if vacuous else "holds: every pre fact"), said
+

@@ -161,7 +161,7 @@ class Verdict:
     fault_sets: tuple[FaultSet, ...] | None = None  # --all: the minimal fault sets that break the invariant
     witnesses: tuple[Counterexample, ...] = field(default=(), compare=False, repr=False)  # a run per fault set
     search: str | None = None  # --search-horizon: how the horizons were tried (verify_search: multi-shot or one program each)
-    vacuous: bool = False  # it holds since no run within the bounds has a pre row at the last step (`vacuity`)
+    vacuous: bool = False  # it holds since no run within the bounds (a search: at its largest horizon) has a pre row at the last step
 
     def bound_words(self) -> str:
         """The bounds of the verdict in words: "≤ 1 crash, losses before step 3, horizon 5, sync delivery"."""
@@ -178,8 +178,9 @@ class Verdict:
         searched = f"  searched: {self.search}\n" if self.search else ""
         if self.holds is None:
             return f"unknown: stopped before an answer ({self.bound_words()}); {invariant}?\n" + searched
-        if self.holds and self.vacuous:
-            return (f"holds vacuously: no run has a {self.pre} fact at the last step, so {invariant} — with "
+        if self.holds and self.vacuous:  # searched: at the largest horizon, T, the last step of its runs
+            where = f"at horizon {self.bounds.horizon} " if len(self.searched) > 1 else ""
+            return (f"holds vacuously: no run {where}has a {self.pre} fact at the last step, so {invariant} — with "
                     f"{self.bound_words()} (is '{self.pre}' derived where you expect, at nodes of the network?)\n" + searched)
         if self.holds:
             return f"holds: {invariant} — no counterexample with {self.bound_words()}\n" + searched

@@ -170,16 +170,18 @@ def vacuity(rules: str) -> str:
         f":- {CHECK_PRE}, not {HAS_PRE}.", 1)
 
 
-def optimum_with_pre(ctl: clingo.Control, timeout: float | None) -> bool:
+def optimum_with_pre(ctl: clingo.Control, timeout: float | None, switch: clingo.Symbol | None = None) -> bool:
     """Whether some run of `ctl` (`vacuity`'s rules) has a pre row at the last step; True when stopped (not
-    known to be vacuous)."""
+    known to be vacuous). `switch`: the external that turns the check on, `_check_pre` unless given (the
+    multi-shot search has one per horizon)."""
+    switch = clingo.Function(CHECK_PRE) if switch is None else switch
     found: list[bool] = []
 
     def first(_model) -> bool:  # one run suffices: stop there, no optimisation
         found.append(True)
         return False
 
-    ctl.assign_external(clingo.Function(CHECK_PRE), True)
+    ctl.assign_external(switch, True)
     try:
         with ctl.solve(async_=True, on_model=first) as handle:
             finished = handle.wait(timeout) if timeout is not None else handle.wait()
@@ -187,7 +189,7 @@ def optimum_with_pre(ctl: clingo.Control, timeout: float | None) -> bool:
                 handle.cancel()
             handle.get()
     finally:
-        ctl.assign_external(clingo.Function(CHECK_PRE), False)
+        ctl.assign_external(switch, False)
     return bool(found) or not finished
 
 

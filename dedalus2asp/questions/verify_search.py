@@ -27,6 +27,11 @@ A program that reads `crash(y, s)` under crashes gets its crash plan chosen in `
 program. Under `--semantics choice` (which the multi-shot program does not support, see
 `asp.incremental`) the search grounds one program per horizon, and says so (`Verdict.search`).
 `--all` lists the minimal fault sets at the horizon found with `verify.minimal_fault_sets`.
+
+A search that holds at every horizon holds vacuously when no run at the largest horizon, T, has a
+`pre` row at step T (a run at a smaller horizon may have one, and it was matched): the plain
+`verify`'s vacuity at T, asked of the same control under the external `_check_pre(T)`, which
+lifts `:- _query(T), not _violated(T)` and asks for a pre row instead (`verify.optimum_with_pre`).
 """
 
 from __future__ import annotations
@@ -43,8 +48,8 @@ from ..bounds import CRASH, Bounds, Encoding, Semantics
 from ..lang.ast import Instance, Program
 from ..lang.located import check_events
 from .verdict import Verdict
-from .verify import (MISSING, POST_ROW, PRE_ROW, VIOLATED, counterexample_of, optimum, invariant_rows,
-                     minimal_fault_sets, verify)
+from .verify import (CHECK_PRE, HAS_PRE, MISSING, POST_ROW, PRE_ROW, VIOLATED, counterexample_of, optimum,
+                     optimum_with_pre, invariant_rows, minimal_fault_sets, verify)
 
 QUERY = "_query"
 
@@ -67,11 +72,14 @@ def check_part(program: Program, pre: str, post: str, plan: bool = False) -> str
         "#program check(h).",
         f"% verify at horizon h: a model is a run in which some {pre} row has no matching {post} row at step h",
         f"#external {QUERY}(h).",
+        f"#external {CHECK_PRE}(h).  % the vacuity check at h (verify.vacuity): any run with a pre row at step h",
         f"{PRE_ROW}(h,{row}) :- {reads(pre, pre_global)}.",
         f"{POST_ROW}(h,{row}) :- {reads(post, post_global)}.",
         f"{MISSING}(h,R) :- {PRE_ROW}(h,R), not {POST_ROW}(h,R).",
         f"{VIOLATED}(h) :- {MISSING}(h,R).",
-        f":- {QUERY}(h), not {VIOLATED}(h).",
+        f":- {QUERY}(h), not {VIOLATED}(h), not {CHECK_PRE}(h).",
+        f"{HAS_PRE}(h) :- {PRE_ROW}(h,_).",
+        f":- {CHECK_PRE}(h), not {HAS_PRE}(h).",
         *([f":- {QUERY}(h), {CRASHED}(Y,S), S > h.  % the crash plans of horizon h"] if plan else []),
         "",
     ])
@@ -172,6 +180,11 @@ def search(
         verdict = Verdict(True if complete else None, None, complete, at_h, pre, post, 0.0,
                           fault_sets=() if all_ and complete else None)
         if not complete:
+            break
+        if h == bounds.horizon:  # it holds at every horizon: vacuously, if no run at T has a pre row at step T
+            left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+            switch = clingo.Function(CHECK_PRE, [step])
+            verdict = replace(verdict, vacuous=not optimum_with_pre(unrolling.control, left, switch))
             break
         unrolling.control.release_external(query)
     return replace(verdict, seconds=time.perf_counter() - began, searched=tuple(tried), search=MULTI_SHOT)
