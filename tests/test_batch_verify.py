@@ -285,3 +285,24 @@ def test_the_fault_model_keys_make_the_jobs_network(tmp_path):
     assert unset.id == plain.id
     with pytest.raises(DiagnosticError, match="crash_model"):
         job(tmp_path, program=program, task="verify", crash_model="byzantine")
+
+
+# pre at a needs a ping at a, and nobody pings a: no run has a pre row (vacuous); pre at every peer, matched (held)
+PEERS = 'peer("a", "b")@1;\npeer(A, B)@next :- peer(A, B);\nping(B, A)@async :- peer(A, B);\npost(A) :- peer(A, _);\n'
+
+
+def test_a_verify_job_keeps_whether_it_holds_vacuously(tmp_path):
+    rows = {}
+    for name, pre in (("vacuous", "pre(A) :- peer(A, _), ping(A, _);\n"), ("held", "pre(A) :- peer(A, _);\n")):
+        (tmp_path / f"{name}.ded").write_text(PEERS + pre)
+        found = job(tmp_path, program=str(tmp_path / f"{name}.ded"), task="verify", horizon=3, delivery="sync",
+                    crashes=1, loss_until=2, nodes=["b"])
+        row, _, _ = batch.execute_job(found)
+        assert row["status"] == "ok" and row["holds"] is True, row
+        rows[found.id] = {**row, "program": name, "seconds": 0.0}
+        record = json.loads(row["verdicts"])
+        assert record["vacuous"] is (name == "vacuous") and record["verdict"].startswith(
+            "holds vacuously" if name == "vacuous" else "holds: ")
+        assert invariants.words(row) == ("holds vacuously" if name == "vacuous" else "holds")
+        kept = invariants.summary([found], {found.id: rows[found.id]})
+        assert kept["hold"] == 1 and kept["results"][0]["vacuous"] is (name == "vacuous")

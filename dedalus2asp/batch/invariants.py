@@ -5,7 +5,8 @@ injection*, SIGMOD 2015, §3: at the last step every `pre` row has its matching 
 whatever is lost and whoever crashes within the job's `Network`) of the job's program, as
 `dedalus2asp verify` does. Its row of the `jobs` table gets `holds` (true, false, or null when
 stopped before an answer: status `timeout`), `faults` (the counterexample's, the fewest when
-`complete`) and in `verdicts` a small JSON record (`record`): the counterexample's omissions,
+`complete`) and in `verdicts` a small JSON record (`record`): `vacuous` when it holds (no run has a
+`pre` row at the last step, as `verify` says), the counterexample's omissions,
 crashes and unmatched `pre` rows (at most `LISTED` of each, with their numbers), without its
 run — the `verify` command draws that. `summary` gathers the records of a batch for batch.json
 and the line the `batch` command prints.
@@ -39,6 +40,7 @@ def record(verdict: Verdict) -> dict:
         }
     return {
         "holds": verdict.holds,
+        **({"vacuous": verdict.vacuous} if verdict.holds else {}),  # as `Verdict.as_dict` writes it
         "complete": verdict.complete,
         "faults": None if found is None else found.faults,
         "fewest_faults": None if found is None else found.fewest,
@@ -65,15 +67,15 @@ def run(program: Program, instance: Instance, job: Job) -> dict:
 
 
 def words(row: dict) -> str:
-    """A verify job's verdict in a few words: "holds", "broken, 2 faults", "broken, ≥ 1 fault (not proven fewest)",
-    "unknown"."""
+    """A verify job's verdict in a few words: "holds", "holds vacuously", "broken, 2 faults", "broken, ≥ 1 fault
+    (not proven fewest)", "unknown"."""
     if row.get("verdicts") is None or row.get("status") == "error":
         return ""
     found = json.loads(row["verdicts"])
     if found["holds"] is None:
         return "unknown"
     if found["holds"]:
-        return "holds"
+        return "holds vacuously" if found.get("vacuous") else "holds"
     faults = found["faults"]
     plural = "" if faults == 1 else "s"
     return f"broken, {faults} fault{plural}" if found["fewest_faults"] else f"broken, ≤ {faults} fault{plural} (not proven fewest)"
@@ -93,7 +95,8 @@ def summary(jobs: list[Job], rows: dict[str, dict]) -> dict | None:
             "id": job.id, "program": row["program"], "status": row["status"], "error": row["error"],
             "horizon": p["horizon"], "delivery": p["delivery"], "max_delay": p["max_delay"], "loss_until": p["loss_until"],
             "crashes": p["crashes"], "nodes": p["nodes"], "pre": p["pre"], "post": p["post"],
-            "holds": found.get("holds"), "complete": found.get("complete", False), "faults": found.get("faults"),
+            "holds": found.get("holds"), **({"vacuous": found.get("vacuous", False)} if found.get("holds") else {}),
+            "complete": found.get("complete", False), "faults": found.get("faults"),
             "counterexample": found.get("counterexample"), "bound": found.get("bound"), "seconds": row["seconds"],
         })
     if not results:
