@@ -19,6 +19,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from dedalus2asp.lang.analysis import strongly_connected
+
 PACKAGE = Path(__file__).resolve().parent.parent / "dedalus2asp"
 
 LAYERS = ("lang", "asp", "runs", "inspect", "questions", "formats", "cli")
@@ -86,37 +88,11 @@ def private() -> list[str]:
 
 
 def cycles() -> list[list[str]]:
-    """The strongly connected components of more than one module (Tarjan), and the modules that import themselves."""
+    """The strongly connected components of more than one module (the package's own Tarjan,
+    `lang.analysis.strongly_connected`), and the modules that import themselves."""
     imported = graph()
     edges = {m: sorted({t for t, _, _ in e if t in imported}) for m, e in imported.items()}
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    found = []
-
-    def visit(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        for w in edges[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1 or v in edges[v]:
-                found.append(sorted(component))
-
-    for v in edges:
-        if v not in index:
-            visit(v)
-    return found
+    return [sorted(c) for c in strongly_connected(list(edges), edges) if len(c) > 1 or c[0] in edges[c[0]]]
 
 
 def long_modules() -> list[tuple[str, int]]:

@@ -73,7 +73,7 @@ def _dependencies(program: Program) -> dict[str, list[tuple[str, bool, Rule, Ato
     return defaultdict(list, {head: list(edges.values()) for head, edges in deps.items()})
 
 
-def strongly_connected(nodes: list[str], succ: dict[str, list[str]]) -> list[list[str]]:
+def strongly_connected(nodes: list, succ: dict) -> list[list]:
     """Strongly connected components (Tarjan), in reverse topological order.
 
     Tarjan's depth-first search with its own stack of (vertex, successors left), not Python's: a

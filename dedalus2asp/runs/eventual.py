@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from ..bounds import Bounds, Mode
 from ..lang.ast import Instance, Program, show_fact
 from ..lang import coordination
-from ..lang.analysis import restrict
+from ..lang.analysis import restrict, strongly_connected as tarjan
 from .configurations import ConfigurationLimit, Graph
 
 Item = tuple[int, tuple]
@@ -49,48 +49,10 @@ MAX_COMPONENTS = 20_000
 
 
 def strongly_connected(size: int, edges) -> list[list[int]]:
-    """Tarjan's SCCs of the graph 0..size-1 with successors `edges(v)`, iteratively (no recursion limit);
-    in reverse topological order (a component before the components that reach it)."""
-    index = [-1] * size
-    low = [0] * size
-    on_stack = [False] * size
-    stack: list[int] = []
-    components: list[list[int]] = []
-    counter = 0
-    for root in range(size):
-        if index[root] != -1:
-            continue
-        work = [(root, iter(edges(root)))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack[root] = True
-        while work:
-            v, successors = work[-1]
-            w = next(successors, None)
-            if w is not None:
-                if index[w] == -1:
-                    index[w] = low[w] = counter
-                    counter += 1
-                    stack.append(w)
-                    on_stack[w] = True
-                    work.append((w, iter(edges(w))))
-                elif on_stack[w]:
-                    low[v] = min(low[v], index[w])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[v])
-            if low[v] == index[v]:
-                component = []
-                while True:
-                    w = stack.pop()
-                    on_stack[w] = False
-                    component.append(w)
-                    if w == v:
-                        break
-                components.append(component)
-    return components
+    """The SCCs of the graph 0..size-1 with successors `edges(v)`: `lang.analysis.strongly_connected` (Tarjan's
+    search with its own stack, no recursion limit) on the numbered vertices; in reverse topological order (a
+    component before the components that reach it)."""
+    return tarjan(list(range(size)), {v: edges(v) for v in range(size)})
 
 
 @dataclass(frozen=True)
