@@ -9,6 +9,17 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 
+# The vacuity tests of verify, --split, --search-horizon and batch: pre at a needs a ping at a, and nobody pings a,
+# so no run has a pre row (VACUOUS: a vacuous holds); pre at every peer, matched (HELD: a holds that could fail).
+PEERS = """
+peer("a", "b")@1;
+peer(A, B)@next :- peer(A, B);
+ping(B, A)@async :- peer(A, B);
+post(A) :- peer(A, _);
+"""
+VACUOUS = PEERS + "pre(A) :- peer(A, _), ping(A, _);\n"
+HELD = PEERS + "pre(A) :- peer(A, _);\n"
+
 # (program, small input): small enough to explore every run at horizons 1-3.
 SMALL = [
     ("tplp2016/ex1_reachability.ded", "tplp2016/ex1_reachability.facts"),

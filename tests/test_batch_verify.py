@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 from rich.console import Console
 
-from conftest import ROOT
+from conftest import HELD, ROOT, VACUOUS
 from dedalus2asp import batch, pipeline
 from dedalus2asp.batch import execute, invariants, report
 from dedalus2asp.bounds import Bounds, Network
@@ -287,14 +287,10 @@ def test_the_fault_model_keys_make_the_jobs_network(tmp_path):
         job(tmp_path, program=program, task="verify", crash_model="byzantine")
 
 
-# pre at a needs a ping at a, and nobody pings a: no run has a pre row (vacuous); pre at every peer, matched (held)
-PEERS = 'peer("a", "b")@1;\npeer(A, B)@next :- peer(A, B);\nping(B, A)@async :- peer(A, B);\npost(A) :- peer(A, _);\n'
-
-
 def test_a_verify_job_keeps_whether_it_holds_vacuously(tmp_path):
     rows = {}
-    for name, pre in (("vacuous", "pre(A) :- peer(A, _), ping(A, _);\n"), ("held", "pre(A) :- peer(A, _);\n")):
-        (tmp_path / f"{name}.ded").write_text(PEERS + pre)
+    for name, text in (("vacuous", VACUOUS), ("held", HELD)):
+        (tmp_path / f"{name}.ded").write_text(text)
         found = job(tmp_path, program=str(tmp_path / f"{name}.ded"), task="verify", horizon=3, delivery="sync",
                     crashes=1, loss_until=2, nodes=["b"])
         row, _, _ = batch.execute_job(found)

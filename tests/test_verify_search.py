@@ -11,6 +11,7 @@ from dataclasses import replace
 
 import pytest
 
+from conftest import HELD, VACUOUS
 from dedalus2asp import inspect, pipeline
 from dedalus2asp.bounds import Bounds, Network, Semantics
 from dedalus2asp.lang.ast import GLOBAL_NODE
@@ -362,16 +363,8 @@ def test_the_nodes_of_the_network_join_the_multi_shot_program(tmp_path):
     assert answers[("b", "c")] == (False, (0, 1, 2, 3), 3, True)  # as in CLOCKED, where b and c hold facts
 
 
-# pre at a needs a ping at a, and nobody pings a: no run has a pre row (VACUOUS); pre at every peer, matched (HELD);
-# pre and post at step 0 only, peer not kept (EARLY): matched at horizon 0, no pre row at the largest horizon
-PEERS = """
-peer("a", "b")@1;
-peer(A, B)@next :- peer(A, B);
-ping(B, A)@async :- peer(A, B);
-post(A) :- peer(A, _);
-"""
-VACUOUS = PEERS + "pre(A) :- peer(A, _), ping(A, _);\n"
-HELD = PEERS + "pre(A) :- peer(A, _);\n"
+# VACUOUS and HELD (conftest); pre and post at step 0 only, peer not kept (EARLY): matched at horizon 0, no pre row at
+# the largest horizon
 EARLY = HELD.replace("peer(A, B)@next :- peer(A, B);\n", "")
 
 

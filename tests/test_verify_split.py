@@ -18,7 +18,7 @@ import clingo
 import pytest
 from typer.testing import CliRunner
 
-from conftest import EXAMPLES, INVARIANTS
+from conftest import EXAMPLES, HELD, INVARIANTS, VACUOUS
 from dedalus2asp import pipeline
 from dedalus2asp.asp.transform import transform
 from dedalus2asp.bounds import Bounds, Network
@@ -218,15 +218,7 @@ def test_help_describes_the_split_options():
         assert option in out, option
 
 
-# pre at a needs a ping at a, and nobody pings a: no run has a pre row (VACUOUS); pre at every peer, matched (HELD)
-PEERS = """
-peer("a", "b")@1;
-peer(A, B)@next :- peer(A, B);
-ping(B, A)@async :- peer(A, B);
-post(A) :- peer(A, _);
-"""
-VACUOUS = PEERS + "pre(A) :- peer(A, _), ping(A, _);\n"
-HELD = PEERS + "pre(A) :- peer(A, _);\n"
+# VACUOUS and HELD: conftest
 PEER_ARGS = ["--horizon", "3", "--delivery", "sync", "--crashes", "1", "--loss-until", "2", "--nodes", "b"]
 
 
