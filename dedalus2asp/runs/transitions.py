@@ -81,8 +81,6 @@ class Step(NamedTuple):
     sent: tuple[tuple[int, frozenset[GroundFact]], ...]  # async_P(D) per addressee position inside N
 
 
-
-
 class Part(NamedTuple):
     """One node's part of a configuration: the D of its past steps, st(x), bf(x).
 
