@@ -387,8 +387,7 @@ def _shown_steps(graph: Graph, edges: list[Edge]) -> tuple[dict, ...]:
         move = next(m for t, l, m in graph.successors(graph.configurations[v]) if t == target and l == wanted)
         nodes = {}
         for i, received, sent in move.steps:
-            local = graph.configurations[v].parts[i]
-            every = system.step(i, local.state.union(fact for *_, fact in received), local.clock).sent
+            every = graph.step(i, graph.configurations[v].parts[i], received).sent
             travelled = {(j, fact) for j, facts in sent for fact in facts}
             lost = {(j, fact) for j, facts in every for fact in facts} - travelled
             nodes[str(names[i])] = {
