@@ -79,11 +79,14 @@ def point(program: str, facts: str | None, loss_until: int | None, crashes: int)
         return row | {"refused": f"stopped after {TIME_LIMIT} s"}
     finally:
         signal.alarm(0)
-    return row | {
-        "configurations": result.configurations, "edges": result.edges, "components": result.components,
-        "ultimate_outputs": len(result.ultimate_outputs), "exact": result.exact, "threshold": result.threshold,
-        "threshold_exact": result.threshold_exact, "seconds": round(time.perf_counter() - began, 3),
-    }
+    return row | summary(result) | {"seconds": round(time.perf_counter() - began, 3)}
+
+
+def summary(result: eventual.Eventual) -> dict:
+    """What a row records of an answer: the graph's size, the number of ultimate outputs, the threshold."""
+    return {"configurations": result.configurations, "edges": result.edges, "components": result.components,
+            "ultimate_outputs": len(result.ultimate_outputs), "exact": result.exact, "threshold": result.threshold,
+            "threshold_exact": result.threshold_exact}
 
 
 COUNTERS = """.output zero.
@@ -106,10 +109,8 @@ def counters() -> dict:
         began = time.perf_counter()
         result = eventual.explore(prog, instance, Bounds(0, network=Network("sync"), mode=Mode.EVENTUAL))
         seconds = time.perf_counter() - began
-    return {"protocol": "counters 43×47×53", "loss_until": None, "crashes": 0, "configurations": result.configurations,
-            "edges": result.edges, "components": result.components, "ultimate_outputs": len(result.ultimate_outputs),
-            "exact": result.exact, "threshold": result.threshold, "threshold_exact": result.threshold_exact,
-            "witness_steps": len(result.witnesses[0].steps), "seconds": round(seconds, 3)}
+    return {"protocol": "counters 43×47×53", "loss_until": None, "crashes": 0} | summary(result) | {
+        "witness_steps": len(result.witnesses[0].steps), "seconds": round(seconds, 3)}
 
 
 def main() -> None:

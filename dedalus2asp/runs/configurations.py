@@ -191,9 +191,13 @@ class Graph:
             for chosen in combinations(alive, k):
                 yield frozenset(chosen)
 
+    def step(self, i: int, local: Local, received: frozenset[Buffered]):
+        """D, the next state and the messages of node i's step from `local` receiving `received` (`System.step`)."""
+        return self.system.step(i, local.state.union(fact for *_, fact in received), local.clock)
+
     def _outcomes(self, i: int, local: Local, received: frozenset[Buffered], crashed: bool):
         """D, the next state and every choice of the messages of node i's step that travel."""
-        step = self.system.step(i, local.state.union(fact for *_, fact in received), local.clock)
+        step = self.step(i, local, received)
         return step, list(self.system.outcomes(i, local.clock, step.sent, crashed))
 
     def _rounds(self, config: Configuration) -> Iterator[tuple[Configuration, Label, Move]]:

@@ -174,8 +174,9 @@ def _ultimate(graph: Graph, outputs: tuple[str, ...], bounds: Bounds, nodes: tup
     size = len(graph.configurations)
     out = set(outputs)
     kept = [tuple(frozenset(f for f in d if f[0] in out) if d is not None else None for d in label) for label in graph.labels]
-    every = strongly_connected(size, lambda v: [w for w, _ in graph.edges[v]])
-    components = [c for c in every if _cyclic(graph, c)]
+    successors = lambda v: [w for w, _ in graph.edges[v]]  # noqa: E731
+    every = strongly_connected(size, successors)
+    components = [c for c in every if _cyclic(c, successors)]
     found, exact = ultimate_sets(graph.edges, kept, components)
     parents, depth = _shortest_paths(graph)
     outputs_seen: dict[tuple[str, ...], Lasso] = {}
@@ -202,9 +203,9 @@ def _output_fact(graph: Graph, i: int, fact) -> str:
     return show_fact(relation, args)
 
 
-def _cyclic(graph: Graph, component: list[int]) -> bool:
+def _cyclic(component: list[int], successors) -> bool:
     """Whether a run can stay in `component` forever: it has two configurations, or a transition to itself."""
-    return len(component) > 1 or any(w == component[0] for w, _ in graph.edges[component[0]])
+    return len(component) > 1 or component[0] in successors(component[0])
 
 
 def _ult(edges, kept, members: frozenset[int], allowed) -> frozenset[Item]:
@@ -232,11 +233,8 @@ def _subcomponents(edges, members: frozenset[int], allowed) -> list[frozenset[in
     order = sorted(members)
     position = {v: k for k, v in enumerate(order)}
     succ = [[position[w] for w, label in edges[v] if w in members and allowed(label)] for v in order]
-    found = []
-    for component in strongly_connected(len(order), succ.__getitem__):
-        if len(component) > 1 or component[0] in succ[component[0]]:
-            found.append(frozenset(order[k] for k in component))
-    return found
+    return [frozenset(order[k] for k in component)
+            for component in strongly_connected(len(order), succ.__getitem__) if _cyclic(component, succ.__getitem__)]
 
 
 def ultimate_sets(edges, kept, components) -> tuple[dict[frozenset[Item], frozenset[int]], bool]:
@@ -351,8 +349,7 @@ def _shown_steps(graph: Graph, edges: list[Edge]) -> tuple[dict, ...]:
         move = next(m for t, l, m in graph.successors(graph.configurations[v]) if t == target and l == wanted)
         nodes = {}
         for i, received, sent in move.steps:
-            local = graph.configurations[v].parts[i]
-            every = system.step(i, local.state.union(fact for *_, fact in received), local.clock).sent
+            every = graph.step(i, graph.configurations[v].parts[i], received).sent
             travelled = {(j, fact) for j, facts in sent for fact in facts}
             lost = {(j, fact) for j, facts in every for fact in facts} - travelled
             nodes[str(names[i])] = {

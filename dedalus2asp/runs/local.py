@@ -400,7 +400,7 @@ class Node:
         for group in groups.rows:
             members = [_visible(dict(zip(table.columns[1:], row[1:])))
                        for row in set(table.rows) if tuple(row[i] for i in at_keys) == group[1:1 + len(at_keys)]]
-            binding = {k: v for k, v in zip(compiled.keys, group[1:]) if not k.startswith(FRESH)}
+            binding = _visible(dict(zip(compiled.keys, group[1:])))
             out.append((binding, (rule.head.predicate, args(group)), members))
         return out
 

@@ -100,7 +100,6 @@ def replay(
     the run never sends.
     """
     system = System(program, instance, network, crash)
-    crashed = system.crash
     lost = frozenset(lost)
     for m in sorted(lost):
         if m.sender == m.addressee:
@@ -129,7 +128,7 @@ def replay(
                 )
             delivered.add(buffer[message])
         config, _ = system.transition(config, i, frozenset(delivered))
-        silenced = crashed[i] is not None and crashed[i] <= t
+        silenced = system.crashed(i, t)
         if silenced or lost:
             config, gone = _lose(system, config, i, t, lost, silenced)
             dropped |= gone

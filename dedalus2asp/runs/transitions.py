@@ -81,8 +81,6 @@ class Step(NamedTuple):
     sent: tuple[tuple[int, frozenset[GroundFact]], ...]  # async_P(D) per addressee position inside N
 
 
-
-
 class Part(NamedTuple):
     """One node's part of a configuration: the D of its past steps, st(x), bf(x).
 
@@ -215,11 +213,15 @@ class System:
             self._steps[i, facts] = result
         return result
 
+    def crashed(self, i: int, t: int) -> bool:
+        """Whether node number i has crashed by its step t under this system's crash plan."""
+        return self.crash[i] is not None and self.crash[i] <= t
+
     def act(self, i: int, facts: frozenset[GroundFact], t: int) -> Step:
         """`step`, except that under fail-stop crashes (docs/faults.md) a node that has crashed by step t does
         nothing: no deduction, nothing carried, no messages; it holds only the run's crash(y, s) facts, which
         hold at every node (Molly's convention)."""
-        if self.fail_stop and self.crash[i] is not None and self.crash[i] <= t:
+        if self.fail_stop and self.crashed(i, t):
             return self._silent[i]
         return self.step(i, facts, t)
 
@@ -248,7 +250,7 @@ class System:
         `crashed` says whether node i has crashed, for a caller that decides crashes as a run goes
         (the eventual graph, `configurations`); None reads this system's crash plan."""
         if crashed is None:
-            crashed = self.crash[i] is not None and self.crash[i] <= t
+            crashed = self.crashed(i, t)
         if not crashed and t >= self.loss_until:
             yield sent
             return
