@@ -47,7 +47,7 @@ from typing import Iterable
 
 from .analysis import strongly_connected
 from .ast import Arithmetic, Literal, Program, Rule, RuleKind, Variable
-from .diagnostics import Diagnostic, Severity, rule_name
+from .diagnostics import Diagnostic, Severity, diagnostic_in, rule_name
 from .pdg import Dependency, dependencies, graph_rules, literals, reachable, shortest_path
 
 
@@ -154,10 +154,6 @@ class Coordination:
         }
 
 
-def _diag(program: Program, code: str, message: str, span, severity=Severity.WARNING) -> Diagnostic:
-    return Diagnostic(code, message, span, program.filename, program.text, severity)
-
-
 def _what(rule: Rule, literal: Literal) -> str:
     if literal.negated:
         return f"the negation of '{literal.atom.predicate}'"
@@ -185,12 +181,12 @@ def temporal_cycles(program: Program, deps: tuple[Dependency, ...]) -> list[Diag
             if back is None:
                 continue
             cycle = " → ".join([head, *back])
-            out.append(_diag(
+            out.append(diagnostic_in(
                 program, "temporal-stratification",
                 f"{_what(rule, literal)} in {rule_name(rule)} is on the cycle {cycle} with no + edge (no rule on it "
                 "derives at a later step): the program is not temporally stratifiable, a fact may depend on its own "
                 "negation at one step (make one of the rules on the cycle @next)",
-                _where(rule, literal)))
+                _where(rule, literal), Severity.WARNING))
     return out
 
 
@@ -209,7 +205,7 @@ def unbounded(program: Program, deps: tuple[Dependency, ...]) -> list[Diagnostic
             continue
         head = rule.head.predicate
         if any(component.get(a.predicate) == component.get(head) for a in rule.positive):
-            out.append(_diag(
+            out.append(diagnostic_in(
                 program, "temporal-safety",
                 f"{rule_name(rule)} ({rule.kind.value}) computes the new value '{computed}' on a cycle of the "
                 "dependency graph: its relation may grow without bound, so the program is not temporally safe "
@@ -390,7 +386,7 @@ def loci_of_coordination(program: Program, deps: tuple[Dependency, ...], relatio
                            "afresh at every step, so it is not a locus (it sees every message once all have arrived)")
                 severity = Severity.NOTE
             found = Locus(rule, body, not literal.negated, by, is_carried,
-                          _diag(program, "locus" if is_carried else "transient", message, _where(rule, literal), severity))
+                          diagnostic_in(program, "locus" if is_carried else "transient", message, _where(rule, literal), severity))
             (loci if is_carried else transient).append(found)
     return loci, transient
 
@@ -421,7 +417,7 @@ def time_sensitive(program: Program, events: set[str], asynchronous: tuple[str, 
                f"it is read at step {literal.step} only" if literal.step is not None else
                "it may lose facts from one step to the next")
         use = "negates" if literal.negated else "aggregates over" if rule.aggregates else "joins"
-        out.append(_diag(
+        out.append(diagnostic_in(
             program, "time-sensitive",
             f"{rule_name(rule)} {use} '{p}', and {why}; what it derives is carried to a later step, so it may depend "
             f"on when '{p}' holds (persist '{p}', or derive it from relations that only grow)",
