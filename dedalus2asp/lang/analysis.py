@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from ..bounds import CRASH
 from .ast import Arithmetic, Atom, Fact, Instance, Literal, Output, Program, Rule, RuleKind, Variable
 from .diagnostics import Diagnostic, Severity, diagnostic_in, in_order, raise_if_errors, rule_name
+from .pdg import shortest_path
 from .safety import arities, global_reads, safety
 
 
@@ -117,24 +118,6 @@ def strongly_connected(nodes: list[str], succ: dict[str, list[str]]) -> list[lis
     return comps
 
 
-def _path(succ: dict[str, list[str]], start: str, goal: str, allowed: set[str]) -> list[str]:
-    """A shortest path start -> goal inside `allowed` (breadth first)."""
-    previous, frontier = {start: None}, [start]
-    while frontier and goal not in previous:
-        nxt = []
-        for v in frontier:
-            for w in succ.get(v, ()):
-                if w in allowed and w not in previous:
-                    previous[w] = v
-                    nxt.append(w)
-        frontier = nxt
-    path, v = [], goal
-    while v is not None:
-        path.append(v)
-        v = previous[v]
-    return path[::-1]
-
-
 def stratification(program: Program) -> tuple[dict[str, int], list[Diagnostic]]:
     """A syntactic stratification σ of the deductive rules (tplp2016 §3.2.2), or the cycles through negation."""
     deps = _dependencies(program)
@@ -149,7 +132,7 @@ def stratification(program: Program) -> tuple[dict[str, int], list[Diagnostic]]:
             for body, neg, rule, atom in sorted(deps[head], key=lambda d: (d[2].number, d[0])):
                 if neg and body in members:
                     # head depends on body through the negation, body on head through the path
-                    cycle = [head] + _path(succ, body, head, members)
+                    cycle = [head] + shortest_path(succ, body, head, members)
                     negated = atom in rule.negative
                     what = (f"negation of '{body}'" if negated else
                             f"the aggregate '{rule.aggregates[0]}' over '{body}'")

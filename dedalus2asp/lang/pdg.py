@@ -85,14 +85,15 @@ def reachable(deps: Iterable[Dependency]) -> dict[str, set[str]]:
     return reach
 
 
-def shortest_path(succ: dict[str, list[str]], start: str, goal: str) -> list[str] | None:
-    """A shortest path start → goal along `succ` (breadth first), or None."""
+def shortest_path(succ: dict[str, list[str]], start: str, goal: str,
+                  allowed: set[str] | None = None) -> list[str] | None:
+    """A shortest path start → goal along `succ` (breadth first), through `allowed` vertices only if given, or None."""
     previous, frontier = {start: None}, [start]
     while frontier and goal not in previous:
         following = []
         for v in frontier:
             for w in succ.get(v, ()):
-                if w not in previous:
+                if (allowed is None or w in allowed) and w not in previous:
                     previous[w] = v
                     following.append(w)
         frontier = following
