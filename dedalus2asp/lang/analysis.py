@@ -24,9 +24,9 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 
 from ..bounds import CRASH
-from .ast import Arithmetic, Atom, Fact, Instance, Literal, Output, Program, Rule, RuleKind, Variable
+from .ast import Atom, Fact, Instance, Literal, Output, Program, Rule, RuleKind, Variable
 from .diagnostics import Diagnostic, Severity, diagnostic_in, in_order, raise_if_errors, rule_name
-from .pdg import shortest_path
+from .pdg import computed_on_cycle, shortest_path
 from .safety import arities, global_reads, safety
 
 
@@ -280,20 +280,12 @@ def growing_recursion(program: Program) -> list[Diagnostic]:
     nodes = sorted({r.head.predicate for r in _same_step_rules(program)})
     succ = {h: [b for b, _, _, _ in deps[h]] for h in nodes}
     component = {p: i for i, c in enumerate(strongly_connected(nodes, succ)) for p in c}
-    out = []
-    for rule in _same_step_rules(program):
-        computed = next((a for a in rule.head.args if isinstance(a, Arithmetic)), None)
-        head = rule.head.predicate
-        compared = any(not isinstance(b, Literal) for b in rule.body)  # a comparison may bound it
-        if computed is not None and not compared and any(a.predicate in component and component[a.predicate] == component[head]
-                                        for a in rule.positive):
-            out.append(diagnostic_in(
+    return [diagnostic_in(
                 program, "growing-recursion",
                 f"{rule_name(rule)} is recursive and computes a new value '{computed}' in its head: its fixpoint "
                 "may not end (bound the value with a comparison in the body, or make the rule @next)",
-                getattr(computed, "span", None) or rule.head.span, Severity.WARNING,
-            ))
-    return out
+                computed.span, Severity.WARNING)
+            for rule, computed in computed_on_cycle(_same_step_rules(program), component)]
 
 
 def _first_fact(instance: Instance, predicate: str) -> Fact:

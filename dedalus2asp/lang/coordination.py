@@ -46,9 +46,9 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from .analysis import strongly_connected
-from .ast import Arithmetic, Literal, Program, Rule, RuleKind, Variable
+from .ast import Literal, Program, Rule, RuleKind, Variable
 from .diagnostics import Diagnostic, Severity, diagnostic_in, rule_name
-from .pdg import Dependency, dependencies, graph_rules, literals, reachable, shortest_path
+from .pdg import Dependency, computed_on_cycle, dependencies, graph_rules, literals, reachable, shortest_path
 
 
 @dataclass(frozen=True)
@@ -198,20 +198,13 @@ def unbounded(program: Program, deps: tuple[Dependency, ...]) -> list[Diagnostic
         succ[d.head].append(d.body)
     relations = sorted({r for d in deps for r in (d.head, d.body)})
     component = {r: i for i, comp in enumerate(strongly_connected(relations, succ)) for r in comp}
-    out = []
-    for rule in graph_rules(program):
-        computed = next((a for a in rule.head.args if isinstance(a, Arithmetic)), None)
-        if computed is None or rule.comparisons:
-            continue
-        head = rule.head.predicate
-        if any(component.get(a.predicate) == component.get(head) for a in rule.positive):
-            out.append(diagnostic_in(
+    return [diagnostic_in(
                 program, "temporal-safety",
                 f"{rule_name(rule)} ({rule.kind.value}) computes the new value '{computed}' on a cycle of the "
                 "dependency graph: its relation may grow without bound, so the program is not temporally safe "
                 "(bound the value with a comparison in the body; within a horizon it is finite)",
-                computed.span, Severity.NOTE))  # a clock is often meant: the bounded semantics stays finite
-    return out
+                computed.span, Severity.NOTE)  # a clock is often meant: the bounded semantics stays finite
+            for rule, computed in computed_on_cycle(graph_rules(program), component)]
 
 
 def simply_persisted(program: Program) -> set[str]:
