@@ -24,11 +24,12 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from .dot import quote
+from .svg import GREY, INK, RED
 
 if TYPE_CHECKING:
     from ..lang.coordination import Coordination
 
-INK, RED, ORANGE, GREY, FRAME = "#222", "#d40000", "#e07000", "#8a8a8a", "#f1f1f1"
+ORANGE, FRAME = "#e07000", "#f1f1f1"
 COLUMN, ROW, BOX_H, CHAR, PAD, TOP, LEFT = 170, 44, 24, 7.2, 10, 104, 20
 
 
