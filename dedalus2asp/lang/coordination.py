@@ -90,9 +90,9 @@ class Coordination:
     positive: bool = False
     events: tuple[str, ...] = field(default=())
     settled: bool = True
+    """Every relation carried to a later step grows (`unsettled` lists the root causes when not)."""
     clocked: tuple[str, ...] = ()
     """Asynchronous relations that already wait for a Lamport clock (`clocked`): not rewritten again."""
-    """Every relation carried to a later step grows (`unsettled` lists the root causes when not)."""
 
     @property
     def temporally_stratifiable(self) -> bool:
@@ -144,7 +144,7 @@ class Coordination:
             "transient": [x.as_dict() for x in self.transient],
             "not_persisted": list(self.not_persisted),
             "unsettled": [d.as_dict() for d in self.unsettled],
-        "settled": self.settled,
+            "settled": self.settled,
             "events": list(self.events),
             "positive": self.positive,
             "confluent": self.confluent,
