@@ -48,6 +48,7 @@ from typing import Iterable
 from .analysis import strongly_connected
 from .ast import Literal, Program, Rule, RuleKind, Variable
 from .diagnostics import Diagnostic, Severity, diagnostic_in, rule_name
+from .location import simply_persists
 from .pdg import Dependency, computed_on_cycle, dependencies, graph_rules, literals, reachable, shortest_path
 
 
@@ -209,14 +210,7 @@ def unbounded(program: Program, deps: tuple[Dependency, ...]) -> list[Diagnostic
 
 def simply_persisted(program: Program) -> set[str]:
     """The relations R with a rule `R(X1, ..., Xk)@next :- R(X1, ..., Xk).` (distinct variables), tr2009's persist[R]."""
-    out = set()
-    for rule in program.rules_of(RuleKind.INDUCTIVE):
-        args = rule.head.args
-        plain = all(isinstance(a, Variable) and not a.anonymous for a in args) and len(set(map(str, args))) == len(args)
-        if (plain and len(rule.body) == 1 and isinstance(rule.body[0], Literal) and not rule.body[0].negated
-                and rule.body[0].step is None and rule.body[0].atom == rule.head):
-            out.add(rule.head.predicate)
-    return out
+    return {rule.head.predicate for rule in program.rules_of(RuleKind.INDUCTIVE) if simply_persists(rule)}
 
 
 def _by_head(rules: Iterable[Rule]) -> dict[str, list[Rule]]:
