@@ -23,15 +23,14 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
+from .dot import quote
+from .svg import GREY, INK, RED
+
 if TYPE_CHECKING:
     from ..lang.coordination import Coordination
 
-INK, RED, ORANGE, GREY, FRAME = "#222", "#d40000", "#e07000", "#8a8a8a", "#f1f1f1"
+ORANGE, FRAME = "#e07000", "#f1f1f1"
 COLUMN, ROW, BOX_H, CHAR, PAD, TOP, LEFT = 170, 44, 24, 7.2, 10, 104, 20
-
-
-def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _loci(c: Coordination) -> tuple[dict, dict]:
@@ -51,25 +50,25 @@ def dot(c: Coordination) -> str:
     lines = ["digraph dependencies {", "  rankdir=LR;", "  node [shape=box, style=rounded, fontname=Helvetica, fontsize=11];",
              "  edge [fontname=Helvetica, fontsize=10];"]
     for i, comp in enumerate(c.components):
-        nodes = "; ".join(_quote(r) + (" [peripheries=2]" if r in c.asynchronous else "") for r in comp)
+        nodes = "; ".join(quote(r) + (" [peripheries=2]" if r in c.asynchronous else "") for r in comp)
         if len(comp) > 1:
             lines.append(f'  subgraph cluster_{i} {{ label="monotonic component"; style="rounded,filled"; '
                          f'fillcolor="{FRAME}"; color="{GREY}"; {nodes}; }}')
         else:
             lines.append(f"  {nodes};")
     for d in c.dependencies:
-        attrs = [f"label={_quote(d.labels)}"] if d.labels else []
+        attrs = [f"label={quote(d.labels)}"] if d.labels else []
         if not d.monotone:
             attrs.append("style=dashed")
         if (d.head, d.body) in loci:
             attrs += [f'color="{RED}"', f'fontcolor="{RED}"', "penwidth=2.5",
-                      f"xlabel={_quote('locus: rule ' + ', '.join(map(str, loci[(d.head, d.body)])))}"]
+                      f"xlabel={quote('locus: rule ' + ', '.join(map(str, loci[(d.head, d.body)])))}"]
         elif (d.head, d.body) in transient:
             attrs += [f'color="{ORANGE}"', f'fontcolor="{ORANGE}"']
         if component.get(d.head) == component.get(d.body) and d.head != d.body:
             attrs.append("constraint=true")
-        attrs.append(f"tooltip={_quote('rules ' + ', '.join(map(str, d.rules)))}")
-        lines.append(f"  {_quote(d.body)} -> {_quote(d.head)} [{', '.join(attrs)}];")
+        attrs.append(f"tooltip={quote('rules ' + ', '.join(map(str, d.rules)))}")
+        lines.append(f"  {quote(d.body)} -> {quote(d.head)} [{', '.join(attrs)}];")
     lines.append("}")
     return "\n".join(lines) + "\n"
 

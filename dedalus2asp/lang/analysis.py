@@ -24,8 +24,9 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 
 from ..bounds import CRASH
-from .ast import Arithmetic, Atom, Fact, Instance, Literal, Output, Program, Rule, RuleKind, Variable
+from .ast import Atom, Fact, Instance, Literal, Output, Program, Rule, RuleKind, Variable
 from .diagnostics import Diagnostic, Severity, diagnostic_in, in_order, raise_if_errors, rule_name
+from .pdg import computed_on_cycle, shortest_path
 from .safety import arities, global_reads, safety
 
 
@@ -117,24 +118,6 @@ def strongly_connected(nodes: list, succ: dict) -> list[list]:
     return comps
 
 
-def _path(succ: dict[str, list[str]], start: str, goal: str, allowed: set[str]) -> list[str]:
-    """A shortest path start -> goal inside `allowed` (breadth first)."""
-    previous, frontier = {start: None}, [start]
-    while frontier and goal not in previous:
-        nxt = []
-        for v in frontier:
-            for w in succ.get(v, ()):
-                if w in allowed and w not in previous:
-                    previous[w] = v
-                    nxt.append(w)
-        frontier = nxt
-    path, v = [], goal
-    while v is not None:
-        path.append(v)
-        v = previous[v]
-    return path[::-1]
-
-
 def stratification(program: Program) -> tuple[dict[str, int], list[Diagnostic]]:
     """A syntactic stratification σ of the deductive rules (tplp2016 §3.2.2), or the cycles through negation."""
     deps = _dependencies(program)
@@ -149,7 +132,7 @@ def stratification(program: Program) -> tuple[dict[str, int], list[Diagnostic]]:
             for body, neg, rule, atom in sorted(deps[head], key=lambda d: (d[2].number, d[0])):
                 if neg and body in members:
                     # head depends on body through the negation, body on head through the path
-                    cycle = [head] + _path(succ, body, head, members)
+                    cycle = [head] + shortest_path(succ, body, head, members)
                     negated = atom in rule.negative
                     what = (f"negation of '{body}'" if negated else
                             f"the aggregate '{rule.aggregates[0]}' over '{body}'")
@@ -297,20 +280,12 @@ def growing_recursion(program: Program) -> list[Diagnostic]:
     nodes = sorted({r.head.predicate for r in _same_step_rules(program)})
     succ = {h: [b for b, _, _, _ in deps[h]] for h in nodes}
     component = {p: i for i, c in enumerate(strongly_connected(nodes, succ)) for p in c}
-    out = []
-    for rule in _same_step_rules(program):
-        computed = next((a for a in rule.head.args if isinstance(a, Arithmetic)), None)
-        head = rule.head.predicate
-        compared = any(not isinstance(b, Literal) for b in rule.body)  # a comparison may bound it
-        if computed is not None and not compared and any(a.predicate in component and component[a.predicate] == component[head]
-                                        for a in rule.positive):
-            out.append(diagnostic_in(
+    return [diagnostic_in(
                 program, "growing-recursion",
                 f"{rule_name(rule)} is recursive and computes a new value '{computed}' in its head: its fixpoint "
                 "may not end (bound the value with a comparison in the body, or make the rule @next)",
-                getattr(computed, "span", None) or rule.head.span, Severity.WARNING,
-            ))
-    return out
+                computed.span, Severity.WARNING)
+            for rule, computed in computed_on_cycle(_same_step_rules(program), component)]
 
 
 def _first_fact(instance: Instance, predicate: str) -> Fact:

@@ -46,9 +46,10 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from .analysis import strongly_connected
-from .ast import Arithmetic, Literal, Program, Rule, RuleKind, Variable
-from .diagnostics import Diagnostic, Severity, rule_name
-from .pdg import Dependency, dependencies, graph_rules, literals, reachable, shortest_path
+from .ast import Literal, Program, Rule, RuleKind, Variable
+from .diagnostics import Diagnostic, Severity, diagnostic_in, rule_name
+from .location import simply_persists
+from .pdg import Dependency, computed_on_cycle, dependencies, graph_rules, literals, reachable, shortest_path
 
 
 @dataclass(frozen=True)
@@ -90,9 +91,9 @@ class Coordination:
     positive: bool = False
     events: tuple[str, ...] = field(default=())
     settled: bool = True
+    """Every relation carried to a later step grows (`unsettled` lists the root causes when not)."""
     clocked: tuple[str, ...] = ()
     """Asynchronous relations that already wait for a Lamport clock (`clocked`): not rewritten again."""
-    """Every relation carried to a later step grows (`unsettled` lists the root causes when not)."""
 
     @property
     def temporally_stratifiable(self) -> bool:
@@ -144,7 +145,7 @@ class Coordination:
             "transient": [x.as_dict() for x in self.transient],
             "not_persisted": list(self.not_persisted),
             "unsettled": [d.as_dict() for d in self.unsettled],
-        "settled": self.settled,
+            "settled": self.settled,
             "events": list(self.events),
             "positive": self.positive,
             "confluent": self.confluent,
@@ -152,10 +153,6 @@ class Coordination:
             "lamport_relations": list(self.lamport_relations()),
             "clocked": list(self.clocked),
         }
-
-
-def _diag(program: Program, code: str, message: str, span, severity=Severity.WARNING) -> Diagnostic:
-    return Diagnostic(code, message, span, program.filename, program.text, severity)
 
 
 def _what(rule: Rule, literal: Literal) -> str:
@@ -185,12 +182,12 @@ def temporal_cycles(program: Program, deps: tuple[Dependency, ...]) -> list[Diag
             if back is None:
                 continue
             cycle = " → ".join([head, *back])
-            out.append(_diag(
+            out.append(diagnostic_in(
                 program, "temporal-stratification",
                 f"{_what(rule, literal)} in {rule_name(rule)} is on the cycle {cycle} with no + edge (no rule on it "
                 "derives at a later step): the program is not temporally stratifiable, a fact may depend on its own "
                 "negation at one step (make one of the rules on the cycle @next)",
-                _where(rule, literal)))
+                _where(rule, literal), Severity.WARNING))
     return out
 
 
@@ -202,32 +199,18 @@ def unbounded(program: Program, deps: tuple[Dependency, ...]) -> list[Diagnostic
         succ[d.head].append(d.body)
     relations = sorted({r for d in deps for r in (d.head, d.body)})
     component = {r: i for i, comp in enumerate(strongly_connected(relations, succ)) for r in comp}
-    out = []
-    for rule in graph_rules(program):
-        computed = next((a for a in rule.head.args if isinstance(a, Arithmetic)), None)
-        if computed is None or rule.comparisons:
-            continue
-        head = rule.head.predicate
-        if any(component.get(a.predicate) == component.get(head) for a in rule.positive):
-            out.append(_diag(
+    return [diagnostic_in(
                 program, "temporal-safety",
                 f"{rule_name(rule)} ({rule.kind.value}) computes the new value '{computed}' on a cycle of the "
                 "dependency graph: its relation may grow without bound, so the program is not temporally safe "
                 "(bound the value with a comparison in the body; within a horizon it is finite)",
-                computed.span, Severity.NOTE))  # a clock is often meant: the bounded semantics stays finite
-    return out
+                computed.span, Severity.NOTE)  # a clock is often meant: the bounded semantics stays finite
+            for rule, computed in computed_on_cycle(graph_rules(program), component)]
 
 
 def simply_persisted(program: Program) -> set[str]:
     """The relations R with a rule `R(X1, ..., Xk)@next :- R(X1, ..., Xk).` (distinct variables), tr2009's persist[R]."""
-    out = set()
-    for rule in program.rules_of(RuleKind.INDUCTIVE):
-        args = rule.head.args
-        plain = all(isinstance(a, Variable) and not a.anonymous for a in args) and len(set(map(str, args))) == len(args)
-        if (plain and len(rule.body) == 1 and isinstance(rule.body[0], Literal) and not rule.body[0].negated
-                and rule.body[0].step is None and rule.body[0].atom == rule.head):
-            out.add(rule.head.predicate)
-    return out
+    return {rule.head.predicate for rule in program.rules_of(RuleKind.INDUCTIVE) if simply_persists(rule)}
 
 
 def _by_head(rules: Iterable[Rule]) -> dict[str, list[Rule]]:
@@ -390,7 +373,7 @@ def loci_of_coordination(program: Program, deps: tuple[Dependency, ...], relatio
                            "afresh at every step, so it is not a locus (it sees every message once all have arrived)")
                 severity = Severity.NOTE
             found = Locus(rule, body, not literal.negated, by, is_carried,
-                          _diag(program, "locus" if is_carried else "transient", message, _where(rule, literal), severity))
+                          diagnostic_in(program, "locus" if is_carried else "transient", message, _where(rule, literal), severity))
             (loci if is_carried else transient).append(found)
     return loci, transient
 
@@ -421,7 +404,7 @@ def time_sensitive(program: Program, events: set[str], asynchronous: tuple[str, 
                f"it is read at step {literal.step} only" if literal.step is not None else
                "it may lose facts from one step to the next")
         use = "negates" if literal.negated else "aggregates over" if rule.aggregates else "joins"
-        out.append(_diag(
+        out.append(diagnostic_in(
             program, "time-sensitive",
             f"{rule_name(rule)} {use} '{p}', and {why}; what it derives is carried to a later step, so it may depend "
             f"on when '{p}' holds (persist '{p}', or derive it from relations that only grow)",

@@ -25,6 +25,16 @@ def unmarked_atom(atom: Atom) -> Atom:
     return replace(atom, args=tuple(unmarked_term(a) for a in atom.args))
 
 
+def simply_persists(rule: Rule) -> bool:
+    """`r(A, B)@next :- r(A, B).`, tr2009's persist[r]: the head's arguments are distinct variables (a `#` mark
+    aside), and the body is the head."""
+    head = unmarked_atom(rule.head)
+    names = [a.name for a in head.args if isinstance(a, Variable) and not a.anonymous]
+    return (rule.kind is RuleKind.INDUCTIVE and len(rule.body) == 1 and isinstance(rule.body[0], Literal)
+            and not rule.body[0].negated and rule.body[0].step is None and len(set(names)) == head.arity
+            and unmarked_atom(rule.body[0].atom) == head)
+
+
 def location_columns(statements: Iterable[Rule], error) -> dict[str, int]:
     """relation → its location column: the argument marked `#` (consistently), else the first."""
     columns: dict[str, tuple[int, Atom]] = {}

@@ -24,7 +24,7 @@ from typing import Mapping
 from ..bounds import CRASH
 from .ast import Atom, Literal, Marked, Rule, RuleKind, Term, Timestamped, Variable
 from .diagnostics import Severity
-from .location import global_relations, location_of, unmarked_atom, unmarked_term
+from .location import global_relations, location_of, simply_persists, unmarked_atom, unmarked_term
 
 # Molly's built-in relations, which mean nothing in tplp2016's semantics.
 MOLLY_RELATIONS = {
@@ -88,18 +88,9 @@ def static_relations(rules: list[Rule]) -> frozenset[str]:
     derived: set[str] = set()
     for rule in rules:
         if any(isinstance(b, Literal) for b in rule.body) or rule.kind is not RuleKind.DEDUCTIVE:
-            if not _identity_persistence(rule):
+            if not simply_persists(rule):
                 derived.add(rule.head.predicate)
     return frozenset({a.predicate for r in rules for a in r.atoms} - derived - {CRASH})  # crash: the run's faults
-
-
-def _identity_persistence(rule: Rule) -> bool:
-    """`r(A, B)@next :- r(A, B)`: the head's arguments are distinct variables, and the body is the head."""
-    head = unmarked_atom(rule.head)
-    names = [a.name for a in head.args if isinstance(a, Variable) and not a.anonymous]
-    return (rule.kind is RuleKind.INDUCTIVE and len(rule.body) == 1 and isinstance(rule.body[0], Literal)
-            and not rule.body[0].negated and rule.body[0].step is None and len(set(names)) == head.arity
-            and unmarked_atom(rule.body[0].atom) == head)
 
 
 def _copy_name(relation: str, taken: set[str]) -> str:
@@ -160,7 +151,7 @@ def remote_reads(
         out.append(rewritten if not isinstance(statement, Timestamped) else statement)
     number = max((r.number for r in rules), default=0)
     for relation, copy in copies.items():
-        if any(_identity_persistence(r) and r.head.predicate == relation for r in rules):
+        if any(simply_persists(r) and r.head.predicate == relation for r in rules):
             number += 1
             arity = next(a.arity for r in rules for a in r.atoms if a.predicate == relation) + 1
             names = tuple(Variable(f"A{i + 1}") for i in range(arity))

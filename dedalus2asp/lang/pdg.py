@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Iterator
 
-from .ast import Literal, Program, Rule, RuleKind
+from .ast import Arithmetic, Literal, Program, Rule, RuleKind
 
 
 @dataclass(frozen=True)
@@ -85,14 +85,15 @@ def reachable(deps: Iterable[Dependency]) -> dict[str, set[str]]:
     return reach
 
 
-def shortest_path(succ: dict[str, list[str]], start: str, goal: str) -> list[str] | None:
-    """A shortest path start → goal along `succ` (breadth first), or None."""
+def shortest_path(succ: dict[str, list[str]], start: str, goal: str,
+                  allowed: set[str] | None = None) -> list[str] | None:
+    """A shortest path start → goal along `succ` (breadth first), through `allowed` vertices only if given, or None."""
     previous, frontier = {start: None}, [start]
     while frontier and goal not in previous:
         following = []
         for v in frontier:
             for w in succ.get(v, ()):
-                if w not in previous:
+                if (allowed is None or w in allowed) and w not in previous:
                     previous[w] = v
                     following.append(w)
         frontier = following
@@ -103,3 +104,14 @@ def shortest_path(succ: dict[str, list[str]], start: str, goal: str) -> list[str
         path.append(v)
         v = previous[v]
     return path[::-1]
+
+
+def computed_on_cycle(rules: Iterable[Rule], component: dict[str, int]) -> Iterator[tuple[Rule, Arithmetic]]:
+    """The rules that compute a new value in their head (`p(X + 1) :- p(X).`) with no comparison in the body to
+    bound it, while reading positively a relation of the head's strongly connected `component`; with that value."""
+    for rule in rules:
+        computed = next((a for a in rule.head.args if isinstance(a, Arithmetic)), None)
+        if computed is None or rule.comparisons:
+            continue
+        if any(component.get(a.predicate) == component.get(rule.head.predicate) for a in rule.positive):
+            yield rule, computed
