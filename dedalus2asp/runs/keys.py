@@ -13,19 +13,18 @@ from __future__ import annotations
 
 import re
 
+from .values import NUMBER
+
 OFFSET = 2**40
 """Added to an integer before it is written in `DIGITS` digits: every key of an integer is as long as any other."""
 DIGITS = 13
-
-_NUMBER = re.compile(r"-?(0|[1-9][0-9]*)")
-
 
 def encode(text: str) -> str:
     """The key of a value written as text (`values.value`): its byte order is clingo's order (`values.order`)."""
     if text.startswith('"'):
         inner = text[1:-1]
         return "2" + re.sub(r"\\(.)", r"\1", inner) + "\x00" + inner
-    if _NUMBER.fullmatch(text):
+    if NUMBER.fullmatch(text):
         return "0" + str(int(text) + OFFSET).zfill(DIGITS)
     return "1" + text
 

@@ -132,7 +132,8 @@ class Numbered:
         return self.names[value - NAMES] if value >= NAMES else clingo.Number(value)
 
 
-_NUMBER = re.compile(r"-?(0|[1-9][0-9]*)")
+NUMBER = re.compile(r"-?(0|[1-9][0-9]*)")
+"""An integer as clingo writes it (no leading zeros, no plus sign)."""
 
 
 def value(symbol: clingo.Symbol) -> str:
@@ -143,7 +144,7 @@ def value(symbol: clingo.Symbol) -> str:
 def cell(text: str) -> str:
     """A table cell as a Dedalus constant: an integer in clingo's range as it is, anything else as a
     JSON string value reads (`facts.json_value`: a name, or a string; "not" is a string)."""
-    if _NUMBER.fullmatch(text) and -(2**31) <= int(text) < 2**31:
+    if NUMBER.fullmatch(text) and -(2**31) <= int(text) < 2**31:
         return text
     return str(json_value(text))
 
@@ -152,7 +153,7 @@ def order(v: str) -> tuple:
     """clingo's order on terms as text (integers < names < strings), the meaning of `<` in comparisons."""
     if v.startswith('"'):
         return (2, 0, re.sub(r"\\(.)", r"\1", v[1:-1]))
-    if _NUMBER.fullmatch(v):
+    if NUMBER.fullmatch(v):
         return (0, int(v), "")
     return (1, 0, v)
 
@@ -166,7 +167,7 @@ class Text:
         return value(symbol)
 
     def integer(self, value: str) -> int | None:
-        return int(value) if _NUMBER.fullmatch(value) else None
+        return int(value) if NUMBER.fullmatch(value) else None
 
     def number(self, n: int) -> str:
         return str(n)
