@@ -48,7 +48,7 @@ from ..asp.transform import transform
 from ..bounds import Bounds
 from ..lang.ast import GLOBAL_NODE, Instance, Program
 from .verdict import Counterexample, Crash, Lost, Missing, Verdict
-from .verify import POST_ROW, VIOLATED, invariant
+from .verify import POST_ROW, VIOLATED, grounded, invariant, optimum
 from ..inspect.explain import ANY, ARRIVED, CARRIED, FAULT, INPUT, Derivation, Lineage
 from ..inspect.model import Model, decode, show_fact
 
@@ -411,9 +411,7 @@ def expected(
                      for m in counterexample.missing)
     compiled = transform(program, instance, bounds)
     rules = invariant(program, compiled, pre, post).split("% the fewest faults")[0].replace(f":- not {VIOLATED}.", "")
-    ctl = clingo.Control(["--opt-mode=opt", "--warn=none"])
-    ctl.add("base", [], compiled.text + rules + _closest(compiled, counterexample))
-    ctl.ground([("base", [])])
+    ctl = grounded(compiled.text + rules + _closest(compiled, counterexample))
     found: list[tuple[Model, Lineage]] = []
     result = []
     theirs = Lineage(counterexample.model, instance)
@@ -423,13 +421,9 @@ def expected(
         where = next((f for f in found if (node, step, *fact) in f[0].trace), None)
         if where is None:
             row = clingo.Function(POST_ROW, [clingo.Tuple_(missing.args)])
-            best: list = []
-            with ctl.solve(assumptions=[(row, True)], on_model=lambda m: best.append(m.symbols(atoms=True)), async_=True) as handle:
-                left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
-                stopped = not (handle.wait(left) if left is not None else handle.wait())
-                if stopped:
-                    handle.cancel()
-                handle.get()
+            left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+            best, complete = optimum(ctl, left, [(row, True)])
+            stopped = not complete
             if best:
                 model = decode(best[-1], compiled)
                 where = (model, Lineage(model, instance))
