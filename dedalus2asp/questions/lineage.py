@@ -48,7 +48,7 @@ from ..asp.transform import transform
 from ..bounds import Bounds
 from ..lang.ast import GLOBAL_NODE, Instance, Program
 from .verdict import Counterexample, Crash, Lost, Missing, Verdict
-from .verify import POST_ROW, VIOLATED, grounded, invariant, optimum
+from .verify import POST_ROW, VIOLATED, grounded, optimum, violation
 from ..inspect.explain import ANY, ARRIVED, CARRIED, FAULT, INPUT, Derivation, Lineage
 from ..inspect.model import Model, decode, show_fact
 
@@ -410,7 +410,7 @@ def expected(
         return tuple(Expected(m, *_post_point(program, post, m.args, bounds.horizon), None, stopped=True)
                      for m in counterexample.missing)
     compiled = transform(program, instance, bounds)
-    rules = invariant(program, compiled, pre, post).split("% the fewest faults")[0].replace(f":- not {VIOLATED}.", "")
+    rules = violation(program, compiled, pre, post).replace(f":- not {VIOLATED}.", "")
     ctl = grounded(compiled.text + rules + _closest(compiled, counterexample))
     found: list[tuple[Model, Lineage]] = []
     result = []
