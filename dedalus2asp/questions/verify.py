@@ -27,6 +27,7 @@ from dataclasses import replace
 
 import clingo
 
+from ..asp.incremental import tuple_term
 from ..asp.names import CRASHED, LOST, OMITTED, SILENCED, omission_key, relation_name
 from ..asp.transform import Compiled, transform
 from ..bounds import Bounds
@@ -88,7 +89,7 @@ def violation(program: Program, compiled: Compiled, pre: str, post: str) -> str:
     k, pre_global, post_global = invariant_rows(program, pre, post)
     horizon = compiled.bounds.horizon
     columns = [f"A{i}" for i in range(1, k + 1)]
-    row = "(" + ",".join(columns) + ("," if k == 1 else "") + ")"
+    row = tuple_term(columns)
 
     def reads(name: str, is_global: bool) -> str:
         node, args = ("()", columns) if is_global else (columns[0], columns[1:])
@@ -233,7 +234,7 @@ def _faults(compiled: Compiled) -> str:
     lines = ["", "% --all: the faults of a run, fewest first"]
     for chosen, relation in compiled.messages.items():
         w = [f"W{i}" for i in range(1, compiled.arities[relation] + 1)]
-        row = "(" + ",".join(w) + ("," if len(w) == 1 else "") + ")"
+        row = tuple_term(w)
         lines.append(f'{FAULT}(omission(X,S,Y,"{relation}",{row})) :- {chosen}({",".join(["X", "S", "Y", LOST, *w])})'
                      + (f", not {SILENCED}(X,S)" if crashes else "") + ".")
     if crashes:
