@@ -49,11 +49,11 @@ import clingo
 from ..bounds import CRASH, Network, Semantics
 from ..lang.ast import Aggregate, Arithmetic, Instance, Literal, Program, RuleKind
 from .names import fresh, in_comment, internal, message_relation, relation_name
+from .views import environment, keys, projections, rule_view, term
 
 LAST = "_last"
 """The external _last(t) of the multi-shot program: t is the horizon being solved (Molly's crash candidates
 exclude a crash at the last step, `Network.crash_times`)."""
-from .views import environment, keys, projections, rule_view, term
 
 
 def tuple_term(terms: list[str]) -> str:
