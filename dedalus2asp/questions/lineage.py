@@ -47,7 +47,7 @@ from ..asp.names import CRASHED, LOST, PENDING, SILENCED, omission_key
 from ..asp.transform import transform
 from ..bounds import Bounds
 from ..lang.ast import GLOBAL_NODE, Instance, Program
-from .verdict import Counterexample, Crash, Lost, Missing, Verdict
+from .verdict import Counterexample, Crash, Lost, Missing, Verdict, send_key
 from .verify import POST_ROW, VIOLATED, grounded, optimum, violation
 from ..inspect.explain import ANY, ARRIVED, CARRIED, FAULT, INPUT, Derivation, Lineage
 from ..inspect.model import Model, decode, show_fact
@@ -324,12 +324,12 @@ class _Run:
 
     trace: frozenset
     down: dict
-    fates: dict  # (sender, sent, addressee, relation, args) -> arrival step, None (pending) or LOST
+    fates: dict  # send_key -> arrival step, None (pending) or LOST
 
     @classmethod
     def of(cls, model: Model) -> "_Run":
-        fates = {(m.sender, m.sent, m.addressee, m.relation, m.args): m.arrives for m in model.messages}
-        fates.update({(m.sender, m.sent, m.addressee, m.relation, m.args): LOST for m in model.lost})
+        fates = {send_key(m): m.arrives for m in model.messages}
+        fates.update({send_key(m): LOST for m in model.lost})
         return cls(model.trace, dict(model.crashes), fates)
 
     def crash(self, node: clingo.Symbol, step: int) -> Crash | None:
@@ -344,9 +344,8 @@ def _mark(d: Derivation, other: _Run) -> Mark:
     node, step = d.node, d.step
     if d.reason.how == ARRIVED:
         m = d.reason.message
-        key = (m.sender, m.sent, m.addressee, m.relation, m.args)
         node, step = m.sender, m.sent
-        there = other.fates.get(key, NOT_SENT)
+        there = other.fates.get(send_key(m), NOT_SENT)
         if there == LOST:
             fate = CRASH_FATE if other.crash(m.sender, m.sent) is not None else LOST_FATE
         elif there == NOT_SENT:
