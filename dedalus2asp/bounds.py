@@ -194,10 +194,11 @@ class Network:
 
     def _fault_model(self) -> None:
         """Resolve the omission and crash-time models to their delivery's defaults (Molly's under `sync`), and check them."""
+        omission, crash_times = self.default_fault_model()
         if self.omission is None:
-            object.__setattr__(self, "omission", "channel" if self.delivery == "sync" else "message")
+            object.__setattr__(self, "omission", omission)
         if self.crash_times is None:
-            object.__setattr__(self, "crash_times", "after-send" if self.delivery == "sync" else "any")
+            object.__setattr__(self, "crash_times", crash_times)
         for what, value, allowed in (
             ("omission model", self.omission, OMISSIONS),
             ("crash times", self.crash_times, CRASH_TIMES),
@@ -209,6 +210,11 @@ class Network:
     @property
     def sync(self) -> bool:
         return self.delivery == "sync"
+
+    def default_fault_model(self) -> tuple[str, str]:
+        """The omission and crash-time models of the delivery when not given: Molly's (channel, after-send)
+        under `sync`, else (message, any)."""
+        return ("channel", "after-send") if self.sync else ("message", "any")
 
     @property
     def by_channel(self) -> bool:
@@ -320,9 +326,10 @@ class Network:
         """The fault model in words where it is not the delivery's default ([] when it is): "an omission loses
         one message", "crashes at any step", "fail-stop crashes"."""
         words = []
-        if self.lossy and self.omission != ("channel" if self.sync else "message"):
+        omission, crash_times = self.default_fault_model()
+        if self.lossy and self.omission != omission:
             words.append("an omission loses " + ("one message" if self.omission == "message" else "a channel"))
-        if self.crashes and self.crash_times != ("after-send" if self.sync else "any"):
+        if self.crashes and self.crash_times != crash_times:
             words.append("crashes at any step" if self.crash_times == "any" else "crashes after a send, before the last step")
         if self.fail_stop:
             words.append("fail-stop crashes")

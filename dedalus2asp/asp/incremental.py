@@ -49,14 +49,14 @@ import clingo
 from ..bounds import CRASH, Network, Semantics
 from ..lang.ast import Aggregate, Arithmetic, Instance, Literal, Program, RuleKind
 from .names import fresh, in_comment, internal, message_relation, relation_name
+from .views import environment, keys, projections, rule_view, term
 
 LAST = "_last"
 """The external _last(t) of the multi-shot program: t is the horizon being solved (Molly's crash candidates
 exclude a crash at the last step, `Network.crash_times`)."""
-from .views import environment, keys, projections, rule_view, term
 
 
-def _tuple(terms: list[str]) -> str:
+def tuple_term(terms: list[str]) -> str:
     """A clingo tuple term: (), (a,), (a,b)."""
     return "(" + ",".join(terms) + ("," if len(terms) == 1 else "") + ")"
 
@@ -109,7 +109,7 @@ class OutputView:
         w = [f"W{i}" for i in range(1, self.arity + 1)]
         if self.column is not None:
             w.insert(self.column, "X")
-        return _tuple(w)
+        return tuple_term(w)
 
     @property
     def atom(self) -> str:
@@ -168,7 +168,7 @@ def may(
     for node_facts in instance.facts.values():
         for f in node_facts:
             if f.predicate in needed:
-                lines.append(f"{relation_name(f.predicate)}({'0,' if hops else ''}{_tuple([str(a) for a in f.args])}).")
+                lines.append(f"{relation_name(f.predicate)}({'0,' if hops else ''}{tuple_term([str(a) for a in f.args])}).")
     if hops:  # a tuple reached within n hops is reached within n+1
         lines += [f"{relation_name(r)}(N+1,W) :- {relation_name(r)}(N,W), N < {bound}." for r in program.schema() if r in needed]
     for rule, key in chosen:
@@ -206,7 +206,7 @@ def _may_rule(rule, key: int, bound: int | None) -> list[str]:
     n = "" if bound is None else fresh("N", taken)
 
     def atom(predicate: str, terms: list[str], hop: str = n) -> str:
-        return f"{relation_name(predicate)}({hop + ',' if hop else ''}{_tuple(terms)})"
+        return f"{relation_name(predicate)}({hop + ',' if hop else ''}{tuple_term(terms)})"
 
     body = [atom(b.atom.predicate, [term(t, view) for t in b.atom.args]) for b in rule.body
             if isinstance(b, Literal) and not b.negated]
@@ -216,7 +216,7 @@ def _may_rule(rule, key: int, bound: int | None) -> list[str]:
         if isinstance(a, Aggregate):  # any value the function gives on a part of what the body holds
             v, name = view.aggregates[i], internal("may_agg", f"r{key}_{i}")
             c, u, k, lo, hi = (fresh(v + suffix, taken) for suffix in "CUKLH")
-            lines.append(f"{name}({n},{term(a.term, view)},{_tuple(_variables(rule, view))})"
+            lines.append(f"{name}({n},{term(a.term, view)},{tuple_term(_variables(rule, view))})"
                          + (f" :- {', '.join(body)}." if body else "."))
             extra += {
                 "count": [f"{c} = #count{{ {u} : {name}({n},{u},{k}) }}", f"{v} = 1..{c}"],

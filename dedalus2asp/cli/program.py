@@ -27,6 +27,12 @@ class Graph(str, Enum):
     HTML = "html"
 
 
+def _coordination(prog, carried):
+    """`coordination.analyse` of PROG, the relations of the facts it carries at a fixed step as its events."""
+    events = {f.predicate for facts in (carried.facts.values() if carried else ()) for f in facts if f.step is not None}
+    return coordination.analyse(prog, events)
+
+
 def check(
     program: Path = Prog,
     json_: bool = JsonOpt,
@@ -37,8 +43,7 @@ def check(
     """Parse PROG and report its rules, relations, strata, async relations, positivity, and where it needs coordination."""
     try:
         prog, carried, loaded = pipeline.load(program, dialect=dialect.value)
-        events = {f.predicate for facts in (carried.facts.values() if carried else ()) for f in facts if f.step is not None}
-        report = analysis.report(prog, coordination.analyse(prog, events))
+        report = analysis.report(prog, _coordination(prog, carried))
     except DiagnosticError as error:
         fail(error)
     if graph is not None:
@@ -112,9 +117,8 @@ def convert(
     except DiagnosticError as error:
         fail(error)
     if to is Notation.LAMPORT:
-        events = {f.predicate for facts in (given.facts.values() if given else ()) for f in facts if f.step is not None}
         chosen = (tuple(dict.fromkeys(r.strip() for r in relations.split(",") if r.strip())) if relations is not None
-                  else coordination.analyse(prog, events).lamport_relations())
+                  else _coordination(prog, given).lamport_relations())
         try:
             sys.stdout.write(lamport.rewrite(source, chosen).text)
         except ValueError as exc:

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field, replace
 
 import clingo
 
-from ..asp.incremental import Unrolling, incremental
+from ..asp.incremental import Unrolling, incremental, tuple_term
 from ..asp.names import OUTPUT, relation_name
 from ..asp.solve import control
 from ..asp.transform import Compiled, transform
@@ -101,7 +101,7 @@ def output_tuple(arity: int, column: int | None) -> str:
     w = [f"W{i}" for i in range(1, arity + 1)]
     if column is not None:
         w.insert(column, "X")
-    return "(" + ",".join(w) + ("," if len(w) == 1 else "") + ")"
+    return tuple_term(w)
 
 
 def output_rules(outputs: tuple[str, ...], arities: dict[str, int], horizon: int, locations=()) -> str:

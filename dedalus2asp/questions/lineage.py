@@ -47,8 +47,8 @@ from ..asp.names import CRASHED, LOST, PENDING, SILENCED, omission_key
 from ..asp.transform import transform
 from ..bounds import Bounds
 from ..lang.ast import GLOBAL_NODE, Instance, Program
-from .verdict import Counterexample, Crash, Lost, Missing, Verdict
-from .verify import POST_ROW, VIOLATED, invariant
+from .verdict import Counterexample, Crash, Lost, Missing, Verdict, send_key
+from .verify import POST_ROW, VIOLATED, grounded, optimum, violation
 from ..inspect.explain import ANY, ARRIVED, CARRIED, FAULT, INPUT, Derivation, Lineage
 from ..inspect.model import Model, decode, show_fact
 
@@ -324,12 +324,12 @@ class _Run:
 
     trace: frozenset
     down: dict
-    fates: dict  # (sender, sent, addressee, relation, args) -> arrival step, None (pending) or LOST
+    fates: dict  # send_key -> arrival step, None (pending) or LOST
 
     @classmethod
     def of(cls, model: Model) -> "_Run":
-        fates = {(m.sender, m.sent, m.addressee, m.relation, m.args): m.arrives for m in model.messages}
-        fates.update({(m.sender, m.sent, m.addressee, m.relation, m.args): LOST for m in model.lost})
+        fates = {send_key(m): m.arrives for m in model.messages}
+        fates.update({send_key(m): LOST for m in model.lost})
         return cls(model.trace, dict(model.crashes), fates)
 
     def crash(self, node: clingo.Symbol, step: int) -> Crash | None:
@@ -344,9 +344,8 @@ def _mark(d: Derivation, other: _Run) -> Mark:
     node, step = d.node, d.step
     if d.reason.how == ARRIVED:
         m = d.reason.message
-        key = (m.sender, m.sent, m.addressee, m.relation, m.args)
         node, step = m.sender, m.sent
-        there = other.fates.get(key, NOT_SENT)
+        there = other.fates.get(send_key(m), NOT_SENT)
         if there == LOST:
             fate = CRASH_FATE if other.crash(m.sender, m.sent) is not None else LOST_FATE
         elif there == NOT_SENT:
@@ -410,10 +409,8 @@ def expected(
         return tuple(Expected(m, *_post_point(program, post, m.args, bounds.horizon), None, stopped=True)
                      for m in counterexample.missing)
     compiled = transform(program, instance, bounds)
-    rules = invariant(program, compiled, pre, post).split("% the fewest faults")[0].replace(f":- not {VIOLATED}.", "")
-    ctl = clingo.Control(["--opt-mode=opt", "--warn=none"])
-    ctl.add("base", [], compiled.text + rules + _closest(compiled, counterexample))
-    ctl.ground([("base", [])])
+    rules = violation(program, compiled, pre, post).replace(f":- not {VIOLATED}.", "")
+    ctl = grounded(compiled.text + rules + _closest(compiled, counterexample))
     found: list[tuple[Model, Lineage]] = []
     result = []
     theirs = Lineage(counterexample.model, instance)
@@ -423,13 +420,9 @@ def expected(
         where = next((f for f in found if (node, step, *fact) in f[0].trace), None)
         if where is None:
             row = clingo.Function(POST_ROW, [clingo.Tuple_(missing.args)])
-            best: list = []
-            with ctl.solve(assumptions=[(row, True)], on_model=lambda m: best.append(m.symbols(atoms=True)), async_=True) as handle:
-                left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
-                stopped = not (handle.wait(left) if left is not None else handle.wait())
-                if stopped:
-                    handle.cancel()
-                handle.get()
+            left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+            best, complete = optimum(ctl, left, [(row, True)])
+            stopped = not complete
             if best:
                 model = decode(best[-1], compiled)
                 where = (model, Lineage(model, instance))

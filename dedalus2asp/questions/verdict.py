@@ -16,6 +16,11 @@ from ..inspect.model import Model
 from ..lang.ast import GLOBAL_NODE
 
 
+def send_key(message) -> tuple:
+    """A message (an `inspect.model.Message` or a `Lost`) by its send: (sender, sent, addressee, relation, args)."""
+    return (message.sender, message.sent, message.addressee, message.relation, message.args)
+
+
 @dataclass(frozen=True)
 class Lost:
     """A message R(args) that `sender` sent at its step `sent` to `addressee`, and that was lost: to an
@@ -96,9 +101,8 @@ class Counterexample:
 
     def as_dict(self) -> dict:
         arrived = [m for m in self.model.messages if m.arrives is not None]
-        lost = {(l.sender, l.sent, l.addressee, l.relation, l.args) for l in self.lost}
-        pending = [m for m in self.model.messages
-                   if m.arrives is None and (m.sender, m.sent, m.addressee, m.relation, m.args) not in lost]
+        lost = {send_key(l) for l in self.lost}
+        pending = [m for m in self.model.messages if m.arrives is None and send_key(m) not in lost]
         return {
             "lost": [l.as_dict() for l in self.lost],
             "crashes": [c.as_dict() for c in self.crashes],

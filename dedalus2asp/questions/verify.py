@@ -27,6 +27,7 @@ from dataclasses import replace
 
 import clingo
 
+from ..asp.incremental import tuple_term
 from ..asp.names import CRASHED, LOST, OMITTED, SILENCED, omission_key, relation_name
 from ..asp.transform import Compiled, transform
 from ..bounds import Bounds
@@ -75,14 +76,20 @@ def invariant_rows(program: Program, pre: str, post: str) -> tuple[int, bool, bo
 
 
 def invariant(program: Program, compiled: Compiled, pre: str, post: str) -> str:
-    """The rules that make a model a counterexample, and the fewest faults its optimum (see the module docstring).
+    """The rules that make a model a counterexample (`violation`), and the fewest faults its optimum (see the
+    module docstring)."""
+    return violation(program, compiled, pre, post) + fewest_faults(compiled)
+
+
+def violation(program: Program, compiled: Compiled, pre: str, post: str) -> str:
+    """The rules that make a model a counterexample: a pre row at the last step without its post row.
 
     A row of a relation is its fact as Molly reads it: a global relation's arguments, or a located
     relation's location column followed by its arguments; a pre row needs the same post row."""
     k, pre_global, post_global = invariant_rows(program, pre, post)
     horizon = compiled.bounds.horizon
     columns = [f"A{i}" for i in range(1, k + 1)]
-    row = "(" + ",".join(columns) + ("," if k == 1 else "") + ")"
+    row = tuple_term(columns)
 
     def reads(name: str, is_global: bool) -> str:
         node, args = ("()", columns) if is_global else (columns[0], columns[1:])
@@ -96,6 +103,13 @@ def invariant(program: Program, compiled: Compiled, pre: str, post: str) -> str:
         f"{MISSING}(R) :- {PRE_ROW}(R), not {POST_ROW}(R).",
         f"{VIOLATED} :- {MISSING}(R).",
         f":- not {VIOLATED}.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def fewest_faults(compiled: Compiled) -> str:
+    """The optimum of `invariant`: the fewest omissions and crashes."""
+    lines = [
         "% the fewest faults: omissions (a message lost while its sender is up) and crashed nodes; the",
         "% weight-0 element makes it an optimisation even when no fault can happen (clingo stops at the",
         "% first model of a program without a #minimize, not proving it the fewest)",
@@ -220,7 +234,7 @@ def _faults(compiled: Compiled) -> str:
     lines = ["", "% --all: the faults of a run, fewest first"]
     for chosen, relation in compiled.messages.items():
         w = [f"W{i}" for i in range(1, compiled.arities[relation] + 1)]
-        row = "(" + ",".join(w) + ("," if len(w) == 1 else "") + ")"
+        row = tuple_term(w)
         lines.append(f'{FAULT}(omission(X,S,Y,"{relation}",{row})) :- {chosen}({",".join(["X", "S", "Y", LOST, *w])})'
                      + (f", not {SILENCED}(X,S)" if crashes else "") + ".")
     if crashes:
@@ -272,7 +286,7 @@ def minimal_fault_sets(
 
 def fault_sets_program(program: Program, compiled: Compiled, pre: str, post: str) -> str:
     """The program whose optimal models have the fewest faults among the counterexamples (`_fault(F)` atoms)."""
-    return compiled.text + invariant(program, compiled, pre, post).split("% the fewest faults")[0] + _faults(compiled)
+    return compiled.text + violation(program, compiled, pre, post) + _faults(compiled)
 
 
 _FOUND = itertools.count(1)
@@ -310,7 +324,7 @@ def fault_set_models(ctl: clingo.Control, timeout: float | None, assumptions=())
 def fault_free_run(program: Program, instance: Instance, bounds: Bounds, pre: str = "pre", post: str = "post") -> Model | None:
     """A run without any fault in which the invariant holds (Molly's first, failure-free run), or None."""
     compiled = transform(program, instance, replace(bounds, network=replace(bounds.network, loss_until=None, crashes=0)))
-    rules = invariant(program, compiled, pre, post).split("% the fewest faults")[0].replace(f":- not {VIOLATED}.", f":- {VIOLATED}.")
+    rules = violation(program, compiled, pre, post).replace(f":- not {VIOLATED}.", f":- {VIOLATED}.")
     ctl = clingo.Control(["1", "--warn=none"])
     ctl.add("base", [], compiled.text + rules)
     ctl.ground([("base", [])])

@@ -41,7 +41,7 @@ from dataclasses import replace
 
 import clingo
 
-from ..asp.incremental import Unrolling, incremental
+from ..asp.incremental import Unrolling, incremental, tuple_term
 from ..asp.names import CRASHED, LOST, PENDING, SILENCED, internal, message_relation, omission_key, relation_name
 from ..asp.transform import Compiled
 from ..bounds import CRASH, Bounds, Encoding, Semantics
@@ -61,7 +61,7 @@ def check_part(program: Program, pre: str, post: str, plan: bool = False) -> str
     """`#program check(h).`: the invariant at step h, under the external `_query(h)` (see the module docstring)."""
     k, pre_global, post_global = invariant_rows(program, pre, post)
     columns = [f"A{i}" for i in range(1, k + 1)]
-    row = "(" + ",".join(columns) + ("," if k == 1 else "") + ")"
+    row = tuple_term(columns)
 
     def reads(name: str, is_global: bool) -> str:
         node, args = ("()", columns) if is_global else (columns[0], columns[1:])

@@ -124,13 +124,13 @@ def _order(atom: clingo.Symbol) -> tuple:
     return (1, atom.arguments[1].number, str(atom))
 
 
-def varying(compiled: Compiled, deadline: float | None = None) -> list[str]:
+def varying(compiled: Compiled) -> list[str]:
     """The split atoms that some run may make true, crashes first, then omissions by step: the split atoms of the
     ground program that are not facts (clingo's symbolic atoms, no solving). An atom that is false in every run
     after all only leaves some cubes without a run, and the cubes still partition the runs.
 
     (The brave and cautious consequences, which tell exactly which atoms vary, did not converge within the
-    deadline at large points and then left the parts no time: issue #31.) `deadline` is kept for callers."""
+    deadline at large points and then left the parts no time: issue #31.)"""
     ctl = clingo.Control(["--warn=none"])
     ctl.add("base", [], compiled.text + split_rules(compiled))
     ctl.ground([("base", [])])
@@ -242,7 +242,7 @@ def _in_turn(payload: Compiled, text: str, sets_text: str | None, parts: int, pr
     the parts and the vacuity check solved in turn on one grounding. Only text, truth values and numbers: it may run
     in the solver's own process (`asp.solve.isolated`), and a clingo symbol made there means nothing here."""
     deadline = None if timeout is None else time.time() + timeout
-    atoms, split = cubes(varying(payload, deadline), parts, payload.bounds.network.crashes)
+    atoms, split = cubes(varying(payload), parts, payload.bounds.network.crashes)
     ctl = grounded(text)
     found = []
     for part in split:
@@ -276,7 +276,7 @@ def verify_split(
         from ..runs.session import spark_session
 
         deadline = None if timeout is None else time.time() + timeout
-        atoms, split = cubes(varying(compiled, deadline), parts, bounds.network.crashes)
+        atoms, split = cubes(varying(compiled), parts, bounds.network.crashes)
         starting = time.time()
         session = spark if spark is not None else spark_session(master, log_level=log_level)
         if deadline is not None:  # the JVM's start is not the parts' time
