@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import json
 import re
+from types import SimpleNamespace
 from xml.etree import ElementTree
+
+import clingo
 
 import jsonschema
 import pytest
@@ -23,7 +26,8 @@ from dedalus2asp.bounds import Bounds, Network
 from dedalus2asp.formats.lineage import html
 from dedalus2asp.formats.molly import index_html, runs_document
 from dedalus2asp.inspect.explain import ARRIVED
-from dedalus2asp.questions.lineage import COUNTEREXAMPLE, CRASH_FATE, EXPECTED, LOST_FATE, NOT_SENT, attach
+from dedalus2asp.questions.lineage import COUNTEREXAMPLE, CRASH_FATE, EXPECTED, LOST_FATE, NOT_SENT, Expected, attach
+from dedalus2asp.questions.verdict import Crash, Lost, Missing
 from dedalus2asp.lang.ast import GLOBAL_NODE
 from dedalus2asp.questions.verify import fault_free_run, verify
 from test_verify import load
@@ -322,3 +326,21 @@ def test_no_lineage_skips_the_explanation(tmp_path):
     assert json.loads(explained.stdout)["counterexample"]["lineage"]
     found = json.loads(bare.stdout)["counterexample"]
     assert "lineage" not in found and found["faults"] == json.loads(explained.stdout)["counterexample"]["faults"]
+
+
+def test_the_expected_run_counts_its_faults_as_the_counterexample_does():
+    """Two messages of one channel at one step are one omission when omissions cut channels (Molly's model, the
+    sync default) and two when they lose messages one by one: the lineage's "a run with N faults" and the
+    verdict's "faults: N" count alike (`verdict.fault_count`)."""
+    a, b = clingo.Function("a"), clingo.Function("b")
+    lost = (Lost(a, 1, b, "m", (clingo.Number(1),)), Lost(a, 1, b, "m", (clingo.Number(2),)),
+            Lost(a, 2, b, "m", (clingo.Number(1),), by_crash=True))
+    crashes = (Crash(a, 2),)
+
+    def expected(network):
+        run = SimpleNamespace(bounds=Bounds(3, network=network))
+        return Expected(Missing(None, "pre", ()), b, 3, ("post", ()), run, lost, crashes)
+
+    assert expected(Network("sync", loss_until=2, crashes=1)).faults == 2  # one channel cut, one crash
+    assert expected(Network("sync", loss_until=2, crashes=1, omission="message")).faults == 3
+    assert Expected(Missing(None, "pre", ()), b, 3, ("post", ()), None).faults == 0

@@ -47,7 +47,7 @@ from ..asp.names import CRASHED, LOST, PENDING, SILENCED, omission_key
 from ..asp.transform import transform
 from ..bounds import Bounds
 from ..lang.ast import GLOBAL_NODE, Instance, Program
-from .verdict import Counterexample, Crash, Lost, Missing, Verdict, send_key
+from .verdict import Counterexample, Crash, Lost, Missing, Verdict, fault_count, send_key
 from .verify import POST_ROW, VIOLATED, grounded, optimum, violation
 from ..inspect.explain import ANY, ARRIVED, CARRIED, FAULT, INPUT, Derivation, Lineage
 from ..inspect.model import Model, decode, show_fact
@@ -139,7 +139,8 @@ class Expected:
 
     @property
     def faults(self) -> int:
-        return sum(1 for l in self.lost if not l.by_crash) + len(self.crashes)
+        """Counted as the counterexample's faults are (`verdict.fault_count`): a cut channel is one fault."""
+        return 0 if self.run is None else fault_count(self.lost, self.crashes, self.run.bounds.network)
 
     @property
     def where(self) -> str:

@@ -8,10 +8,11 @@ their attributes and `as_dict`; how they are found (the optimisation over the fa
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Iterable
 
 import clingo
 
-from ..bounds import Bounds
+from ..bounds import Bounds, Network
 from ..inspect.model import Model
 from ..lang.ast import GLOBAL_NODE
 
@@ -56,6 +57,15 @@ class Crash:
         return f"{self.node} at step {self.step}"
 
 
+def fault_count(lost: Iterable[Lost], crashes: tuple[Crash, ...], network: Network) -> int:
+    """Omissions and crashes: a message lost because its sender had crashed is no fault of its own; when an
+    omission cuts a channel (Molly's model), the messages of one channel at one step are one fault."""
+    omitted = [l for l in lost if not l.by_crash]
+    if network.by_channel:
+        return len({(l.sender, l.sent, l.addressee) for l in omitted}) + len(crashes)
+    return len(omitted) + len(crashes)
+
+
 @dataclass(frozen=True)
 class Missing:
     """A `pre` row at the last step with no matching `post` row (`args`: the row, a located relation's
@@ -92,12 +102,7 @@ class Counterexample:
 
     @property
     def faults(self) -> int:
-        """Omissions and crashes: a message lost because its sender had crashed is no fault of its own; when an
-        omission cuts a channel (Molly's model), the messages of one channel at one step are one fault."""
-        omitted = [l for l in self.lost if not l.by_crash]
-        if self.model.bounds.network.by_channel:
-            return len({(l.sender, l.sent, l.addressee) for l in omitted}) + len(self.crashes)
-        return len(omitted) + len(self.crashes)
+        return fault_count(self.lost, self.crashes, self.model.bounds.network)
 
     def as_dict(self) -> dict:
         arrived = [m for m in self.model.messages if m.arrives is not None]
