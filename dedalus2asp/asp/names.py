@@ -32,6 +32,9 @@ CRASHED = "_crashed"
 """The solver's atom _crashed(y, s): y crashes at step s (templates/faults.lp.j2)."""
 SILENCED = "_silenced"
 """The solver's atom _silenced(x, s): x has crashed by step s, so its messages to other nodes are lost."""
+LOOP = "_loop"
+"""The solver's atom _loop(l) of a lasso model (eventual mode): step l is the first step of the loop, and the
+step after the last step is step l again (Heljanko and Niemelä, TPLP 2003: the k-loop encoding)."""
 OMITTED = "_omitted"
 """The solver's atom _omitted(x, s, y): the channel from x to y at step s is cut, every message on it
 lost (Molly's omissions, `Network.omission` = channel; templates/faults.lp.j2)."""

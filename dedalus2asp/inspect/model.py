@@ -38,7 +38,7 @@ from typing import Callable, Iterable, Iterator, Mapping
 import clingo
 
 from ..asp import solve
-from ..asp.names import CRASHED, LOST, PENDING
+from ..asp.names import CRASHED, LOOP, LOST, PENDING
 from ..asp.transform import Compiled
 from ..bounds import Bounds, Encoding
 from ..lang.ast import GLOBAL_NODE, Program, Rule, RuleKind, Trace, TraceFact, show_fact
@@ -153,11 +153,40 @@ class Model:
     program: Program | None = field(default=None, compare=False, repr=False)
     lost: tuple[Message, ...] = ()
     crashes: tuple[tuple[clingo.Symbol, int], ...] = ()
+    loop_start: int | None = None
+    """A lasso model (eventual mode): steps 0..loop_start-1 are the prefix, steps loop_start..T the loop, and
+    the step after T is step loop_start again; None for a bounded model."""
 
     @property
     def horizon(self) -> int:
         """T: every node of the model performs the local steps 0..T."""
         return self.bounds.horizon
+
+    @property
+    def period(self) -> int | None:
+        """P = T + 1 - L, the number of steps in the loop of a lasso model; None for a bounded model."""
+        return None if self.loop_start is None else self.horizon + 1 - self.loop_start
+
+    @property
+    def is_lasso(self) -> bool:
+        """The model is a lasso: an infinite, ultimately periodic run written over its steps 0..T."""
+        return self.loop_start is not None
+
+    def ultimate(self, relations: Iterable[str] | None = None) -> tuple[str, ...]:
+        """The ultimate facts of a lasso (jcss2014 §2.5.5: from some step on they hold at every step): those that
+        hold at every step of the loop, united over nodes, of `relations` (default: out(P), as `outputs`)."""
+        if self.loop_start is None:
+            raise ValueError("a bounded model has no ultimate facts: only a lasso model (eventual mode) has them")
+        if relations is not None:
+            wanted = set(relations)
+        else:
+            wanted = set(self.program.output_relations) if self.program is not None else set()
+        loop = range(self.loop_start, self.horizon + 1)
+        held: dict[tuple, set[int]] = defaultdict(set)
+        for x, s, r, a in self.trace:
+            if r in wanted and s >= self.loop_start:
+                held[(x, r, a)].add(s)
+        return tuple(sorted({self.output_fact(x, r, a) for (x, r, a), steps in held.items() if len(steps) == len(loop)}))
 
     # -- the trace -----------------------------------------------------------
 
@@ -424,6 +453,7 @@ def decode(symbols: Iterable[clingo.Symbol], compiled: Compiled, number: int = 1
     crashes = set()
     network: set[clingo.Symbol] = set()
     before = set()
+    loop_start = None
     for atom in symbols:
         name, args = atom.name, atom.arguments
         if name in compiled.relations and len(args) == compiled.arities[compiled.relations[name]] + 2:
@@ -440,6 +470,8 @@ def decode(symbols: Iterable[clingo.Symbol], compiled: Compiled, number: int = 1
             network.add(args[0])
         elif name == CRASHED and len(args) == 2 and args[1].type is clingo.SymbolType.Number:
             crashes.add((args[0], args[1].number))
+        elif name == LOOP and len(args) == 1 and args[0].type is clingo.SymbolType.Number:
+            loop_start = args[0].number
         elif name == "before" and len(args) == 4:
             before.add(((args[0], args[1].number), (args[2], args[3].number)))
     has_before = compiled.bounds.encoding is Encoding.PAPER and compiled.bounds.semantics.causal
@@ -453,6 +485,7 @@ def decode(symbols: Iterable[clingo.Symbol], compiled: Compiled, number: int = 1
         program=compiled.program,
         lost=tuple(sorted(lost, key=Message.key)),
         crashes=tuple(sorted(crashes, key=lambda c: (c[1], c[0]))),
+        loop_start=loop_start,
     )
 
 
