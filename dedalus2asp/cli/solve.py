@@ -19,7 +19,7 @@ from ..questions import cron
 from ..runs import eventual, operational
 from .progress import Progress, QuietOpt
 from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, incomplete, no_model, say, stderr, text_options, usage, warn, write
-from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, JsonOpt, MasterOpt, ModelsOpt,
+from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, EventualOpt, HorizonOpt, eventual_bounds, InputOpt, JsonOpt, MasterOpt, ModelsOpt,
                       Prog, SemanticsOpt, SplitEngineOpt, TimeoutOpt, bounds, network_options, check_engine, load, need_instance, prepare,
                       LIMITS, Limits, limit_options, within)
 
@@ -155,7 +155,7 @@ ExploreHorizonOpt = typer.Option(
     help="Every node performs local steps 0..T (or --eventual: every horizon at once)",
 )
 
-EventualOpt = typer.Option(
+ExploreEventualOpt = typer.Option(
     False, "--eventual", help="Instead of --horizon: the graph of configurations of the infinite runs and their distinct "
     "ultimate outputs (jcss2014 §2.5.5), under --delivery sync or --max-delay D (docs/semantics.md)",
 )
@@ -171,7 +171,7 @@ def explore(
     runs: bool = typer.Option(
         False, "--runs", help="Count distinct run prefixes (end configurations) too; slower: senders are kept apart"
     ),
-    eventual_: bool = EventualOpt,
+    eventual_: bool = ExploreEventualOpt,
     output: Optional[str] = typer.Option(None, "--output", help="With --eventual: the output relations R,S,... (default: .output)"),
     json_: bool = JsonOpt,
     dialect: Dialect = DialectOpt,
@@ -249,6 +249,7 @@ def cron_(
     program: Path = Prog,
     input_: Path = InputOpt,
     horizon: int = HorizonOpt,
+    eventual_: bool = EventualOpt,
     network: Network = NETWORK,
     output: Optional[str] = typer.Option(None, "--output", help="Output relations R,S,... (default: the .output ones)"),
     encoding: Encoding = EncodingOpt,
@@ -260,12 +261,17 @@ def cron_(
     dialect: Dialect = DialectOpt,
     limits: Limits = LIMITS,
 ) -> None:
-    """Consistency and tolerance of non-causality (jcss2014), bounded by the horizon and the delay bound.
+    """Consistency and tolerance of non-causality (jcss2014), bounded by the horizon and the delay bound; with
+    --eventual, on the ultimate outputs of the infinite runs (exact, with the completeness threshold K, or labelled
+    bounded).
 
     Exit status: 0 consistent and tolerant; 1 not consistent, not tolerant, or no causal model at all;
     2 bad program, input or option; 3 timeout.
     """
-    bounds_ = bounds(horizon, encoding=encoding, network=network)  # cron analyses both semantics
+    if eventual_ and search_horizon:
+        usage("bad-option", "--eventual answers for every horizon at once: give it without --search-horizon", "--eventual")
+    # cron analyses both semantics
+    bounds_ = eventual_bounds(network, encoding=encoding) if eventual_ else bounds(horizon, encoding=encoding, network=network)
     try:
         prog, instance, warnings = pipeline.load(program, input_, dialect.value)
         outputs = tuple(r.strip() for r in output.split(",") if r.strip()) if output else None
@@ -276,7 +282,7 @@ def cron_(
     warn(warnings)
     within(program, prog, instance, bounds_, limits)
     try:
-        question = cron.search if search_horizon else cron.analyse
+        question = cron.analyse_eventual if eventual_ else cron.search if search_horizon else cron.analyse
         verdict = solve.isolated(question, prog, instance, bounds_, outputs, timeout=timeout, max_memory=limits.max_memory)
     except cron.Timeout:
         incomplete("the analysis", timeout)

@@ -117,6 +117,13 @@ def search(verdict: Verdict) -> str:
     )
 
 
+def loop_words(model: Model) -> str:
+    """", steps 2..4 repeating forever" of a lasso model; "" for a bounded one."""
+    if not model.is_lasso:
+        return ""
+    return f" (steps {model.loop_start}..{model.horizon} repeating forever: loop start {model.loop_start}, period {model.period})"
+
+
 def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> str:
     """A CRON verdict in one sentence, then what supports it: outputs, witnesses, a counterexample."""
     out = console(width, color)
@@ -125,7 +132,18 @@ def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> 
         out.print(search(verdict))
     if not verdict.satisfiable:
         return out.file.getvalue()
-    out.print(f"output relations: {', '.join(verdict.outputs)} (facts at step {verdict.bounds.horizon}, united over nodes)")
+    if verdict.eventual:
+        e = verdict.exactness
+        if e.exact or not verdict.exact:
+            out.print(e.words())
+        else:  # not consistent: exact at any K
+            out.print(f"exact: the two causal lassos below are infinite runs whose ultimate outputs differ, whatever K "
+                      f"(K = {e.K} is not the completeness threshold: {e.reason})")
+        out.print(f"output relations: {', '.join(verdict.outputs)} (ultimate facts: held at every step of the loop, "
+                  "united over nodes)")
+    else:
+        out.print(f"output relations: {', '.join(verdict.outputs)} (facts at step {verdict.bounds.horizon}, united over nodes)")
+    what, run = ("ultimately ", "lasso") if verdict.eventual else ("", "model")
     out.print(f"  certain  (causal-finite): {facts(verdict.certain)}")
     out.print(f"  possible (causal-finite): {facts(verdict.possible)}")
     out.print(f"  certain  (choice):        {facts(verdict.choice_certain)}")
@@ -133,14 +151,14 @@ def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> 
     if verdict.theorem:
         out.print(f"jcss2014 Theorem 4.1: {verdict.theorem}")
     for i, (witness, output) in enumerate(verdict.witnesses, 1):
-        out.print(f"witness {i}: a causal model with output {{{', '.join(sorted(output))}}}")
+        out.print(f"witness {i}: a causal {run}{loop_words(witness)} with {what}output {{{', '.join(sorted(output))}}}")
         print_model(witness, out)
     if verdict.counterexample is not None:
         counterexample = verdict.counterexample
-        change = ([f"loses {facts(verdict.lost)}"] if verdict.lost else []) + (
-            [f"gains {facts(verdict.gained)}"] if verdict.gained else []
+        change = ([f"{what}loses {facts(verdict.lost)}"] if verdict.lost else []) + (
+            [f"{what}gains {facts(verdict.gained)}"] if verdict.gained else []
         )
-        out.print(f"counterexample: a choice model that {' and '.join(change)}")
+        out.print(f"counterexample: a choice {run}{loop_words(counterexample)} that {' and '.join(change)}")
         print_model(counterexample, out)
         out.print("messages into the past (they arrive at their send step or at one that happens before it):")
         for m in counterexample.noncausal():

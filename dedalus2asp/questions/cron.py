@@ -46,10 +46,12 @@ from ..asp.incremental import Unrolling, incremental, tuple_term
 from ..asp.names import OUTPUT, relation_name
 from ..asp.solve import control
 from ..asp.transform import Compiled, transform
-from ..bounds import Bounds, Encoding, Semantics
+from ..bounds import Bounds, Encoding, Mode, Semantics
 from ..inspect.model import Model, decode, show_fact
 from ..lang.ast import Instance, Program
 from ..lang.diagnostics import Diagnostic, DiagnosticError
+from . import eventual
+from .eventual import Exactness
 
 
 class Timeout(Exception):
@@ -185,11 +187,16 @@ class Consequences:
 
 
 class Semantic:
-    """The program of P on H within `bounds` (one semantics, one horizon), grounded once, with the output atoms added."""
+    """The program of P on H within `bounds` (one semantics, one horizon), grounded once, with the output atoms added:
+    the output facts at the last step, or in the eventual mode the ultimate ones of the lasso
+    (`eventual.ultimate_rules`)."""
 
     def __init__(self, program: Program, instance: Instance, bounds: Bounds, outputs: tuple[str, ...]):
         compiled = transform(program, instance, bounds)
-        extra = output_rules(outputs, compiled.arities, bounds.horizon, program.locations)
+        if bounds.mode is Mode.EVENTUAL:
+            extra = eventual.ultimate_rules(outputs, compiled.arities, program.locations, output_tuple)
+        else:
+            extra = output_rules(outputs, compiled.arities, bounds.horizon, program.locations)
         self.optimize = not bounds.semantics.causal
         if self.optimize:
             extra += fewest_backward(compiled)
@@ -233,6 +240,20 @@ class Verdict:
     gained: frozenset[str] = frozenset()
     seconds: float = 0.0
     search: dict | None = None
+    exactness: Exactness | None = None  # --eventual: K, the lasso length asked, and whether it is the threshold
+
+    @property
+    def eventual(self) -> bool:
+        """An answer on ultimate outputs (`cron --eventual`), asked of the lassos of K steps."""
+        return self.exactness is not None
+
+    @property
+    def exact(self) -> bool | None:
+        """Whether an eventual verdict holds of every infinite run: "not consistent" always does (its two witnesses
+        are infinite runs); every other answer when K is the completeness threshold. None for a bounded verdict."""
+        if self.exactness is None:
+            return None
+        return self.exactness.exact or (self.satisfiable and self.consistent is False)
 
     @property
     def theorem(self) -> str | None:
@@ -241,6 +262,11 @@ class Verdict:
             return None
         if not self.consistent:
             return "positive but not consistent: jcss2014 Theorem 4.1 does not apply"
+        if self.eventual and self.exact:
+            return ("positive and consistent over every infinite run, and tolerant, as the theorem predicts" if self.tolerant
+                    else "positive and consistent over every infinite run, yet not tolerant, which the theorem rules out "
+                    "over all fair runs: the eventual mode's runs step in rounds with every delay ≤ D (docs/semantics.md), "
+                    "fewer runs than the theorem's, and the difference lies there")
         if self.tolerant:
             return (
                 "positive and consistent within these bounds, and tolerant within them, as the theorem "
@@ -260,10 +286,15 @@ class Verdict:
 
     @property
     def bound(self) -> str:
+        if self.eventual:
+            runs = "over every infinite run" if self.exact else f"over the lassos of at most {self.exactness.K} steps"
+            return f"{runs} with {self.bounds.network.describe()}"
         return f"up to horizon {self.bounds.horizon} with {self.bounds.network.describe()}"
 
     def sentence(self) -> str:
         """One sentence: what was found, under which bound."""
+        if self.eventual:
+            return self.eventual_sentence()
         if not self.satisfiable:
             return f"no causal model {self.bound}: nothing to analyse (raise the horizon or the delay bound)"
         if not self.consistent:
@@ -278,6 +309,23 @@ class Verdict:
             "through a message that arrives before it was caused"
         )
 
+    def eventual_sentence(self) -> str:
+        """`cron --eventual`'s sentence: on ultimate outputs, over every infinite run (exact) or labelled bounded."""
+        label = "" if self.exact else "bounded, not exact: "
+        if not self.satisfiable:
+            return (f"{label}no infinite causal run {self.bound}: every run gets stuck (a message can never meet its "
+                    "delay bound), so there is no ultimate output to compare")
+        if not self.consistent:
+            differ = sorted(self.witnesses[0][1] ^ self.witnesses[1][1])
+            return f"not consistent: two causal lassos {self.bound} ultimately differ on {', '.join(differ)}"
+        if self.tolerant:
+            return (f"{label}consistent and tolerant: every causal and every choice lasso {self.bound} has the same "
+                    "ultimate output")
+        change = [f"ultimately loses {', '.join(sorted(self.lost))}"] if self.lost else []
+        change += [f"ultimately gains {', '.join(sorted(self.gained))}"] if self.gained else []
+        return (f"{label}consistent but not tolerant: a choice lasso {self.bound} {' and '.join(change)} through a "
+                "message that arrives before it was caused")
+
     def as_dict(self) -> dict:
         counterexample = None
         if self.counterexample is not None:
@@ -288,6 +336,9 @@ class Verdict:
                 "gained": sorted(self.gained),
                 "noncausal_messages": [m.as_dict() for m in self.counterexample.noncausal()],
             }
+        lasso = lambda m: {"loop_start": m.loop_start, "period": m.period} if m.is_lasso else {}  # noqa: E731
+        if counterexample is not None:
+            counterexample.update(lasso(self.counterexample))
         return {
             "verdict": self.sentence(),
             "satisfiable": self.satisfiable,
@@ -299,10 +350,15 @@ class Verdict:
             "choice_certain": _sorted(self.choice_certain),
             "choice_possible": _sorted(self.choice_possible),
             "counterexample": counterexample,
-            "witnesses": [{**m.as_dict(), "output": sorted(out)} for m, out in self.witnesses],
+            "witnesses": [{**m.as_dict(), **lasso(m), "output": sorted(out)} for m, out in self.witnesses],
             "positive": self.positive,
             "theorem": self.theorem,
-            "bound": {"horizon": self.bounds.horizon, "max_delay": self.bounds.network.max_delay},
+            "bound": ({"horizon": None, "mode": "eventual", "max_delay": self.bounds.network.max_delay,
+                       **self.bounds.network.as_dict()} if self.eventual else
+                      {"horizon": self.bounds.horizon, "max_delay": self.bounds.network.max_delay}),
+            **({} if not self.eventual else {"exact": self.exact, "K": self.exactness.K,
+                                             "reason": None if self.exact else self.exactness.reason,
+                                             "threshold_exact": self.exactness.exact}),
             "search": self.search,
             "seconds": round(self.seconds, 4),
         }
@@ -345,6 +401,42 @@ def analyse(
                 verdict.counterexample = model
                 verdict.lost = found.certain - model_output(model, outs)
                 verdict.gained = model_output(model, outs) - found.certain
+    verdict.seconds = time.perf_counter() - start
+    return verdict
+
+
+def analyse_eventual(
+    program: Program,
+    instance: Instance,
+    bounds: Bounds,
+    outputs: tuple[str, ...] | None = None,
+    timeout: float | None = None,
+    max_k: int = eventual.MAX_K,
+) -> Verdict:
+    """Consistency and tolerance on ultimate outputs (`cron --eventual`): `analyse` asked of the lasso models with K
+    steps (`Mode.EVENTUAL`), their output facts the ultimate ones (`eventual.ultimate_rules`).
+
+    Consistent: every causal lasso has the same ultimate output (a run that alternates between two cycles holds
+    the intersection of theirs; when every simple lasso agrees, so does every run, so the simple lassos decide).
+    Tolerant: every choice lasso has that output too. K is the larger of the causal and the choice thresholds
+    (`eventual.threshold`, the choice one only when the causal side is consistent: an inconsistency is exact at any
+    K); one solve at K covers every shorter lasso. Raises Timeout."""
+    start = time.perf_counter()
+    deadline = Deadline(timeout)
+    outs = outputs_of(program, outputs)
+    causal = eventual.threshold(program, instance, replace(bounds, semantics=Semantics.CAUSAL_FINITE), max_k,
+                                deadline.remaining())
+    verdict = analyse(program, instance, eventual.lasso_bounds(bounds, causal.K), outs, deadline.remaining())
+    exactness = causal
+    if verdict.satisfiable and verdict.consistent:
+        choice = eventual.threshold(program, instance, replace(bounds, semantics=Semantics.CHOICE), max_k,
+                                    deadline.remaining())
+        K = max(causal.K, choice.K)
+        reasons = [f"{side}: {e.reason}" for side, e in (("causal", causal), ("choice", choice)) if not e.exact]
+        exactness = Exactness(K, causal.exact and choice.exact, "; ".join(reasons))
+        if K != causal.K:
+            verdict = analyse(program, instance, eventual.lasso_bounds(bounds, K), outs, deadline.remaining())
+    verdict.exactness = exactness
     verdict.seconds = time.perf_counter() - start
     return verdict
 
