@@ -79,7 +79,11 @@ def print_model(model: Model, out: Console) -> None:
     for node, step in model.crashes:
         out.print(f"crash: {node} crashes at step {step} (from then on its messages to other nodes are lost)")
     if model.program is not None and model.program.output_relations:
-        out.print(f"outputs at step {model.horizon}: {', '.join(model.outputs()) or 'none'}")
+        if model.is_lasso:  # a lasso's output is its ultimate one: what holds at every step of its loop
+            out.print(f"ultimate outputs (every step {model.loop_start}..{model.horizon} of the loop): "
+                      f"{', '.join(model.ultimate()) or 'none'}")
+        else:
+            out.print(f"outputs at step {model.horizon}: {', '.join(model.outputs()) or 'none'}")
 
 
 def model(model: Model, width: int | None = None, color: bool = False) -> str:
@@ -133,17 +137,23 @@ def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> 
     if not verdict.satisfiable:
         return out.file.getvalue()
     if verdict.eventual:
-        e = verdict.exactness
-        if e.exact or not verdict.exact:
-            out.print(e.words())
-        else:  # not consistent: exact at any K
-            out.print(f"exact: the two causal lassos below are infinite runs whose ultimate outputs differ, whatever K "
-                      f"(K = {e.K} is not the completeness threshold: {e.reason})")
+        e, c = verdict.exactness, verdict.choice_exactness
+        if verdict.satisfiable and verdict.consistent is False:  # exact at any K
+            out.print("exact: the two causal lassos below are infinite runs whose ultimate outputs differ, whatever K"
+                      + ("" if e.exact else f" (K = {e.K} is not the completeness threshold: {e.reason})"))
+        else:
+            out.print(f"consistency (causal lassos): {e.words()}")
+        if c is not None and verdict.tolerant is False:  # exact at any K
+            out.print("tolerance (choice lassos): exact: the choice lasso below is an infinite run whose ultimate output "
+                      "differs, whatever K" + ("" if c.exact else f" (K = {c.K} is not the completeness threshold: {c.reason})"))
+        elif c is not None:
+            out.print(f"tolerance (choice lassos): {c.words()}")
         out.print(f"output relations: {', '.join(verdict.outputs)} (ultimate facts: held at every step of the loop, "
                   "united over nodes)")
     else:
         out.print(f"output relations: {', '.join(verdict.outputs)} (facts at step {verdict.bounds.horizon}, united over nodes)")
     what, run = ("ultimately ", "lasso") if verdict.eventual else ("", "model")
+    kind = "ultimate output" if verdict.eventual else "output"
     out.print(f"  certain  (causal-finite): {facts(verdict.certain)}")
     out.print(f"  possible (causal-finite): {facts(verdict.possible)}")
     out.print(f"  certain  (choice):        {facts(verdict.choice_certain)}")
@@ -151,7 +161,7 @@ def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> 
     if verdict.theorem:
         out.print(f"jcss2014 Theorem 4.1: {verdict.theorem}")
     for i, (witness, output) in enumerate(verdict.witnesses, 1):
-        out.print(f"witness {i}: a causal {run}{loop_words(witness)} with {what}output {{{', '.join(sorted(output))}}}")
+        out.print(f"witness {i}: a causal {run}{loop_words(witness)} with {kind} {{{', '.join(sorted(output))}}}")
         print_model(witness, out)
     if verdict.counterexample is not None:
         counterexample = verdict.counterexample

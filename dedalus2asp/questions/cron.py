@@ -240,7 +240,8 @@ class Verdict:
     gained: frozenset[str] = frozenset()
     seconds: float = 0.0
     search: dict | None = None
-    exactness: Exactness | None = None  # --eventual: K, the lasso length asked, and whether it is the threshold
+    exactness: Exactness | None = None  # --eventual: the causal threshold K (consistency), and whether it was found
+    choice_exactness: Exactness | None = None  # --eventual: the choice threshold (tolerance); None: not asked
 
     @property
     def eventual(self) -> bool:
@@ -248,12 +249,38 @@ class Verdict:
         return self.exactness is not None
 
     @property
-    def exact(self) -> bool | None:
-        """Whether an eventual verdict holds of every infinite run: "not consistent" always does (its two witnesses
-        are infinite runs); every other answer when K is the completeness threshold. None for a bounded verdict."""
+    def K(self) -> int | None:
+        """The number of steps of the lassos the answer was asked of (the larger threshold of the two sides)."""
+        if self.exactness is None:
+            return None
+        return max(self.exactness.K, self.choice_exactness.K if self.choice_exactness else 0)
+
+    @property
+    def consistency_exact(self) -> bool | None:
+        """Whether the consistency answer holds of every infinite run: "not consistent" always does (its two
+        witnesses are infinite runs); "consistent" when the causal K is the completeness threshold."""
         if self.exactness is None:
             return None
         return self.exactness.exact or (self.satisfiable and self.consistent is False)
+
+    @property
+    def exact(self) -> bool | None:
+        """Whether the whole eventual verdict holds of every infinite run: consistency exact and, when it was asked,
+        the tolerance (the choice K the completeness threshold of the choice lassos). None for a bounded verdict."""
+        if self.exactness is None:
+            return None
+        # a choice lasso whose ultimate output differs from the (exactly) consistent one is an infinite run: "not
+        # tolerant" is exact at any K, as "not consistent" is
+        return self.consistency_exact and (self.choice_exactness is None or self.choice_exactness.exact
+                                           or self.tolerant is False)
+
+    @property
+    def reason(self) -> str:
+        """Why an eventual verdict is not exact, in words ("" when it is)."""
+        if self.exact or self.exactness is None:
+            return ""
+        sides = [("causal lassos, consistency", self.exactness), ("choice lassos, tolerance", self.choice_exactness)]
+        return "; ".join(f"{side}: {e.reason}" for side, e in sides if e is not None and not e.exact)
 
     @property
     def theorem(self) -> str | None:
@@ -262,7 +289,7 @@ class Verdict:
             return None
         if not self.consistent:
             return "positive but not consistent: jcss2014 Theorem 4.1 does not apply"
-        if self.eventual and self.exact:
+        if self.eventual and self.exact and self.consistent:
             return ("positive and consistent over every infinite run, and tolerant, as the theorem predicts" if self.tolerant
                     else "positive and consistent over every infinite run, yet not tolerant, which the theorem rules out "
                     "over all fair runs: the eventual mode's runs step in rounds with every delay ≤ D (docs/semantics.md), "
@@ -287,7 +314,7 @@ class Verdict:
     @property
     def bound(self) -> str:
         if self.eventual:
-            runs = "over every infinite run" if self.exact else f"over the lassos of at most {self.exactness.K} steps"
+            runs = "over every infinite run" if self.exact else f"over the lassos of at most {self.K} steps"
             return f"{runs} with {self.bounds.network.describe()}"
         return f"up to horizon {self.bounds.horizon} with {self.bounds.network.describe()}"
 
@@ -312,19 +339,27 @@ class Verdict:
     def eventual_sentence(self) -> str:
         """`cron --eventual`'s sentence: on ultimate outputs, over every infinite run (exact) or labelled bounded."""
         label = "" if self.exact else "bounded, not exact: "
+        network = self.bounds.network.describe()
         if not self.satisfiable:
             return (f"{label}no infinite causal run {self.bound}: every run gets stuck (a message can never meet its "
                     "delay bound), so there is no ultimate output to compare")
         if not self.consistent:
             differ = sorted(self.witnesses[0][1] ^ self.witnesses[1][1])
-            return f"not consistent: two causal lassos {self.bound} ultimately differ on {', '.join(differ)}"
+            return f"not consistent: two infinite causal runs (lassos) with {network} ultimately differ on {', '.join(differ)}"
+        if not self.exact and self.consistency_exact:  # tolerant within the choice lassos asked, not beyond
+            return (f"consistent over every infinite run with {network} (exact); tolerant over the choice lassos of at "
+                    f"most {self.choice_exactness.K} steps only (bounded, not exact)")
+        if self.tolerant and self.exact:
+            return f"consistent and tolerant: every infinite causal and choice run with {network} has the same ultimate output"
         if self.tolerant:
-            return (f"{label}consistent and tolerant: every causal and every choice lasso {self.bound} has the same "
-                    "ultimate output")
+            return (f"{label}consistent and tolerant over the causal and choice lassos of at most {self.K} steps with "
+                    f"{network}: they all have the same ultimate output")
+        return f"{label}consistent but not tolerant: a choice lasso (an infinite run with {network}) {self._change()}"
+
+    def _change(self) -> str:
         change = [f"ultimately loses {', '.join(sorted(self.lost))}"] if self.lost else []
         change += [f"ultimately gains {', '.join(sorted(self.gained))}"] if self.gained else []
-        return (f"{label}consistent but not tolerant: a choice lasso {self.bound} {' and '.join(change)} through a "
-                "message that arrives before it was caused")
+        return f"{' and '.join(change)} through a message that arrives before it was caused"
 
     def as_dict(self) -> dict:
         counterexample = None
@@ -356,9 +391,12 @@ class Verdict:
             "bound": ({"horizon": None, "mode": "eventual", "max_delay": self.bounds.network.max_delay,
                        **self.bounds.network.as_dict()} if self.eventual else
                       {"horizon": self.bounds.horizon, "max_delay": self.bounds.network.max_delay}),
-            **({} if not self.eventual else {"exact": self.exact, "K": self.exactness.K,
-                                             "reason": None if self.exact else self.exactness.reason,
-                                             "threshold_exact": self.exactness.exact}),
+            **({} if not self.eventual else {
+                "exact": self.exact, "K": self.K, "reason": self.reason or None,
+                "consistency": {"exact": self.consistency_exact, **self.exactness.as_dict(), "semantics": "causal-finite"},
+                "tolerance": None if self.choice_exactness is None else {
+                    "exact": self.choice_exactness.exact, **self.choice_exactness.as_dict(), "semantics": "choice"},
+            }),
             "search": self.search,
             "seconds": round(self.seconds, 4),
         }
@@ -418,25 +456,23 @@ def analyse_eventual(
 
     Consistent: every causal lasso has the same ultimate output (a run that alternates between two cycles holds
     the intersection of theirs; when every simple lasso agrees, so does every run, so the simple lassos decide).
-    Tolerant: every choice lasso has that output too. K is the larger of the causal and the choice thresholds
-    (`eventual.threshold`, the choice one only when the causal side is consistent: an inconsistency is exact at any
-    K); one solve at K covers every shorter lasso. Raises Timeout."""
+    Tolerant: every choice lasso has that output too. Each side is asked at its own threshold (`eventual.threshold`:
+    `causal`, and `choice` only when the causal side is consistent, since an inconsistency is exact at any K), both
+    at the larger K (one solve at K covers every shorter lasso). Raises Timeout."""
     start = time.perf_counter()
     deadline = Deadline(timeout)
     outs = outputs_of(program, outputs)
     causal = eventual.threshold(program, instance, replace(bounds, semantics=Semantics.CAUSAL_FINITE), max_k,
                                 deadline.remaining())
     verdict = analyse(program, instance, eventual.lasso_bounds(bounds, causal.K), outs, deadline.remaining())
-    exactness = causal
+    choice = None
     if verdict.satisfiable and verdict.consistent:
         choice = eventual.threshold(program, instance, replace(bounds, semantics=Semantics.CHOICE), max_k,
                                     deadline.remaining())
-        K = max(causal.K, choice.K)
-        reasons = [f"{side}: {e.reason}" for side, e in (("causal", causal), ("choice", choice)) if not e.exact]
-        exactness = Exactness(K, causal.exact and choice.exact, "; ".join(reasons))
-        if K != causal.K:
-            verdict = analyse(program, instance, eventual.lasso_bounds(bounds, K), outs, deadline.remaining())
-    verdict.exactness = exactness
+        if choice.K > causal.K:
+            verdict = analyse(program, instance, eventual.lasso_bounds(bounds, choice.K), outs, deadline.remaining())
+    verdict.exactness = causal
+    verdict.choice_exactness = choice
     verdict.seconds = time.perf_counter() - start
     return verdict
 

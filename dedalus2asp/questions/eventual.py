@@ -31,7 +31,7 @@ from ..lang.ast import Instance, Program
 NOT_ALWAYS = "_not_always"
 """_not_always(x, "R", (x, w̄)): node x lacks R(w̄) at some step of the loop, so R(w̄) is no ultimate fact of x."""
 
-MAX_K = 64
+MAX_K = 20
 """The longest lasso (in steps) the threshold search tries by default before it answers bounded."""
 
 

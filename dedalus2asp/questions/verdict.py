@@ -260,14 +260,15 @@ class Verdict:
             f"counterexample, an infinite run ({self.bound_words()}): {', '.join(map(str, c.missing))} without "
             + (f"its {self.post} fact" if len(c.missing) == 1 else f"their {self.post} facts")
             + " at every repetition of the loop",
-            f"  lasso: steps 0..{model.loop_start - 1} once, then steps {model.loop_start}..{model.horizon} forever "
+            f"  lasso: {_steps(0, model.loop_start - 1)} once, then {_steps(model.loop_start, model.horizon)} forever "
             f"(loop start {model.loop_start}, period {model.period})" if model.loop_start else
-            f"  lasso: steps 0..{model.horizon} forever (loop start 0, period {model.period})",
+            f"  lasso: {_steps(0, model.horizon)} forever (loop start 0, period {model.period})",
             f"  faults: {c.faults}" + ("" if c.fewest else " (not proven to be the fewest: "
                                         + ("stopped)" if exactness.exact else f"only among lassos of ≤ {exactness.K} steps)"))
             + ("" if c.faults or not c.fewest else " — it breaks without any fault"),
             "  exact: a lasso is an infinite run, so the invariant fails whatever the horizon"
-            + ("" if exactness.exact else f" (K = {exactness.K} is not the completeness threshold: {exactness.reason})"),
+            + (f" (K = {exactness.K}, the completeness threshold: no run breaks it with fewer faults)" if exactness.exact
+               else f" (K = {exactness.K} is not the completeness threshold: {exactness.reason})"),
         ]
         if self.fault_sets is not None:
             n = len(self.fault_sets)
@@ -314,6 +315,11 @@ class Verdict:
             "verdict": self.describe().splitlines()[0],
             "seconds": round(self.seconds, 3),
         }
+
+
+def _steps(first: int, last: int) -> str:
+    """"steps 2..4", or "step 2" when there is one."""
+    return f"step {first}" if first == last else f"steps {first}..{last}"
 
 
 def describe(entries: tuple, indent: str = "  ") -> list[str]:
