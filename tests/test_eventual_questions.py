@@ -110,3 +110,127 @@ def test_manifest_eventual_errors(tmp_path, body, message):
     with pytest.raises(DiagnosticError) as error:
         read_manifest(manifest(tmp_path, ALG4_JOB + body))
     assert any(message in d.message for d in error.value.diagnostics), [d.message for d in error.value.diagnostics]
+
+
+# ---------------------------------------------------------------------------
+# verify --eventual: Molly's protocols, no EOT to guess
+
+SIMPLE = [str(EXAMPLES / "molly" / "simple_broadcast.ded"), str(EXAMPLES / "molly" / "broadcast_assert.ded")]
+SYNC = ["--delivery", "sync", "--eff", "3"]
+
+
+def answer(*args: str, code: int) -> dict:
+    result = run(*args, "--json")
+    assert result.exit_code == code, result.stdout
+    return json.loads(result.stdout)
+
+
+def test_retry_broadcast_bounded_counterexample_is_a_cut_short_run():
+    """The issue's case: at EOT 3 the retry has not happened yet (a counterexample), at EOT 4 it has; the eventual
+    verdict says it holds, exactly, with the threshold K, and no EOT."""
+    assert answer("verify", *RETRY, *SYNC, "--eot", "3", code=1)["holds"] is False
+    assert answer("verify", *RETRY, *SYNC, "--eot", "4", code=0)["holds"] is True
+    found = answer("verify", *RETRY, *SYNC, "--eventual", code=0)
+    assert found["holds"] is True and found["vacuous"] is False
+    assert found["exact"] is True and found["threshold_exact"] is True and found["reason"] is None
+    assert found["mode"] == "eventual" and found["bound"]["horizon"] is None and found["K"] >= 2
+    text = run("verify", *RETRY, *SYNC, "--eventual").stdout
+    assert text.startswith("holds: every pre fact is ultimately matched by its post fact")
+    assert f"exact: lassos of up to K = {found['K']} steps cover every infinite run" in text
+
+
+def test_simple_broadcast_lasso_counterexample_with_lineage():
+    """One omission breaks the one-shot broadcast forever: a lasso whose loop has pre(x, "hello") and never
+    post(x, "hello"), with the fewest faults (one) and the lineage of the missing post fact."""
+    found = answer("verify", *SIMPLE, *SYNC, "--eventual", code=1)
+    assert found["holds"] is False and found["exact"] is True
+    c = found["counterexample"]
+    assert c["faults"] == 1 and c["fewest_faults"] is True and len(c["lost"]) == 1
+    assert 0 <= c["loop_start"] and c["loop_start"] + c["period"] == found["K"]
+    (missing,) = c["missing"]
+    assert missing["relation"] == "pre" and missing["step"] >= c["loop_start"]
+    lost_to = c["lost"][0]["to"]
+    assert missing["args"][0] == lost_to  # the member whose copy was lost never logs
+    (why,) = c["lineage"]
+    text = run("verify", *SIMPLE, *SYNC, "--eventual").stdout
+    assert "counterexample, an infinite run" in text and "at every repetition of the loop" in text
+    assert f"(loop start {c['loop_start']}, period {c['period']})" in text
+    assert "it holds in a lasso without faults" in text and "LOST in the counterexample" in text
+
+
+def test_eventual_vacuous_holds(tmp_path):
+    """pre at a needs a ping at a, and nobody pings a: no run has a pre row in its loop."""
+    from conftest import VACUOUS
+
+    program = tmp_path / "vacuous.ded"
+    program.write_text(VACUOUS)
+    found = answer("verify", str(program), "--delivery", "sync", "--eventual", code=0)
+    assert found["holds"] is True and found["vacuous"] is True and found["exact"] is True
+    assert run("verify", str(program), "--delivery", "sync", "--eventual").stdout.startswith(
+        "holds vacuously: in every infinite run the pre facts stop for good after some step")
+
+
+def test_eventual_held_is_not_vacuous(tmp_path):
+    from conftest import HELD
+
+    program = tmp_path / "held.ded"
+    program.write_text(HELD)
+    found = answer("verify", str(program), "--delivery", "sync", "--eventual", code=0)
+    assert found["holds"] is True and found["vacuous"] is False
+
+
+def test_verify_eventual_out(tmp_path):
+    """--out DIR writes what bounded verify writes; each lasso run says where its loop starts."""
+    out = tmp_path / "runs"
+    result = run("verify", *SIMPLE, *SYNC, "--eventual", "--out", str(out))
+    assert result.exit_code == 1, result.output
+    document = json.loads((out / "runs.json").read_text())
+    assert document["exact"] is True and document["K"] >= 2 and document["bound"]["mode"] == "eventual"
+    statuses = [r["status"] for r in document["runs"]]
+    assert statuses == ["success", "failure"]
+    for r in document["runs"]:
+        assert r["loop_start"] + r["period"] == document["K"] == r["failureSpec"]["eot"]
+    page = (out / "index.html").read_text()
+    assert "every horizon: lasso runs of K =" in page and "repeat forever" in page
+    assert (out / "run-1.svg").is_file()
+
+
+# ---------------------------------------------------------------------------
+# cron --eventual: jcss2014's questions on ultimate outputs
+
+FIG4 = [str(EXAMPLES / "tplp2016" / "fig4_noncausal.ded"), "-i", str(EXAMPLES / "tplp2016" / "fig4.facts")]
+ALG1 = [str(EXAMPLES / "jcss2014" / "alg1.ded"), "-i", str(EXAMPLES / "jcss2014" / "alg1.facts")]
+ALG2 = [str(EXAMPLES / "jcss2014" / "alg2.ded"), "-i", str(EXAMPLES / "jcss2014" / "alg2_nonempty.facts")]
+
+
+def test_alg4_not_consistent_under_delay_2():
+    found = answer("cron", *ALG4, "--max-delay", "2", "--eventual", code=1)
+    assert found["consistent"] is False and found["exact"] is True
+    assert found["consistency"]["exact"] is True
+    assert sorted(tuple(w["output"]) for w in found["witnesses"]) == [(), ("T()",)]
+    for w in found["witnesses"]:
+        assert w["loop_start"] + w["period"] == found["consistency"]["K"]
+
+
+def test_alg4_consistent_under_delay_1():
+    """Under delay ≤ 1 A() and B() meet at step 1 in every causal run: "consistent" is the exact answer."""
+    found = answer("cron", *ALG4, "--max-delay", "1", "--eventual", code=1)  # exit 1: not tolerant (below)
+    assert found["consistent"] is True and found["consistency"]["exact"] is True
+    assert found["certain"] == found["possible"] == ["T()"]
+    assert run("cron", *ALG4, "--max-delay", "1", "--eventual").stdout.startswith("consistent")
+
+
+def test_fig4_not_tolerant():
+    found = answer("cron", *FIG4, "--max-delay", "1", "--eventual", code=1)
+    assert found["consistent"] is True and found["tolerant"] is False and found["exact"] is True
+    assert found["counterexample"]["lost"] == ["T()"] and found["counterexample"]["period"] >= 1
+
+
+@pytest.mark.parametrize("program", [ALG1, ALG2], ids=["alg1", "alg2"])
+def test_positive_algorithms_tolerant(program):
+    found = answer("cron", *program, "--max-delay", "1", "--eventual", code=0)
+    assert found["consistent"] is True and found["tolerant"] is True
+    assert found["consistency"]["exact"] is True
+    # the tolerance is exact when the choice lassos have a threshold; otherwise it says why and K
+    tolerance = found["tolerance"]
+    assert tolerance["exact"] is True or (tolerance["reason"] and found["exact"] is False and found["reason"])

@@ -12,7 +12,7 @@ witness whose prefix is a path of distinct configurations and whose loop is a si
 configurations are then pairwise distinct, so a lasso of at most K steps exists once K is the **completeness
 threshold**, the recurrence diameter plus one (Biere, Cimatti, Clarke, Zhu, *Symbolic model checking without
 BDDs*, TACAS 1999, §5; Kroening and Strichman, *Efficient computation of recurrence diameters*, VMCAI 2003).
-The threshold is established by an unsatisfiable "loop-free path of K configurations" program
+The threshold is established by an unsatisfiable "loop-free path of K + 1 configurations" program
 (`questions.models.threshold`); an answer at that K is **exact**. When the search for it stops (a limit of K
 or of time), the answer is asked at the largest K tried and is **bounded**: it speaks of the lassos of at
 most K steps only, and says so (`Exactness.words`). Two answers are exact at any K, since what they show is
@@ -32,7 +32,8 @@ NOT_ALWAYS = "_not_always"
 """_not_always(x, "R", (x, w̄)): node x lacks R(w̄) at some step of the loop, so R(w̄) is no ultimate fact of x."""
 
 MAX_K = 20
-"""The longest lasso (in steps) the threshold search tries by default before it answers bounded."""
+"""The longest lasso (in steps) the threshold search of `cron --eventual` and `verify --eventual` tries before it
+answers bounded: the lasso programs grow with K, and the choice lassos of Alg. 4 took 87 s at K = 24."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class Exactness:
         else "bounded: ... (reason)"."""
         if self.exact:
             return (f"exact: lassos of up to K = {self.K} steps cover every infinite run (K is the completeness "
-                    "threshold: no path of K distinct configurations exists)")
+                    f"threshold: no run passes more than {self.K} distinct configurations in a row)")
         return f"bounded, not exact: only the lassos of at most K = {self.K} steps were asked ({self.reason})"
 
     def as_dict(self) -> dict:
@@ -68,8 +69,8 @@ def threshold(program: Program, instance: Instance, bounds: Bounds, max_k: int =
     stops at `max_k` steps or at `timeout`, the largest K it tried, not exact, with the reason."""
     from .models import threshold as loop_free  # the lasso encoding's threshold search
 
-    found = loop_free(program, instance, bounds, max_k=max_k, timeout=timeout)
-    return Exactness(found.K, found.exact, found.reason)
+    found = loop_free(program, instance, bounds, max_steps=max_k, timeout=timeout)
+    return Exactness(found.steps, found.exact, found.reason)
 
 
 def ultimate_rules(outputs: tuple[str, ...], arities: dict[str, int], locations=(), tuple_of=None) -> str:

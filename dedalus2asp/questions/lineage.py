@@ -321,7 +321,7 @@ def _closest(compiled, counterexample: Counterexample) -> str:
         lines.append(f"#minimize {{ 1@2,{CRASHED},Y : {CRASHED}(Y,S) }}.")
     chosen_of = {relation: chosen for chosen, relation in compiled.messages.items()}
     for k, m in enumerate(counterexample.model.messages):
-        arrival = PENDING if m.arrives is None else str(m.arrives if getattr(m, "unrolled", None) is None else m.unrolled)
+        arrival = PENDING if m.arrives is None else str(m.arrives if m.unrolled is None else m.unrolled)
         atom = clingo.Function(chosen_of[m.relation], [m.sender, clingo.Number(m.sent), m.addressee,
                                                         clingo.parse_term(arrival), *m.args])
         lines.append(f"#minimize {{ 1@1,{k} : not {atom} }}.")
