@@ -34,7 +34,10 @@ def run(*args: str):
 # --eventual: one option, its exclusions
 
 
-@pytest.mark.parametrize("command, program", [("cron", ALG4), ("verify", RETRY)])
+EVERY = [("cron", ALG4), ("verify", RETRY), ("models", ALG4), ("count", ALG4)]  # the commands with the one --eventual
+
+
+@pytest.mark.parametrize("command, program", EVERY)
 @pytest.mark.parametrize("horizon", [["--horizon", "3"], ["--eot", "4"]])
 def test_eventual_excludes_a_horizon(command, program, horizon):
     result = run(command, *program, "--delivery", "sync", "--eventual", *horizon)
@@ -43,7 +46,7 @@ def test_eventual_excludes_a_horizon(command, program, horizon):
     assert f"give it without {' '.join(horizon)}" in result.output
 
 
-@pytest.mark.parametrize("command, program", [("cron", ALG4), ("verify", RETRY)])
+@pytest.mark.parametrize("command, program", EVERY)
 def test_a_horizon_or_eventual_is_required(command, program):
     result = run(command, *program)
     assert result.exit_code == 2
@@ -68,6 +71,10 @@ def test_verify_eventual_refuses_horizon_options(extra, named):
 def test_cron_eventual_refuses_search_horizon():
     result = run("cron", *ALG4, "--max-delay", "1", "--eventual", "--search-horizon")
     assert result.exit_code == 2 and "give it without --search-horizon" in result.output
+
+
+def test_count_keeps_its_short_horizon():
+    assert run("count", *ALG4, "-T", "1", "--json").exit_code == 0
 
 
 @pytest.mark.parametrize("command", ["cron", "verify"])
@@ -224,6 +231,11 @@ def test_fig4_not_tolerant():
     found = answer("cron", *FIG4, "--max-delay", "1", "--eventual", code=1)
     assert found["consistent"] is True and found["tolerant"] is False and found["exact"] is True
     assert found["counterexample"]["lost"] == ["T()"] and found["counterexample"]["period"] >= 1
+    # into the past on the unrolled run (A <= s): not a loop message that arrives in the loop's next turn
+    backward = found["counterexample"]["noncausal_messages"]
+    assert backward and all(m["unrolled"] <= m["sent"] for m in backward)
+    assert all(m["unrolled"] > m["sent"] for m in found["counterexample"]["messages"] if m["unrolled"] is not None
+               and (m["from"], m["sent"], m["relation"]) not in {(b["from"], b["sent"], b["relation"]) for b in backward})
 
 
 @pytest.mark.parametrize("program", [ALG1, ALG2], ids=["alg1", "alg2"])
@@ -234,3 +246,30 @@ def test_positive_algorithms_tolerant(program):
     # the tolerance is exact when the choice lassos have a threshold; otherwise it says why and K
     tolerance = found["tolerance"]
     assert tolerance["exact"] is True or (tolerance["reason"] and found["exact"] is False and found["reason"])
+
+
+BLINK = ".output on.\non()@next :- not on(), id(_).\nid(x)@next :- id(x).\n"
+
+
+def test_blinking_light_has_no_ultimate_output(tmp_path):
+    """The issue's blinking light: on() is certain at horizon 3 and absent at 4; ultimately it is no output at all."""
+    from dedalus2asp import pipeline
+    from dedalus2asp.bounds import Bounds, Network
+    from dedalus2asp.inspect import enumerate_models
+    from dedalus2asp.asp.transform import transform
+    from dedalus2asp.questions.cron import model_output
+    from dedalus2asp.questions.eventual import lasso_bounds
+
+    program, facts = tmp_path / "blink.ded", tmp_path / "blink.facts"
+    program.write_text(BLINK)
+    facts.write_text("x { id(x). }\n")
+    bounded = answer("cron", str(program), "-i", str(facts), "--delivery", "sync", "--horizon", "3", code=0)
+    assert bounded["certain"] == ["on()"]
+    found = answer("cron", str(program), "-i", str(facts), "--delivery", "sync", "--eventual", code=0)
+    assert found["certain"] == found["possible"] == [] and found["exact"] is True and found["tolerant"] is True
+    # a lasso whose last step has on() holds it ultimately only if every loop step does: model_output reads the loop
+    prog, instance, _ = pipeline.load(program, facts, "auto")
+    compiled = transform(prog, instance, lasso_bounds(Bounds(0, network=Network("sync")), 4))
+    lassos = enumerate_models(compiled, 0).models
+    last = [m for m in lassos if "on()" in m.outputs(("on",))]
+    assert last and all(model_output(m, ("on",)) == frozenset() for m in last)

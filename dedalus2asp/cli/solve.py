@@ -48,7 +48,7 @@ StepsOpt = typer.Option(
 def models(
     program: Path = Prog,
     input_: Path = InputOpt,
-    horizon: Optional[int] = None,
+    horizon: int = HorizonOpt,
     semantics: Semantics = SemanticsOpt,
     encoding: Encoding = EncodingOpt,
     network: Network = NETWORK,
@@ -62,9 +62,7 @@ def models(
     svg: Optional[Path] = typer.Option(None, "--svg", help="Also write a spacetime diagram per model: DIR/model-1.svg, ..."),
     dialect: Dialect = DialectOpt,
     limits: Limits = LIMITS,
-    eventual_: bool = typer.Option(
-        False, "--eventual", help="Instead of --horizon: the distinct ultimate outputs of the infinite runs (jcss2014 "
-        "§2.5.5), each with a lasso model that has it, under --delivery sync or --max-delay D (docs/semantics.md)"),
+    eventual_: bool = EventualOpt,  # the one --eventual (cli/options.py): exactly one of it, --horizon and --eot
     steps: Optional[int] = StepsOpt,
 ) -> None:
     """Enumerate models: each one's trace (node × step) and its messages, or a document (--format). Exit 1 if there is none.
@@ -141,7 +139,7 @@ def write_each(chosen: inspect.Models, fmt: Format, directory: Optional[Path], p
 def count(
     program: Path = Prog,
     input_: Path = InputOpt,
-    horizon: Optional[int] = None,
+    horizon: int = HorizonOpt,
     semantics: Semantics = SemanticsOpt,
     encoding: Encoding = EncodingOpt,
     network: Network = NETWORK,
@@ -158,9 +156,7 @@ def count(
     ),
     limits: Limits = LIMITS,
     quiet: bool = QuietOpt,
-    eventual_: bool = typer.Option(
-        False, "--eventual", help="Instead of --horizon: count the distinct ultimate outputs of the infinite runs "
-        "(jcss2014 §2.5.5), under --delivery sync or --max-delay D (docs/semantics.md); exit 3 when not exact"),
+    eventual_: bool = EventualOpt,  # the one --eventual (cli/options.py): exactly one of it, --horizon and --eot
     steps: Optional[int] = StepsOpt,
 ) -> None:
     """Count stable models and distinct traces (projective enumeration); --split K counts K disjoint parts (progress: parts done, on standard error).

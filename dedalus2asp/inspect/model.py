@@ -324,6 +324,12 @@ class Model:
         send is flagged and its edge left out. In tplp2016 Fig. 4, A() sent at
         z:0 arriving at z:1 is causal and B() sent at z:1 arriving at z:0 is not.
         """
+        if self.is_lasso:
+            # the lasso's runs step in rounds (docs/semantics.md): on the unrolled run a message sent at step s and
+            # arriving at step A is caused iff A > s. A wrapping message (`Message.wraps`: A lies in the next turn of
+            # the loop) is shown at a lasso step at or before its send, yet goes forward: not into the past.
+            return tuple(m for m in sorted(self.messages, key=lambda m: (m.sent, m.key()))
+                         if m.unrolled is not None and m.unrolled <= m.sent)
         succ: dict[Point, set[Point]] = defaultdict(set)
         for a, b, kind in self.edges():
             if kind == "local":

@@ -119,8 +119,9 @@ def output_rules(outputs: tuple[str, ...], arities: dict[str, int], horizon: int
 
 
 def model_output(model: Model, outputs: tuple[str, ...]) -> frozenset[str]:
-    """output(M) for the relations `outputs` (jcss2014 §2.5.5), as a set."""
-    return frozenset(model.outputs(outputs))
+    """output(M) for the relations `outputs` (jcss2014 §2.5.5), as a set; of a lasso model, its ultimate output
+    (the facts held at every step of its loop, `Model.ultimate`), not the facts of its last step."""
+    return frozenset(model.ultimate(outputs) if model.is_lasso else model.outputs(outputs))
 
 
 class Deadline:
