@@ -346,10 +346,11 @@ def _shown_steps(graph: Graph, edges: list[Edge]) -> tuple[dict, ...]:
 
     for v, w, label in edges:
         target, wanted = graph.configurations[w], graph.labels[label]
-        move = next(m for t, l, m in graph.successors(graph.configurations[v]) if t == target and l == wanted)
+        source = graph.configurations[v]
+        move = min((m for t, l, m in graph.successors(source) if t == target and l == wanted), key=lambda m: m.faults)
         nodes = {}
         for i, received, sent in move.steps:
-            every = graph.step(i, graph.configurations[v].parts[i], received).sent
+            every = graph.step(i, source.parts[i], received, i in target.crashed).sent
             travelled = {(j, fact) for j, facts in sent for fact in facts}
             lost = {(j, fact) for j, facts in every for fact in facts} - travelled
             nodes[str(names[i])] = {
