@@ -10,8 +10,8 @@ that the configurations are finitely many when the program does not invent value
 * `clock`: its next step number capped at `Graph.cap` — the loss window E, the input events
   R(ā)@k, the fixed steps k that global rules read (`p(ā)@k`, with `observe`) and nothing else
   read a step number, so past the largest of them all steps are alike;
-* `buffer`: bf(x), each message as (sender position, slack, fact), where the slack is the
-  number of rounds it may still wait: 0 means it must arrive at the next round;
+* `buffer`: bf(x), the messages in flight to x, each as (wait, fact): it arrives at x's next
+  step plus `wait` (its arrival is chosen when it is sent, as the solver chooses it);
 
 and for the network `crashed`, the nodes that have crashed; `sent`, under Molly's crash
 candidates (`--crash-times after-send`) only, the nodes that have sent to another node so far
@@ -22,20 +22,25 @@ rule reads (`Graph.remembered`), once round k has passed.
 **Rounds.** The nodes step in rounds: round k is every node's local step k. Transitions
 (`Graph.successors`) are those of tplp2016 §5.1.3 for every node at once, computed by the one
 rule evaluator through `transitions.System` (its memo of local steps and its loss outcomes).
-In round k every node x receives every message of its buffer whose slack is 0 and any subset
-of the others (the rest wait, their slack one less) and takes its step k; a message it sends
-(and the network does not lose) enters the addressee's buffer with slack D − 1, so that a
-message sent at round s arrives at a round t with s + 1 ≤ t ≤ s + D — to any addressee, itself
-included. Under **sync** (Molly's rounds) D = 1: every message arrives at the next round. Under
-**async with a delay bound D** (`--max-delay D`) any arrival within the bound; D = 0 leaves a
-node that sends anything no transition.
+In round k every node x receives the messages of its buffer that arrive at k and takes its step
+k; a message it sends (and the network does not lose) arrives at a round t with s + 1 ≤ t ≤ s + D,
+chosen then — to any addressee, itself included. Under **sync** (Molly's rounds) D = 1: every
+message arrives at the next round. Under **async with a delay bound D** (`--max-delay D`) any
+arrival within the bound; D = 0 leaves a node that sends anything no transition.
+
+A message is kept as (wait, fact), without its sender: once sent, nothing reads who sent it, and
+two messages with the same fact and the same arrival are received together, indistinguishably.
+So the copies of one fact sent to y in one round (by several senders) choose together any
+nonempty set of at most that many arrival rounds (`Graph.arrivals`): the same runs as each copy
+choosing its own, with fewer configurations and transitions. (The messages a witness shows as
+received are facts, without their sender; the messages sent and lost keep theirs.)
 
 Why rounds, and what they leave out: tplp2016's runs interleave single node steps, and the
 bounded explorer follows them. With free local clocks a node may run ahead of another without
 bound, so configurations that remember how far apart the nodes' clocks are become infinitely
 many with two or more nodes (the graph this module built before followed exact offsets and was
 almost never finite). In rounds the configuration is finite (carried facts, buffers with their
-slacks, crashed set, capped clock). The restriction: the bounded semantics also lets a message
+arrival rounds, crashed set, capped clock). The restriction: the bounded semantics also lets a message
 reach another node at a step numbered ≤ its send step (the receiver's clock behind the
 sender's), which rounds never do. Under sync nothing is lost: a node's step reads only its
 state and the messages of the previous round, so every interleaving of the bounded explorer has
@@ -80,8 +85,8 @@ from ..bounds import CRASH, Network
 from ..lang.ast import Instance, Literal, Program, RuleKind
 from .transitions import GroundFact, Sent, Step, System
 
-Buffered = tuple[int, int, GroundFact]
-"""A message in bf(x): (sender position, slack, fact with numbered values)."""
+Buffered = tuple[int, GroundFact]
+"""A message in bf(x): (wait, fact with numbered values): it arrives at x's next step plus `wait`."""
 
 Label = tuple[frozenset[GroundFact] | None, ...]
 """What an edge's transition deduced, per node position: D = deduc_P(I) of the node's step (every node steps in a
@@ -223,24 +228,23 @@ class Graph:
         nothing at all for a node that has crashed under fail-stop (`System.act`)."""
         if crashed and self.network.fail_stop:
             return self.system.silent(i)
-        return self.system.step(i, local.state.union(fact for *_, fact in received), local.clock)
+        return self.system.step(i, local.state.union(fact for _, fact in received), local.clock)
 
-    def _receipts(self, local: Local) -> list[frozenset[Buffered]]:
-        """The messages node `local` may receive in a round: those due (slack 0) and any subset of the others."""
-        forced = frozenset(m for m in local.buffer if m[1] == 0)
-        optional = sorted(local.buffer - forced)
-        return [forced.union(chosen) for size in range(len(optional) + 1) for chosen in combinations(optional, size)]
+    def arrivals(self, copies: int) -> list[tuple[int, ...]]:
+        """The waits of `copies` messages with one fact to one addressee sent in one round: any nonempty set of at most
+        `copies` of 0..D-1 (a message sent at round s arrives at s+1+wait); none under D = 0."""
+        return [waits for k in range(1, min(copies, self.bound) + 1) for waits in combinations(range(self.bound), k)]
 
     def successors(self, config: Configuration) -> Iterator[tuple[Configuration, Label, Move]]:
         """Every transition from `config` (one round, see the module's docstring): its target, its label and what it did."""
         n, network = len(self.names), self.network
         left = network.crashes - len(config.crashed)
-        for received in product(*(self._receipts(config.parts[i]) for i in range(n))):
-            computed = [self.step(i, config.parts[i], received[i], i in config.crashed) for i in range(n)]
-            eligible = [i for i in range(n) if i not in config.crashed and self._may_crash(config, i, computed[i])]
-            for k in range(min(left, len(eligible)) + 1):
-                for chosen in combinations(eligible, k):
-                    yield from self._round(config, received, computed, frozenset(chosen))
+        received = [frozenset(m for m in config.parts[i].buffer if m[0] == 0) for i in range(n)]
+        computed = [self.step(i, config.parts[i], received[i], i in config.crashed) for i in range(n)]
+        eligible = [i for i in range(n) if i not in config.crashed and self._may_crash(config, i, computed[i])]
+        for k in range(min(left, len(eligible)) + 1):
+            for chosen in combinations(eligible, k):
+                yield from self._round(config, received, computed, frozenset(chosen))
 
     def _may_crash(self, config: Configuration, i: int, step: Step) -> bool:
         """Whether node i may crash in this round: always under `--crash-times any`; under Molly's crash candidates
@@ -265,24 +269,27 @@ class Graph:
         if clock in self.remembered:
             observed = self.system.plan.observed
             memory = (*memory, (clock, frozenset((i, f) for i, d in enumerate(label) for f in d if f[0] in observed)))
+        waiting = [{(wait - 1, fact) for wait, fact in config.parts[j].buffer if wait > 0} for j in range(n)]
         for chosen in product(*outcomes):
-            if self.bound == 0 and any(chosen):
-                continue  # D = 0: no later round may receive a message, so a round that sends one has no successor
-            buffers: list[set[Buffered]] = [
-                {(s, slack - 1, fact) for s, slack, fact in config.parts[j].buffer - received[j]} for j in range(n)
-            ]
+            copies: dict[tuple[int, GroundFact], int] = {}
             for i, travelled in enumerate(chosen):
                 for j, facts in travelled:
                     if not (network.fail_stop and j in crashed):  # a fail-stop node never reads it
-                        buffers[j].update((i, self.bound - 1, fact) for fact in facts)
-            parts = tuple(
-                Local(min(local.clock + 1, self.cap), step.state,
-                      frozenset() if network.fail_stop and j in crashed else frozenset(buffers[j]))
-                for j, (local, step) in enumerate(zip(config.parts, steps))
-            )
+                        for fact in facts:
+                            copies[j, fact] = copies.get((j, fact), 0) + 1
+            groups = sorted(copies)
             move = Move(tuple((i, received[i], chosen[i]) for i in range(n)), crashes,
                         self._faults(steps, chosen, crashed, len(crashes)))
-            yield Configuration(parts, crashed, sent, memory), label, move
+            for waits in product(*(self.arrivals(copies[g]) for g in groups)):
+                buffers = [set(w) for w in waiting]
+                for (j, fact), chosen_waits in zip(groups, waits):
+                    buffers[j].update((wait, fact) for wait in chosen_waits)
+                parts = tuple(
+                    Local(min(local.clock + 1, self.cap), step.state,
+                          frozenset() if network.fail_stop and j in crashed else frozenset(buffers[j]))
+                    for j, (local, step) in enumerate(zip(config.parts, steps))
+                )
+                yield Configuration(parts, crashed, sent, memory), label, move
 
     def _faults(self, steps: list[Step], chosen: tuple[Sent, ...], crashed: frozenset[int], crashes: int) -> int:
         """Omissions and crashes of one round, as `verify` counts them (see the module's docstring)."""

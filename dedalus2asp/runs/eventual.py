@@ -369,7 +369,7 @@ def shown_steps(graph: Graph, edges: list[Edge]) -> tuple[dict, ...]:
             nodes[str(names[i])] = {
                 "step": steps[i],
                 "facts": sorted(text(f) for f in wanted[i] - system.inputs[i]),
-                "received": sorted(f"{text(fact)} from {names[s]}" for s, _, fact in received),
+                "received": sorted(text(fact) for _, fact in received),
                 "sent": sorted(f"{text(fact)} to {names[j]}" for j, fact in travelled),
                 "lost": sorted(f"{text(fact)} to {names[j]}" for j, fact in lost),
             }
