@@ -269,27 +269,29 @@ class Graph:
         if clock in self.remembered:
             observed = self.system.plan.observed
             memory = (*memory, (clock, frozenset((i, f) for i, d in enumerate(label) for f in d if f[0] in observed)))
-        waiting = [{(wait - 1, fact) for wait, fact in config.parts[j].buffer if wait > 0} for j in range(n)]
+        waiting = [frozenset((wait - 1, fact) for wait, fact in config.parts[j].buffer if wait > 0) for j in range(n)]
         for chosen in product(*outcomes):
-            copies: dict[tuple[int, GroundFact], int] = {}
+            copies: list[dict[GroundFact, int]] = [{} for _ in range(n)]  # per addressee: each fact's copies
             for i, travelled in enumerate(chosen):
                 for j, facts in travelled:
                     if not (network.fail_stop and j in crashed):  # a fail-stop node never reads it
                         for fact in facts:
-                            copies[j, fact] = copies.get((j, fact), 0) + 1
-            groups = sorted(copies)
+                            copies[j][fact] = copies[j].get(fact, 0) + 1
             move = Move(tuple((i, received[i], chosen[i]) for i in range(n)), crashes,
                         self._faults(steps, chosen, crashed, len(crashes)))
-            for waits in product(*(self.arrivals(copies[g]) for g in groups)):
-                buffers = [set(w) for w in waiting]
-                for (j, fact), chosen_waits in zip(groups, waits):
-                    buffers[j].update((wait, fact) for wait in chosen_waits)
-                parts = tuple(
-                    Local(min(local.clock + 1, self.cap), step.state,
-                          frozenset() if network.fail_stop and j in crashed else frozenset(buffers[j]))
-                    for j, (local, step) in enumerate(zip(config.parts, steps))
-                )
-                yield Configuration(parts, crashed, sent, memory), label, move
+            parts = []  # per node, its part in every target: the buffers differ by the arrivals chosen
+            for j, (local, step) in enumerate(zip(config.parts, steps)):
+                clock = min(local.clock + 1, self.cap)
+                if network.fail_stop and j in crashed:
+                    parts.append([Local(clock, step.state, frozenset())])
+                    continue
+                facts = sorted(copies[j])
+                parts.append(list(dict.fromkeys(  # a message may join one already waiting for the same round
+                    Local(clock, step.state, waiting[j].union((wait, fact) for fact, ws in zip(facts, waits) for wait in ws))
+                    for waits in product(*(self.arrivals(copies[j][fact]) for fact in facts))
+                )))
+            for target in product(*parts):
+                yield Configuration(target, crashed, sent, memory), label, move
 
     def _faults(self, steps: list[Step], chosen: tuple[Sent, ...], crashed: frozenset[int], crashes: int) -> int:
         """Omissions and crashes of one round, as `verify` counts them (see the module's docstring)."""
