@@ -78,7 +78,7 @@ PAPERS = [  # (program, input) under --max-delay 1 and 2
 ]
 DELAYS = (1, 2)
 MAX_CONFIGURATIONS = 50_000
-TIME_LIMIT = 30
+TIME_LIMIT = 20
 
 
 class OutOfTime(Exception):

@@ -14,15 +14,20 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from dedalus2asp import pipeline
 from dedalus2asp.bounds import Bounds, Mode, Network
 from dedalus2asp.cli import app
+from dedalus2asp.lang.diagnostics import DiagnosticError
+from dedalus2asp.lang.facts import parse_facts
 from dedalus2asp.questions import verify as bounded
 from dedalus2asp.runs import eventual_verify
 
 from conftest import EXAMPLES
+from test_theorem4 import inputs, rules, well_formed
 
 MOLLY = EXAMPLES / "molly"
 BROADCASTS = ["simple_broadcast", "retry_broadcast", "ack_broadcast", "classic_broadcast"]
@@ -163,3 +168,32 @@ def test_cli_pre_needs_eventual():
     result = invoke("explore", MOLLY / "retry_broadcast.ded", MOLLY / "broadcast_assert.ded", "--horizon", "2",
                     "--delivery", "sync", "--pre", "pre")
     assert result.exit_code == 2 and "go with --eventual" in result.stderr
+
+
+# ---------------------------------------------------------------------------
+# Random programs (tests/test_theorem4.py's generator), pre = p and post = q, under sync with faults
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.lists(rules(), min_size=1, max_size=3), inputs(),
+       st.sampled_from([{}, {"loss_until": 1}, {"crashes": 1}, {"crashes": 1, "crash_model": "fail-stop"}]))
+def test_random_programs_a_violation_repeats_in_bounded_verify(rule_texts, facts, budget):
+    """Under sync the rounds are exactly the bounded runs, so a violated eventual verdict's witness, cut at its
+    unmatched step or one period later, is a bounded counterexample there: bounded verify finds one with at most
+    as many faults (it may find a cheaper one that does not repeat). A verdict that holds has no pre row left
+    unmatched at any loop step of its own witness-free graph: nothing to check against a horizon."""
+    program = well_formed("\n".join(rule_texts))
+    assume(program is not None and {"p", "q"} <= set(program.schema()) and {"p", "q"} & set(program.idb()))
+    instance = parse_facts(facts, "random.facts")
+    network = Network("sync", **budget)
+    try:
+        verdict = eventual_verify.verify(program, instance, Bounds(0, network=network, mode=Mode.EVENTUAL), "p", "q", 3_000)
+    except DiagnosticError:  # an input arity the program reads otherwise
+        assume(False)
+    assume(verdict.exact)
+    event(f"holds: {verdict.holds}")
+    if verdict.holds:
+        return
+    for horizon in (verdict.violated_at, verdict.violated_at + verdict.witness.period):
+        found = bounded.verify(program, instance, Bounds(horizon, network=network), "p", "q")
+        assert found.holds is False and found.counterexample.faults <= verdict.faults
