@@ -255,6 +255,8 @@ class Graph:
         return i in config.sent or (not self.network.fail_stop and any(j != i for j, _ in step.sent))
 
     def _round(self, config: Configuration, received, computed: list[Step], crashes: frozenset[int]):
+        """The transitions of one round in which the nodes `crashes` crash: every choice of lost messages and of
+        arrivals."""
         n, network = len(self.names), self.network
         crashed = config.crashed | crashes
         steps = [self.step(i, config.parts[i], received[i], True) if i in crashes else computed[i] for i in range(n)]
@@ -265,10 +267,10 @@ class Graph:
             sent = sent | {i for i, step in enumerate(steps) if any(j != i for j, _ in step.sent)}
             sent = frozenset() if len(crashed) >= network.crashes else sent - crashed
         memory = config.memory
-        clock = config.parts[0].clock if n else 0
-        if clock in self.remembered:
+        now = config.parts[0].clock if n else 0  # the round (uncapped up to past the last fixed step read)
+        if now in self.remembered:
             observed = self.system.plan.observed
-            memory = (*memory, (clock, frozenset((i, f) for i, d in enumerate(label) for f in d if f[0] in observed)))
+            memory = (*memory, (now, frozenset((i, f) for i, d in enumerate(label) for f in d if f[0] in observed)))
         waiting = [frozenset((wait - 1, fact) for wait, fact in config.parts[j].buffer if wait > 0) for j in range(n)]
         for chosen in product(*outcomes):
             copies: list[dict[GroundFact, int]] = [{} for _ in range(n)]  # per addressee: each fact's copies
