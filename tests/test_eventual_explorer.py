@@ -433,9 +433,18 @@ def test_a_witness_shows_the_lost_message():
 
 
 def test_alg4_is_not_consistent_under_delay_2_and_is_under_delay_1():
-    assert answer(*ALG4, max_delay=2).ultimate_outputs == ((), ("T()",))
+    twice = answer(*ALG4, max_delay=2)
+    assert twice.ultimate_outputs == ((), ("T()",)) and twice.consistent is False
     once = answer(*ALG4, max_delay=1)
-    assert once.exact and once.ultimate_outputs == (("T()",),)
+    assert once.exact and once.ultimate_outputs == (("T()",),) and once.consistent is True
+
+
+@pytest.mark.parametrize("paths", [ALG4, FIG4])
+def test_the_threshold_is_the_longest_path_of_distinct_configurations(paths):
+    """Under D = 2 the components hold several configurations, so K comes from the pruned search: the same as trying
+    every path."""
+    result = answer(*paths, max_delay=2)
+    assert result.threshold_exact and result.threshold == longest_simple_path(graph_of(*paths, max_delay=2))
 
 
 @pytest.mark.parametrize("delay", [1, 2])

@@ -23,17 +23,21 @@ Each distinct ultimate output comes with a **witness lasso**: a shortest path fr
 its component, then a closed walk in the component that passes, for every fact it must not
 hold, a step of that node without it (so the walk ultimately holds exactly R).
 
-The **completeness threshold** K of the solver side is the recurrence diameter (the longest path
-of distinct configurations) plus one. Finding it exactly is NP-hard in general; we report the
-weight of the heaviest chain of SCCs in the condensation (each SCC weighing its number of
-configurations), which bounds K from above and equals it when every SCC is one configuration.
+The **completeness threshold** K (`threshold_of`): the most configurations on a path of distinct
+ones from the start (the recurrence diameter plus one); every simple lasso of the graph (its
+configurations distinct until the return into its loop) has at most K steps, and a solver that looks for a loop-free path of K + 1 configurations finds none. Finding
+it is NP-hard in general: the heaviest chain of SCCs in the condensation (each SCC weighing its
+number of configurations) bounds it from above and equals it when every SCC is one
+configuration; otherwise a depth-first search of the paths of distinct configurations, pruned by
+that bound, finds it within LONGEST_PATH_BUDGET visits, or the bound is reported
+(`threshold_exact` false).
 
 **Consistency** (jcss2014 §2.5.5) over infinite runs: every run has the same ultimate output, i.e.
 the list has one element (`Eventual.consistent`). The invariant verdict (`verify --eventual`'s
 oracle) is in `eventual_verify`.
 
 Public names: `explore`, `Eventual` (`as_dict`), `Lasso`, `ultimate_sets`, `strongly_connected`,
-`cyclic`, `shortest_path`, `shown_steps`, `threshold_of`, `MAX_COMPONENTS`.
+`cyclic`, `shortest_path`, `shown_steps`, `threshold_of`, `MAX_COMPONENTS`, `LONGEST_PATH_BUDGET`.
 """
 
 from __future__ import annotations
@@ -53,6 +57,9 @@ Item = tuple[int, tuple]
 
 MAX_COMPONENTS = 20_000
 """The most components the search of ultimate sets examines before it answers `exact: false`."""
+
+LONGEST_PATH_BUDGET = 200_000
+"""The most configurations the search of the longest path of distinct ones visits before K is given as a bound."""
 
 
 def strongly_connected(size: int, edges) -> list[list[int]]:
@@ -378,9 +385,12 @@ def shown_steps(graph: Graph, edges: list[Edge]) -> tuple[dict, ...]:
     return tuple(shown)
 
 
-def threshold_of(graph: Graph, components: list[list[int]]) -> tuple[int, bool]:
-    """An upper bound on the completeness threshold K (the most configurations on a path of distinct ones):
-    the heaviest chain of SCCs from the start's, each weighing its size; exact when every SCC is one configuration."""
+def threshold_of(graph: Graph, components: list[list[int]], budget: int = LONGEST_PATH_BUDGET) -> tuple[int, bool]:
+    """The completeness threshold K as the explorer sees it: the most configurations on a path of distinct ones from
+    the start (every lasso of the graph, L + P transitions from the start back into its loop, has at most that many
+    steps), and whether it is exact. The heaviest chain of SCCs from the start's, each weighing its size, bounds it
+    from above and is exact when every SCC is one configuration; otherwise a depth-first search of the paths of
+    distinct configurations, pruned by that bound, gives it exactly within `budget` visits (else the bound)."""
     owner = [0] * len(graph.configurations)
     for k, component in enumerate(components):
         for v in component:
@@ -389,4 +399,28 @@ def threshold_of(graph: Graph, components: list[list[int]]) -> tuple[int, bool]:
     for k, component in enumerate(components):  # Tarjan's order: a component after every one it reaches
         below = [heaviest[owner[w]] for v in component for w, _ in graph.edges[v] if owner[w] != k]
         heaviest[k] = len(component) + max(below, default=0)
-    return heaviest[owner[0]], all(len(c) == 1 for c in components)
+    bound = heaviest[owner[0]]
+    if all(len(c) == 1 for c in components):
+        return bound, True
+    best, visits = 1, 0
+    successors = [sorted({w for w, _ in graph.edges[v]}) for v in range(len(graph.configurations))]
+    path, on_path = [0], {0}  # the path of distinct configurations, and the iterators of its successors
+    stack = [iter(successors[0])]
+    while stack:
+        if best == bound:
+            return bound, True
+        w = next(stack[-1], None)
+        if w is None:
+            stack.pop()
+            on_path.discard(path.pop())
+            continue
+        if w in on_path or len(path) + heaviest[owner[w]] <= best:
+            continue  # a repeat, or no longer path through w
+        visits += 1
+        if visits > budget:
+            return bound, False
+        path.append(w)
+        on_path.add(w)
+        stack.append(iter(successors[w]))
+        best = max(best, len(path))
+    return best, True
