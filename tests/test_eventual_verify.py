@@ -147,6 +147,7 @@ def test_cli_violated_json_exits_1():
     data = json.loads(result.stdout)
     assert data["holds"] is False and data["exact"] is True and data["faults"] == 2 and data["mode"] == "eventual"
     assert data["witness"]["loop_start"] <= data["violated_at"] and data["threshold"] >= 1 and data["configurations"] > 0
+    assert data["crashes"] == 1 and [c["node"] for c in data["crashed"]] == ["a"] and len(data["lost"]) >= 1
 
 
 def test_cli_holds_text():

@@ -102,7 +102,7 @@ class EventualVerdict:
             "faults": self.faults,
             "missing": list(self.missing),
             "violated_at": self.violated_at,
-            "crashes": [{"node": x, "step": s} for x, s in self.crashes],
+            "crashed": [{"node": x, "step": s} for x, s in self.crashes],  # "crashes" is the budget (the network's)
             "lost": list(self.lost),
             "witness": self.witness.as_dict() if self.witness else None,
             "configurations": self.configurations,
