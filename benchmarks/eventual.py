@@ -217,7 +217,7 @@ def main() -> None:
         row = counters()
         rows.append(row)
         print(f"\n{row['protocol']:<36} {0:>2} {0:>2} {row['configurations']:>8} {row['edges']:>8} {row['components']:>5} "
-              f"{row['ultimate_outputs']:>5} {'yes' if row['exact'] else 'no':>5} {'≤' + str(row['threshold']):>6} "
+              f"{row['ultimate_outputs']:>5} {'yes' if row['exact'] else 'no':>5} {k_of(row):>6} "
               f"{row['seconds']:>8.3f}  (a witness of {row['witness_steps']} steps)")
         document = {"machine": platform.machine(), "python": platform.python_version(), "delivery": "sync",
                     "fault_model": "Molly's (omission channel, crash-times after-send, crash-model clock)",
