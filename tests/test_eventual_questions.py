@@ -273,3 +273,30 @@ def test_blinking_light_has_no_ultimate_output(tmp_path):
     lassos = enumerate_models(compiled, 0).models
     last = [m for m in lassos if "on()" in m.outputs(("on",))]
     assert last and all(model_output(m, ("on",)) == frozenset() for m in last)
+
+
+# ---------------------------------------------------------------------------
+# verify --eventual against the explorer's eventual verdict (runs.eventual_verify: the configuration graph)
+
+
+@pytest.mark.parametrize("eff, crashes", [(3, 0), (3, 1), (0, 1)])
+@pytest.mark.parametrize("protocol", ["simple_broadcast", "retry_broadcast", "ack_broadcast", "classic_broadcast",
+                                      "two_phase_commit", "two_phase_commit_timeout"])
+def test_verify_eventual_agrees_with_the_explorer(protocol, eff, crashes):
+    """The solver's lasso verdict and the explorer's graph verdict: the same holds/vacuous, the same fewest faults,
+    the same completeness threshold K (Molly's protocols under sync, Molly's fault model)."""
+    from conftest import INVARIANTS
+    from dedalus2asp import pipeline
+    from dedalus2asp.bounds import Bounds, Network
+    from dedalus2asp.questions import verify
+    from dedalus2asp.runs import eventual_verify
+
+    files = [EXAMPLES / "molly" / f"{protocol}.ded", EXAMPLES / "molly" / f"{INVARIANTS[protocol]}.ded"]
+    program, instance, _ = pipeline.load(files, None, "auto")
+    bounds = Bounds(0, network=Network("sync", None, eff - 1 if eff else None, crashes), mode=Mode.EVENTUAL)
+    solver, explorer = verify.verify(program, instance, bounds), eventual_verify.verify(program, instance, bounds)
+    assert solver.exact is True and explorer.holds is not None
+    assert (solver.holds, solver.vacuous) == (explorer.holds, explorer.vacuous)
+    assert (solver.counterexample.faults if solver.counterexample else None) == explorer.faults
+    if explorer.threshold_exact:
+        assert solver.exactness.K == explorer.threshold
