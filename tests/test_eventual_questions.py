@@ -300,3 +300,33 @@ def test_verify_eventual_agrees_with_the_explorer(protocol, eff, crashes):
     assert (solver.counterexample.faults if solver.counterexample else None) == explorer.faults
     if explorer.threshold_exact:
         assert solver.exactness.K == explorer.threshold
+
+
+# ---------------------------------------------------------------------------
+# the batch's eventual jobs: each records exact and K; a bad one its error, the others finish
+
+
+def test_eventual_jobs_record_exact_and_k(tmp_path):
+    from dedalus2asp.batch import execute, invariants, report
+
+    text = (
+        '[[job]]\nprogram = ["examples/molly/retry_broadcast.ded", "examples/molly/broadcast_assert.ded"]\n'
+        'task = "verify"\ndelivery = "sync"\neff = 3\neventual = true\n'
+        '[[job]]\nprogram = ["examples/molly/simple_broadcast.ded", "examples/molly/broadcast_assert.ded"]\n'
+        'task = "verify"\ndelivery = "sync"\neff = 3\neventual = true\npost = "nothing"\n'  # a bad invariant
+        + ALG4_JOB + 'task = "cron"\nmax_delay = 2\neventual = true\n'
+    )
+    jobs = read_manifest(manifest(tmp_path, text))
+    rows = {j.id: execute.execute_job(j)[0] for j in jobs}
+    retry, bad, alg4 = (rows[j.id] for j in jobs)
+    assert retry["status"] == "ok" and retry["holds"] is True and retry["horizon"] is None
+    found = json.loads(retry["verdicts"])
+    assert found["eventual"] is True and found["exact"] is True and found["K"] >= 2
+    assert invariants.words(retry) == f"holds eventually, exact (K = {found['K']})"
+    assert bad["status"] == "error" and "no relation 'nothing'" in bad["error"] and "give the key post" in bad["error"]
+    cron = json.loads(alg4["verdicts"])
+    assert alg4["status"] == "ok" and cron["consistent"] is False and cron["exact"] is True and cron["K"] >= 2
+    assert report.verdict(alg4) == f"not consistent, not tolerant eventually, exact (K = {cron['K']})"
+    summary = invariants.summary(jobs, rows)
+    assert summary["jobs"] == 2 and summary["hold"] == 1 and summary["unknown"] == 1
+    assert [r.get("K") for r in summary["results"]] == [found["K"], None]
