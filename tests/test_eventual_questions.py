@@ -344,3 +344,18 @@ def test_both_encodings_give_the_same_eventual_verdict(question):
         assert fast.get(key) == paper.get(key), key
     if fast.get("counterexample") and "faults" in fast["counterexample"]:
         assert fast["counterexample"]["faults"] == paper["counterexample"]["faults"]
+
+
+def test_a_derivation_round_the_loop_is_said_not_drawn(monkeypatch):
+    """On a lasso, a message of the loop may arrive in the loop's next turn at a step at or before its send; a
+    derivation through it can lead back to its own fact. The lineage says so instead of failing (forced here)."""
+    from dedalus2asp.inspect import explain
+
+    def cyclic(self, node, step, fact):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(explain.Lineage, "derive", cyclic)
+    found = answer("verify", *SIMPLE, *SYNC, "--eventual", code=1)
+    (why,) = found["counterexample"]["lineage"]
+    assert why["round_the_loop"] is True and why["root"] is None and why["run"] is not None
+    assert "its derivation goes round the lasso's loop" in run("verify", *SIMPLE, *SYNC, "--eventual").stdout
