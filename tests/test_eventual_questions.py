@@ -228,8 +228,12 @@ def test_alg4_consistent_under_delay_1():
     assert run("cron", *ALG4, "--max-delay", "1", "--eventual").stdout.startswith("consistent")
 
 
-def test_fig4_not_tolerant():
-    found = answer("cron", *FIG4, "--max-delay", "1", "--eventual", code=1)
+ALG3 = [str(EXAMPLES / "jcss2014" / "alg3.ded"), "-i", str(EXAMPLES / "jcss2014" / "alg3.facts")]
+
+
+@pytest.mark.parametrize("program", [FIG4, ALG3], ids=["fig4", "alg3"])
+def test_fig4_and_alg3_not_tolerant(program):
+    found = answer("cron", *program, "--max-delay", "1", "--eventual", code=1)
     assert found["consistent"] is True and found["tolerant"] is False and found["exact"] is True
     assert found["counterexample"]["lost"] == ["T()"] and found["counterexample"]["period"] >= 1
     # into the past on the unrolled run (A <= s): not a loop message that arrives in the loop's next turn
