@@ -198,6 +198,9 @@ def test_verify_eventual_out(tmp_path):
     assert statuses == ["success", "failure"]
     for r in document["runs"]:
         assert r["loop_start"] + r["period"] == document["K"] == r["failureSpec"]["eot"]
+    import jsonschema
+
+    jsonschema.validate(document, json.loads((ROOT / "docs" / "runs-schema.json").read_text()))
     page = (out / "index.html").read_text()
     assert "every horizon: lasso runs of K =" in page and "repeat forever" in page
     assert (out / "run-1.svg").is_file()
@@ -363,3 +366,14 @@ def test_a_derivation_round_the_loop_is_said_not_drawn(monkeypatch):
     (why,) = found["counterexample"]["lineage"]
     assert why["round_the_loop"] is True and why["root"] is None and why["run"] is not None
     assert "its derivation goes round the lasso's loop" in run("verify", *SIMPLE, *SYNC, "--eventual").stdout
+
+
+def test_no_infinite_run(tmp_path):
+    """A node that sends itself a message under delay ≤ 0 has no infinite causal run: said, exit 1."""
+    program, facts = tmp_path / "stuck.ded", tmp_path / "stuck.facts"
+    program.write_text("A()@async(X) :- Id(X).\nT() :- A().\n.output T.\n")
+    facts.write_text("x { Id(x). }\n")
+    found = answer("cron", str(program), "-i", str(facts), "--max-delay", "0", "--eventual", code=1)
+    assert found["satisfiable"] is False and found["exact"] is True
+    result = run("cron", str(program), "-i", str(facts), "--max-delay", "0", "--eventual")
+    assert result.stdout.startswith("no infinite causal run with delay ≤ 0: every run gets stuck")
