@@ -37,6 +37,11 @@ FORMAT_HELP = (
 )
 
 
+EventualHorizonOpt = typer.Option(
+    None, "--horizon", "-T", min=0, max=MAX_STEP, show_default=False,
+    help="Every node performs local steps 0..T (or --eventual: every horizon at once)",
+)
+
 StepsOpt = typer.Option(
     None, "--steps", min=1, max=MAX_STEP, show_default=False,
     help="With --eventual: lassos of exactly K steps (every shorter lasso is one of them), instead of the completeness "
@@ -48,7 +53,7 @@ StepsOpt = typer.Option(
 def models(
     program: Path = Prog,
     input_: Path = InputOpt,
-    horizon: Optional[int] = None,
+    horizon: Optional[int] = EventualHorizonOpt,
     semantics: Semantics = SemanticsOpt,
     encoding: Encoding = EncodingOpt,
     network: Network = NETWORK,
@@ -141,7 +146,7 @@ def write_each(chosen: inspect.Models, fmt: Format, directory: Optional[Path], p
 def count(
     program: Path = Prog,
     input_: Path = InputOpt,
-    horizon: Optional[int] = None,
+    horizon: Optional[int] = EventualHorizonOpt,
     semantics: Semantics = SemanticsOpt,
     encoding: Encoding = EncodingOpt,
     network: Network = NETWORK,
