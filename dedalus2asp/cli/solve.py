@@ -16,7 +16,7 @@ from ..formats import render
 from ..lang import analysis
 from ..lang.diagnostics import DiagnosticError
 from ..questions import cron
-from ..runs import eventual, operational
+from ..runs import eventual, eventual_verify, operational
 from .progress import Progress, QuietOpt
 from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, incomplete, no_model, say, stderr, text_options, usage, warn, write
 from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, JsonOpt, MasterOpt, ModelsOpt,
@@ -257,20 +257,35 @@ def explore(
     ),
     eventual_: bool = EventualOpt,
     output: Optional[str] = typer.Option(None, "--output", help="With --eventual: the output relations R,S,... (default: .output)"),
+    pre: Optional[str] = typer.Option(
+        None, "--pre", help="With --eventual: instead of the ultimate outputs, the invariant verdict: does every row of "
+        "this relation ultimately have its --post row in every run (Molly's convention: pre)? Exit 1 when violated"),
+    post: Optional[str] = typer.Option(
+        None, "--post", help="With --eventual: the relation whose rows match the --pre rows (Molly's convention: post)"),
     json_: bool = JsonOpt,
     dialect: Dialect = DialectOpt,
 ) -> None:
     """Enumerate the operational run prefixes (tplp2016 §5.1) in which each node takes T+1 steps; or, with --eventual,
-    the ultimate outputs of the infinite runs (exit 3 when the answer is not exact)."""
+    the ultimate outputs of the infinite runs (exit 3 when the answer is not exact), or with --pre/--post the
+    eventual invariant verdict (exit 1 when violated, 3 when not exact)."""
     if eventual_:
         if horizon is not None or runs:
             usage("bad-option", "--eventual answers for every horizon: give it without --horizon/--eot and --runs", "--eventual")
+        if pre is not None or post is not None:
+            if output is not None:
+                usage("bad-option", "--output names the relations of the ultimate outputs; --pre/--post ask the invariant "
+                      "verdict instead: give one or the other", "--output")
+            explore_invariant(program, input_, network, max_states, pre or "pre", post or "post", json_, dialect)
+            return
         explore_eventual(program, input_, network, max_states, output, json_, dialect)
         return
     if horizon is None:
         usage("missing-option", "give the horizon: --horizon T (steps 0..T), --eot N (T = N-1), or --eventual", "--horizon")
     if output is not None:
         usage("bad-option", "--output names the relations of the ultimate outputs: it goes with --eventual", "--output")
+    if pre is not None or post is not None:
+        usage("bad-option", "--pre/--post ask the eventual invariant verdict: they go with --eventual (for a horizon: "
+              "dedalus2asp verify)", "--pre" if pre is not None else "--post")
     bounds_ = bounds(horizon, network=network)
     mode = "exact" if runs else "traces"
     where = {"horizon": bounds_.horizon, "max_delay": bounds_.network.max_delay, **bounds_.network.as_dict()}  # the JSON's last keys
@@ -325,6 +340,28 @@ def explore_eventual(program: Path, input_, network: Network, max_states: int, o
     emit(render(result, "json")) if json_ else say(render(result, "text"))
     if not result.exact:
         raise typer.Exit(EXIT_INCOMPLETE)
+
+
+def explore_invariant(program: Path, input_, network: Network, max_states: int, pre: str, post: str, json_: bool,
+                      dialect) -> None:
+    """`explore --eventual --pre R --post S`: the explorer's eventual invariant verdict (`runs.eventual_verify`);
+    exit 1 when violated, 3 when not exact."""
+    try:
+        bounds_ = Bounds(0, network=network, mode=Mode.EVENTUAL)
+    except ValueError as error:
+        usage("bad-option", str(error))
+    prog, instance = load(program, input_, dialect, network)
+    try:
+        verdict = eventual_verify.verify(prog, instance, bounds_, pre, post, max_configurations=max_states)
+    except eventual_verify.InvariantRelations as error:
+        usage("bad-option", str(error), "--pre")
+    except ValueError as error:  # not finite-state by construction: async without a delay bound, crash/2 read
+        usage("bad-option", str(error), "--eventual")
+    emit(render(verdict, "json")) if json_ else say(render(verdict, "text"))
+    if verdict.holds is None:
+        raise typer.Exit(EXIT_INCOMPLETE)
+    if not verdict.holds:
+        raise typer.Exit(EXIT_NO)
 
 
 @limit_options

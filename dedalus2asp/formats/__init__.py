@@ -16,6 +16,7 @@ returns the text of a document:
 | `exploration` | the summary of `explore` (a dictionary) | text, json |
 | `eventual` | `runs.eventual.Eventual`, what `explore --eventual` found | text, json |
 | `ultimate` | `questions.models.Ultimate`, what `models --eventual` found | text, json |
+| `eventual_verdict` | `runs.eventual_verify.EventualVerdict`, what `explore --eventual --pre/--post` found | text, json |
 | `summary` | `charts.Report`, the summary of a `run` or `batch` directory | text, html |
 
 The writers live in one module per format: `text` (for a reader, rich tables),
@@ -65,6 +66,7 @@ KINDS = {
     "dedalus2asp.formats.charts.Report": "summary",
     "dedalus2asp.runs.eventual.Eventual": "eventual",
     "dedalus2asp.questions.models.Ultimate": "ultimate",
+    "dedalus2asp.runs.eventual_verify.EventualVerdict": "eventual_verdict",
 }
 """The kind of each class of values, by its qualified name."""
 
@@ -100,6 +102,8 @@ WRITERS: dict[tuple[str, str], Callable[..., str]] = {
     ("eventual", "json"): json.as_dict,
     ("ultimate", "text"): text.ultimate,
     ("ultimate", "json"): json.as_dict,
+    ("eventual_verdict", "text"): text.eventual_verdict,
+    ("eventual_verdict", "json"): json.as_dict,
     ("summary", "text"): text.summary,
     ("summary", "html"): charts.page,
 }

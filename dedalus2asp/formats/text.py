@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from ..inspect.explain import Derivation, Reason
     from ..inspect.model import Model, Models
     from ..runs.eventual import Eventual
+    from ..runs.eventual_verify import EventualVerdict
     from ..inspect.run import Run
     from ..lang.analysis import Report
     from ..lang.coordination import Coordination
@@ -325,6 +326,8 @@ def eventual(result: Eventual) -> str:
     for k, (output, lasso) in enumerate(zip(result.ultimate_outputs, result.witnesses), 1):
         lines.append(f"  {k}. {', '.join(output) or '(none)'}   lasso: prefix {lasso.loop_start}, loop {lasso.period} transition(s)")
     if result.ultimate_outputs:
+        lines.append("consistent: yes, every infinite run has the same ultimate output" if result.consistent else
+                     "consistent: no, the infinite runs have different ultimate outputs (jcss2014 §2.5.5)")
         lines.append(f"certain: {', '.join(result.certain) or '(none)'}")
         lines.append(f"possible: {', '.join(result.possible) or '(none)'}")
     return "".join(line + "\n" for line in lines)
@@ -347,3 +350,40 @@ def ultimate(result: Ultimate, width: int | None = None, color: bool = False) ->
         out.print(f"certain: {', '.join(result.certain) or '(none)'}")
         out.print(f"possible: {', '.join(result.possible) or '(none)'}")
     return out.file.getvalue()
+
+def eventual_verdict(verdict: EventualVerdict) -> str:
+    """What `explore --eventual --pre/--post` found: the verdict over infinite runs, the graph's size and K, and a
+    counterexample lasso's faults, its missing rows and where its loop repeats them."""
+    where = verdict.bounds.describe()
+    size = (f"{verdict.configurations} configurations, {verdict.edges} transitions, {verdict.components} strongly "
+            "connected component(s) with a cycle")
+    if verdict.holds is None:
+        return (f"eventual verdict ({where}): stopped after {verdict.configurations} configurations, before the graph "
+                f"was complete: unknown\nexact: no, {verdict.reason}\n")
+    lines = []
+    if verdict.holds and verdict.vacuous:
+        lines.append(f"holds vacuously: from some step on, no run has any {verdict.pre} row, so there is nothing to "
+                     f"match ({where})")
+    elif verdict.holds:
+        lines.append(f"holds: in every infinite run, from some step on every {verdict.pre} row has its {verdict.post} "
+                     f"row ({where})")
+    else:
+        lasso = verdict.witness
+        lines.append(f"violated: a run in which {', '.join(verdict.missing)} lack(s) the matching {verdict.post} row "
+                     f"at infinitely many steps ({where})")
+        lines.append(f"  faults: {verdict.faults} (the fewest of any such run)" if verdict.faults else
+                     "  faults: 0 — it breaks without any fault")
+        lines.append(f"  lasso: steps 0..{lasso.loop_start - 1 if lasso.loop_start else 0} then the loop of steps "
+                     f"{lasso.loop_start}..{lasso.loop_start + lasso.period - 1} repeated forever; unmatched at step "
+                     f"{verdict.violated_at} (and every {lasso.period} step(s) after)" if lasso.loop_start else
+                     f"  lasso: the loop of steps 0..{lasso.period - 1} repeated forever; unmatched at step "
+                     f"{verdict.violated_at} (and every {lasso.period} step(s) after)")
+        for node, step in verdict.crashes:
+            lines.append(f"  crashed: {node} at step {step}")
+        for message in verdict.lost:
+            lines.append(f"  lost: {message}")
+    lines.append(f"exact: yes ({size})")
+    if verdict.threshold is not None:
+        lines.append(f"completeness threshold K = {verdict.threshold}" if verdict.threshold_exact else
+                     f"completeness threshold K ≤ {verdict.threshold} (an upper bound: the heaviest chain of components)")
+    return "".join(line + "\n" for line in lines)
