@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Callable, Iterable, Iterator, Mapping
 
@@ -66,7 +66,11 @@ GroundFact = tuple[str, tuple[clingo.Symbol, ...]]
 
 @dataclass(frozen=True)
 class Message:
-    """A message R(args) sent at step `sent` of `sender`, arriving at step `arrives` of `addressee` (None: pending)."""
+    """A message R(args) sent at step `sent` of `sender`, arriving at step `arrives` of `addressee` (None: pending).
+
+    In a lasso model `unrolled` is the arrival step A on the unrolled infinite run (None in a bounded model), and
+    `arrives` the lasso step pos(A): A when A <= T, else L + (A - L) mod P (loop start L, period P). A message
+    sent in the loop (`sent` >= L) recurs every period and arrives at A, A+P, ...; it `wraps` when A > T."""
 
     sender: clingo.Symbol
     sent: int
@@ -74,6 +78,11 @@ class Message:
     arrives: int | None
     relation: str
     args: tuple[clingo.Symbol, ...]
+    unrolled: int | None = None
+
+    @property
+    def wraps(self) -> bool:
+        return self.unrolled is not None and self.unrolled != self.arrives
 
     def key(self) -> tuple:
         """Send order first; pending messages after those that arrive."""
@@ -107,6 +116,7 @@ class Message:
             "sent": self.sent,
             "to": str(self.addressee),
             "arrives": self.arrives,
+            **({"unrolled": self.unrolled} if self.unrolled is not None else {}),
         }
 
 
@@ -285,7 +295,8 @@ class Model:
     def edges(self) -> list[tuple[Point, Point, str]]:
         """The local edges (x,s) → (x,s+1) and the message edges (x,s) → (y,t), with their kind."""
         local = [((x, s), (x, s + 1), "local") for x in self.network for s in range(self.horizon)]
-        return local + [(m.send, m.arrival, "message") for m in self.messages if m.arrival is not None]
+        # a lasso's message that wraps arrives at a later step of the unrolled run than 0..T: no edge among them
+        return local + [(m.send, m.arrival, "message") for m in self.messages if m.arrival is not None and not m.wraps]
 
     def recomputed_happens_before(self) -> frozenset[tuple[Point, Point]]:
         """≺ as the smallest transitive relation containing the local and message edges (§5.2.1)."""
@@ -308,6 +319,12 @@ class Model:
         send is flagged and its edge left out. In tplp2016 Fig. 4, A() sent at
         z:0 arriving at z:1 is causal and B() sent at z:1 arriving at z:0 is not.
         """
+        if self.is_lasso:
+            # the lasso's runs step in rounds (docs/semantics.md): on the unrolled run a message sent at step s and
+            # arriving at step A is caused iff A > s. A wrapping message (`Message.wraps`: A lies in the next turn of
+            # the loop) is shown at a lasso step at or before its send, yet goes forward: not into the past.
+            return tuple(m for m in sorted(self.messages, key=lambda m: (m.sent, m.key()))
+                         if m.unrolled is not None and m.unrolled <= m.sent)
         succ: dict[Point, set[Point]] = defaultdict(set)
         for a, b, kind in self.edges():
             if kind == "local":
@@ -475,6 +492,8 @@ def decode(symbols: Iterable[clingo.Symbol], compiled: Compiled, number: int = 1
         elif name == "before" and len(args) == 4:
             before.add(((args[0], args[1].number), (args[2], args[3].number)))
     has_before = compiled.bounds.encoding is Encoding.PAPER and compiled.bounds.semantics.causal
+    if loop_start is not None:
+        messages = [_lasso_arrival(m, loop_start, compiled.bounds.horizon) for m in messages]
     return Model(
         number=number,
         trace=frozenset(trace),
@@ -487,6 +506,12 @@ def decode(symbols: Iterable[clingo.Symbol], compiled: Compiled, number: int = 1
         crashes=tuple(sorted(crashes, key=lambda c: (c[1], c[0]))),
         loop_start=loop_start,
     )
+
+
+def _lasso_arrival(m: Message, loop: int, horizon: int) -> Message:
+    """A lasso's message: its unrolled arrival A kept in `unrolled`, `arrives` the lasso step pos(A)."""
+    a = m.arrives
+    return m if a is None else replace(m, arrives=a if a <= horizon else loop + (a - loop) % (horizon + 1 - loop), unrolled=a)
 
 
 def enumerate_models(compiled: Compiled, limit: int = 0, **options) -> solve.Enumeration:
