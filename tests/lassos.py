@@ -8,6 +8,7 @@ atom added: what the eventual mode's encoding gives, built by hand from a real b
 * `fig4`: tplp2016 Fig. 4 under the choice semantics with delays ≤ 1: B() sent at step 1 arrives at step 0 and
   B() sent at step 2 at step 1, both into the past, so T() never holds; A() sent at step 2 arrives at step 3,
   which is step 1 again: the loop is steps 1–2.
+* `fig4_sync`: Fig. 4 under sync delivery, a loop of one step (3) with T() as its ultimate output.
 """
 
 from __future__ import annotations
@@ -56,3 +57,10 @@ def fig4() -> inspect.Model:
     wanted = {("A", 0, 1), ("A", 1, 2), ("A", 2, None), ("B", 1, 0), ("B", 2, 1)}
     shape = lambda m: {(x.relation, x.sent, x.arrives) for x in m.messages} == wanted  # noqa: E731
     return lasso(*FIG4, Bounds(2, Semantics.CHOICE, network=Network(max_delay=1)), 1, shape, {("A", 2): 3})
+
+
+def fig4_sync() -> inspect.Model:
+    """tplp2016 Fig. 4 under Molly's rounds: T() at step 1, B() from step 2 on; from step 3 every step is alike,
+    a loop of one step whose A() and B() arrive at step 4, which is step 3 again; T() is its ultimate output."""
+    bounds = Bounds(3, network=Network("sync"))
+    return lasso(*FIG4, bounds, 3, lambda m: True, {("A", 3): 4, ("B", 3): 4})

@@ -5,6 +5,12 @@
 writes its runs, times counted from 1; `index_html` is the page over that document, each run with its
 faults, its spacetime diagram and the lineage of each missing post fact (`lineage.html`). Both read
 the verdict and the models through their attributes.
+
+A run that is a lasso (the eventual mode: steps L..T repeat forever) also has `loop_start`, Molly's
+time of its loop's first step (L + 1: the run goes on from its eot to that time again), and `period`,
+the number of steps in the loop; a message that arrives on the loop's next pass keeps its unrolled
+`receiveTime` (after the eot) and has the time it comes back to, `loopReceiveTime`. The page says
+which steps of each such run repeat.
 """
 
 from __future__ import annotations
@@ -49,9 +55,11 @@ def _run(number: int, status: str, model: Model, bounds: Bounds, lost: tuple[Los
         "model": {"tables": tables},
         "messages": [
             {"table": m.relation, "from": str(m.sender), "to": str(m.addressee), "sendTime": _molly_time(m.sent),
-             "receiveTime": None if m.arrives is None else _molly_time(m.arrives), "args": [str(a) for a in m.args]}
+             "receiveTime": None if m.arrives is None else _molly_time(m.arrives), "args": [str(a) for a in m.args],
+             **({"loopReceiveTime": _molly_time(model.loop_step(m.arrives))} if model.wraps(m) else {})}
             for m in model.messages
         ],
+        **({"loop_start": _molly_time(model.loop_start), "period": model.period} if model.is_lasso else {}),
     }
 
 
@@ -75,6 +83,25 @@ def _clocks(time: int) -> str:
     return f"step {time - 1} (Molly's time {time})"
 
 
+def _bound(document: dict) -> str:
+    """Which steps the runs have: 0..T, or, when they are lassos, steps of infinite runs."""
+    if any("loop_start" in run for run in document["runs"]):
+        return ("every run below is a lasso, an infinite run written over its steps from 0 (Molly's times count from 1, "
+                "time t is step t - 1)")
+    horizon = document["bound"]["horizon"]
+    return f"horizon {horizon}: steps 0..{horizon} (Molly's eot {horizon + 1}: its times count from 1, time t is step t - 1)"
+
+
+def _loop(run: dict, eot: int) -> str:
+    """The loop of a run that is a lasso, in words ("" for a bounded run)."""
+    if "loop_start" not in run:
+        return ""
+    first, last = run["loop_start"] - 1, eot - 1
+    steps = f"step {first} repeats" if first == last else f"steps {first}–{last} repeat"
+    return (f'<p class="loop">a lasso: {steps} forever, the shaded steps of the diagram (step {last + 1} = step '
+            f"{first}; Molly's times {run['loop_start']}–{eot}, time {eot + 1} = time {run['loop_start']})</p>")
+
+
 def index_html(document: dict) -> str:
     """index.html of `verify --out DIR`: the verdict and, per run of runs.json, its status, its faults, its
     spacetime diagram (run-K.svg beside it) and, for a counterexample, the lineage of each missing post
@@ -89,7 +116,7 @@ def index_html(document: dict) -> str:
         lineage = run.get("lineage", ())
         rows.append(
             f'<section class="run {escape(run["status"])}"><h2>run {k}: {escape(run["status"])}</h2>'
-            f'<p>{escape("; ".join(faults) or "no fault")}</p>'
+            f'<p>{escape("; ".join(faults) or "no fault")}</p>' + _loop(run, spec["eot"]) +
             f'<img src="run-{k}.svg" alt="the spacetime diagram of run {k}">'
             + (f'<p class="explains">the lineage below explains run {k}, the counterexample drawn above: why each '
                "missing post fact was expected there</p>" if lineage else "")
@@ -101,8 +128,7 @@ def index_html(document: dict) -> str:
         " img{max-width:100%;border:1px solid #ccc} .lineage li{margin:.15em 0} .fact.missing{color:#b00}"
         " .fact.holds{color:#070} .cut{color:#b00} .absent{color:#777}</style></head><body>"
         f"<h1>{escape(document['verdict'])}</h1>"
-        f'<p>horizon {document["bound"]["horizon"]}: steps 0..{document["bound"]["horizon"]} (Molly\'s eot '
-        f'{document["bound"]["horizon"] + 1}: its times count from 1, time t is step t - 1), '
+        f"<p>{_bound(document)}, "
         f'pre: {escape(document["bound"]["pre"])}, post: {escape(document["bound"]["post"])}; the runs in '
         '<a href="runs.json">runs.json</a></p>' + "".join(rows) + "</body></html>\n"
     )
