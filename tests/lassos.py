@@ -64,3 +64,33 @@ def fig4_sync() -> inspect.Model:
     a loop of one step whose A() and B() arrive at step 4, which is step 3 again; T() is its ultimate output."""
     bounds = Bounds(3, network=Network("sync"))
     return lasso(*FIG4, bounds, 3, lambda m: True, {("A", 3): 4, ("B", 3): 4})
+
+
+# -- the same lassos from the eventual mode's encoding ---------------------------------
+
+
+def solved(program, facts, bounds: Bounds) -> tuple[inspect.Model, ...]:
+    """Every lasso model of the eventual mode's program with K = bounds.horizon + 1 steps."""
+    compiled = prepare(program, facts, replace(bounds, mode=Mode.EVENTUAL)).compiled
+    return inspect.enumerate_models(compiled, 0, progress=False).models
+
+
+def shape(model: inspect.Model) -> set:
+    return {(str(x.sender), x.sent, str(x.addressee), x.relation, x.unrolled) for x in model.messages}
+
+
+def solved_molly() -> inspect.Model:
+    """`molly`, as the encoding finds it among the lassos of 5 steps."""
+    wanted = molly()
+    return next(m for m in solved(RETRY, None, Bounds(4, network=Network("sync", loss_until=1)))
+                if m.loop_start == 3 and m.lost == wanted.lost and m.trace == wanted.trace and shape(m) == shape(wanted))
+
+
+def solved_fig4() -> inspect.Model:
+    """Fig. 4's non-causal run as a lasso of 4 steps under choice with delays ≤ 1: A() sent at 0 arrives at 1,
+    where it sends B(), which arrives at step 0, so T() never holds; the loop is steps 2–3, where B() sent at 3
+    arrives at 2, into the past again, and A() sent at 3 arrives at step 4, which is step 2 again."""
+    wanted = {("z", 0, "z", "A", 1), ("z", 1, "z", "B", 0), ("z", 1, "z", "A", 2), ("z", 2, "z", "A", 3),
+              ("z", 2, "z", "B", 3), ("z", 3, "z", "A", 4), ("z", 3, "z", "B", 2)}
+    return next(m for m in solved(*FIG4, Bounds(3, Semantics.CHOICE, network=Network(max_delay=1)))
+                if m.loop_start == 2 and shape(m) == wanted)

@@ -43,20 +43,13 @@ def numbers(d: str) -> list[float]:
 def test_the_lassos_are_what_they_say(models):
     m = models["molly"]
     assert (m.loop_start, m.period, m.horizon, m.is_lasso) == (3, 2, 4, True)
-    assert [(x.sent, x.arrives, m.loop_step(x.arrives)) for x in m.messages if m.wraps(x)] == [(4, 5, 3), (4, 5, 3)]
+    assert [(x.sent, x.unrolled, x.arrives) for x in m.messages if x.wraps] == [(4, 5, 3), (4, 5, 3)]
+    assert all(x.unrolled == x.arrives for x in m.messages if not x.wraps)
     assert [(str(x.sender), x.sent, str(x.addressee)) for x in m.lost] == [("a", 0, "b")]
     f = models["fig4"]
     assert (f.loop_start, f.period) == (1, 2) and f.ultimate() == ()
     assert {(x.relation, x.sent, x.arrives) for x in f.noncausal()} == {("B", 1, 0), ("B", 2, 1)}
     assert models["fig4-sync"].ultimate() == ("T()",) and models["fig4-sync"].period == 1
-
-
-def test_loop_step_folds_the_unrolled_steps_onto_the_loop(models):
-    m = models["molly"]  # L = 3, P = 2
-    assert [m.loop_step(u) for u in range(9)] == [0, 1, 2, 3, 4, 3, 4, 3, 4]
-    bounded = replace(m, loop_start=None)
-    with pytest.raises(ValueError, match="beyond the horizon 4 of a bounded model"):
-        bounded.loop_step(5)
 
 
 # -- text and JSON ----------------------------------------------------------------
@@ -80,8 +73,8 @@ def test_json_has_the_loop_and_the_ultimate_outputs(models):
     [model] = document["models"]
     assert (model["loop_start"], model["period"], model["ultimate"]) == (3, 2, [])
     wrapping = [x for x in model["messages"] if x["wraps"]]
-    assert [(x["sent"], x["arrives"], x["arrives_in_lasso"]) for x in wrapping] == [(4, 5, 3), (4, 5, 3)]
-    assert all(x["arrives_in_lasso"] == x["arrives"] for x in model["messages"] if not x["wraps"])
+    assert [(x["sent"], x["unrolled"], x["arrives"]) for x in wrapping] == [(4, 5, 3), (4, 5, 3)]
+    assert all(x["unrolled"] == x["arrives"] for x in model["messages"] if not x["wraps"])
     sync = json.loads(formats.render(models["fig4-sync"], "json"))["models"][0]
     assert (sync["loop_start"], sync["period"], sync["ultimate"]) == (3, 1, ["T()"])
     choice = json.loads(formats.render(models["fig4"], "json"))["models"][0]
@@ -159,10 +152,10 @@ def test_a_message_after_the_last_step_wraps_to_its_loop_step(models, case):
     geo = arrows.layout(m)
     root = ET.fromstring(formats.render(m, "svg"))
     wrapping = groups(root, "wraps")
-    expected = {(x.send, x.addressee, x.arrives) for x in m.messages if m.wraps(x)}
+    expected = {(x.send, x.addressee, x.unrolled, x.arrives) for x in m.messages if x.wraps}
     assert len(wrapping) == len(expected) > 0
     drawn = sorted(int(g.get("data-loop-step")) for g in wrapping)
-    assert drawn == sorted(m.loop_step(a) for _, _, a in expected)
+    assert drawn == sorted(a for *_, a in expected)
     for g in wrapping:
         first, *_, last = g.findall(f"{SVG}path")
         leave, back = numbers(first.get("d"))[-2:], numbers(last.get("d"))[:2]
@@ -180,7 +173,7 @@ def test_a_message_after_the_last_step_wraps_to_its_loop_step(models, case):
 def test_a_message_that_wraps_twice_is_cut_twice():
     """Delay 2 over a loop of one step: sent at T, it arrives at T + 2, which is step L after two passes."""
     m = lassos.fig4_sync()
-    late = replace(m, messages=tuple(replace(x, arrives=5) if x.sent == 3 and x.relation == "A" else x for x in m.messages))
+    late = replace(m, messages=tuple(replace(x, unrolled=5) if x.sent == 3 and x.relation == "A" else x for x in m.messages))
     geo = arrows.layout(late)
     [bundle] = [b for b in arrows.bundles(late) if b.wraps and b.arrives == 5]
     pieces = arrows.wrapped(bundle, geo)
@@ -246,7 +239,7 @@ def test_itf_is_a_lasso_trace(models):
     trace = itf_py.trace_from_json(document)
     assert trace.loop == 3 and len(trace.states) == m.horizon + 1
     # the state after the last is state 3: its facts are those step 5 would have
-    wrapped = {(x.relation, str(x.sender), x.sent, str(x.addressee)) for x in m.messages if m.wraps(x)}
+    wrapped = {(x.relation, str(x.sender), x.sent, str(x.addressee)) for x in m.messages if x.wraps}
     as_keys = lambda records: {(r["relation"], r["sender"], int(r["sent"]["#bigint"]), r["addressee"]) for r in records}  # noqa: E731
     states = document["states"]
     assert wrapped <= as_keys(states[3]["delivered"]["#set"]) and wrapped <= as_keys(states[4]["in_flight"]["#set"])
@@ -258,11 +251,13 @@ def test_itf_in_flight_on_the_next_pass():
     """A message sent at T that arrives two steps later over a loop of two steps is in flight at T and, on the next
     pass, at L, then delivered at L + 1."""
     m = lassos.molly()  # L = 3, T = 4
-    late = replace(m, messages=tuple(replace(x, arrives=6) if x.sent == 4 and str(x.addressee) == "b" else x
+    late = replace(m, messages=tuple(replace(x, unrolled=6, arrives=4) if x.sent == 4 and str(x.addressee) == "b" else x
                                      for x in m.messages))
-    [x] = [x for x in late.messages if x.arrives == 6]
+    [x] = [x for x in late.messages if x.unrolled == 6]
     assert [k for k in range(5) if itf.in_flight_in_lasso(late, x, k)] == [3, 4]
-    assert [k for k in range(5) if itf.delivered(late, x, k)] == [4]
+    states = json.loads(itf.itf_json(late))["states"]
+    assert [k for k, s in enumerate(states) if any(r["addressee"] == "b" and r["sent"] == {"#bigint": "4"}
+                                                   for r in s["delivered"]["#set"])] == [4]
 
 
 def test_a_lasso_shows_its_loop_in_a_notebook(models):
@@ -293,3 +288,33 @@ def test_runs_json_and_page_of_a_lasso_counterexample(models):
     page = index_html(document)
     assert "a lasso: steps 3–4 repeat forever, the shaded steps of the diagram (step 5 = step 3" in page
     assert "every run below is a lasso" in page and "horizon 4: steps" not in page
+
+
+# -- the eventual mode's own models, in Chromium --------------------------------------
+
+
+def test_the_hand_built_lassos_are_models_of_the_eventual_encoding():
+    """tests/lassos.py writes lassos by hand from bounded models; the eventual mode's program (the `lasso`
+    encoding) has the same ones among its lassos of K steps, with the same loop, trace and arrivals."""
+    assert lassos.solved_molly().messages == lassos.molly().messages
+    [sync] = lassos.solved(*lassos.FIG4, lassos.fig4_sync().bounds)
+    hand = lassos.fig4_sync()
+    assert (sync.loop_start, sync.trace, sync.messages) == (hand.loop_start, hand.trace, hand.messages)
+    fig4 = lassos.solved_fig4()
+    assert {(x.sent, x.unrolled) for x in fig4.noncausal()} == {(1, 0), (3, 2)} and fig4.ultimate() == ()
+
+
+def test_a_lasso_report_in_chromium(tmp_path):
+    """The page of two lassos of the encoding, as headless Chromium builds its DOM: one band, one back-arrow
+    and the wrapped arrows per diagram survive, and the loop is said in words."""
+    from test_browser import chromium, headless
+
+    molly, fig4 = lassos.solved_molly(), lassos.solved_fig4()
+    page = tmp_path / "lassos.html"
+    page.write_text(formats.render(Models((molly, fig4), molly.bounds, molly.network), "html"), encoding="utf-8")
+    dom = headless(chromium(), "--dump-dom", page.as_uri())
+    assert dom.returncode == 0, dom.stderr
+    assert dom.stdout.count('class="loop-band"') == 2 and dom.stdout.count('class="loop-back"') == 2
+    assert dom.stdout.count('class="message wraps') == 3  # a→b and a→c at step 4; A() at step 3
+    assert "steps 3–4 repeat forever (step 5 = step 3)" in dom.stdout
+    assert "steps 2–3 repeat forever (step 4 = step 2)" in dom.stdout

@@ -66,8 +66,8 @@ class Bundle:
     silenced: bool = False
     """Lost because its sender had crashed (not an omission of its own)."""
     loop_step: int | None = None
-    """In a lasso: the loop step a message that arrives after T (at `arrives`) comes back in at, on the
-    loop's next pass; None when it arrives within 0..T."""
+    """In a lasso: the loop step a message that arrives after T (`arrives` is then its unrolled arrival,
+    `Message.unrolled`) comes back in at, on the loop's next pass; None when it arrives within 0..T."""
 
     @property
     def wraps(self) -> bool:
@@ -100,11 +100,10 @@ def bundles(model: Model) -> tuple[Bundle, ...]:
     knows its loop step."""
     into_past = set(model.noncausal())
     groups: dict[tuple, list[Message]] = defaultdict(list)
-    for m in model.messages:
-        groups[(m.send, m.addressee, m.arrives, m in into_past)].append(m)
+    for m in model.messages:  # a message that wraps by its unrolled arrival: where its arrow heads
+        groups[(m.send, m.addressee, m.unrolled if m.wraps else m.arrives, m in into_past)].append(m)
     return tuple(
-        Bundle(send, addressee, arrives, tuple(ms), noncausal,
-               loop_step=model.loop_step(arrives) if model.wraps(ms[0]) else None)
+        Bundle(send, addressee, arrives, tuple(ms), noncausal, loop_step=ms[0].arrives if ms[0].wraps else None)
         for (send, addressee, arrives, noncausal), ms in groups.items()
     ) + tuple(
         Bundle(send, addressee, None, tuple(ms), False, lost=True,

@@ -86,7 +86,7 @@ def lasso(model: Model) -> str:
     edges: dict[tuple, list[str]] = defaultdict(list)
     for m in model.messages:
         if m.arrives is not None:
-            edges[(m.send, (m.addressee, model.loop_step(m.arrives)), model.wraps(m), m in into_past)].append(m.fact)
+            edges[(m.send, m.arrival, m.wraps, m in into_past)].append(m.fact)
     for (a, b, wraps, past), facts in sorted(edges.items()):
         label = ", ".join(facts) + (" (next pass)" if wraps else "")
         attrs = [f"label={quote(label)}"]

@@ -70,8 +70,8 @@ def _messages_table(model: Model) -> str:
         flag = '<span class="noncausal">into the past</span>' if m in into_past else ""
         rule = ", ".join(f"{r.number}" for r in rules[m])
         arrives = "pending" if m.arrives is None else m.arrives
-        if model.wraps(m):
-            arrives = f'{m.arrives} <span class="wraps">= step {model.loop_step(m.arrives)}, the loop\'s next pass</span>'
+        if m.wraps:
+            arrives = f'{m.unrolled} <span class="wraps">= step {m.arrives}, the loop\'s next pass</span>'
         rows.append(
             f"<tr><td><code>{escape(m.fact)}</code></td><td>{escape(str(m.sender))}:{m.sent}</td>"
             f"<td>{escape(str(m.addressee))}</td><td>{arrives}</td>"

@@ -80,16 +80,11 @@ def in_flight(m: Message, k: int) -> bool:
 
 def in_flight_in_lasso(model: Model, m: Message, k: int) -> bool:
     """In a lasso: in flight at step k on some pass of the loop, at an unrolled step u = k + nP (n ≥ 0; u = k in
-    the prefix) with sent ≤ u < arrives."""
-    if m.arrives is None or k < model.loop_start or m.sent < model.loop_start:
-        return in_flight(m, k)
+    the prefix) with sent ≤ u < the unrolled arrival A (`Message.unrolled`)."""
+    if m.unrolled is None or k < model.loop_start or m.sent < model.loop_start:
+        return m.sent <= k and (m.unrolled is None or m.unrolled > k)
     first = k + max(0, -(-(m.sent - k) // model.period)) * model.period  # the first u ≥ sent with u ≡ k (mod P)
-    return first < m.arrives
-
-
-def delivered(model: Model, m: Message, k: int) -> bool:
-    """The message arrives at step k: at its arrival step, which in a lasso is its loop step when it wraps."""
-    return m.arrives is not None and (model.loop_step(m.arrives) if model.is_lasso else m.arrives) == k
+    return first < m.unrolled
 
 
 def state(model: Model, k: int) -> dict:
@@ -99,7 +94,7 @@ def state(model: Model, k: int) -> dict:
         "step": bigint(k),
         "facts": {"#map": [[str(x), itf_set(fact(r, a) for r, a in model.slice(x, k))] for x in model.network]},
         "sent": itf_set(message(m) for m in model.messages if m.sent == k),
-        "delivered": itf_set(message(m) for m in model.messages if delivered(model, m, k)),
+        "delivered": itf_set(message(m) for m in model.messages if m.arrives == k),
         "in_flight": itf_set(message(m) for m in model.messages
                              if (in_flight_in_lasso(model, m, k) if model.is_lasso else in_flight(m, k))),
     } | ({"global": itf_set(fact(r, a) for r, a in model.slice(GLOBAL_NODE, k))} if model.has_global else {})

@@ -55,8 +55,8 @@ def _run(number: int, status: str, model: Model, bounds: Bounds, lost: tuple[Los
         "model": {"tables": tables},
         "messages": [
             {"table": m.relation, "from": str(m.sender), "to": str(m.addressee), "sendTime": _molly_time(m.sent),
-             "receiveTime": None if m.arrives is None else _molly_time(m.arrives), "args": [str(a) for a in m.args],
-             **({"loopReceiveTime": _molly_time(model.loop_step(m.arrives))} if model.wraps(m) else {})}
+             "receiveTime": None if m.arrives is None else _molly_time(m.unrolled if m.wraps else m.arrives),
+             "args": [str(a) for a in m.args], **({"loopReceiveTime": _molly_time(m.arrives)} if m.wraps else {})}
             for m in model.messages
         ],
         **({"loop_start": _molly_time(model.loop_start), "period": model.period} if model.is_lasso else {}),

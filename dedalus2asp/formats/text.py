@@ -78,8 +78,8 @@ def print_model(model: Model, out: Console) -> None:
         rules = model.sending_rules
         for m in model.messages:
             arrival = f"{m.addressee} pending" if m.arrives is None else f"{m.addressee}@{m.arrives}"
-            if model.wraps(m):
-                arrival += f" = {m.addressee}@{model.loop_step(m.arrives)} on the loop's next pass"
+            if m.wraps:
+                arrival = f"{m.addressee}@{m.unrolled} = {m.addressee}@{m.arrives} on the loop's next pass"
             by = f"  [rule {', '.join(str(r.number) for r in rules[m])}]" if rules[m] else ""
             warning = "   ← sent into the past (non-causal)" if m in into_past else ""
             out.print(f"  {m.fact}: {m.sender}@{m.sent} → {arrival}{by}{warning}")

@@ -186,21 +186,6 @@ class Model:
         """The model is a lasso: an infinite, ultimately periodic run written over its steps 0..T."""
         return self.loop_start is not None
 
-    def loop_step(self, step: int) -> int:
-        """pos(u): the step of the lasso at which the unrolled step u falls: u itself up to T, and for u > T the
-        loop step L + (u − L) mod P (the step after T is step L again). A bounded model has no loop: ValueError
-        for u > T there."""
-        if step <= self.horizon:
-            return step
-        if self.loop_start is None:
-            raise ValueError(f"step {step} lies beyond the horizon {self.horizon} of a bounded model")
-        return self.loop_start + (step - self.loop_start) % self.period
-
-    def wraps(self, message: Message) -> bool:
-        """The message arrives after step T of a lasso: on the next pass of the loop, at its loop step
-        `loop_step(message.arrives)`."""
-        return self.loop_start is not None and message.arrives is not None and message.arrives > self.horizon
-
     def ultimate(self, relations: Iterable[str] | None = None) -> tuple[str, ...]:
         """The ultimate facts of a lasso (jcss2014 §2.5.5: from some step on they hold at every step): those that
         hold at every step of the loop, united over nodes, of `relations` (default: out(P), as `outputs`)."""
@@ -340,12 +325,13 @@ class Model:
         z:0 arriving at z:1 is causal and B() sent at z:1 arriving at z:0 is not.
 
         In a lasso model (eventual mode) every node takes step k in round k, so a message goes into the past
-        exactly when it arrives at a step no later than its send step (t ≤ s, the choice semantics' arrivals
-        from s − D on); a message that arrives after T (on the loop's next pass) arrives later than it was sent.
+        exactly when it arrives at a step no later than its send step on the unrolled run (`Message.unrolled`
+        ≤ s, the choice semantics' arrivals from s − D on); a message that wraps (arrives after T, on the loop's
+        next pass) arrives later than it was sent, even when its lasso step is at or before its send step.
         """
         if self.loop_start is not None:
             return tuple(m for m in sorted(self.messages, key=lambda m: (m.sent, m.key()))
-                         if m.arrives is not None and m.arrives <= m.sent)
+                         if m.unrolled is not None and m.unrolled <= m.sent)
         succ: dict[Point, set[Point]] = defaultdict(set)
         for a, b, kind in self.edges():
             if kind == "local":
@@ -416,8 +402,8 @@ class Model:
     def as_dict(self) -> dict:
         """The model as the JSON of docs/trace-schema.md (`dedalus2asp/trace/1`); `lost` and `crashes`
         only when the network has faults; `loop_start`, `period` and the `ultimate` outputs only for a lasso,
-        whose every message also says whether it `wraps` (arrives on the loop's next pass) and the step
-        of the lasso it arrives at (`arrives_in_lasso`)."""
+        whose every message also says whether it `wraps` (arrives on the loop's next pass: `arrives` is then
+        its loop step, `unrolled` the step after T where it arrives)."""
         into_past = set(self.noncausal())
         rules = self.sending_rules
         lasso = self.loop_start is not None
@@ -438,8 +424,7 @@ class Model:
                     **m.as_dict(),
                     "noncausal": m in into_past,
                     "rule": [{"number": r.number, "text": str(r)} for r in rules[m]],
-                    **({"wraps": self.wraps(m),
-                        "arrives_in_lasso": None if m.arrives is None else self.loop_step(m.arrives)} if lasso else {}),
+                    **({"wraps": m.wraps} if lasso else {}),
                 }
                 for m in self.messages
             ],
