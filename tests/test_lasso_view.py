@@ -260,6 +260,13 @@ def test_itf_in_flight_on_the_next_pass():
                                                    for r in s["delivered"]["#set"])] == [4]
 
 
+def test_shiviz_logs_one_pass_of_the_loop(models):
+    log = formats.render(models["molly"], "shiviz")
+    assert 'a:4 sends deliver("hello") to b (arrives b:5 = b:3, the loop\'s next pass)' in log
+    assert "from a:4" not in log  # no event of this pass receives what a sends at step 4
+    assert 'b:3 receives deliver("hello") from a:2' in log
+
+
 def test_a_lasso_shows_its_loop_in_a_notebook(models):
     m = models["fig4"]
     assert 'class="loop-band"' in m._repr_svg_() and "A lasso: steps 1–2 repeat forever" in m._repr_html_()
