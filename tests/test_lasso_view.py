@@ -190,6 +190,22 @@ def test_no_two_texts_of_a_lasso_overlap(models, case):
     assert not [(a, b) for (a, ba), (b, bb) in combinations(boxes, 2) if placement.overlap(ba, bb)]
 
 
+@pytest.mark.parametrize("horizon, loop_start", [(9, 8), (9, 9), (1, 0), (0, 0), (12, 2)])
+def test_the_back_arrow_and_its_label_fit_any_loop(models, horizon, loop_start):
+    """A loop at the end of a long lasso, a loop of one step at its end, a loop from step 0, one of 11 steps:
+    the label lies within the diagram, and clear of every other text."""
+    m = replace(models["fig4-sync"], bounds=replace(models["fig4-sync"].bounds, horizon=horizon), loop_start=loop_start,
+                messages=())
+    root = ET.fromstring(formats.render(m, "svg"))
+    width = float(root.get("width"))
+    [back] = groups(root, "loop-back")
+    label = "".join(back.find(f"{SVG}text").itertext())
+    boxes = [(t, b) for t, b in texts(root) if t.strip()]
+    [(_, box)] = [(t, b) for t, b in boxes if t == label]
+    assert 0 <= box[0] and box[2] <= width
+    assert not [t for t, b in boxes if t != label and placement.overlap(b, box)]
+
+
 def test_the_ultimate_outputs_are_boxed_at_every_loop_step(models):
     m = models["fig4-sync"]
     geo = arrows.layout(m)

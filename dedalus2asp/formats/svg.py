@@ -154,28 +154,29 @@ def _loop_band(geo: Layout) -> list[str]:
             f'<line class="loop-edge" x1="{x1:.1f}" y1="{y0:.1f}" x2="{x1:.1f}" y2="{y1:.1f}" {edge}/></g>']
 
 
-def _back_arrow(geo: Layout, uid: str, placer: Placer) -> str:
-    """A lasso's back-arrow over the step numbers, from step T to step L, labelled with the loop."""
+def _back_arrow(geo: Layout, uid: str, placer: Placer) -> tuple[str, float]:
+    """A lasso's back-arrow over the step numbers, from step T to step L, labelled with the loop; returns it and
+    the right edge of its label (which the diagram must be wide enough for)."""
     T, L = geo.horizon, geo.loop_start
     low, high = geo.top - 28, geo.top - 52  # just over the step numbers; the level of the bend
     xT, xL = geo.x(T), geo.x(L)
-    if L == T:  # a loop of one step: a small loop over its own number
+    words = loop_words(L, T)
+    size = 12
+    width = 0.6 * size * len(words)
+    if L == T:  # a loop of one step: a small loop over its own number, the label beside it (left if it fits)
         d = f"M{xT + 6:.1f},{low} C{xT + 34:.1f},{high - 8} {xT - 34:.1f},{high - 8} {xT - 6:.1f},{low}"
-        label_x = xT + 30
-        anchor = "start"
+        label_x, anchor, y = (xT - 30, "end", high) if xT - 30 - width >= 12 else (xT + 30, "start", high)
     else:
         r = 10
         d = (f"M{xT:.1f},{low} L{xT:.1f},{high + r} Q{xT:.1f},{high} {xT - r:.1f},{high} L{xL + r:.1f},{high} "
              f"Q{xL:.1f},{high} {xL:.1f},{high + r} L{xL:.1f},{low}")
-        label_x = (xT + xL) / 2
-        anchor = "middle"
+        label_x, anchor, y = max((xT + xL) / 2, 12 + width / 2), "middle", high - 6
     placer.block((min(xL, xT) - 34, high - 10, max(xL, xT) + 34, low))
-    words = loop_words(L, T)
     halo = ' stroke="white" stroke-width="4" stroke-linejoin="round" paint-order="stroke"'
-    label = _text(label_x, high - 6 if L != T else high, words, placer, 12, anchor,
-                  f' fill="{BLUE}" font-weight="bold"{halo}')
+    label = _text(label_x, y, words, placer, size, anchor, f' fill="{BLUE}" font-weight="bold"{halo}')
+    right = text_box(label_x, y, words, size, anchor)[2]
     return (f'<g class="loop-back" data-from="{T}" data-to="{L}"><title>{escape("the run goes on from step " + str(T) + " to step " + str(L) + " again: " + words)}</title>'
-            f'<path d="{d}" fill="none" stroke="{BLUE}" stroke-width="2.2" marker-end="url(#{uid}-loop)"/>{label}</g>')
+            f'<path d="{d}" fill="none" stroke="{BLUE}" stroke-width="2.2" marker-end="url(#{uid}-loop)"/>{label}</g>', right)
 
 
 def _lanes(model: Model, geo: Layout, placer: Placer) -> list[str]:
@@ -422,8 +423,10 @@ def spacetime_svg(model: Model) -> str:
     geo, placer, uid = layout(model), Placer(), f"m{model.number}"
     lasso = model.loop_start is not None
     body = _steps(geo, placer) + _lanes(model, geo, placer) + _crashes(model, geo, placer)
+    back_right = 0.0
     if lasso:
-        body = _loop_band(geo) + body + [_back_arrow(geo, uid, placer)]
+        back, back_right = _back_arrow(geo, uid, placer)
+        body = _loop_band(geo) + body + [back]
     ends, end_width = _lane_ends(model, geo, placer)
     pieces = {}
     arrows = []
@@ -438,7 +441,7 @@ def spacetime_svg(model: Model) -> str:
             for piece in pieces.get(i, (c,)):
                 placer.add_ink(i, piece.samples())
     labels, keyed = place_labels(arrows, placer)
-    width = max(geo.lane_end + 24 + max(end_width, 60), 760)
+    width = max(geo.lane_end + 24 + max(end_width, 60), 760, back_right + 12)
     table, table_height = _key_table(arrows, labels, geo.bottom + 28, width, uid) if keyed else ("", 0.0)
     legend, legend_height = _legend(geo.bottom + 8 + table_height + 12, width, uid, bool(model.lost), bool(model.crashes),
                                     lasso)
