@@ -296,21 +296,21 @@ def test_runs_json_and_page_of_a_lasso_counterexample(models):
     found = SimpleNamespace(model=m, lost=(SimpleNamespace(sender=m.lost[0].sender, addressee=m.lost[0].addressee,
                                                            sent=0, relation="deliver", args=m.lost[0].args, by_crash=False),),
                             crashes=(), lineage=())
+    bound = {"semantics": "causal-finite", "encoding": "fast", "horizon": 4, "max_delay": None, "delivery": "sync",
+             "loss_until": 1, "crashes": 0, "pre": "pre", "post": "post"}
     verdict = SimpleNamespace(bounds=m.bounds, witnesses=(), counterexample=found, holds=False, complete=True,
                               describe=lambda: "a lasso counterexample",
-                              as_dict=lambda: {"bound": {"semantics": "causal-finite", "encoding": "fast", "horizon": 4,
-                                                         "max_delay": None, "delivery": "sync", "loss_until": 1,
-                                                         "crashes": 0, "pre": "pre", "post": "post"}})
+                              as_dict=lambda: {"exact": True, "K": 5, "reason": None, "bound": bound})
     document = runs_document(verdict, lassos.fig4_sync())
     jsonschema.validate(document, json.loads((ROOT / "docs" / "runs-schema.json").read_text()))
     success, failure = document["runs"]
-    assert (failure["loop_start"], failure["period"], failure["failureSpec"]["eot"]) == (4, 2, 5)
-    assert (success["loop_start"], success["period"]) == (4, 1)
+    assert (failure["loop_start"], failure["period"], failure["failureSpec"]["eot"]) == (3, 2, 5)
+    assert (success["loop_start"], success["period"]) == (3, 1)
     assert [(x["sendTime"], x["receiveTime"], x["loopReceiveTime"]) for x in failure["messages"] if "loopReceiveTime" in x] \
         == [(5, 6, 4), (5, 6, 4)]
+    assert all("loopReceiveTime" not in x for x in success["messages"] if x["receiveTime"] <= 4)
     page = index_html(document)
-    assert "a lasso: steps 3–4 repeat forever, the shaded steps of the diagram (step 5 = step 3" in page
-    assert "every run below is a lasso" in page and "horizon 4: steps" not in page
+    assert "steps 3..4 repeat forever (loop start 3, period 2)" in page and "lasso runs of K = 5 steps" in page
 
 
 # -- the eventual mode's own models, in Chromium --------------------------------------

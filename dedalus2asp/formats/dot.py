@@ -16,7 +16,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from ..lang.ast import show_fact
-from .svg import BLUE, RED, SHADE, loop_words
+from .svg import BLUE, RED, SHADE, loop_sentence
 from .text import ARRIVED, FAULT, INPUT
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def lasso(model: Model) -> str:
     into_past = set(model.noncausal())
     name = lambda p: quote(f"{p[0]}:{p[1]}")  # noqa: E731
     lines = ["digraph lasso {", "  rankdir=LR;", "  node [shape=circle, fontname=Helvetica, fontsize=10];",
-             f"  label={quote('a lasso: ' + loop_words(L, T))}; labelloc=t; fontname=Helvetica;"]
+             f"  label={quote('a lasso: ' + loop_sentence(L, T))}; labelloc=t; fontname=Helvetica;"]
     for i, x in enumerate(model.network):
         points = "; ".join(name((x, s)) + (f' [style=filled, fillcolor="{SHADE}", color="{BLUE}"]' if s >= L else "")
                           for s in range(T + 1))

@@ -21,7 +21,7 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from .svg import SHADE, caption, loop_words, spacetime_svg
+from .svg import SHADE, caption, loop_sentence, spacetime_svg
 
 if TYPE_CHECKING:
     from ..inspect.model import Model, Models
@@ -102,7 +102,7 @@ def model_fragment(model: Model) -> str:
     if model.loop_start is None:
         loop, outputs = "", f"<p>Outputs at step {model.horizon}: <code>{escape(', '.join(model.outputs()) or 'none')}</code></p>"
     else:
-        loop = (f'<p class="loop">A lasso: {escape(loop_words(model.loop_start, model.horizon))}; the steps before '
+        loop = (f'<p class="loop">A lasso: {escape(loop_sentence(model.loop_start, model.horizon))}; the steps before '
                 f"step {model.loop_start} happen once.</p>")
         outputs = ("<p>Ultimate outputs (they hold at every step of the loop): "
                    f"<code>{escape(', '.join(model.ultimate()) or 'none')}</code></p>")

@@ -6,11 +6,9 @@ writes its runs, times counted from 1; `index_html` is the page over that docume
 faults, its spacetime diagram and the lineage of each missing post fact (`lineage.html`). Both read
 the verdict and the models through their attributes.
 
-A run that is a lasso (the eventual mode: steps L..T repeat forever) also has `loop_start`, Molly's
-time of its loop's first step (L + 1: the run goes on from its eot to that time again), and `period`,
-the number of steps in the loop; a message that arrives on the loop's next pass keeps its unrolled
-`receiveTime` (after the eot) and has the time it comes back to, `loopReceiveTime`. The page says
-which steps of each such run repeat.
+A run that is a lasso (the eventual mode: steps L..T repeat forever) also has `loop_start` (the step L)
+and `period` (P = T + 1 − L); a message of it that arrives on the loop's next pass keeps its unrolled
+`receiveTime` (after the eot) and has `loopReceiveTime`, the time of the loop step it comes back to.
 """
 
 from __future__ import annotations
@@ -40,9 +38,11 @@ def _run(number: int, status: str, model: Model, bounds: Bounds, lost: tuple[Los
     for node, step, relation, args in sorted(model.trace, key=lambda f: (f[2], str(f[0]), f[1], tuple(map(str, f[3])))):
         row = ([] if node == GLOBAL_NODE else [str(node)]) + [str(a) for a in args] + [_molly_time(step)]
         tables.setdefault(relation, []).append(row)
+    lasso = {"loop_start": model.loop_start, "period": model.period} if model.is_lasso else {}
     return {
         "iteration": number,
         "status": status,
+        **lasso,  # a lasso (verify --eventual): steps loop_start..eot-1 (Molly's times loop_start+1..eot) repeat forever
         "failureSpec": {
             "eot": _molly_time(bounds.horizon),
             "eff": 0 if not network.lossy else network.loss_until + 1,
@@ -59,7 +59,6 @@ def _run(number: int, status: str, model: Model, bounds: Bounds, lost: tuple[Los
              "args": [str(a) for a in m.args], **({"loopReceiveTime": _molly_time(m.arrives)} if m.wraps else {})}
             for m in model.messages
         ],
-        **({"loop_start": _molly_time(model.loop_start), "period": model.period} if model.is_lasso else {}),
     }
 
 
@@ -74,8 +73,10 @@ def runs_document(verdict: Verdict, success: Model | None) -> dict:
         lineage = found.lineage or (verdict.counterexample.lineage if found == verdict.counterexample else ())
         if lineage:
             runs[-1]["lineage"] = [e.as_dict() for e in lineage]
+    answer = verdict.as_dict()
+    eventual = {key: answer[key] for key in ("exact", "K", "reason") if key in answer}
     return {"schema": RUNS_SCHEMA, "verdict": verdict.describe().splitlines()[0], "holds": verdict.holds,
-            "complete": verdict.complete, "bound": verdict.as_dict()["bound"], "runs": runs}
+            "complete": verdict.complete, **eventual, "bound": answer["bound"], "runs": runs}
 
 
 def _clocks(time: int) -> str:
@@ -83,23 +84,15 @@ def _clocks(time: int) -> str:
     return f"step {time - 1} (Molly's time {time})"
 
 
-def _bound(document: dict) -> str:
-    """Which steps the runs have: 0..T, or, when they are lassos, steps of infinite runs."""
-    if any("loop_start" in run for run in document["runs"]):
-        return ("every run below is a lasso, an infinite run written over its steps from 0 (Molly's times count from 1, "
-                "time t is step t - 1)")
-    horizon = document["bound"]["horizon"]
-    return f"horizon {horizon}: steps 0..{horizon} (Molly's eot {horizon + 1}: its times count from 1, time t is step t - 1)"
-
-
-def _loop(run: dict, eot: int) -> str:
-    """The loop of a run that is a lasso, in words ("" for a bounded run)."""
-    if "loop_start" not in run:
-        return ""
-    first, last = run["loop_start"] - 1, eot - 1
-    steps = f"step {first} repeats" if first == last else f"steps {first}–{last} repeat"
-    return (f'<p class="loop">a lasso: {steps} forever, the shaded steps of the diagram (step {last + 1} = step '
-            f"{first}; Molly's times {run['loop_start']}–{eot}, time {eot + 1} = time {run['loop_start']})</p>")
+def _scope(document: dict) -> str:
+    """What the runs of the page cover: the horizon, or (verify --eventual) the lassos of K steps, each run's loop."""
+    if "K" in document:
+        exact = ("exact: K is the completeness threshold, every infinite run is covered" if document["exact"]
+                 else f"bounded, not exact: {document['reason']}")
+        return (f'<p>every horizon: lasso runs of K = {document["K"]} steps, steps loop_start..{document["K"] - 1} '
+                f"repeating forever ({escape(exact)}); Molly's times count from 1, time t is step t - 1; ")
+    return (f'<p>horizon {document["bound"]["horizon"]}: steps 0..{document["bound"]["horizon"]} (Molly\'s eot '
+            f'{document["bound"]["horizon"] + 1}: its times count from 1, time t is step t - 1), ')
 
 
 def index_html(document: dict) -> str:
@@ -113,10 +106,13 @@ def index_html(document: dict) -> str:
         faults = [f"crash of {c['node']} at {_clocks(c['time'])}" for c in spec["crashes"]]
         faults += [f"{o['table']} from {o['from']} to {o['to']} lost at {_clocks(o['time'])}" for o in spec["omissions"]]
         k = run["iteration"]
+        loop = "" if "loop_start" not in run else (
+            f"; steps {run['loop_start']}..{run['loop_start'] + run['period'] - 1} repeat forever "
+            f"(loop start {run['loop_start']}, period {run['period']})")
         lineage = run.get("lineage", ())
         rows.append(
             f'<section class="run {escape(run["status"])}"><h2>run {k}: {escape(run["status"])}</h2>'
-            f'<p>{escape("; ".join(faults) or "no fault")}</p>' + _loop(run, spec["eot"]) +
+            f'<p>{escape(("; ".join(faults) or "no fault") + loop)}</p>'
             f'<img src="run-{k}.svg" alt="the spacetime diagram of run {k}">'
             + (f'<p class="explains">the lineage below explains run {k}, the counterexample drawn above: why each '
                "missing post fact was expected there</p>" if lineage else "")
@@ -128,7 +124,7 @@ def index_html(document: dict) -> str:
         " img{max-width:100%;border:1px solid #ccc} .lineage li{margin:.15em 0} .fact.missing{color:#b00}"
         " .fact.holds{color:#070} .cut{color:#b00} .absent{color:#777}</style></head><body>"
         f"<h1>{escape(document['verdict'])}</h1>"
-        f"<p>{_bound(document)}, "
+        + _scope(document) +
         f'pre: {escape(document["bound"]["pre"])}, post: {escape(document["bound"]["post"])}; the runs in '
         '<a href="runs.json">runs.json</a></p>' + "".join(rows) + "</body></html>\n"
     )

@@ -92,11 +92,11 @@ def caption(model: Model) -> str:
     """The model's heading: number, semantics, horizon and delay bound; for a lasso, its loop."""
     if model.loop_start is not None:
         return (f"model {model.number} ({model.bounds.semantics.value}, {model.bounds.network.describe()}): "
-                f"a lasso, {loop_words(model.loop_start, model.horizon)}")
+                f"a lasso, {loop_sentence(model.loop_start, model.horizon)}")
     return f"model {model.number} ({model.bounds.semantics.value}, {model.bounds.describe()})"
 
 
-def loop_words(loop_start: int, horizon: int) -> str:
+def loop_sentence(loop_start: int, horizon: int) -> str:
     """A lasso's loop in words: "steps 2–4 repeat forever (step 5 = step 2)"."""
     steps = f"step {loop_start} repeats" if loop_start == horizon else f"steps {loop_start}–{horizon} repeat"
     return f"{steps} forever (step {horizon + 1} = step {loop_start})"
@@ -160,7 +160,7 @@ def _back_arrow(geo: Layout, uid: str, placer: Placer) -> tuple[str, float]:
     T, L = geo.horizon, geo.loop_start
     low, high = geo.top - 28, geo.top - 52  # just over the step numbers; the level of the bend
     xT, xL = geo.x(T), geo.x(L)
-    words = loop_words(L, T)
+    words = loop_sentence(L, T)
     size = 12
     width = 0.6 * size * len(words)
     if L == T:  # a loop of one step: a small loop over its own number, the label beside it (left if it fits)

@@ -29,7 +29,7 @@ from rich.table import Table
 from ..lang.ast import show_fact
 from ..lang.diagnostics import format_diagnostic
 from . import charts
-from .svg import loop_words
+from .svg import loop_sentence
 
 if TYPE_CHECKING:
     from ..bounds import Bounds
@@ -71,7 +71,7 @@ def print_model(model: Model, out: Console) -> None:
     if lasso:
         prefix = ("no prefix" if model.loop_start == 0 else "step 0 is the prefix" if model.loop_start == 1
                   else f"steps 0–{model.loop_start - 1} are the prefix")
-        out.print(f"loop: {loop_words(model.loop_start, model.horizon)}; {prefix}")
+        out.print(f"loop: {loop_sentence(model.loop_start, model.horizon)}; {prefix}")
     if model.messages:
         out.print("messages (sender@step → addressee@arrival step):")
         into_past = set(model.noncausal())
