@@ -15,6 +15,7 @@ returns the text of a document:
 | `count` | the dictionary of `asp.solve.count` | text, json |
 | `exploration` | the summary of `explore` (a dictionary) | text, json |
 | `eventual` | `runs.eventual.Eventual`, what `explore --eventual` found | text, json |
+| `ultimate` | `questions.models.Ultimate`, what `models --eventual` found | text, json |
 | `summary` | `charts.Report`, the summary of a `run` or `batch` directory | text, html |
 
 The writers live in one module per format: `text` (for a reader, rich tables),
@@ -63,6 +64,7 @@ KINDS = {
     "dedalus2asp.lang.coordination.Coordination": "coordination",
     "dedalus2asp.formats.charts.Report": "summary",
     "dedalus2asp.runs.eventual.Eventual": "eventual",
+    "dedalus2asp.questions.models.Ultimate": "ultimate",
 }
 """The kind of each class of values, by its qualified name."""
 
@@ -96,6 +98,8 @@ WRITERS: dict[tuple[str, str], Callable[..., str]] = {
     ("exploration", "json"): json.dumps,
     ("eventual", "text"): text.eventual,
     ("eventual", "json"): json.as_dict,
+    ("ultimate", "text"): text.ultimate,
+    ("ultimate", "json"): json.as_dict,
     ("summary", "text"): text.summary,
     ("summary", "html"): charts.page,
 }

@@ -34,6 +34,7 @@ from .svg import loop_sentence
 if TYPE_CHECKING:
     from ..bounds import Bounds
     from ..questions.cron import Verdict
+    from ..questions.models import Ultimate
     from ..inspect.explain import Derivation, Reason
     from ..inspect.model import Model, Models
     from ..runs.eventual import Eventual
@@ -341,3 +342,22 @@ def eventual(result: Eventual) -> str:
         lines.append(f"certain: {', '.join(result.certain) or '(none)'}")
         lines.append(f"possible: {', '.join(result.possible) or '(none)'}")
     return "".join(line + "\n" for line in lines)
+
+
+def ultimate(result: Ultimate, width: int | None = None, color: bool = False) -> str:
+    """What `models --eventual` found: whether the answer is exact (the threshold K, or why not), the distinct
+    ultimate outputs, and for each a lasso that has it (its loop start L and period P, then its table)."""
+    out = console(width, color)
+    out.print(f"eventual answer ({result.bounds.semantics.value}, {result.bounds.describe()}), lassos of K = {result.steps} step(s)")
+    out.print(f"exact: yes, K is the completeness threshold" if result.exact else
+              f"exact: no (bounded: the lassos of {result.steps} steps only), {result.reason}")
+    for k, (output, lasso) in enumerate(zip(result.outputs, result.lassos), 1):
+        prefix = "no prefix" if lasso.loop_start == 0 else f"prefix steps 0..{lasso.loop_start - 1}"
+        out.print(f"{k}. ultimately: {', '.join(output) or '(none)'}   lasso: {prefix}, "
+                  f"loop steps {lasso.loop_start}..{lasso.horizon} (period {lasso.period}), then step {lasso.loop_start} again")
+        print_model(lasso, out)
+    out.print(f"{len(result.outputs)} distinct ultimate output(s)" + ("" if result.complete else " (stopped by the timeout)"))
+    if result.outputs:
+        out.print(f"certain: {', '.join(result.certain) or '(none)'}")
+        out.print(f"possible: {', '.join(result.possible) or '(none)'}")
+    return out.file.getvalue()
