@@ -26,7 +26,9 @@ dependency graph of `check --graph`, docs/coordination.md);
 `charts` draws the summaries of result directories; `molly` writes runs.json
 and index.html of `verify --out DIR`, `lineage` the lineages on that page.
 svg, dot and itf documents hold one model each: a set of models is written
-model by model (`models --format svg -o DIR`).
+model by model (`models --format svg -o DIR`). A lasso model (the eventual mode)
+renders in every model format with its loop: which steps repeat, the step after
+the last being the loop's first again, and its ultimate outputs (docs/inspecting.md).
 
 Options a writer takes: `width` and `color` (text of models, verdicts, summaries),
 `fragment` (html: a notebook fragment instead of a page), `program` and
