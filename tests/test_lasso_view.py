@@ -183,6 +183,19 @@ def test_a_message_that_wraps_twice_is_cut_twice():
     assert pieces[-1].points[-1][0] == pytest.approx(geo.x(3))
 
 
+def test_a_wrapping_arrow_is_bent_round_the_loop_ticks_it_would_cross():
+    """a→c sent at step 4 arriving at step 6 (a delay of 2): on the unrolled run it crosses b's lane at step 5, which
+    is b's tick 3 once moved back a period; the arrow is bent there, as a bounded one is round a tick it would cross."""
+    m = lassos.molly()
+    late = replace(m, messages=tuple(replace(x, unrolled=6, arrives=4) if x.sent == 4 and str(x.addressee) == "c" else x
+                                     for x in m.messages))
+    geo = arrows.layout(late)
+    [bundle] = [b for b in arrows.bundles(late) if b.arrives == 6]
+    b_lane = geo.lanes[[x for x in late.network if str(x) == "b"][0]]
+    near = [(x, y) for piece in arrows.wrapped(bundle, geo) for x, y in piece.samples(1) if abs(y - b_lane) < 1]
+    assert near and all(min(abs(x - geo.x(s)) for s in range(late.horizon + 1)) > 8 for x, _ in near)
+
+
 @pytest.mark.parametrize("case", ["molly", "fig4", "fig4-sync"])
 def test_no_two_texts_of_a_lasso_overlap(models, case):
     root = ET.fromstring(formats.render(models[case], "svg"))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Sequence
 
 import clingo
@@ -255,8 +255,9 @@ def wrapped(b: Bundle, geo: Layout) -> tuple[Curve, ...]:
     Its curve on the unrolled run (from the send to step A > T, as `curve` draws it) is cut at every
     x where the unrolled run leaves the loop's last column, T + 1/2, T + 1/2 + P, ...; the k-th piece
     after a cut is moved back by k periods. The first piece leaves the loop on the right, the last
-    comes in on the left and ends at the loop step L + (A − L) mod P."""
-    whole = curve(b, geo, WRAP_LIFT)
+    comes in on the left and ends at the loop step L + (A − L) mod P. The unrolled run has a tick at every step
+    up to A, each of which lands on a tick of the loop once moved back: the arrow is bent round those too."""
+    whole = curve(b, replace(geo, horizon=max(geo.horizon, b.arrives)), WRAP_LIFT)
     pieces, shift, edge = [], 0.0, geo.loop_right
     while whole.points[-1][0] > edge + 0.5:
         low, high = 0.0, 1.0  # the unrolled arrow runs rightwards: bisect for the cut
