@@ -7,7 +7,9 @@ atom added: what the eventual mode's encoding gives, built by hand from a real b
   the loop is steps 3–4, and the messages a sends at step 4 arrive at step 5, which is step 3 again.
 * `fig4`: tplp2016 Fig. 4 under the choice semantics with delays ≤ 1: B() sent at step 1 arrives at step 0 and
   B() sent at step 2 at step 1, both into the past, so T() never holds; A() sent at step 2 arrives at step 3,
-  which is step 1 again: the loop is steps 1–2.
+  which is step 1 again: the loop is steps 1–2. B() sent in the loop arrives in the prefix, which the eventual
+  design allows a choice lasso and the `lasso` encoding does not produce (none of its lassos of 3 or 4 steps
+  has such a message): the formats must draw it all the same.
 * `fig4_sync`: Fig. 4 under sync delivery, a loop of one step (3) with T() as its ultimate output.
 """
 

@@ -29,7 +29,7 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 @pytest.fixture(scope="module")
 def models():
-    return {"molly": lassos.molly(), "fig4": lassos.fig4(), "fig4-sync": lassos.fig4_sync()}
+    return {"molly": lassos.molly(), "fig4": lassos.solved_fig4(), "fig4-sync": lassos.fig4_sync()}
 
 
 def groups(root, cls: str) -> list:
@@ -47,8 +47,9 @@ def test_the_lassos_are_what_they_say(models):
     assert all(x.unrolled == x.arrives for x in m.messages if not x.wraps)
     assert [(str(x.sender), x.sent, str(x.addressee)) for x in m.lost] == [("a", 0, "b")]
     f = models["fig4"]
-    assert (f.loop_start, f.period) == (1, 2) and f.ultimate() == ()
-    assert {(x.relation, x.sent, x.arrives) for x in f.noncausal()} == {("B", 1, 0), ("B", 2, 1)}
+    assert (f.loop_start, f.period) == (2, 2) and f.ultimate() == ()
+    assert {(x.relation, x.sent, x.arrives) for x in f.noncausal()} == {("B", 1, 0), ("B", 3, 2)}
+    assert [(x.relation, x.sent, x.unrolled, x.arrives) for x in f.messages if x.wraps] == [("A", 3, 4, 2)]
     assert models["fig4-sync"].ultimate() == ("T()",) and models["fig4-sync"].period == 1
 
 
@@ -65,7 +66,8 @@ def test_text_marks_the_loop(models):
     sync = formats.render(models["fig4-sync"], "text")
     assert "loop: step 3 repeats forever (step 4 = step 3)" in sync
     assert "ultimate outputs (they hold at every step of the loop): T()" in sync
-    assert "B(): z@2 → z@1  [rule 2]   ← sent into the past" in formats.render(models["fig4"], "text")
+    choice = formats.render(models["fig4"], "text")
+    assert "B(): z@3 → z@2  [rule 2]   ← sent into the past" in choice and "A(): z@3 → z@4 = z@2 on the loop's next pass" in choice
 
 
 def test_json_has_the_loop_and_the_ultimate_outputs(models):
@@ -78,7 +80,7 @@ def test_json_has_the_loop_and_the_ultimate_outputs(models):
     sync = json.loads(formats.render(models["fig4-sync"], "json"))["models"][0]
     assert (sync["loop_start"], sync["period"], sync["ultimate"]) == (3, 1, ["T()"])
     choice = json.loads(formats.render(models["fig4"], "json"))["models"][0]
-    assert sorted((x["sent"], x["arrives"]) for x in choice["messages"] if x["noncausal"]) == [(1, 0), (2, 1)]
+    assert sorted((x["sent"], x["arrives"]) for x in choice["messages"] if x["noncausal"]) == [(1, 0), (3, 2)]
 
 
 # -- the spacetime diagram --------------------------------------------------------
@@ -170,6 +172,19 @@ def test_a_message_after_the_last_step_wraps_to_its_loop_step(models, case):
     assert groups(root, "pending") == []
 
 
+def test_a_loop_send_arriving_in_the_prefix_is_drawn_into_the_past():
+    """A choice lasso whose B(), sent at loop step 1, arrives at prefix step 0: an arrow into the past, no wrap."""
+    m = lassos.fig4()
+    geo = arrows.layout(m)
+    root = ET.fromstring(formats.render(m, "svg"))
+    into_past = groups(root, "noncausal")
+    assert len(into_past) == 2 and not any(g.get("data-loop-step") for g in into_past)
+    starts_ends = sorted((numbers(g.find(f"{SVG}path").get("d"))[0], numbers(g.find(f"{SVG}path").get("d"))[-2])
+                         for g in into_past)
+    assert starts_ends == [(pytest.approx(geo.x(1)), pytest.approx(geo.x(0))), (pytest.approx(geo.x(2)), pytest.approx(geo.x(1)))]
+    assert [int(g.get("data-loop-step")) for g in groups(root, "wraps")] == [1]
+
+
 def test_a_message_that_wraps_twice_is_cut_twice():
     """Delay 2 over a loop of one step: sent at T, it arrives at T + 2, which is step L after two passes."""
     m = lassos.fig4_sync()
@@ -246,7 +261,7 @@ def test_dot_folds_the_lasso_with_a_back_edge_per_node(models):
     assert "lost0" in dot
     assert "penwidth" not in dot  # no message into the past under sync
     choice = formats.render(models["fig4"], "dot")
-    assert choice.count("style=dashed, penwidth=2.5") == 2 and '"z:2" -> "z:1" [label="A() (next pass)"' in choice
+    assert choice.count("style=dashed, penwidth=2.5") == 2 and '"z:3" -> "z:2" [label="A() (next pass)"' in choice
 
 
 def test_html_says_which_steps_repeat(models):
@@ -298,7 +313,7 @@ def test_shiviz_logs_one_pass_of_the_loop(models):
 
 def test_a_lasso_shows_its_loop_in_a_notebook(models):
     m = models["fig4"]
-    assert 'class="loop-band"' in m._repr_svg_() and "A lasso: steps 1–2 repeat forever" in m._repr_html_()
+    assert 'class="loop-band"' in m._repr_svg_() and "A lasso: steps 2–3 repeat forever" in m._repr_html_()
 
 
 # -- verify --out ------------------------------------------------------------------
