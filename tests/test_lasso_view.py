@@ -369,3 +369,20 @@ def test_a_lasso_report_in_chromium(tmp_path):
     assert dom.stdout.count('class="message wraps') == 3  # a→b and a→c at step 4; A() at step 3
     assert "steps 3–4 repeat forever (step 5 = step 3)" in dom.stdout
     assert "steps 2–3 repeat forever (step 4 = step 2)" in dom.stdout
+
+
+def test_the_answer_of_models_eventual_as_a_page():
+    """questions.models.ultimate_outputs (models --eventual) on Fig. 4 under choice, lassos of 3 steps: a page that
+    says it is not exact, lists the distinct ultimate outputs, and draws one lasso per output with its loop."""
+    from dedalus2asp.bounds import Bounds, Network, Semantics
+    from dedalus2asp.pipeline import prepare
+    from dedalus2asp.questions.models import ultimate_outputs
+
+    bounds = Bounds(2, Semantics.CHOICE, network=Network(max_delay=1))
+    prepared = prepare(*lassos.FIG4, bounds)
+    result = ultimate_outputs(prepared.program, prepared.instance, bounds, ("T",), steps=3)
+    page = formats.render(result, "html")
+    assert "Not exact (the lassos of K = 3 steps only)" in page
+    assert page.count('<section class="model"') == len(result.outputs) == page.count('class="loop-band"') >= 2
+    assert all(f"<code>{', '.join(o) or '(none)'}</code>" in page for o in result.outputs)
+    assert formats.render(result, "html", fragment=True).startswith("<p>Not exact")

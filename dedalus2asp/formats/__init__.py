@@ -15,7 +15,7 @@ returns the text of a document:
 | `count` | the dictionary of `asp.solve.count` | text, json |
 | `exploration` | the summary of `explore` (a dictionary) | text, json |
 | `eventual` | `runs.eventual.Eventual`, what `explore --eventual` found | text, json |
-| `ultimate` | `questions.models.Ultimate`, what `models --eventual` found | text, json |
+| `ultimate` | `questions.models.Ultimate`, what `models --eventual` found | text, json, html |
 | `summary` | `charts.Report`, the summary of a `run` or `batch` directory | text, html |
 
 The writers live in one module per format: `text` (for a reader, rich tables),
@@ -102,6 +102,7 @@ WRITERS: dict[tuple[str, str], Callable[..., str]] = {
     ("eventual", "json"): json.as_dict,
     ("ultimate", "text"): text.ultimate,
     ("ultimate", "json"): json.as_dict,
+    ("ultimate", "html"): html.ultimate,
     ("summary", "text"): text.summary,
     ("summary", "html"): charts.page,
 }

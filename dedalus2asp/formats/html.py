@@ -25,6 +25,7 @@ from .svg import SHADE, caption, loop_sentence, spacetime_svg
 
 if TYPE_CHECKING:
     from ..inspect.model import Model, Models
+    from ..questions.models import Ultimate
 
 STYLE = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em; color: #222; }
@@ -210,6 +211,29 @@ def report(models: Models, program: str | None = None, input: str | None = None)
         notes.append(f"The enumeration was stopped by the timeout after {len(models)} model(s).")
     name = f"{Path(program).name}: " if program is not None else ""
     return page(models, f"{name}{len(models)} {semantics} model(s)", notes)
+
+
+def ultimate(result: Ultimate, fragment: bool = False) -> str:
+    """What `models --eventual` found, as a page or a notebook fragment: whether the answer is exact (K, or why
+    not), a table of the distinct ultimate outputs, then for each one the lasso that has it (`model_fragment`)."""
+    exact = (f"Exact: K = {result.steps} is the completeness threshold, every infinite run is covered." if result.exact
+             else f"Not exact (the lassos of K = {result.steps} steps only): {result.reason}")
+    rows = ['<table class="ultimate"><tr><th></th><th>ultimate output</th><th>its lasso</th><th>loop</th></tr>']
+    for k, (output, lasso) in enumerate(zip(result.outputs, result.lassos), 1):
+        rows.append(f'<tr><td>{k}</td><td><code>{escape(", ".join(output) or "(none)")}</code></td>'
+                    f'<td><a href="#model-{lasso.number}">model {lasso.number}</a></td><td>{escape(_loop_words(lasso))}</td></tr>')
+    rows.append("</table>")
+    words = lambda facts: escape(", ".join(facts) or "(none)")  # noqa: E731
+    body = (f"<p>{escape(exact)}</p><p>{len(result.outputs)} distinct ultimate output(s)"
+            + ("" if result.complete else " (stopped by the timeout)") + f"; certain: <code>{words(result.certain)}</code>, "
+            f"possible: <code>{words(result.possible)}</code>.</p>" + "".join(rows)
+            + "".join(model_fragment(lasso) for lasso in result.lassos))
+    if fragment:
+        return body
+    title = f"{len(result.outputs)} ultimate output(s), {result.bounds.semantics.value}, {result.bounds.describe()}"
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n<body><h1>{escape(title)}</h1>"
+            f"<p>{escape(LASSO_GUIDE)}</p>{body}\n</body></html>\n")
 
 
 def model(model: Model, fragment: bool = False) -> str:
