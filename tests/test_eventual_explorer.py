@@ -4,8 +4,11 @@ Three kinds of checks:
 
 * the graph against the bounded explorer (`operational.explore`, which shares only the rule
   evaluator and `System` with it): the traces of the paths of T+1 transitions from the start are
-  exactly the bounded run prefixes' traces, under sync with losses and crashes and under a delay
-  bound on one node;
+  exactly the bounded run prefixes' traces under sync with losses and crashes (every crash model)
+  and under a delay bound on one node; with two nodes or more under a delay bound the rounds are a
+  restriction (a message never reaches a node at a step ≤ its send step), checked as inclusion
+  and, exactly, against a brute-force round-by-round simulation (`round_traces`) that picks each
+  message's arrival round instead of keeping slacks;
 * the ultimate outputs against their definition, by brute force over every strongly connected set
   of transitions of small graphs, and against the bounded answers at a large horizon;
 * the papers' and Molly's examples, with the answers issue #29 asks for, and the command line.
@@ -14,7 +17,7 @@ Three kinds of checks:
 from __future__ import annotations
 
 import json
-from itertools import combinations
+from itertools import combinations, product
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -32,6 +35,7 @@ from dedalus2asp.lang.facts import parse_facts
 from dedalus2asp.runs import eventual, operational
 from dedalus2asp.lang.diagnostics import DiagnosticError
 from dedalus2asp.runs.configurations import ConfigurationLimit, Graph
+from dedalus2asp.runs.transitions import System
 
 from conftest import EXAMPLES
 from test_theorem4 import inputs, rules, well_formed
@@ -81,9 +85,9 @@ def graph_of(program: Path, facts: Path | None, **network) -> Graph:
 # The graph against the bounded explorer
 
 
-def path_traces(graph: Graph, horizon: int) -> set[frozenset]:
-    """The traces of every path of horizon+1 transitions from the start (under sync, or on one node, a transition
-    is a step of every node)."""
+def path_traces(graph: Graph, horizon: int, crash_last: bool = True) -> set[frozenset]:
+    """The traces of every path of horizon+1 transitions (rounds) from the start; `crash_last` False leaves out the
+    paths with a crash in the last round (Molly's crash candidates crash at steps 0..T-1 in a bounded run)."""
     names, traces = graph.names, set()
     stack = [(0, 0, frozenset())]
     while stack:
@@ -92,6 +96,8 @@ def path_traces(graph: Graph, horizon: int) -> set[frozenset]:
             traces.add(trace)
             continue
         for w, label in graph.edges[v]:
+            if not crash_last and step == horizon and graph.configurations[w].crashed != graph.configurations[v].crashed:
+                continue
             facts = {(names[i], step, *graph.system.fact(f)) for i, d in enumerate(graph.labels[label]) if d for f in d}
             stack.append((w, step + 1, trace | facts))
     return traces
@@ -103,20 +109,102 @@ def bounded_traces(program: Path, facts: Path | None, horizon: int, **network) -
     return {frozenset(t for t in trace if t[0] in instance.network or t[0] in network.get("nodes", ())) for trace in found.traces}
 
 
+# a and b relay a token back and forth, each logging what it got; a starts it at step 0
+RELAY = (".output got.\ntok()@async(Y) :- start(), peer(Y).\ntok()@async(Y) :- tok(), peer(Y).\n"
+         "got(X) :- tok(), id(X).\n")
+PAIR = "a { id(a). start(). peer(b). }\nb { id(b). peer(a). }\n"
 CASES = [
     ("blink", BLINK, ONE, 3, {"delivery": "sync"}),
     ("retry-losses", RETRY, THREE, 2, {"delivery": "sync", "loss_until": 2}),
+    ("retry-losses-message", RETRY, THREE, 2, {"delivery": "sync", "loss_until": 2, "omission": "message"}),
     ("once-crash", ONCE, THREE, 2, {"delivery": "sync", "crashes": 1, "crash_times": "any"}),
     ("once-losses-crash", ONCE, THREE, 2, {"delivery": "sync", "loss_until": 1, "crashes": 1, "crash_times": "any"}),
+    ("once-crash-after-send", ONCE, THREE, 2, {"delivery": "sync", "crashes": 1}),
+    ("relay-crash-after-send", RELAY, PAIR, 3, {"delivery": "sync", "crashes": 1}),
+    ("relay-fail-stop", RELAY, PAIR, 3, {"delivery": "sync", "crashes": 1, "crash_times": "any", "crash_model": "fail-stop"}),
+    ("relay-fail-stop-after-send", RELAY, PAIR, 3, {"delivery": "sync", "crashes": 1, "crash_model": "fail-stop"}),
     ("choice-D2", CHOICE, "z { id(z). }\n", 3, {"max_delay": 2}),
 ]
 
 
 @pytest.mark.parametrize("name,program,facts,horizon,network", CASES, ids=[c[0] for c in CASES])
 def test_paths_are_the_bounded_run_prefixes(files, name, program, facts, horizon, network):
+    """Under sync rounds lose nothing: the paths are exactly the bounded run prefixes, with every fault model (Molly's
+    crash candidates crash at steps 0..T-1 in a bounded run: a fail-stop crash at step T is left out)."""
     paths = files(program, facts)
     graph = graph_of(*paths, **network)
-    assert path_traces(graph, horizon) == bounded_traces(*paths, horizon, **network)
+    assert path_traces(graph, horizon, crash_last=network.get("crash_times") == "any") == bounded_traces(*paths, horizon, **network)
+
+
+def round_traces(program: Path, facts: Path | None, horizon: int, **network) -> set[frozenset]:
+    """The traces of every round-by-round run of horizon+1 rounds, by brute force: each message that travels picks its
+    arrival round s+1..s+D when it is sent; each round picks the crashes (Molly's candidates: a node that has sent to
+    another node, in this round too under the clock model) and the losses (`System.outcomes`)."""
+    prog, instance = loaded(program, facts)
+    network = Network(**network)
+    system = System(prog, restrict(network.populate(instance), prog), network)
+    names, bound, n = system.names, network.delay_bound, len(system.names)
+    found = set()
+
+    def run(t, states, pending, crashed, sent, trace):
+        if t == horizon + 1:
+            found.add(trace)
+            return
+        alive = [i for i in range(n) if i not in crashed]
+        for k in range(min(network.crashes - len(crashed), len(alive)) + 1):
+            for crashes in combinations(alive, k):
+                down = crashed | set(crashes)
+                steps = []
+                for i in range(n):
+                    arrived = frozenset(f for j, at, f in pending if j == i and at == t)
+                    silent = network.fail_stop and i in down
+                    steps.append(system.silent(i) if silent else system.step(i, states[i].union(arrived), t))
+                sends = [any(j != i for j, _ in step.sent) for i, step in enumerate(steps)]
+                if network.after_send and any(
+                        i not in sent and not (sends[i] and not network.fail_stop) for i in crashes):
+                    continue
+                now_sent = sent | {i for i in range(n) if sends[i]}
+                trace_t = trace | {(names[i], t, *system.fact(f)) for i, step in enumerate(steps) for f in step.deduced}
+                later = [m for m in pending if m[1] > t]
+                for chosen in product(*(list(system.outcomes(i, t, steps[i].sent, i in down)) for i in range(n))):
+                    messages = [(j, f) for travelled in chosen for j, fs in travelled for f in fs]
+                    for arrivals in product(range(t + 1, t + bound + 1), repeat=len(messages)):
+                        new = later + [(j, at, f) for (j, f), at in zip(messages, arrivals)]
+                        run(t + 1, [step.state for step in steps], new, down, now_sent, trace_t)
+
+    run(0, list(system.inputs), [], frozenset(), frozenset(), frozenset())
+    return found
+
+
+ROUND_CASES = [
+    ("relay-D2", RELAY, PAIR, 3, {"max_delay": 2}),
+    ("retry-D2-losses", RETRY, THREE, 2, {"max_delay": 2, "loss_until": 1}),
+    ("once-D2-crash", ONCE, THREE, 2, {"max_delay": 2, "crashes": 1}),
+    ("relay-D2-fail-stop-after-send", RELAY, PAIR, 3, {"max_delay": 2, "crashes": 1, "crash_times": "after-send",
+                                                       "crash_model": "fail-stop"}),
+    ("relay-sync-channel", RELAY, PAIR, 3, {"delivery": "sync", "loss_until": 2}),
+]
+
+
+@pytest.mark.parametrize("name,program,facts,horizon,network", ROUND_CASES, ids=[c[0] for c in ROUND_CASES])
+def test_paths_are_the_round_by_round_runs(files, name, program, facts, horizon, network):
+    """Under a delay bound with two nodes or more: the paths are exactly the runs in rounds (a brute-force simulation),
+    and each is a run of tplp2016's interleaving semantics (the bounded explorer)."""
+    paths = files(program, facts)
+    rounds = path_traces(graph_of(*paths, **network), horizon)
+    assert rounds == round_traces(*paths, horizon, **network)
+    if "crashes" not in network:  # the bounded explorer's crash plans may crash at step T, which changes no trace
+        assert rounds <= bounded_traces(*paths, horizon, **network)
+
+
+def test_rounds_leave_out_a_receiver_behind_its_sender(files):
+    """The restriction of the rounds: tplp2016's interleavings let b, still at its step 0, receive what a sent at its
+    step 0 (b's clock behind a's); in rounds a message arrives at a later round, so b never holds got(b) at step 0."""
+    paths = files(RELAY, PAIR)
+    early = lambda traces: any(("b", 0, "got(b)") in {(str(x), s, show_fact(r, a)) for x, s, r, a in trace}  # noqa: E731
+                               for trace in traces)
+    assert early(bounded_traces(*paths, 1, max_delay=1))
+    assert not early(path_traces(graph_of(*paths, max_delay=1), 1))
 
 
 @pytest.mark.parametrize("paths,network,horizon", [(ALG4, {"max_delay": 2}, 3), (FIG4, {"max_delay": 2}, 3), (ALG4, {"max_delay": 1}, 3)])
@@ -229,6 +317,7 @@ def test_ultimately_certain_facts_hold_at_a_large_horizon_in_every_bounded_run(f
 # Random programs (tests/test_theorem4.py's generator: relations p/1, q/1, r/2 over the inputs e/2, p/1, nd/1)
 
 NETWORKS = [{"delivery": "sync"}, {"delivery": "sync", "loss_until": 1}, {"delivery": "sync", "crashes": 1, "crash_times": "any"},
+            {"delivery": "sync", "crashes": 1}, {"delivery": "sync", "crashes": 1, "crash_model": "fail-stop"},
             {"max_delay": 1}, {"max_delay": 2}]
 
 
@@ -236,7 +325,6 @@ def random_graph(rule_texts, facts, network):
     program = well_formed("\n".join(rule_texts))
     assume(program is not None)
     instance = parse_facts(facts, "random.facts")
-    assume("max_delay" not in network or len(instance.network) == 1)  # two nodes under async: no finite graph
     network = Network(**network)
     try:
         graph = Graph(program, restrict(instance, program), network)
@@ -254,7 +342,11 @@ def test_random_programs_paths_are_the_bounded_run_prefixes(rule_texts, facts, n
         bounded = operational.explore(program, restrict(instance, program), Bounds(2, network=network), 20_000, mode="traces")
     except operational.StateLimitExceeded:
         assume(False)
-    assert path_traces(graph, 2) == set(bounded.traces)
+    rounds = path_traces(graph, 2, crash_last=network.crash_times == "any")
+    if network.sync or len(graph.names) == 1:
+        assert rounds == set(bounded.traces)
+    else:  # the rounds restrict tplp2016's interleavings (test_rounds_leave_out_a_receiver_behind_its_sender)
+        assert rounds <= set(bounded.traces)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -307,6 +399,23 @@ def test_retry_broadcast_is_ultimately_delivered_despite_omissions():
     assert result.ultimate_outputs == (('log(a, "hello")', 'log(b, "hello")', 'log(c, "hello")'),)
 
 
+def test_molly_crash_candidates_and_fail_stop():
+    """Molly's crash candidates (the sync default): a node crashes at or after a step at which it sent to another node.
+    Only a sends in retry_broadcast, so only a may crash; under the clock model as early as step 0 (its sends of that
+    step are lost), and the members' logs never come. Under fail-stop a crashed node holds nothing, and its crash step
+    is silent, so a crashes at step 1 at the earliest, after its first copies got out: then only a lacks its log.
+    With crashes at any step, a fail-stop a crashing at step 0 leaves no log anywhere, and a crashed member lacks its own."""
+    clock = answer(RETRY_MOLLY, None, ("log",), delivery="sync", crashes=1)
+    assert clock.exact and clock.ultimate_outputs == (('log(a, "hello")',), ('log(a, "hello")', 'log(b, "hello")', 'log(c, "hello")'))
+    stop = answer(RETRY_MOLLY, None, ("log",), delivery="sync", crashes=1, crash_model="fail-stop")
+    assert stop.exact and stop.ultimate_outputs == (('log(b, "hello")', 'log(c, "hello")'),
+                                                    ('log(a, "hello")', 'log(b, "hello")', 'log(c, "hello")'))
+    anytime = answer(RETRY_MOLLY, None, ("log",), delivery="sync", crashes=1, crash_times="any", crash_model="fail-stop")
+    assert anytime.exact and set(anytime.ultimate_outputs) == {
+        (), ('log(a, "hello")', 'log(b, "hello")'), ('log(a, "hello")', 'log(c, "hello")'), ('log(b, "hello")', 'log(c, "hello")'),
+        ('log(a, "hello")', 'log(b, "hello")', 'log(c, "hello")')}
+
+
 def test_a_crash_makes_a_post_never_come():
     result = answer(RETRY_MOLLY, None, ("log",), delivery="sync", crashes=1, crash_times="any")
     assert result.exact and ('log(a, "hello")',) in result.ultimate_outputs
@@ -324,9 +433,18 @@ def test_a_witness_shows_the_lost_message():
 
 
 def test_alg4_is_not_consistent_under_delay_2_and_is_under_delay_1():
-    assert answer(*ALG4, max_delay=2).ultimate_outputs == ((), ("T()",))
+    twice = answer(*ALG4, max_delay=2)
+    assert twice.ultimate_outputs == ((), ("T()",)) and twice.consistent is False
     once = answer(*ALG4, max_delay=1)
-    assert once.exact and once.ultimate_outputs == (("T()",),)
+    assert once.exact and once.ultimate_outputs == (("T()",),) and once.consistent is True
+
+
+@pytest.mark.parametrize("paths", [ALG4, FIG4])
+def test_the_threshold_is_the_longest_path_of_distinct_configurations(paths):
+    """Under D = 2 the components hold several configurations, so K comes from the pruned search: the same as trying
+    every path."""
+    result = answer(*paths, max_delay=2)
+    assert result.threshold_exact and result.threshold == longest_simple_path(graph_of(*paths, max_delay=2))
 
 
 @pytest.mark.parametrize("delay", [1, 2])
@@ -346,10 +464,16 @@ def test_value_invention_is_not_exact(files):
     assert not result.exact and "more than 50 configurations" in result.reason and "computes new values" in result.reason
 
 
-def test_a_node_running_ahead_without_bound_is_not_exact(files):
-    """Two nodes under async with a delay bound: a node that need not wait for the other runs ahead without bound."""
+def test_two_nodes_under_a_delay_bound_are_finite_in_rounds(files):
+    """Two blinking nodes under async with a delay bound: in rounds neither runs ahead of the other, so the graph is
+    two configurations (with exact offsets it had no end). The relay: a sends a token at every step and b echoes each;
+    under D = 1 both get one at every step from step 2 on; under D = 2 the tokens may come in pairs every other
+    step, so got(a), or both, may be absent at infinitely many steps — but got(a) never holds for good without got(b)."""
     result = answer(*files(BLINK, "a { id(a). }\nb { id(b). }\n"), max_delay=1, limit=200)
-    assert not result.exact
+    assert result.exact and result.configurations == 2 and result.ultimate_outputs == ((),)
+    assert answer(*files(RELAY, PAIR), max_delay=1).ultimate_outputs == (("got(a)", "got(b)"),)
+    relay = answer(*files(RELAY, PAIR), max_delay=2, limit=2_000)
+    assert relay.exact and relay.ultimate_outputs == ((), ("got(b)",), ("got(a)", "got(b)"))
 
 
 def test_refusals(files):
@@ -358,11 +482,6 @@ def test_refusals(files):
     with pytest.raises(ValueError, match="crash"):
         answer(*files(".output d.\nd(Y) :- crash(Y, S).\nm()@async(Y) :- node(Y).\n", THREE), delivery="sync", crashes=1,
                crash_times="any")
-    # the crash models the graph does not follow: a fail-stop node, Molly's crash candidates (the sync default)
-    with pytest.raises(ValueError, match="fail-stop"):
-        answer(RETRY_MOLLY, None, ("log",), delivery="sync", crashes=1, crash_times="any", crash_model="fail-stop")
-    with pytest.raises(ValueError, match="--crash-times any"):
-        answer(RETRY_MOLLY, None, ("log",), delivery="sync", crashes=1)
     prog, instance = loaded(*files(BLINK, ONE))
     with pytest.raises(ValueError, match="eventual"):
         eventual.explore(prog, instance, Bounds(3, network=Network("sync")))

@@ -23,7 +23,7 @@ import itf_py
 import pytest
 from typer.testing import CliRunner
 
-from dedalus2asp import formats, inspect
+from dedalus2asp import formats, inspect, pipeline
 from dedalus2asp.questions import cron
 from dedalus2asp.questions.models import ultimate_outputs
 from dedalus2asp.bounds import Bounds, Mode, Network, Semantics
@@ -31,7 +31,7 @@ from dedalus2asp.cli import app
 from dedalus2asp.inspect import explain
 from dedalus2asp.lang import analysis, coordination
 from dedalus2asp.pipeline import prepare
-from dedalus2asp.runs import eventual
+from dedalus2asp.runs import eventual, eventual_verify
 
 from conftest import EXAMPLES
 from test_shiviz import parse as parse_shiviz
@@ -71,8 +71,11 @@ def test_every_kind_of_value_has_its_formats():
         "report": analysis.report(model.program), "coordination": coordination.analyse(model.program),
         "eventual": eventual.explore(fig4[0].program, prepare(*FIG4, fig4.bounds).instance,
                                      Bounds(0, network=Network(max_delay=1), mode=Mode.EVENTUAL)),
+        "eventual_verdict": eventual_verify.verify(
+            *pipeline.load([EXAMPLES / "molly/simple_broadcast.ded", EXAMPLES / "molly/broadcast_assert.ded"])[:2],
+            Bounds(0, network=Network("sync", loss_until=1), mode=Mode.EVENTUAL)),
         "ultimate": ultimate_outputs(fig4[0].program, prepare(*FIG4, fig4.bounds).instance,
-                                     Bounds(2, network=Network(max_delay=1)), ("T",), steps=3),
+                                     Bounds(0, network=Network(max_delay=1), mode=Mode.EVENTUAL), ("T",)),
     }
     for kind, value in values.items():
         assert formats.kind_of(value) == kind

@@ -16,10 +16,10 @@ from ..formats import render
 from ..lang import analysis
 from ..lang.diagnostics import DiagnosticError
 from ..questions import cron
-from ..runs import eventual, operational
+from ..runs import eventual, eventual_verify, operational
 from .progress import Progress, QuietOpt
 from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, incomplete, no_model, say, stderr, text_options, usage, warn, write
-from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, JsonOpt, MasterOpt, ModelsOpt,
+from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, EventualOpt, HorizonOpt, eventual_bounds, InputOpt, JsonOpt, MasterOpt, ModelsOpt,
                       Prog, SemanticsOpt, SplitEngineOpt, TimeoutOpt, bounds, network_options, check_engine, load, need_instance, prepare,
                       LIMITS, Limits, limit_options, within)
 
@@ -48,7 +48,7 @@ StepsOpt = typer.Option(
 def models(
     program: Path = Prog,
     input_: Path = InputOpt,
-    horizon: Optional[int] = None,
+    horizon: int = HorizonOpt,
     semantics: Semantics = SemanticsOpt,
     encoding: Encoding = EncodingOpt,
     network: Network = NETWORK,
@@ -62,9 +62,7 @@ def models(
     svg: Optional[Path] = typer.Option(None, "--svg", help="Also write a spacetime diagram per model: DIR/model-1.svg, ..."),
     dialect: Dialect = DialectOpt,
     limits: Limits = LIMITS,
-    eventual_: bool = typer.Option(
-        False, "--eventual", help="Instead of --horizon: the distinct ultimate outputs of the infinite runs (jcss2014 "
-        "§2.5.5), each with a lasso model that has it, under --delivery sync or --max-delay D (docs/semantics.md)"),
+    eventual_: bool = EventualOpt,  # the one --eventual (cli/options.py): exactly one of it, --horizon and --eot
     steps: Optional[int] = StepsOpt,
 ) -> None:
     """Enumerate models: each one's trace (node × step) and its messages, or a document (--format). Exit 1 if there is none.
@@ -141,7 +139,7 @@ def write_each(chosen: inspect.Models, fmt: Format, directory: Optional[Path], p
 def count(
     program: Path = Prog,
     input_: Path = InputOpt,
-    horizon: Optional[int] = None,
+    horizon: int = HorizonOpt,
     semantics: Semantics = SemanticsOpt,
     encoding: Encoding = EncodingOpt,
     network: Network = NETWORK,
@@ -158,9 +156,7 @@ def count(
     ),
     limits: Limits = LIMITS,
     quiet: bool = QuietOpt,
-    eventual_: bool = typer.Option(
-        False, "--eventual", help="Instead of --horizon: count the distinct ultimate outputs of the infinite runs "
-        "(jcss2014 §2.5.5), under --delivery sync or --max-delay D (docs/semantics.md); exit 3 when not exact"),
+    eventual_: bool = EventualOpt,  # the one --eventual (cli/options.py): exactly one of it, --horizon and --eot
     steps: Optional[int] = StepsOpt,
 ) -> None:
     """Count stable models and distinct traces (projective enumeration); --split K counts K disjoint parts (progress: parts done, on standard error).
@@ -230,7 +226,7 @@ ExploreHorizonOpt = typer.Option(
     help="Every node performs local steps 0..T (or --eventual: every horizon at once)",
 )
 
-EventualOpt = typer.Option(
+ExploreEventualOpt = typer.Option(
     False, "--eventual", help="Instead of --horizon: the graph of configurations of the infinite runs and their distinct "
     "ultimate outputs (jcss2014 §2.5.5), under --delivery sync or --max-delay D (docs/semantics.md)",
 )
@@ -246,22 +242,37 @@ def explore(
     runs: bool = typer.Option(
         False, "--runs", help="Count distinct run prefixes (end configurations) too; slower: senders are kept apart"
     ),
-    eventual_: bool = EventualOpt,
+    eventual_: bool = ExploreEventualOpt,
     output: Optional[str] = typer.Option(None, "--output", help="With --eventual: the output relations R,S,... (default: .output)"),
+    pre: Optional[str] = typer.Option(
+        None, "--pre", help="With --eventual: instead of the ultimate outputs, the invariant verdict: does every row of "
+        "this relation ultimately have its --post row in every run (Molly's convention: pre)? Exit 1 when violated"),
+    post: Optional[str] = typer.Option(
+        None, "--post", help="With --eventual: the relation whose rows match the --pre rows (Molly's convention: post)"),
     json_: bool = JsonOpt,
     dialect: Dialect = DialectOpt,
 ) -> None:
     """Enumerate the operational run prefixes (tplp2016 §5.1) in which each node takes T+1 steps; or, with --eventual,
-    the ultimate outputs of the infinite runs (exit 3 when the answer is not exact)."""
+    the ultimate outputs of the infinite runs (exit 3 when the answer is not exact), or with --pre/--post the
+    eventual invariant verdict (exit 1 when violated, 3 when not exact)."""
     if eventual_:
         if horizon is not None or runs:
             usage("bad-option", "--eventual answers for every horizon: give it without --horizon/--eot and --runs", "--eventual")
+        if pre is not None or post is not None:
+            if output is not None:
+                usage("bad-option", "--output names the relations of the ultimate outputs; --pre/--post ask the invariant "
+                      "verdict instead: give one or the other", "--output")
+            explore_invariant(program, input_, network, max_states, pre or "pre", post or "post", json_, dialect)
+            return
         explore_eventual(program, input_, network, max_states, output, json_, dialect)
         return
     if horizon is None:
         usage("missing-option", "give the horizon: --horizon T (steps 0..T), --eot N (T = N-1), or --eventual", "--horizon")
     if output is not None:
         usage("bad-option", "--output names the relations of the ultimate outputs: it goes with --eventual", "--output")
+    if pre is not None or post is not None:
+        usage("bad-option", "--pre/--post ask the eventual invariant verdict: they go with --eventual (for a horizon: "
+              "dedalus2asp verify)", "--pre" if pre is not None else "--post")
     bounds_ = bounds(horizon, network=network)
     mode = "exact" if runs else "traces"
     where = {"horizon": bounds_.horizon, "max_delay": bounds_.network.max_delay, **bounds_.network.as_dict()}  # the JSON's last keys
@@ -318,12 +329,35 @@ def explore_eventual(program: Path, input_, network: Network, max_states: int, o
         raise typer.Exit(EXIT_INCOMPLETE)
 
 
+def explore_invariant(program: Path, input_, network: Network, max_states: int, pre: str, post: str, json_: bool,
+                      dialect) -> None:
+    """`explore --eventual --pre R --post S`: the explorer's eventual invariant verdict (`runs.eventual_verify`);
+    exit 1 when violated, 3 when not exact."""
+    try:
+        bounds_ = Bounds(0, network=network, mode=Mode.EVENTUAL)
+    except ValueError as error:
+        usage("bad-option", str(error))
+    prog, instance = load(program, input_, dialect, network)
+    try:
+        verdict = eventual_verify.verify(prog, instance, bounds_, pre, post, max_configurations=max_states)
+    except eventual_verify.InvariantRelations as error:
+        usage("bad-option", str(error), "--pre")
+    except ValueError as error:  # not finite-state by construction: async without a delay bound, crash/2 read
+        usage("bad-option", str(error), "--eventual")
+    emit(render(verdict, "json")) if json_ else say(render(verdict, "text"))
+    if verdict.holds is None:
+        raise typer.Exit(EXIT_INCOMPLETE)
+    if not verdict.holds:
+        raise typer.Exit(EXIT_NO)
+
+
 @limit_options
 @network_options
 def cron_(
     program: Path = Prog,
     input_: Path = InputOpt,
     horizon: int = HorizonOpt,
+    eventual_: bool = EventualOpt,
     network: Network = NETWORK,
     output: Optional[str] = typer.Option(None, "--output", help="Output relations R,S,... (default: the .output ones)"),
     encoding: Encoding = EncodingOpt,
@@ -335,12 +369,17 @@ def cron_(
     dialect: Dialect = DialectOpt,
     limits: Limits = LIMITS,
 ) -> None:
-    """Consistency and tolerance of non-causality (jcss2014), bounded by the horizon and the delay bound.
+    """Consistency and tolerance of non-causality (jcss2014), bounded by the horizon and the delay bound; with
+    --eventual, on the ultimate outputs of the infinite runs (exact, with the completeness threshold K, or labelled
+    bounded).
 
     Exit status: 0 consistent and tolerant; 1 not consistent, not tolerant, or no causal model at all;
     2 bad program, input or option; 3 timeout.
     """
-    bounds_ = bounds(horizon, encoding=encoding, network=network)  # cron analyses both semantics
+    if eventual_ and search_horizon:
+        usage("bad-option", "--eventual answers for every horizon at once: give it without --search-horizon", "--eventual")
+    # cron analyses both semantics
+    bounds_ = eventual_bounds(network, encoding=encoding) if eventual_ else bounds(horizon, encoding=encoding, network=network)
     try:
         prog, instance, warnings = pipeline.load(program, input_, dialect.value)
         outputs = tuple(r.strip() for r in output.split(",") if r.strip()) if output else None
@@ -351,7 +390,7 @@ def cron_(
     warn(warnings)
     within(program, prog, instance, bounds_, limits)
     try:
-        question = cron.search if search_horizon else cron.analyse
+        question = cron.analyse_eventual if eventual_ else cron.search if search_horizon else cron.analyse
         verdict = solve.isolated(question, prog, instance, bounds_, outputs, timeout=timeout, max_memory=limits.max_memory)
     except cron.Timeout:
         incomplete("the analysis", timeout)

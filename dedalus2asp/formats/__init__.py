@@ -16,6 +16,7 @@ returns the text of a document:
 | `exploration` | the summary of `explore` (a dictionary) | text, json |
 | `eventual` | `runs.eventual.Eventual`, what `explore --eventual` found | text, json |
 | `ultimate` | `questions.models.Ultimate`, what `models --eventual` found | text, json, html |
+| `eventual_verdict` | `runs.eventual_verify.EventualVerdict`, what `explore --eventual --pre/--post` found | text, json |
 | `summary` | `charts.Report`, the summary of a `run` or `batch` directory | text, html |
 
 The writers live in one module per format: `text` (for a reader, rich tables),
@@ -67,6 +68,7 @@ KINDS = {
     "dedalus2asp.formats.charts.Report": "summary",
     "dedalus2asp.runs.eventual.Eventual": "eventual",
     "dedalus2asp.questions.models.Ultimate": "ultimate",
+    "dedalus2asp.runs.eventual_verify.EventualVerdict": "eventual_verdict",
 }
 """The kind of each class of values, by its qualified name."""
 
@@ -103,6 +105,8 @@ WRITERS: dict[tuple[str, str], Callable[..., str]] = {
     ("ultimate", "text"): text.ultimate,
     ("ultimate", "json"): json.as_dict,
     ("ultimate", "html"): html.ultimate,
+    ("eventual_verdict", "text"): text.eventual_verdict,
+    ("eventual_verdict", "json"): json.as_dict,
     ("summary", "text"): text.summary,
     ("summary", "html"): charts.page,
 }

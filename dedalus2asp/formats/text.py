@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from ..inspect.explain import Derivation, Reason
     from ..inspect.model import Model, Models
     from ..runs.eventual import Eventual
+    from ..runs.eventual_verify import EventualVerdict
     from ..inspect.run import Run
     from ..lang.analysis import Report
     from ..lang.coordination import Coordination
@@ -134,6 +135,13 @@ def search(verdict: Verdict) -> str:
     )
 
 
+def loop_words(model: Model) -> str:
+    """", steps 2..4 repeating forever" of a lasso model; "" for a bounded one."""
+    if not model.is_lasso:
+        return ""
+    return f" (steps {model.loop_start}..{model.horizon} repeating forever: loop start {model.loop_start}, period {model.period})"
+
+
 def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> str:
     """A CRON verdict in one sentence, then what supports it: outputs, witnesses, a counterexample."""
     out = console(width, color)
@@ -142,7 +150,24 @@ def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> 
         out.print(search(verdict))
     if not verdict.satisfiable:
         return out.file.getvalue()
-    out.print(f"output relations: {', '.join(verdict.outputs)} (facts at step {verdict.bounds.horizon}, united over nodes)")
+    if verdict.eventual:
+        e, c = verdict.exactness, verdict.choice_exactness
+        if verdict.satisfiable and verdict.consistent is False:  # exact at any K
+            out.print("exact: the two causal lassos below are infinite runs whose ultimate outputs differ, whatever K"
+                      + ("" if e.exact else f" (K = {e.K} is not the completeness threshold: {e.reason})"))
+        else:
+            out.print(f"consistency (causal lassos): {e.words()}")
+        if c is not None and verdict.tolerant is False:  # exact at any K
+            out.print("tolerance (choice lassos): exact: the choice lasso below is an infinite run whose ultimate output "
+                      "differs, whatever K" + ("" if c.exact else f" (K = {c.K} is not the completeness threshold: {c.reason})"))
+        elif c is not None:
+            out.print(f"tolerance (choice lassos): {c.words()}")
+        out.print(f"output relations: {', '.join(verdict.outputs)} (ultimate facts: held at every step of the loop, "
+                  "united over nodes)")
+    else:
+        out.print(f"output relations: {', '.join(verdict.outputs)} (facts at step {verdict.bounds.horizon}, united over nodes)")
+    what, run = ("ultimately ", "lasso") if verdict.eventual else ("", "model")
+    kind = "ultimate output" if verdict.eventual else "output"
     out.print(f"  certain  (causal-finite): {facts(verdict.certain)}")
     out.print(f"  possible (causal-finite): {facts(verdict.possible)}")
     out.print(f"  certain  (choice):        {facts(verdict.choice_certain)}")
@@ -150,14 +175,14 @@ def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> 
     if verdict.theorem:
         out.print(f"jcss2014 Theorem 4.1: {verdict.theorem}")
     for i, (witness, output) in enumerate(verdict.witnesses, 1):
-        out.print(f"witness {i}: a causal model with output {{{', '.join(sorted(output))}}}")
+        out.print(f"witness {i}: a causal {run}{loop_words(witness)} with {kind} {{{', '.join(sorted(output))}}}")
         print_model(witness, out)
     if verdict.counterexample is not None:
         counterexample = verdict.counterexample
-        change = ([f"loses {facts(verdict.lost)}"] if verdict.lost else []) + (
-            [f"gains {facts(verdict.gained)}"] if verdict.gained else []
+        change = ([f"{what}loses {facts(verdict.lost)}"] if verdict.lost else []) + (
+            [f"{what}gains {facts(verdict.gained)}"] if verdict.gained else []
         )
-        out.print(f"counterexample: a choice model that {' and '.join(change)}")
+        out.print(f"counterexample: a choice {run}{loop_words(counterexample)} that {' and '.join(change)}")
         print_model(counterexample, out)
         out.print("messages into the past (they arrive at their send step or at one that happens before it):")
         for m in counterexample.noncausal():
@@ -339,6 +364,8 @@ def eventual(result: Eventual) -> str:
     for k, (output, lasso) in enumerate(zip(result.ultimate_outputs, result.witnesses), 1):
         lines.append(f"  {k}. {', '.join(output) or '(none)'}   lasso: prefix {lasso.loop_start}, loop {lasso.period} transition(s)")
     if result.ultimate_outputs:
+        lines.append("consistent: yes, every infinite run has the same ultimate output" if result.consistent else
+                     "consistent: no, the infinite runs have different ultimate outputs (jcss2014 §2.5.5)")
         lines.append(f"certain: {', '.join(result.certain) or '(none)'}")
         lines.append(f"possible: {', '.join(result.possible) or '(none)'}")
     return "".join(line + "\n" for line in lines)
@@ -361,3 +388,41 @@ def ultimate(result: Ultimate, width: int | None = None, color: bool = False) ->
         out.print(f"certain: {', '.join(result.certain) or '(none)'}")
         out.print(f"possible: {', '.join(result.possible) or '(none)'}")
     return out.file.getvalue()
+
+
+def eventual_verdict(verdict: EventualVerdict) -> str:
+    """What `explore --eventual --pre/--post` found: the verdict over infinite runs, the graph's size and K, and a
+    counterexample lasso's faults, its missing rows and where its loop repeats them."""
+    where = verdict.bounds.describe()
+    size = (f"{verdict.configurations} configurations, {verdict.edges} transitions, {verdict.components} strongly "
+            "connected component(s) with a cycle")
+    if verdict.holds is None:
+        return (f"eventual verdict ({where}): stopped after {verdict.configurations} configurations, before the graph "
+                f"was complete: unknown\nexact: no, {verdict.reason}\n")
+    lines = []
+    if verdict.holds and verdict.vacuous:
+        lines.append(f"holds vacuously: from some step on, no run has any {verdict.pre} row, so there is nothing to "
+                     f"match ({where})")
+    elif verdict.holds:
+        lines.append(f"holds: in every infinite run, from some step on every {verdict.pre} row has its {verdict.post} "
+                     f"row ({where})")
+    else:
+        lasso = verdict.witness
+        lines.append(f"violated: a run in which {', '.join(verdict.missing)} lack(s) the matching {verdict.post} row "
+                     f"at infinitely many steps ({where})")
+        lines.append(f"  faults: {verdict.faults} (the fewest of any such run)" if verdict.faults else
+                     "  faults: 0 — it breaks without any fault")
+        lines.append(f"  lasso: steps 0..{lasso.loop_start - 1 if lasso.loop_start else 0} then the loop of steps "
+                     f"{lasso.loop_start}..{lasso.loop_start + lasso.period - 1} repeated forever; unmatched at step "
+                     f"{verdict.violated_at} (and every {lasso.period} step(s) after)" if lasso.loop_start else
+                     f"  lasso: the loop of steps 0..{lasso.period - 1} repeated forever; unmatched at step "
+                     f"{verdict.violated_at} (and every {lasso.period} step(s) after)")
+        for node, step in verdict.crashes:
+            lines.append(f"  crashed: {node} at step {step}")
+        for message in verdict.lost:
+            lines.append(f"  lost: {message}")
+    lines.append(f"exact: yes ({size})")
+    if verdict.threshold is not None:
+        lines.append(f"completeness threshold K = {verdict.threshold}" if verdict.threshold_exact else
+                     f"completeness threshold K ≤ {verdict.threshold} (an upper bound: the heaviest chain of components)")
+    return "".join(line + "\n" for line in lines)

@@ -329,7 +329,10 @@ class Model:
         ≤ s, the choice semantics' arrivals from s − D on); a message that wraps (arrives after T, on the loop's
         next pass) arrives later than it was sent, even when its lasso step is at or before its send step.
         """
-        if self.loop_start is not None:
+        if self.is_lasso:
+            # the lasso's runs step in rounds (docs/semantics.md): on the unrolled run a message sent at step s and
+            # arriving at step A is caused iff A > s. A wrapping message (`Message.wraps`: A lies in the next turn of
+            # the loop) is shown at a lasso step at or before its send, yet goes forward: not into the past.
             return tuple(m for m in sorted(self.messages, key=lambda m: (m.sent, m.key()))
                          if m.unrolled is not None and m.unrolled <= m.sent)
         succ: dict[Point, set[Point]] = defaultdict(set)

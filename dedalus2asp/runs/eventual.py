@@ -23,10 +23,21 @@ Each distinct ultimate output comes with a **witness lasso**: a shortest path fr
 its component, then a closed walk in the component that passes, for every fact it must not
 hold, a step of that node without it (so the walk ultimately holds exactly R).
 
-The **completeness threshold** K of the solver side is the recurrence diameter (the longest path
-of distinct configurations) plus one. Finding it exactly is NP-hard in general; we report the
-weight of the heaviest chain of SCCs in the condensation (each SCC weighing its number of
-configurations), which bounds K from above and equals it when every SCC is one configuration.
+The **completeness threshold** K (`threshold_of`): the most configurations on a path of distinct
+ones from the start (the recurrence diameter plus one); every simple lasso of the graph (its
+configurations distinct until the return into its loop) has at most K steps, and a solver that looks for a loop-free path of K + 1 configurations finds none. Finding
+it is NP-hard in general: the heaviest chain of SCCs in the condensation (each SCC weighing its
+number of configurations) bounds it from above and equals it when every SCC is one
+configuration; otherwise a depth-first search of the paths of distinct configurations, pruned by
+that bound, finds it within LONGEST_PATH_BUDGET visits, or the bound is reported
+(`threshold_exact` false).
+
+**Consistency** (jcss2014 §2.5.5) over infinite runs: every run has the same ultimate output, i.e.
+the list has one element (`Eventual.consistent`). The invariant verdict (`verify --eventual`'s
+oracle) is in `eventual_verify`.
+
+Public names: `explore`, `Eventual` (`as_dict`), `Lasso`, `ultimate_sets`, `strongly_connected`,
+`cyclic`, `shortest_path`, `shown_steps`, `threshold_of`, `MAX_COMPONENTS`, `LONGEST_PATH_BUDGET`.
 """
 
 from __future__ import annotations
@@ -46,6 +57,9 @@ Item = tuple[int, tuple]
 
 MAX_COMPONENTS = 20_000
 """The most components the search of ultimate sets examines before it answers `exact: false`."""
+
+LONGEST_PATH_BUDGET = 200_000
+"""The most configurations the search of the longest path of distinct ones visits before K is given as a bound."""
 
 
 def strongly_connected(size: int, edges) -> list[list[int]]:
@@ -77,8 +91,8 @@ class Eventual:
     configurations, edges: the size of the graph; components: its SCCs with a cycle (those a run
     can stay in forever). ultimate_outputs: the distinct ultimate outputs (sorted lists of facts as
     the user writes them), each with its witness in `witnesses` at the same position. certain /
-    possible: the facts in every / some ultimate output. exact: whether the list is every ultimate
-    output of every infinite run; `reason` says why not. threshold: an upper bound on the
+    possible: the facts in every / some ultimate output; consistent: whether they are all one (jcss2014 §2.5.5's
+    consistency, None when not exact). exact: whether the list is every ultimate output of every infinite run; `reason` says why not. threshold: an upper bound on the
     completeness threshold K, `threshold_exact` whether it is K itself. graph_complete: False when
     the graph passed its limit: then nothing is known of the ultimate outputs (null in JSON).
     """
@@ -103,6 +117,11 @@ class Eventual:
         return tuple(sorted(set.intersection(*sets))) if sets else ()
 
     @property
+    def consistent(self) -> bool | None:
+        """jcss2014's consistency over infinite runs: every run has the same ultimate output (None: not exact)."""
+        return len(self.ultimate_outputs) <= 1 if self.exact else None
+
+    @property
     def possible(self) -> tuple[str, ...]:
         return tuple(sorted(set().union(*self.ultimate_outputs)))
 
@@ -114,6 +133,7 @@ class Eventual:
             "edges": self.edges,
             "components": self.components if known else None,
             "ultimate_outputs": [list(o) for o in self.ultimate_outputs] if known else None,
+            "consistent": self.consistent,
             "certain": list(self.certain) if known else None,
             "possible": list(self.possible) if known else None,
             "exact": self.exact,
@@ -176,7 +196,7 @@ def _ultimate(graph: Graph, outputs: tuple[str, ...], bounds: Bounds, nodes: tup
     kept = [tuple(frozenset(f for f in d if f[0] in out) if d is not None else None for d in label) for label in graph.labels]
     successors = lambda v: [w for w, _ in graph.edges[v]]  # noqa: E731
     every = strongly_connected(size, successors)
-    components = [c for c in every if _cyclic(c, successors)]
+    components = [c for c in every if cyclic(c, successors)]
     found, exact = ultimate_sets(graph.edges, kept, components)
     parents, depth = _shortest_paths(graph)
     outputs_seen: dict[tuple[str, ...], Lasso] = {}
@@ -185,7 +205,7 @@ def _ultimate(graph: Graph, outputs: tuple[str, ...], bounds: Bounds, nodes: tup
         if shown not in outputs_seen:
             outputs_seen[shown] = _witness(graph, kept, parents, depth, members, items)
     ordered = sorted(outputs_seen, key=lambda o: (len(o), o))
-    threshold = _threshold(graph, every)
+    threshold = threshold_of(graph, every)
     reason = "" if exact else (
         f"the search of ultimate sets stopped after {MAX_COMPONENTS} components; the list may miss some")
     return Eventual(
@@ -203,7 +223,7 @@ def _output_fact(graph: Graph, i: int, fact) -> str:
     return show_fact(relation, args)
 
 
-def _cyclic(component: list[int], successors) -> bool:
+def cyclic(component: list[int], successors) -> bool:
     """Whether a run can stay in `component` forever: it has two configurations, or a transition to itself."""
     return len(component) > 1 or component[0] in successors(component[0])
 
@@ -234,7 +254,7 @@ def _subcomponents(edges, members: frozenset[int], allowed) -> list[frozenset[in
     position = {v: k for k, v in enumerate(order)}
     succ = [[position[w] for w, label in edges[v] if w in members and allowed(label)] for v in order]
     return [frozenset(order[k] for k in component)
-            for component in strongly_connected(len(order), succ.__getitem__) if _cyclic(component, succ.__getitem__)]
+            for component in strongly_connected(len(order), succ.__getitem__) if cyclic(component, succ.__getitem__)]
 
 
 def ultimate_sets(edges, kept, components) -> tuple[dict[frozenset[Item], frozenset[int]], bool]:
@@ -289,7 +309,7 @@ def _shortest_paths(graph: Graph) -> tuple[list[Edge | None], list[int]]:
     return parents, depth
 
 
-def _path(graph: Graph, members: frozenset[int], allowed, source: int, goal: int) -> list[Edge]:
+def shortest_path(graph: Graph, members: frozenset[int], allowed, source: int, goal: int) -> list[Edge]:
     """A shortest path from `source` to `goal` inside `members`, on the edges `allowed` keeps."""
     parents: dict[int, Edge | None] = {source: None}
     queue = deque([source])
@@ -321,18 +341,18 @@ def _witness(graph: Graph, kept, parents: list[Edge | None], depth: list[int], m
         breakers.append(next(e for e in inner if e[0] == entry))
     loop, current = [], entry
     for edge in breakers:
-        loop += _path(graph, members, allowed, current, edge[0]) + [edge]
+        loop += shortest_path(graph, members, allowed, current, edge[0]) + [edge]
         current = edge[1]
-    loop += _path(graph, members, allowed, current, entry)
+    loop += shortest_path(graph, members, allowed, current, entry)
     prefix: list[Edge] = []
     v = entry
     while parents[v] is not None:
         prefix.append(parents[v])
         v = parents[v][0]
-    return Lasso(len(prefix), len(loop), _shown_steps(graph, prefix[::-1] + loop))
+    return Lasso(len(prefix), len(loop), shown_steps(graph, prefix[::-1] + loop))
 
 
-def _shown_steps(graph: Graph, edges: list[Edge]) -> tuple[dict, ...]:
+def shown_steps(graph: Graph, edges: list[Edge]) -> tuple[dict, ...]:
     """The transitions of a lasso as the user reads them: per stepping node its step, its facts and its messages."""
     system, names = graph.system, graph.names
     steps = [0] * len(names)
@@ -346,16 +366,17 @@ def _shown_steps(graph: Graph, edges: list[Edge]) -> tuple[dict, ...]:
 
     for v, w, label in edges:
         target, wanted = graph.configurations[w], graph.labels[label]
-        move = next(m for t, l, m in graph.successors(graph.configurations[v]) if t == target and l == wanted)
+        source = graph.configurations[v]
+        move = min((m for t, l, m in graph.successors(source) if t == target and l == wanted), key=lambda m: m.faults)
         nodes = {}
         for i, received, sent in move.steps:
-            every = graph.step(i, graph.configurations[v].parts[i], received).sent
+            every = graph.step(i, source.parts[i], received, i in target.crashed).sent
             travelled = {(j, fact) for j, facts in sent for fact in facts}
             lost = {(j, fact) for j, facts in every for fact in facts} - travelled
             nodes[str(names[i])] = {
                 "step": steps[i],
                 "facts": sorted(text(f) for f in wanted[i] - system.inputs[i]),
-                "received": sorted(f"{text(fact)} from {names[s]}" for s, _, fact in received),
+                "received": sorted(text(fact) for _, fact in received),
                 "sent": sorted(f"{text(fact)} to {names[j]}" for j, fact in travelled),
                 "lost": sorted(f"{text(fact)} to {names[j]}" for j, fact in lost),
             }
@@ -364,9 +385,12 @@ def _shown_steps(graph: Graph, edges: list[Edge]) -> tuple[dict, ...]:
     return tuple(shown)
 
 
-def _threshold(graph: Graph, components: list[list[int]]) -> tuple[int, bool]:
-    """An upper bound on the completeness threshold K (the most configurations on a path of distinct ones):
-    the heaviest chain of SCCs from the start's, each weighing its size; exact when every SCC is one configuration."""
+def threshold_of(graph: Graph, components: list[list[int]], budget: int = LONGEST_PATH_BUDGET) -> tuple[int, bool]:
+    """The completeness threshold K as the explorer sees it: the most configurations on a path of distinct ones from
+    the start (every lasso of the graph, L + P transitions from the start back into its loop, has at most that many
+    steps), and whether it is exact. The heaviest chain of SCCs from the start's, each weighing its size, bounds it
+    from above and is exact when every SCC is one configuration; otherwise a depth-first search of the paths of
+    distinct configurations, pruned by that bound, gives it exactly within `budget` visits (else the bound)."""
     owner = [0] * len(graph.configurations)
     for k, component in enumerate(components):
         for v in component:
@@ -375,4 +399,28 @@ def _threshold(graph: Graph, components: list[list[int]]) -> tuple[int, bool]:
     for k, component in enumerate(components):  # Tarjan's order: a component after every one it reaches
         below = [heaviest[owner[w]] for v in component for w, _ in graph.edges[v] if owner[w] != k]
         heaviest[k] = len(component) + max(below, default=0)
-    return heaviest[owner[0]], all(len(c) == 1 for c in components)
+    bound = heaviest[owner[0]]
+    if all(len(c) == 1 for c in components):
+        return bound, True
+    best, visits = 1, 0
+    successors = [sorted({w for w, _ in graph.edges[v]}) for v in range(len(graph.configurations))]
+    path, on_path = [0], {0}  # the path of distinct configurations, and the iterators of its successors
+    stack = [iter(successors[0])]
+    while stack:
+        if best == bound:
+            return bound, True
+        w = next(stack[-1], None)
+        if w is None:
+            stack.pop()
+            on_path.discard(path.pop())
+            continue
+        if w in on_path or len(path) + heaviest[owner[w]] <= best:
+            continue  # a repeat, or no longer path through w
+        visits += 1
+        if visits > budget:
+            return bound, False
+        path.append(w)
+        on_path.add(w)
+        stack.append(iter(successors[w]))
+        best = max(best, len(path))
+    return best, True

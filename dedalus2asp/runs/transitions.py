@@ -222,8 +222,13 @@ class System:
         nothing: no deduction, nothing carried, no messages; it holds only the run's crash(y, s) facts, which
         hold at every node (Molly's convention)."""
         if self.fail_stop and self.crashed(i, t):
-            return self._silent[i]
+            return self.silent(i)
         return self.step(i, facts, t)
+
+    def silent(self, i: int) -> Step:
+        """The step of node number i once it has crashed under fail-stop: no deduction but the run's crash(y, s)
+        facts, nothing carried, no messages (`act`)."""
+        return self._silent[i]
 
     def record(self, i: int, history: tuple[frozenset[GroundFact], ...], step: Step) -> None:
         """Note that node number i, whose history up to the step just taken is `history`, sent to another node at
