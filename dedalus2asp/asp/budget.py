@@ -60,6 +60,7 @@ from ..bounds import CRASH, Bounds, Encoding, Network
 from ..lang.ast import Aggregate, Arithmetic, Constant, Instance, Literal, Program, Rule, RuleKind, Variable
 from ..lang.analysis import strongly_connected
 from ..lang.diagnostics import Diagnostic, DiagnosticError
+from .growth import derive_sizes, input_at
 from .solve import Stopped, isolated
 from .transform import transform
 
@@ -145,22 +146,6 @@ def input_sizes(instance: Instance | None) -> dict[str, float]:
         for name, distinct in here.items():
             sizes[name] = max(sizes.get(name, 0.0), float(len(distinct)))
     return sizes
-
-
-def input_at(instance: Instance | None) -> dict[int | None, dict[str, float]]:
-    """The input facts of each relation at the node holding most of them, by step: None for the facts of every
-    step, k for the events R(ā)@k, which hold at step k only (Molly writes every fact as an event at time 1)."""
-    found: dict[int | None, dict[str, float]] = {}
-    if instance is None:
-        return found
-    for facts in instance.facts.values():
-        here: dict[tuple[int | None, str], set] = {}
-        for fact in facts:
-            here.setdefault((fact.step, fact.predicate), set()).add(fact.args)
-        for (step, name), distinct in here.items():
-            at = found.setdefault(step, {})
-            at[name] = max(at.get(name, 0.0), float(len(distinct)))
-    return found
 
 
 NODES = ("", -1)  # the column of locations a global rule reads: the nodes
@@ -263,15 +248,6 @@ def bindings(rule: Rule, size, column, nodes: int, global_relations=frozenset())
     return total
 
 
-def _carries(rule: Rule) -> bool:
-    """Whether the rule only carries facts of its own relation to the next step, unchanged: an inductive rule
-    whose head has the arguments of one of its positive body atoms of the same relation (tr2009's persistence,
-    with any filters: `seed(A, S)@next :- seed(A, S), notin update_seed(A)`)."""
-    return rule.kind is RuleKind.INDUCTIVE and any(
-        a.predicate == rule.head.predicate and a.args == rule.head.args for a in rule.positive
-    )
-
-
 def estimate(program: Program, instance: Instance | None, bounds: Bounds) -> Estimate:
     """The ground size of the program on the input within the bounds, part by part (see the module's docstring)."""
     dom = domain(program, instance, bounds)
@@ -279,8 +255,8 @@ def estimate(program: Program, instance: Instance | None, bounds: Bounds) -> Est
     nodes = len(populated.network) if (populated := network.populate(instance)) is not None else 0  # --nodes: only those the input lacks
     steps = bounds.horizon + 1
     arrivals = candidate_arrivals(network, steps)
-    given = input_sizes(instance)
-    sizes: dict[str, float] = dict(given)
+    sizes: dict[str, float] = dict(input_sizes(instance))
+    arities = {**program.schema(), **program.idb()}
     global_relations = frozenset(program.global_relations())
 
     values = columns(program, instance, dom, nodes, steps)
@@ -314,7 +290,8 @@ def estimate(program: Program, instance: Instance | None, bounds: Bounds) -> Est
             found = min(found, groups)
         return found
 
-    valuations = derive_sizes(program, given, sizes, made, cap, steps, input_at(instance), body)
+    valuations = derive_sizes(program, sizes, made, lambda name: cap(name, arities.get(name, 0)), steps,
+                              input_at(instance), body)
     parts = rule_parts(program, valuations, nodes, steps, arrivals)
     parts += copy_parts(program, size, nodes, steps, global_relations)
     parts += encoding_parts(program, bounds, nodes, steps)
@@ -364,89 +341,6 @@ def addressees(rule: Rule, column) -> float:
             if isinstance(arg, Variable) and arg.name == rule.addressee.name:
                 return column(atom.predicate, j)
     return 1.0
-
-
-ROUNDS = 64
-"""The steps the sizes are followed one by one (`derive_sizes`); later steps are taken to hold what the last did."""
-
-
-def derive_sizes(program: Program, given: dict[str, float], sizes: dict[str, float], made, cap, steps: int = 1,
-                 events: dict[int | None, dict[str, float]] | None = None, body=None) -> list[float]:
-    """Fill `sizes` with the facts of each derived relation at a node, its mean over the steps of a run (the
-    ground rules are summed over the steps), by following the steps one by one from the input facts, as clingo
-    grounds them, step after step. At each step the relations come in the order in which the deductive rules
-    read each other (the strongly connected components of that graph, sources first): a relation has its input
-    facts of that step (`events`, by `input_at`; `given` when it is None), what its deductive rules make of this step's sizes (`made`, which reads `sizes`) and its @next and
-    @async rules of the step before; a relation that a rule carries to the next step unchanged (`_carries`,
-    tr2009's persistence) keeps its facts of the step before as well, so what arrives or is made at each step
-    accumulates. A recursion within a step (a transitive closure) can reach every combination of its columns'
-    values (`cap`), and so is every size capped. The first `ROUNDS` steps are followed; later ones repeat the
-    last (the sizes of a run are bounded by the caps, and most are steady by then). Returns the valuations of
-    each rule's body (`body`, from the sizes of each step) summed over the steps: relations that hold at the same
-    steps (an event and what it causes) are counted together, not as the product of their means."""
-    derived = program.idb()
-    by_head: dict[str, list[Rule]] = {}
-    succ: dict[str, list[str]] = {}
-    carried: set[str] = set()
-    for rule in program.rules:
-        if _carries(rule):
-            carried.add(rule.head.predicate)
-            continue
-        by_head.setdefault(rule.head.predicate, []).append(rule)
-        if rule.kind in (RuleKind.DEDUCTIVE, RuleKind.GLOBAL):
-            for atom in rule.positive:
-                succ.setdefault(atom.predicate, []).append(rule.head.predicate)
-    names = [n for n in dict.fromkeys([*derived, *succ]) if n in derived]
-    components = [c for c in reversed(strongly_connected(list({*names, *succ}), succ))]  # sources first
-    within = [(c, any(a.predicate in c for name in c for r in by_head.get(name, ())
-                      if r.kind in (RuleKind.DEDUCTIVE, RuleKind.GLOBAL) for a in r.positive)) for c in components]
-    if events is None:
-        events = {None: dict(given)}
-    always = events.get(None, {})
-    inputs = [n for n in dict.fromkeys(name for at in events.values() for name in at) if n not in derived]
-    names += inputs  # input relations that hold at some steps only, or that a rule carries
-    for name in names:
-        sizes[name] = float(always.get(name, 0))
-    rounds = max(1, min(steps, ROUNDS))
-    total = {name: 0.0 for name in names}
-    valuations = [0.0] * len(program.rules)
-    for k in range(rounds):
-        before = dict(sizes)  # the step before
-
-        def held(name: str) -> float:
-            """The input facts of R at this step, and what R held at the step before if a rule carries it."""
-            now = always.get(name, 0.0) + events.get(k, {}).get(name, 0.0)
-            return now + (max(0.0, before[name] - always.get(name, 0.0)) if k and name in carried else 0.0)
-
-        later = {}  # what the @next and @async rules of the step before make, from its sizes
-        if k:
-            for name in names:
-                later[name] = sum(made(r) for r in by_head.get(name, ()) if r.kind in (RuleKind.INDUCTIVE, RuleKind.ASYNC))
-        for name in inputs:
-            sizes[name] = min(cap(name, _arity(program, name)), _cap(held(name)))
-        for component, recursive in within:
-            for name in component:
-                if name not in derived:
-                    continue
-                if recursive:
-                    sizes[name] = cap(name, derived[name])
-                    continue
-                new = later.get(name, 0.0)
-                new += sum(made(r) for r in by_head.get(name, ()) if r.kind in (RuleKind.DEDUCTIVE, RuleKind.GLOBAL))
-                sizes[name] = min(cap(name, derived[name]), _cap(held(name) + new))
-        weight = steps - rounds + 1 if k == rounds - 1 else 1
-        for name in names:
-            total[name] += sizes[name] * weight
-        if body is not None:
-            for i, rule in enumerate(program.rules):
-                valuations[i] += body(rule) * weight
-    for name in names:
-        sizes[name] = total[name] / max(1, steps)
-    return valuations
-
-
-def _arity(program: Program, name: str) -> int:
-    return program.schema().get(name, 0)
 
 
 def candidate_arrivals(network: Network, steps: int) -> int:

@@ -89,15 +89,20 @@ def run_(
             out,
             {"program": str(program), "input": None if input_ is None else str(input_), "program_hash": engines.program_hash(prog),
              "master": master or os.environ.get("SPARK_MASTER") if engine_ == "spark" else None,
-             "timings": {"load": round(loaded, 4)},
-             **({"faults": {"loss_until": budget.loss_until or 0, "max_crashes": budget.crashes,
-                            "crashes": [list(c) for c in chosen.crashes], "omissions": [list(o) for o in chosen.omissions],
-                            "crash_model": crash_model}}
-                if budget.loss_until or budget.crashes or chosen.crashes or chosen.omissions else {})},
+             "timings": {"load": round(loaded, 4)}, **_faults(budget, chosen, crash_model)},
         )
     except OSError as exc:
         usage("io", f"cannot write the run: {exc.strerror or exc}", str(out))
     _say_run(info, steps, engine_, out, budget, chosen)
+
+
+def _faults(budget, chosen, crash_model: str) -> dict:
+    """run.json's `faults`: the budget, the crashes and omissions of the run and the crash model; none without faults."""
+    if not (budget.loss_until or budget.crashes or chosen.crashes or chosen.omissions):
+        return {}
+    return {"faults": {"loss_until": budget.loss_until or 0, "max_crashes": budget.crashes,
+                       "crashes": [list(c) for c in chosen.crashes], "omissions": [list(o) for o in chosen.omissions],
+                       "crash_model": crash_model}}
 
 
 def _loaded(program: Path, input_: Path | None, steps: int, dialect: Dialect, engine_: str, master: str | None, level: str,

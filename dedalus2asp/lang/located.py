@@ -61,7 +61,7 @@ from .ast import (Aggregate, Atom, Constant, Fact, Instance, Literal, Output, Pr
                   Rule, RuleKind, Span, Term, Timestamped, Variable)
 from .diagnostics import Diagnostic, DiagnosticError, Severity, raise_if_errors
 from .location import global_relations, location_columns, unmarked_atom, unmarked_term
-from .molly import molly_warnings, projected, remote_reads, remote_write, remote_write_message
+from .molly import RemoteWrites, molly_warnings, projected, remote_reads
 
 IDENTITY_NAMES = ("id", "node_id")
 
@@ -249,7 +249,7 @@ def _read(
     source: list[Rule] = []
     transparent: list[Rule] = []
     facts: dict[clingo.Symbol, list[Fact]] = {}
-    writes: dict[int, tuple[Rule, list[str]]] = {}  # Molly's remote writes (`remote_write`) and the rules they steer
+    writes = RemoteWrites(rules, locator.columns, locator.held_by_none) if dialect == "molly" else None
     for statement in statements:
         step = statement.step if isinstance(statement, Timestamped) else None
         rule = statement.rule if isinstance(statement, Timestamped) else statement
@@ -262,10 +262,7 @@ def _read(
                 transparent.append(ir)
         elif plain.head.predicate in locator.held_by_none:
             kind = "@next" if rule.kind is RuleKind.INDUCTIVE else "@async"
-            root = remote_write(rules, locator.columns, plain.head.predicate, locator.held_by_none) if dialect == "molly" else None
-            if root is not None:  # one error, at the rule that is the cause (below)
-                writes.setdefault(root.number, (root, []))[1].append(
-                    f"rule {rule.number} ({kind}, {_where(plain.head.span)}) derives '{plain.head.predicate}'")
+            if writes is not None and writes.derives(plain):  # one error, at the rule that is the cause (below)
                 continue
             locator.error(
                 "global-head",
@@ -274,7 +271,7 @@ def _read(
                 "neither kept to the next step nor sent",
                 plain.head.span,
             )
-        elif dialect == "molly" and _steered(plain, rules, locator, writes):
+        elif writes is not None and writes.reads(plain):
             continue
         elif not plain.body and rule.kind is RuleKind.DEDUCTIVE and head_at is not None:
             fact = _fact(plain.head, locator.column(plain.head.predicate), step, locator.error)
@@ -284,30 +281,9 @@ def _read(
             ir = locator.rule(rule, plain, step, head_at)
             if ir is not None:
                 transparent.append(ir)
-    for root, uses in writes.values():
-        locator.error("remote-write", remote_write_message(root, locator.columns, rules, locator.held_by_none, uses),
-                      root.span)
+    if writes is not None:
+        writes.report(locator.error)
     return source, transparent, facts
-
-
-def _steered(rule: Rule, rules: list[Rule], locator: _Locator, writes: dict) -> bool:
-    """Whether the located `rule` reads a global relation made global by Molly's remote write (`remote_write`);
-    such a read is recorded in `writes` under the write, to be reported there, once."""
-    found = False
-    for b in rule.body:
-        if isinstance(b, Literal) and b.atom.predicate in locator.held_by_none:
-            root = remote_write(rules, locator.columns, b.atom.predicate, locator.held_by_none)
-            if root is not None:
-                kind = {RuleKind.INDUCTIVE: "@next", RuleKind.ASYNC: "@async"}.get(rule.kind, "deductive")
-                writes.setdefault(root.number, (root, []))[1].append(
-                    f"rule {rule.number} ({kind}, {_where(b.atom.span)}) reads '{b.atom.predicate}'")
-                found = True
-    return found
-
-
-def _where(span) -> str:
-    """The line of a span, with its file when it is another than the program's (an included file)."""
-    return f"{span.source[0] + ' ' if span.source is not None else ''}line {span.line}"
 
 
 def _unmarked(rule: Rule) -> Rule:

@@ -225,6 +225,46 @@ def remote_write_message(root: Rule, marked, rules: list[Rule], held: frozenset[
     )
 
 
+class RemoteWrites:
+    """Molly's remote writes of derived state (`remote_write`) met while a program is read, each with the rules
+    that keep, send or read the relation it makes global: one error each, at the write (`report`)."""
+
+    def __init__(self, rules: list[Rule], marked, held: frozenset[str]):
+        self.rules, self.marked, self.held = rules, marked, held
+        self.found: dict[int, tuple[Rule, list[str]]] = {}
+
+    def _note(self, relation: str, use: str) -> bool:
+        root = remote_write(self.rules, self.marked, relation, self.held)
+        if root is not None:
+            self.found.setdefault(root.number, (root, []))[1].append(use)
+        return root is not None
+
+    def derives(self, rule: Rule) -> bool:
+        """Whether the @next or @async `rule` derives a global relation made global by a remote write (noted)."""
+        kind = "@next" if rule.kind is RuleKind.INDUCTIVE else "@async"
+        return self._note(rule.head.predicate, f"rule {rule.number} ({kind}, {_where(rule.head.span)}) derives "
+                                               f"'{rule.head.predicate}'")
+
+    def reads(self, rule: Rule) -> bool:
+        """Whether the located `rule` reads a global relation made global by a remote write (noted)."""
+        kind = {RuleKind.INDUCTIVE: "@next", RuleKind.ASYNC: "@async"}.get(rule.kind, "deductive")
+        found = False
+        for b in rule.body:
+            if isinstance(b, Literal) and b.atom.predicate in self.held:
+                found |= self._note(b.atom.predicate, f"rule {rule.number} ({kind}, {_where(b.atom.span)}) reads "
+                                                      f"'{b.atom.predicate}'")
+        return found
+
+    def report(self, error) -> None:
+        for root, uses in self.found.values():
+            error("remote-write", remote_write_message(root, self.marked, self.rules, self.held, uses), root.span)
+
+
+def _where(span) -> str:
+    """The line of a span, with its file when it is another than the program's (an included file)."""
+    return f"{span.source[0] + ' ' if span.source is not None else ''}line {span.line}"
+
+
 def _read_remote(rule: Rule, marked, static, steering, copies: dict[str, str], taken: set[str], error) -> Rule:
     """`rule` with its atoms of static relations read at another node replaced by their copies (`remote_reads`)."""
     literals = [b for b in rule.body if isinstance(b, Literal)]
