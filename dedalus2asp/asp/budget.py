@@ -276,10 +276,10 @@ def estimate(program: Program, instance: Instance | None, bounds: Bounds) -> Est
     def body(rule: Rule) -> float:
         return bindings(rule, size, column, nodes, global_relations)
 
-    def made(rule: Rule) -> float:
-        """The facts a rule adds to its relation at a node and step: its body's valuations (times the senders of a
-        message), and for a head with aggregates at most one fact per group (the values of its other columns)."""
-        found = body(rule)
+    def made(rule: Rule, found: float) -> float:
+        """The facts a rule adds to its relation at a node and step from `found` valuations of its body (times
+        the senders of a message), and for a head with aggregates at most one fact per group (the values of its
+        other columns)."""
         if rule.kind is RuleKind.ASYNC:  # from each of N senders, this addressee's share of their valuations
             found *= nodes / max(1.0, min(float(nodes), addressees(rule, column)))
         if any(isinstance(a, Aggregate) for a in rule.head.args):

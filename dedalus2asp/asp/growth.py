@@ -20,6 +20,10 @@ from ..lang.ast import Instance, Program, Rule, RuleKind
 ROUNDS = 64
 """The steps followed one by one (`derive_sizes`); later steps are taken to hold what the last did."""
 
+WORK = 20_000
+"""At most this many rule bodies are counted in all (a step counts every rule): a program of thousands of rules
+is followed for fewer steps (at least two), so that the estimate stays a fraction of a second."""
+
 HUGE = 10.0**30  # sizes are floats, capped here
 
 SAME_STEP = (RuleKind.DEDUCTIVE, RuleKind.GLOBAL)
@@ -91,13 +95,11 @@ class _Steps:
         now = always + self.events.get(k, {}).get(name, 0.0)
         return now + (max(0.0, before[name] - always) if k and name in self.carried else 0.0)
 
-    def step(self, k: int, sizes: dict[str, float], made, cap) -> None:
-        """`sizes` at step k, from `sizes` at the step before."""
+    def step(self, k: int, sizes: dict[str, float], made, cap, body, found: dict[int, float]) -> dict[int, float]:
+        """`sizes` at step k, from `sizes` at the step before, whose rules' valuations are `found` (by `id` of the
+        rule); returns the valuations of every rule at step k (`body`, once per rule)."""
         before = dict(sizes)
-        later = {}  # what the @next and @async rules of the step before make, from its sizes
-        if k:
-            for name in self.names:
-                later[name] = sum(made(r) for r in self.by_head.get(name, ()) if r.kind not in SAME_STEP)
+        now: dict[int, float] = {}
         for name in self.inputs:
             sizes[name] = min(cap(name), min(HUGE, self.held(name, k, before)))
         for component, recursive in self.within:
@@ -105,37 +107,55 @@ class _Steps:
                 if recursive:  # a recursion within a step reaches every combination of its columns' values
                     sizes[name] = cap(name)
                     continue
-                new = later.get(name, 0.0) + sum(made(r) for r in self.by_head.get(name, ()) if r.kind in SAME_STEP)
+                new = 0.0
+                for rule in self.by_head.get(name, ()):
+                    if rule.kind in SAME_STEP:
+                        now[id(rule)] = body(rule)
+                        new += made(rule, now[id(rule)])
+                    elif k:  # what the @next and @async rules made at the step before
+                        new += made(rule, found[id(rule)])
                 sizes[name] = min(cap(name), min(HUGE, self.held(name, k, before) + new))
+        for rule in self.program.rules:
+            if id(rule) not in now:
+                now[id(rule)] = body(rule)
+        return now
 
 
-def derive_sizes(program: Program, sizes: dict[str, float], made: Callable[[Rule], float], cap: Callable[[str], float],
+def derive_sizes(program: Program, sizes: dict[str, float], made: Callable[[Rule, float], float], cap: Callable[[str], float],
                  steps: int, events: dict[int | None, dict[str, float]], body: Callable[[Rule], float]) -> list[float]:
     """Fill `sizes` with the facts of each relation at a node, its mean over the steps of a run, by following the
     steps one by one from the input facts, as clingo grounds them. At each step the relations come in the order
     in which the deductive rules read each other (the strongly connected components of that graph, sources
     first): a relation has its input facts of that step (`events`, by `input_at`), what its deductive rules make
-    of this step's sizes (`made`, which reads `sizes`) and what its @next and @async rules made of the step
-    before; a relation that a rule carries to the next step unchanged (`carries`) keeps its facts of the step
+    of this step's sizes (`made`, from a rule's valuations by `body`, which reads `sizes`) and what its @next
+    and @async rules made of the step before; a relation that a rule carries to the next step unchanged (`carries`) keeps its facts of the step
     before as well, so what arrives or is made at each step accumulates. A recursion within a step (a transitive
     closure) can reach every combination of its columns' values (`cap`), and so is every size capped. The
-    first `ROUNDS` steps are followed; later ones repeat the last (the sizes are bounded by the caps, and most
-    are steady by then). Returns the valuations of each rule's body (`body`, from the sizes of each step)
+    first `ROUNDS` steps are followed (fewer for thousands of rules, `WORK`); later ones repeat the last (the
+    sizes are bounded by the caps, and most are steady by then), and so do the steps after a steady one (the
+    sizes of the step before, no event to come). Returns the valuations of each rule's body (`body`, from the sizes of each step)
     summed over the steps: relations that hold at the same steps (an event and what it causes) are counted
     together, not as the product of their means."""
     run = _Steps(program, events)
     for name in run.names:
         sizes[name] = 0.0
-    rounds = max(1, min(steps, ROUNDS))
+    last_event = max((k for k in events if k is not None), default=0)
     total = {name: 0.0 for name in run.names}
-    valuations = [0.0] * len(program.rules)
-    for k in range(rounds):
-        run.step(k, sizes, made, cap)
-        weight = steps - rounds + 1 if k == rounds - 1 else 1
+    valuations = {id(rule): 0.0 for rule in program.rules}
+    found: dict[int, float] = {}
+    rounds = max(2, min(ROUNDS, WORK // max(1, len(program.rules))))
+    k = 0
+    while k < steps:
+        before = dict(sizes)
+        found = run.step(k, sizes, made, cap, body, found)
+        # steady: no event to come and the sizes of the step before, so every later step is this one
+        steady = k > last_event and sizes == before
+        weight = steps - k if steady or k == rounds - 1 else 1
         for name in run.names:
             total[name] += sizes[name] * weight
-        for i, rule in enumerate(program.rules):
-            valuations[i] += body(rule) * weight
+        for rule in program.rules:
+            valuations[id(rule)] += found[id(rule)] * weight
+        k += weight
     for name in run.names:
         sizes[name] = total[name] / max(1, steps)
-    return valuations
+    return [valuations[id(rule)] for rule in program.rules]
