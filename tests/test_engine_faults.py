@@ -169,6 +169,21 @@ def test_a_fail_stop_run_is_the_fail_stop_counterexample_of_verify(tmp_path):
     assert info["faults"]["crash_model"] == "fail-stop"
 
 
+def test_a_bare_node_name_of_a_failure_specification_is_mollys_string(tmp_path):
+    """Molly's nodes are strings ("C"); --crash C@1 names "C", as --nodes C does (a quoted name is itself)."""
+    program = tmp_path / "p.ded"
+    program.write_text('peer("C", "a")@1; peer(N, M)@next :- peer(N, M);\nhi(M, N)@async :- peer(N, M);\n'
+                       'got(N, M) :- hi(N, M);\ngot(N, M)@next :- got(N, M);\n')
+    traces = []
+    for name in ("C", '"C"'):
+        out = tmp_path / f"o{len(traces)}"
+        result = invoke("run", program, "-k", 3, f"--crash={name}@0", "--crash-model", "fail-stop", "-o", out)
+        assert result.exit_code == 0, result.stderr
+        assert json.loads((out / "run.json").read_text())["faults"]["crashes"] == [['"C"', 0]]
+        traces.append(sorted(map(str, _rows(out / "trace"))))
+    assert traces[0] == traces[1] and not any("got" in row for row in traces[0])  # C sent nothing: a got nothing
+
+
 def test_a_fail_stop_run_with_drawn_faults_is_a_run_of_the_fail_stop_program(tmp_path):
     """Faults drawn by the seed, under fail-stop: each run's trace is the trace of a model of the fail-stop
     fault-injected program (a crashed node holds only the crash facts; what arrives there is not received)."""

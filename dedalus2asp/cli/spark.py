@@ -160,12 +160,15 @@ def _say_run(info: dict, steps: int, engine_: str, out: Path, budget, chosen) ->
 
 def failure_specification(crash: list[str], omit: list[str], network) -> tuple[tuple, tuple]:
     """--crash NODE@STEP and --omit SENDER@STEP:ADDRESSEE as the crashes and omissions of a schedule; a malformed
-    value, a node outside the network or a node that crashes twice exits 2."""
+    value, a node outside the network or a node that crashes twice exits 2. A bare name is the program's string
+    when the network has no such constant, as --nodes spells Molly's nodes (`--crash C@5` is "C")."""
     import re
 
     nodes = set(network)
 
     def node(name: str, option: str, value: str) -> str:
+        if name not in nodes and f'"{name}"' in nodes:  # Molly's spelling: a bare C is the program's "C" (--nodes)
+            return f'"{name}"'
         if name not in nodes:
             usage("bad-option", f"{option} {value}: {name!r} is not a node of the network ({', '.join(sorted(nodes))})", option)
         return name
