@@ -185,8 +185,11 @@ def columns(program: Program, instance: Instance | None, dom: int, nodes: int, s
             elif isinstance(arg, Arithmetic) and all(v.name in bound for v in arg.variables() if not v.anonymous):
                 # `T - 1` of a column: as many values as it (summed over the columns it reads); a counter that
                 # reads its own relation (`seed(A, S + C)@next :- seed(A, S), ...`) adds one value per step
-                for v in arg.variables():
+                named = [v for v in arg.variables() if not v.anonymous]
+                for v in named:
                     flows.setdefault(bound[v.name], set()).add(col)
+                if not named:  # `1 + 2`: one value
+                    base[col] += 1
                 if any(a.predicate == rule.head.predicate for a in rule.positive):
                     base[col] += steps
             else:
