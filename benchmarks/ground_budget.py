@@ -9,6 +9,8 @@ grounds (its `lp` statistics after a first model), their ratio, and whether the 
 stopped after `--limit` seconds. Molly's nodes are given as the strings its facts write.
 
     python benchmarks/ground_budget.py --molly PATH/TO/molly [--limit 120] [--json benchmarks/ground_budget.json]
+    python benchmarks/ground_budget.py --molly PATH/TO/molly --delivery async --max-delay 2 \
+        --json benchmarks/ground_budget-async.json     # the same configurations under tplp2016's delivery
 
 Measured (issue #31, 2 shared cores): 94 configurations, 86 that load and ground. Before the estimate
 followed the steps (`asp.growth`) and counted joins' selectivity: 0 to 1,613 times clingo's rules, 30
@@ -36,8 +38,9 @@ from dedalus2asp.bounds import Bounds, Network  # noqa: E402
 from dedalus2asp.lang.diagnostics import DiagnosticError  # noqa: E402
 
 
-def bounds_of(c: Configuration) -> Bounds:
-    network = Network("sync", loss_until=max(c.eff - 1, 0), crashes=c.crashes, nodes=tuple(f'"{n}"' for n in c.nodes))
+def bounds_of(c: Configuration, delivery: str = "sync", max_delay: int | None = None) -> Bounds:
+    network = Network(delivery, max_delay=max_delay, loss_until=max(c.eff - 1, 0), crashes=c.crashes,
+                      nodes=tuple(f'"{n}"' for n in c.nodes))
     return Bounds(c.eot - 1, network=network)
 
 
@@ -66,14 +69,14 @@ def grounded(text: str, limit: float) -> tuple[int | None, float | None]:
     return out.get() if not out.empty() else (None, None)
 
 
-def measure(root: Path, c: Configuration, limit: float) -> dict:
+def measure(root: Path, c: Configuration, limit: float, delivery: str = "sync", max_delay: int | None = None) -> dict:
     row = {"source": c.source, "files": list(c.files), "eot": c.eot, "eff": c.eff, "crashes": c.crashes,
            "nodes": list(c.nodes)}
     try:
         program, instance, _ = pipeline.load([root / f for f in c.files], None, "molly")
     except DiagnosticError as error:
         return row | {"loads": False, "error": error.diagnostics[0].message[:160]}
-    bounds = bounds_of(c)
+    bounds = bounds_of(c, delivery, max_delay)
     began = time.perf_counter()
     estimate = budget.estimate(program, instance, bounds).total
     estimated_in = time.perf_counter() - began
@@ -124,13 +127,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--molly", required=True, help="a checkout of palvaro/molly (or its examples_ft folder)")
     parser.add_argument("--limit", type=float, default=120.0, help="seconds of grounding per program")
+    parser.add_argument("--delivery", choices=("sync", "async"), default="sync",
+                        help="sync: Molly's rounds (the default); async: tplp2016's delivery, with --max-delay")
+    parser.add_argument("--max-delay", type=int, default=None, help="the delay bound under --delivery async")
     parser.add_argument("--json", default=str(Path(__file__).with_name("ground_budget.json")))
     args = parser.parse_args()
     root = examples_ft(args.molly)
     rows = []
     print(f"{'program':44} {'EOT':>3} {'EFF':>3} {'C':>2} {'estimate':>12} {'ground':>10} {'ratio':>8} budget (s)")
     for c in configurations(root):
-        row = measure(root, c, args.limit)
+        row = measure(root, c, args.limit, args.delivery, args.max_delay)
         rows.append(row)
         name = " + ".join(c.files)[:44]
         if not row["loads"]:
@@ -148,7 +154,8 @@ def main() -> None:
         "within_10x": sum(1 for x in ratios if 0.1 <= x <= 10), "measured": len(ratios),
     }
     print(json.dumps(summary))
-    Path(args.json).write_text(json.dumps({"summary": summary, "rows": rows}, indent=1) + "\n")
+    Path(args.json).write_text(json.dumps({"delivery": args.delivery, "max_delay": args.max_delay, "summary": summary,
+                                           "rows": rows}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

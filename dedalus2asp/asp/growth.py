@@ -121,21 +121,23 @@ class _Steps:
         return now
 
 
-def derive_sizes(program: Program, sizes: dict[str, float], made: Callable[[Rule, float], float], cap: Callable[[str], float],
-                 steps: int, events: dict[int | None, dict[str, float]], body: Callable[[Rule], float]) -> list[float]:
+def derive_sizes(program: Program, sizes: dict[str, float], made: Callable[[Rule, float], float],
+                 cap: Callable[[str], float], steps: int, events: dict[int | None, dict[str, float]],
+                 body: Callable[[Rule], float]) -> list[float]:
     """Fill `sizes` with the facts of each relation at a node, its mean over the steps of a run, by following the
     steps one by one from the input facts, as clingo grounds them. At each step the relations come in the order
     in which the deductive rules read each other (the strongly connected components of that graph, sources
     first): a relation has its input facts of that step (`events`, by `input_at`), what its deductive rules make
     of this step's sizes (`made`, from a rule's valuations by `body`, which reads `sizes`) and what its @next
-    and @async rules made of the step before; a relation that a rule carries to the next step unchanged (`carries`) keeps its facts of the step
-    before as well, so what arrives or is made at each step accumulates. A recursion within a step (a transitive
-    closure) can reach every combination of its columns' values (`cap`), and so is every size capped. The
-    first `ROUNDS` steps are followed (fewer for thousands of rules, `WORK`); later ones repeat the last (the
-    sizes are bounded by the caps, and most are steady by then), and so do the steps after a steady one (the
-    sizes of the step before, no event to come). Returns the valuations of each rule's body (`body`, from the sizes of each step)
-    summed over the steps: relations that hold at the same steps (an event and what it causes) are counted
-    together, not as the product of their means."""
+    and @async rules made of the step before; a relation that a rule carries to the next step unchanged
+    (`carries`) keeps its facts of the step before as well, so what arrives or is made at each step
+    accumulates. A recursion within a step (a transitive closure) can reach every combination of its columns'
+    values (`cap`), and so is every size capped. The first `ROUNDS` steps are followed (fewer for thousands of
+    rules, `WORK`); later ones repeat the last (the sizes are bounded by the caps, and most are steady by
+    then), and so do the steps after a steady one (the sizes of the step before, no event to come). Returns
+    the valuations of each rule's body (`body`, from the sizes of each step) summed over the steps: relations
+    that hold at the same steps (an event and what it causes) are counted together, not as the product of
+    their means."""
     run = _Steps(program, events)
     for name in run.names:
         sizes[name] = 0.0
