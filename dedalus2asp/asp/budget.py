@@ -293,8 +293,9 @@ def estimate(program: Program, instance: Instance | None, bounds: Bounds) -> Est
             found = min(found, groups)
         return found
 
+    window = 1 if network.delivery == "sync" else steps if network.max_delay is None else network.max_delay
     valuations = derive_sizes(program, sizes, made, lambda name: cap(name, arities.get(name, 0)), steps,
-                              input_at(instance), body)
+                              input_at(instance), body, window)
     parts = rule_parts(program, valuations, nodes, steps, arrivals)
     parts += copy_parts(program, size, nodes, steps, global_relations)
     parts += encoding_parts(program, bounds, nodes, steps)

@@ -95,9 +95,11 @@ class _Steps:
         now = always + self.events.get(k, {}).get(name, 0.0)
         return now + (max(0.0, before[name] - always) if k and name in self.carried else 0.0)
 
-    def step(self, k: int, sizes: dict[str, float], made, cap, body, found: dict[int, float]) -> dict[int, float]:
-        """`sizes` at step k, from `sizes` at the step before, whose rules' valuations are `found` (by `id` of the
-        rule); returns the valuations of every rule at step k (`body`, once per rule)."""
+    def step(self, k: int, sizes: dict[str, float], made, cap, body, found: list[dict[int, float]]) -> dict[int, float]:
+        """`sizes` at step k, from `sizes` at the step before and the valuations of the rules (by `id`) at the
+        steps before, the last first (`found`: one step under synchronous delivery, the steps of the delay window
+        under asynchronous delivery, where a message sent at any of them may arrive at k); returns the valuations
+        of every rule at step k (`body`, once per rule)."""
         before = dict(sizes)
         now: dict[int, float] = {}
         for name in self.inputs:
@@ -112,8 +114,10 @@ class _Steps:
                     if rule.kind in SAME_STEP:
                         now[id(rule)] = body(rule)
                         new += made(rule, now[id(rule)])
-                    elif k:  # what the @next and @async rules made at the step before
-                        new += made(rule, found[id(rule)])
+                    elif rule.kind is RuleKind.ASYNC:  # what was sent within the delay window
+                        new += sum(made(rule, at[id(rule)]) for at in found)
+                    elif found:  # what the @next rules made at the step before
+                        new += made(rule, found[0][id(rule)])
                 sizes[name] = min(cap(name), min(HUGE, self.held(name, k, before) + new))
         for rule in self.program.rules:
             if id(rule) not in now:
@@ -123,7 +127,7 @@ class _Steps:
 
 def derive_sizes(program: Program, sizes: dict[str, float], made: Callable[[Rule, float], float],
                  cap: Callable[[str], float], steps: int, events: dict[int | None, dict[str, float]],
-                 body: Callable[[Rule], float]) -> list[float]:
+                 body: Callable[[Rule], float], window: int = 1) -> list[float]:
     """Fill `sizes` with the facts of each relation at a node, its mean over the steps of a run, by following the
     steps one by one from the input facts, as clingo grounds them. At each step the relations come in the order
     in which the deductive rules read each other (the strongly connected components of that graph, sources
@@ -134,7 +138,8 @@ def derive_sizes(program: Program, sizes: dict[str, float], made: Callable[[Rule
     accumulates. A recursion within a step (a transitive closure) can reach every combination of its columns'
     values (`cap`), and so is every size capped. The first `ROUNDS` steps are followed (fewer for thousands of
     rules, `WORK`); later ones repeat the last (the sizes are bounded by the caps, and most are steady by
-    then), and so do the steps after a steady one (the sizes of the step before, no event to come). Returns
+    then), and so do the steps after a steady one (the sizes of the step before, no event to come). A message
+    sent at one of the `window` steps before may arrive (1 under synchronous delivery). Returns
     the valuations of each rule's body (`body`, from the sizes of each step) summed over the steps: relations
     that hold at the same steps (an event and what it causes) are counted together, not as the product of
     their means."""
@@ -144,19 +149,21 @@ def derive_sizes(program: Program, sizes: dict[str, float], made: Callable[[Rule
     last_event = max((k for k in events if k is not None), default=0)
     total = {name: 0.0 for name in run.names}
     valuations = {id(rule): 0.0 for rule in program.rules}
-    found: dict[int, float] = {}
+    found: list[dict[int, float]] = []  # the valuations of the steps before, the last first
     rounds = max(2, min(ROUNDS, WORK // max(1, len(program.rules))))
     k = 0
     while k < steps:
         before = dict(sizes)
-        found = run.step(k, sizes, made, cap, body, found)
-        # steady: no event to come and the sizes of the step before, so every later step is this one
-        steady = k > last_event and sizes == before
+        now = run.step(k, sizes, made, cap, body, found)
+        found = [now, *found][:window]
+        # steady: no event to come, the sizes of the step before and the same valuations over the whole delay
+        # window, so every later step is this one
+        steady = k > last_event and sizes == before and len(found) == window and all(at == now for at in found)
         weight = steps - k if steady or k == rounds - 1 else 1
         for name in run.names:
             total[name] += sizes[name] * weight
         for rule in program.rules:
-            valuations[id(rule)] += found[id(rule)] * weight
+            valuations[id(rule)] += now[id(rule)] * weight
         k += weight
     for name in run.names:
         sizes[name] = total[name] / max(1, steps)
