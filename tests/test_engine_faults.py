@@ -143,6 +143,71 @@ def test_run_computes_a_verify_counterexample_from_its_failure_specification(pro
     assert rows == expected
 
 
+def test_a_fail_stop_run_is_the_fail_stop_counterexample_of_verify(tmp_path):
+    """--crash-model fail-stop (docs/faults.md): from its crash step on a node holds, receives, derives and sends
+    nothing, as `not _silenced(x, s)` has it in the fault-injected program. 2PC whose coordinator c crashes: the
+    run of verify's fail-stop counterexample (its crash given as --crash) is its trace, pre/post included; under
+    Molly's clock rules the same crash leaves c deducing, and its trace differs."""
+    from dedalus2asp.questions.verify import verify
+
+    files = [MOLLY / "two_phase_commit.ded", MOLLY / "commit_assert.ded"]
+    program, instance, _ = pipeline.load(files, None, "molly")
+    verdict = verify(program, instance, Bounds(5, network=Network("sync", crashes=1, crash_model="fail-stop")))
+    assert verdict.holds is False and verdict.counterexample.crashes
+    [crash] = verdict.counterexample.crashes
+    expected = {(str(x), s, r, tuple(map(str, a))) for x, s, r, a in verdict.counterexample.model.trace}
+    runs = {}
+    for model in ("fail-stop", "clock"):
+        result = invoke("run", *files, "-i", nodes_file(tmp_path), "-k", 6, f"--crash={crash.node}@{crash.step}",
+                        "--crash-model", model, "-o", tmp_path / model)
+        assert result.exit_code == 0, result.stderr
+        runs[model] = {(r["node"], r["step"], r["relation"], tuple(r["args"])) for r in _rows(tmp_path / model / "trace")}
+    assert runs["fail-stop"] == expected
+    assert not {row for row in runs["fail-stop"] if row[0] == str(crash.node) and row[1] >= crash.step}
+    assert {row for row in runs["clock"] if row[0] == str(crash.node) and row[1] >= crash.step}
+    info = json.loads((tmp_path / "fail-stop" / "run.json").read_text())
+    assert info["faults"]["crash_model"] == "fail-stop"
+
+
+def test_a_bare_node_name_of_a_failure_specification_is_mollys_string(tmp_path):
+    """Molly's nodes are strings ("C"); --crash C@1 names "C", as --nodes C does (a quoted name is itself)."""
+    program = tmp_path / "p.ded"
+    program.write_text('peer("C", "a")@1; peer(N, M)@next :- peer(N, M);\nhi(M, N)@async :- peer(N, M);\n'
+                       'got(N, M) :- hi(N, M);\ngot(N, M)@next :- got(N, M);\n')
+    traces = []
+    for name in ("C", '"C"'):
+        out = tmp_path / f"o{len(traces)}"
+        result = invoke("run", program, "-k", 3, f"--crash={name}@0", "--crash-model", "fail-stop", "-o", out)
+        assert result.exit_code == 0, result.stderr
+        assert json.loads((out / "run.json").read_text())["faults"]["crashes"] == [['"C"', 0]]
+        traces.append(sorted(map(str, _rows(out / "trace"))))
+    assert traces[0] == traces[1] and not any("got" in row for row in traces[0])  # C sent nothing: a got nothing
+
+
+def test_a_fail_stop_run_with_drawn_faults_is_a_run_of_the_fail_stop_program(tmp_path):
+    """Faults drawn by the seed, under fail-stop: each run's trace is the trace of a model of the fail-stop
+    fault-injected program (a crashed node holds only the crash facts; what arrives there is not received)."""
+    program_file = tmp_path / "suspecting.ded"
+    program_file.write_text(SUSPECTING)
+    program, instance, _ = pipeline.load(program_file, None, "molly")
+    network = Network("sync", loss_until=2, crashes=1, crash_times="any", crash_model="fail-stop")
+    found = inspect.traces(transform(program, instance, Bounds(3, network=network)))
+    assert found.complete
+    models = {frozenset((str(x), s, r, tuple(map(str, a))) for x, s, r, a in m.trace) for m in found.models}
+    crashed_runs = 0
+    for seed in range(6):
+        out = tmp_path / f"s{seed}"
+        result = invoke("run", program_file, "-i", nodes_file(tmp_path), "-k", 4, "--loss-until", 2, "--crashes", 1,
+                        "--crash-model", "fail-stop", "--seed", seed, "-o", out)
+        assert result.exit_code == 0, result.stderr
+        rows = {(r["node"], r["step"], r["relation"], tuple(r["args"])) for r in _rows(out / "trace")}
+        assert rows in models, f"seed {seed}: not the trace of a model of the fail-stop program"
+        for x, s in json.loads((out / "run.json").read_text())["faults"]["crashes"]:
+            crashed_runs += 1
+            assert {r for (y, t, r, _) in rows if y == x and t >= s} <= {"crash"}
+    assert crashed_runs
+
+
 @pytest.mark.parametrize("options, message", [
     (["--crash", "a"], "write NODE@STEP"),
     (["--crash", "z@1"], "'z' is not a node of the network"),
@@ -161,13 +226,14 @@ def test_run_on_spark_with_faults_writes_the_local_tables(spark, tmp_path):
     """`run --engine spark` under drawn crashes and omissions writes the tables of `--engine local`: a program that
     reads crash (sync schedule; seed 2 crashes a at step 1 after its broadcast got out, and omits channels of b and
     c), and the classic broadcast (random schedule, delay <= 2; seed 4 crashes c at step 1 and omits a's copy to c at
-    step 0). Two small runs: a Spark run of a few rules takes tens of seconds on a loaded machine. The command's
+    step 0); and the first under fail-stop crashes (a holds and does nothing from step 1 on). Three small runs: a Spark run of a few rules takes tens of seconds on a loaded machine. The command's
     Spark session is the module's one (`getOrCreate`)."""
     suspecting = tmp_path / "suspecting.ded"
     suspecting.write_text(SUSPECTING)
     cases = [
         (suspecting, ["--seed", 2], {"crashes": [["a", 1]]}),
         (MOLLY / "classic_broadcast.ded", ["--seed", 4, "--schedule", "random", "-D", 2], {"crashes": [["c", 1]]}),
+        (suspecting, ["--seed", 2, "--crash-model", "fail-stop"], {"crashes": [["a", 1]]}),
     ]
     for number, (program, options, expected) in enumerate(cases):
         results = {}

@@ -221,14 +221,26 @@ def test_a_deductive_rule_writes_at_its_heads_node(tmp_path):
         (a, 0, "knows", (clingo.String("Z"),)), (a, 1, "knows", (clingo.String("Z"),))}
 
 
-def test_a_remote_read_of_what_the_run_derives_is_still_refused(tmp_path):
-    """Only static relations are copied: a rule that writes at another node what the run derives there is an
-    error, as before (Molly's global database would do it at once; tplp2016's nodes cannot)."""
-    (tmp_path / "p.ded").write_text('go("a", "b")@1;\nseen(A, B) :- go(A, B);\ngot(B, A) :- seen(A, B);\n'
-                                    'got(B, A)@next :- got(B, A);\n')
+def test_a_remote_write_of_what_the_run_derives_is_one_error_at_its_rule(tmp_path):
+    """Only static relations are copied. A deductive rule that writes at another node what the run derives
+    (Molly's gstore: `ja(Leader, ...) :- j_buf(Server, ...)`) is refused with one error at that rule, which says
+    what Molly does (one database per time) and why tplp2016's runs cannot (lock-step rounds), and lists the
+    rules it steers, those of an included file with their file, instead of an error at each of them."""
+    (tmp_path / "more.ded").write_text('kept(B, A)@next :- got(B, A);\n')
+    (tmp_path / "p.ded").write_text('include "more.ded";\ngo("a", "b")@1;\nseen(A, B) :- go(A, B);\n'
+                                    'got(B, A) :- seen(A, B);\ngot(B, A)@next :- got(B, A);\n')
     done = _cli("check", "p.ded", cwd=tmp_path)
-    assert done.returncode == 2 and "global relation" in done.stderr and "Traceback" not in done.stderr
-    assert "rule 3 writes 'got' at 'B' from what the run derives at another node ('seen')" in done.stderr
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    errors = [line for line in done.stderr.splitlines() if ": error: " in line]
+    assert len(errors) == 1 and errors[0].startswith("p.ded:4:1: error: rule 4 writes 'got' at 'B' (its first "
+                                                      "column) from what the run derives at 'A' at the same time ('seen')")
+    assert "rule 1 (@next, more.ded line 1) reads 'got'" in errors[0]
+    assert "rule 5 (@next, line 5) derives 'got'" in errors[0]
+    assert "lock-step rounds" in errors[0] and "@async" in errors[0]
+    # sent instead, it loads
+    (tmp_path / "p.ded").write_text('include "more.ded";\ngo("a", "b")@1;\nseen(A, B) :- go(A, B);\n'
+                                    'got(B, A)@async :- seen(A, B);\ngot(B, A)@next :- got(B, A);\n')
+    assert _cli("check", "p.ded", cwd=tmp_path).returncode == 0
 
 
 # --- Molly's corpus: an include Molly cannot read either ---------------------------------------------------------

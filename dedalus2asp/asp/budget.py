@@ -5,44 +5,48 @@ interrupted nor bounded in memory: `p(A,B,C,D) :- r(A), r(B), r(C), r(D).` over 
 facts of r asks for 13 million instances per node and step, and `count -T 100000` on
 tplp2016 Example 1 for 10^10 candidate arrivals of messages (tplp2016 §4.3, the
 `cand` rules). `estimate` gives the order of the number of ground rule instances
-from the program, the input and the bounds, in time linear in the program (on the
-shipped examples, from 0.6 to 50 times the number of ground rules clingo reports);
-`check` refuses an estimate above the budget (`--max-ground`) with the rule to blame,
-unless, where the estimate rests on estimated sizes and is within `PROBE_FACTOR` of the budget
-(`_uncertain`), clingo, given `PROBE_SECONDS` in a process of its own, grounds the program within the
-budget (`measured`): a static estimate cannot see that a value computed by arithmetic takes few
-values in a run (Molly's Paxos model: millions estimated, 10,238 rules ground).
+from the program, the input and the bounds, in time linear in the program and in the
+steps followed (on Molly's corpus at Molly's settings and beyond, from 0.47 to 7 times the
+number of ground rules clingo reports: `benchmarks/ground_budget.py`); `check` refuses an
+estimate above the budget (`--max-ground`) with the rule to blame, unless, where the estimate
+rests on estimated sizes and is within `PROBE_FACTOR` of the budget (`_uncertain`), clingo,
+given `PROBE_SECONDS` in a process of its own, grounds the program within the budget
+(`measured`).
 
 The values of each column (R, i) come first (`columns`): the input's values of
 that column, a head's constants, and what flows in from the body column that binds
 the head's variable, summed over the flow graph (a `count`, `min` or `max` from the
-column it aggregates: no more values than it); a computed head argument
-(arithmetic, a `sum`) or one bound by nothing counted here takes the whole
-active domain D, which counts T + 1 values per such argument (a counter over the
-steps). Then the size |R| of each relation, in the order relations read each
-other: an input relation's facts at the node holding most of them; a derived one,
-the sum of its rules' body valuations (a message relation: times |N| senders),
-capped by the product of its columns' values (a head with aggregates: one fact per
-group); a recursive one, that cap — unless its recursion only carries its facts to the
-next step unchanged (`R(ū)@next :- R(ū), ...`), which adds none.
+column it aggregates: no more values than it; `T - 1` from the column of T, and a counter
+that reads its own relation, `seed(A, S + C)@next :- seed(A, S), ...`, one value more per
+step); a `sum` or an argument bound by nothing counted here takes the whole active domain D,
+which counts T + 1 values per computed argument. Then the sizes of the relations at a node,
+step by step from the input facts, as clingo grounds them (`derive_sizes`): at each step the
+input facts of that step (an event `R(ā)@k` at step k only), what the deductive rules make of
+this step's sizes, in the order they read each other, what the @next and @async rules made of
+the step before (a message relation: this addressee's share of the valuations of |N| senders),
+and, for a relation that a rule carries to the next step (`R(ū)@next :- R(ū), ...`), the facts
+of the step before, so that what arrives accumulates; every size is capped by the product of its
+columns' values, which a recursion within a step (a transitive closure) reaches.
 
-The estimate of a rule is the product of
+The estimate of a rule is its body's valuations at each step, summed over the steps (so an event
+and what it causes count at the steps they hold, together), times
 
 * the valuations of its body: positive atoms taken greedily, each one contributing
-  min(|R|, the values of its columns whose variables are not yet bound); a variable
-  that `V = t` assigns contributes 1, negated atoms and comparisons only filter; an
-  atom read at a fixed step `p(a)@k` is as large as p; a global rule reads a
-  relation at every node (|N| · |R|, its location column holding the nodes);
-* the nodes it runs at (|N|; a global rule runs once, over the facts of all
-  nodes), and the steps (T + 1);
+  min(|R|, |R| / the values of its columns bound by earlier atoms or constants, the values of
+  its columns whose variables are not yet bound) — a join keeps the share of R's rows that can
+  match, and at least one of them; a variable that `V = t` assigns contributes 1, negated atoms
+  and comparisons only filter; an atom read at a fixed step `p(a)@k` is as large as p; a global
+  rule reads a relation at every node (|N| · |R|, its location column holding the nodes);
+* the nodes it runs at (|N|; a global rule runs once, over the facts of all nodes);
 * for an asynchronous rule, the candidate arrival steps of each message: T + 1,
   or D + 1 under a delay bound D, or 1 under synchronous delivery (and one more,
   "lost", when messages may be lost).
 
-Each relation's facts are also copied at every node and step (N · (T + 1) · |R|
-atoms, the persistence rules), and the paper encoding of the causal semantics
-grounds the transitivity of happens-before (tplp2016 §4.4.1 rule (8)) in
-(N · (T + 1))^3 instances, which the fast encoding avoids.
+Each relation's facts are also copied at every node and step (N · Σ_t |R_t| atoms, the
+persistence rules); the encoding grounds its clock and nodes, the local edges of happens-before
+and the fault choices (`encoding_parts`), and its paper encoding of the causal semantics the
+transitivity of happens-before (tplp2016 §4.4.1 rule (8)) in (N · (T + 1))^3 instances, which the
+fast encoding avoids.
 """
 
 from __future__ import annotations
@@ -52,10 +56,11 @@ from dataclasses import dataclass
 
 import clingo
 
-from ..bounds import Bounds, Encoding, Network
+from ..bounds import CRASH, Bounds, Encoding, Network
 from ..lang.ast import Aggregate, Arithmetic, Constant, Instance, Literal, Program, Rule, RuleKind, Variable
 from ..lang.analysis import strongly_connected
 from ..lang.diagnostics import Diagnostic, DiagnosticError
+from .growth import derive_sizes, input_at
 from .solve import Stopped, isolated
 from .transform import transform
 
@@ -129,9 +134,9 @@ def _variable(term) -> str | None:
     return term.name if isinstance(term, Variable) and not term.anonymous else None
 
 
-def input_sizes(instance: Instance | None) -> dict[str, int]:
+def input_sizes(instance: Instance | None) -> dict[str, float]:
     """|R| of each input relation: the number of its distinct facts at the node holding most of them."""
-    sizes: dict[str, int] = {}
+    sizes: dict[str, float] = {}
     if instance is None:
         return sizes
     for facts in instance.facts.values():
@@ -139,14 +144,14 @@ def input_sizes(instance: Instance | None) -> dict[str, int]:
         for fact in facts:
             here.setdefault(fact.predicate, set()).add((fact.args, fact.step))
         for name, distinct in here.items():
-            sizes[name] = max(sizes.get(name, 0), len(distinct))
+            sizes[name] = max(sizes.get(name, 0.0), float(len(distinct)))
     return sizes
 
 
 NODES = ("", -1)  # the column of locations a global rule reads: the nodes
 
 
-def columns(program: Program, instance: Instance | None, dom: int, nodes: int) -> dict[tuple[str, int], float]:
+def columns(program: Program, instance: Instance | None, dom: int, nodes: int, steps: int = 1) -> dict[tuple[str, int], float]:
     """How many values each column (R, i) can hold: the values that enter it (the input's, a head's constants,
     what a head computes or what nothing binds: the whole domain), and those that flow into it from the body
     column that binds its variable, summed along the flow graph (its strongly connected components share their
@@ -177,6 +182,16 @@ def columns(program: Program, instance: Instance | None, dom: int, nodes: int) -
             elif isinstance(arg, Aggregate) and arg.function in ("min", "max", "count") and _variable(arg.term) in bound:
                 # min and max: one of the values aggregated; count: 1..n for n of them, as many values
                 flows.setdefault(bound[_variable(arg.term)], set()).add(col)
+            elif isinstance(arg, Arithmetic) and all(v.name in bound for v in arg.variables() if not v.anonymous):
+                # `T - 1` of a column: as many values as it (summed over the columns it reads); a counter that
+                # reads its own relation (`seed(A, S + C)@next :- seed(A, S), ...`) adds one value per step
+                named = [v for v in arg.variables() if not v.anonymous]
+                for v in named:
+                    flows.setdefault(bound[v.name], set()).add(col)
+                if not named:  # `1 + 2`: one value
+                    base[col] += 1
+                if any(a.predicate == rule.head.predicate for a in rule.positive):
+                    base[col] += steps
             else:
                 base[col] += 1 if isinstance(arg, Constant) else dom
     every = list({*base, *flows, *(c for targets in flows.values() for c in targets)})
@@ -206,16 +221,18 @@ def bindings(rule: Rule, size, column, nodes: int, global_relations=frozenset())
         for lit in pending:
             shift = 1 if rule.kind is RuleKind.GLOBAL and lit.atom.predicate not in global_relations else 0
             rows = size(lit.atom.predicate) * (nodes if shift else 1)
-            fresh, new = 1.0, set()
+            fresh, new, selected = 1.0, set(), 1.0
             for j, arg in enumerate(lit.atom.args):
+                values = float(nodes) if j < shift else column(lit.atom.predicate, j - shift)
                 if isinstance(arg, Variable) and (arg.anonymous or arg.name not in bound):
-                    values = float(nodes) if j < shift else column(lit.atom.predicate, j - shift)
                     if not arg.anonymous:
                         if arg.name in new:
                             continue
                         new.add(arg.name)
                     fresh = _cap(fresh * values)
-            factor = min(rows, fresh)
+                elif values > 1:  # a bound variable or a constant: one value of the column, 1/values of its rows
+                    selected = _cap(selected * values)
+            factor = min(rows, max(1.0, rows / selected), fresh)  # a join keeps a row it can match
             if best is None or factor < best[0]:
                 best = (factor, lit, new)
         factor, lit, new = best
@@ -234,27 +251,18 @@ def bindings(rule: Rule, size, column, nodes: int, global_relations=frozenset())
     return total
 
 
-def _carries(rule: Rule) -> bool:
-    """Whether the rule only carries facts of its own relation to the next step, unchanged: an inductive rule
-    whose head has the arguments of one of its positive body atoms of the same relation (tr2009's persistence,
-    with any filters: `seed(A, S)@next :- seed(A, S), notin update_seed(A)`)."""
-    return rule.kind is RuleKind.INDUCTIVE and any(
-        a.predicate == rule.head.predicate and a.args == rule.head.args for a in rule.positive
-    )
-
-
 def estimate(program: Program, instance: Instance | None, bounds: Bounds) -> Estimate:
     """The ground size of the program on the input within the bounds, part by part (see the module's docstring)."""
     dom = domain(program, instance, bounds)
     network = bounds.network
-    nodes = max(1, len(populated.network) if (populated := network.populate(instance)) is not None else 0)  # --nodes: only those the input lacks
+    nodes = len(populated.network) if (populated := network.populate(instance)) is not None else 0  # --nodes: only those the input lacks
     steps = bounds.horizon + 1
     arrivals = candidate_arrivals(network, steps)
-    given = input_sizes(instance)
-    sizes: dict[str, float] = dict(given)
+    sizes: dict[str, float] = dict(input_sizes(instance))
+    arities = {**program.schema(), **program.idb()}
     global_relations = frozenset(program.global_relations())
 
-    values = columns(program, instance, dom, nodes)
+    values = columns(program, instance, dom, nodes, steps)
 
     def size(name: str) -> float:
         return sizes.get(name, 0.0)
@@ -271,10 +279,12 @@ def estimate(program: Program, instance: Instance | None, bounds: Bounds) -> Est
     def body(rule: Rule) -> float:
         return bindings(rule, size, column, nodes, global_relations)
 
-    def made(rule: Rule) -> float:
-        """The facts a rule adds to its relation at a node and step: its body's valuations (times the senders of a
-        message), and for a head with aggregates at most one fact per group (the values of its other columns)."""
-        found = body(rule) * (nodes if rule.kind is RuleKind.ASYNC else 1)
+    def made(rule: Rule, found: float) -> float:
+        """The facts a rule adds to its relation at a node and step from `found` valuations of its body (times
+        the senders of a message), and for a head with aggregates at most one fact per group (the values of its
+        other columns)."""
+        if rule.kind is RuleKind.ASYNC:  # from each of N senders, this addressee's share of their valuations
+            found *= nodes / max(1.0, min(float(nodes), addressees(rule, column)))
         if any(isinstance(a, Aggregate) for a in rule.head.args):
             groups = 1.0
             for i, arg in enumerate(rule.head.args):
@@ -283,9 +293,12 @@ def estimate(program: Program, instance: Instance | None, bounds: Bounds) -> Est
             found = min(found, groups)
         return found
 
-    derive_sizes(program, given, sizes, made, cap)
-    parts = rule_parts(program, body, nodes, steps, arrivals)
+    window = 1 if network.delivery == "sync" else steps if network.max_delay is None else network.max_delay
+    valuations = derive_sizes(program, sizes, made, lambda name: cap(name, arities.get(name, 0)), steps,
+                              input_at(instance), body, window)
+    parts = rule_parts(program, valuations, nodes, steps, arrivals)
     parts += copy_parts(program, size, nodes, steps, global_relations)
+    parts += encoding_parts(program, bounds, nodes, steps)
     if bounds.encoding is Encoding.PAPER and bounds.semantics.causal:
         parts.append(Part(
             f"the transitivity of happens-before over {nodes} node(s) × {steps} step(s) in the paper encoding "
@@ -295,30 +308,43 @@ def estimate(program: Program, instance: Instance | None, bounds: Bounds) -> Est
     return Estimate(tuple(parts))
 
 
-def derive_sizes(program: Program, given: dict[str, int], sizes: dict[str, float], made, cap) -> None:
-    """Fill `sizes` with the facts of each derived relation, a strongly connected component at a time, the
-    relations a component reads first: a recursive component reaches every combination of its columns' values
-    (`cap`), another adds to its input facts what its rules make (`made`, which reads `sizes`)."""
-    derived = program.idb()
-    by_head: dict[str, list[Rule]] = {}
-    succ: dict[str, list[str]] = {}
-    for rule in program.rules:
-        by_head.setdefault(rule.head.predicate, []).append(rule)
-        for atom in rule.positive:
-            succ.setdefault(atom.predicate, []).append(rule.head.predicate)
-    for component in reversed(strongly_connected(list({*derived, *succ}), succ)):  # what a relation reads first
-        inside = set(component)
-        # a rule that carries facts of its relation unchanged (R(ū)@next :- R(ū), ...) adds no new fact
-        makers = [r for name in component for r in by_head.get(name, ()) if not _carries(r)]
-        recursive = any(a.predicate in inside for r in makers for a in r.positive)
-        for name in component:
-            if name not in by_head:
-                continue
-            if recursive:  # recursion can reach every combination of its columns' values
-                sizes[name] = cap(name, derived[name])
-            else:
-                found = sum(made(r) for r in by_head[name] if not _carries(r))
-                sizes[name] = min(cap(name, derived[name]), _cap(given.get(name, 0) + found))
+def encoding_parts(program: Program, bounds: Bounds, nodes: int, steps: int) -> list[Part]:
+    """What the encoding grounds whatever the rules: its clock (time/1, tsucc/2) and nodes (all/1), the local
+    edges of happens-before (the fast causal encoding's `#edge`, one per node and step), and the faults of
+    `templates/faults.lp.j2`: a choice of each channel at each step of the loss window (Molly's omissions),
+    a choice of crash step per node, the steps from each crash on (`_silenced`), Molly's crash candidates
+    (`_sent_by`, one per node and pair of steps) and the `crash(y, s)` facts at every node and step."""
+    network = bounds.network
+    parts = [Part(f"the clock of the encoding: time/1 and tsucc/2 over {steps} step(s), all/1 over {nodes} node(s)",
+                  float(2 * steps - 1 + nodes))]
+    if bounds.encoding is Encoding.FAST and bounds.semantics.causal and not network.fail_stop:
+        parts.append(Part(f"the local edges of happens-before: {nodes} node(s) × {steps - 1} step(s)",
+                          float(nodes * max(0, steps - 1))))
+    if network.by_channel and network.loss_until:
+        parts.append(Part(f"the omissions: {nodes}² channel(s) × {min(steps, network.loss_until)} step(s)",
+                          float(nodes * nodes * min(steps, network.loss_until))))
+    if network.crashes:
+        at = steps - 1 if network.after_send else steps  # the crash steps of a node
+        pairs = nodes * sum(steps - c for c in range(at))  # _silenced(X, S) for each crash step C <= S
+        size = nodes * (1 + at) + pairs
+        if network.after_send and any(r.kind is RuleKind.ASYNC for r in program.rules):
+            size += nodes * steps * (steps + 1) / 2  # _sent_by(X, S) :- _sends(X, S0), S0 <= S
+        if program.schema().get(CRASH) == 2:
+            size += nodes * steps * nodes * at  # crash(x, t, y, s) at every node x and step t
+        parts.append(Part(f"the crashes: {nodes} node(s), {at} crash step(s) each, over {steps} step(s)", float(size)))
+    return parts
+
+
+def addressees(rule: Rule, column) -> float:
+    """How many addressees an asynchronous rule's valuations at one sender name: the values of the body column
+    that binds its addressee (1 for a constant or the sender itself)."""
+    if rule.addressee is None or rule.addressee.anonymous:
+        return 1.0
+    for atom in rule.positive:
+        for j, arg in enumerate(atom.args):
+            if isinstance(arg, Variable) and arg.name == rule.addressee.name:
+                return column(atom.predicate, j)
+    return 1.0
 
 
 def candidate_arrivals(network: Network, steps: int) -> int:
@@ -329,22 +355,22 @@ def candidate_arrivals(network: Network, steps: int) -> int:
     return arrivals
 
 
-def rule_parts(program: Program, body, nodes: int, steps: int, arrivals: int) -> list[Part]:
-    """The instances of each rule: its body's valuations (`body(rule)`) at every node and step, and for a message
-    at each candidate arrival step; a global rule's at one node."""
+def rule_parts(program: Program, valuations: list[float], nodes: int, steps: int, arrivals: int) -> list[Part]:
+    """The instances of each rule: its body's valuations summed over the steps (`valuations`, by `derive_sizes`)
+    at every node, and for a message at each candidate arrival step; a global rule's at one node."""
     parts: list[Part] = []
-    for rule in program.rules:
-        found = body(rule)
+    for rule, found in zip(program.rules, valuations):
+        mean = found / max(1, steps)
         if rule.kind is RuleKind.GLOBAL:
-            parts.append(Part(f"{_n(found)} valuation(s) of its body over all nodes × {steps} step(s)", _cap(found * steps), rule))
+            parts.append(Part(f"{_n(mean)} valuation(s) of its body over all nodes × {steps} step(s)", _cap(found), rule))
         elif rule.kind is RuleKind.ASYNC:
             parts.append(Part(
-                f"{_n(found)} valuation(s) of its body × {nodes} node(s) × {steps} step(s) × {arrivals} candidate "
-                "arrival step(s)", _cap(found * nodes * steps * arrivals), rule,
+                f"{_n(mean)} valuation(s) of its body × {nodes} node(s) × {steps} step(s) × {arrivals} candidate "
+                "arrival step(s)", _cap(found * nodes * arrivals), rule,
             ))
         else:
-            parts.append(Part(f"{_n(found)} valuation(s) of its body × {nodes} node(s) × {steps} step(s)",
-                              _cap(found * nodes * steps), rule))
+            parts.append(Part(f"{_n(mean)} valuation(s) of its body × {nodes} node(s) × {steps} step(s)",
+                              _cap(found * nodes), rule))
     return parts
 
 
@@ -410,7 +436,7 @@ def _ground_rules(text: str, timeout: float | None = None) -> int:
 
 
 def _n(x: float) -> str:
-    return f"{x:,.0f}" if x < 1e15 else f"{x:.1e}"
+    return f"{x:.2g}" if 0 < x < 10 and x != int(x) else f"{x:,.0f}" if x < 1e15 else f"{x:.1e}"
 
 
 def check(program: Program, instance: Instance | None, bounds: Bounds, max_ground: int) -> Estimate:

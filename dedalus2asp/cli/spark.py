@@ -16,7 +16,7 @@ from ..lang import located, parser
 from ..lang.diagnostics import DiagnosticError
 from .console import EXIT_INTERRUPTED, EXIT_NO, fail, stderr, stdout, usage, warn
 from .progress import Progress, QuietOpt
-from .options import (CrashesOpt, Dialect, DialectOpt, EffOpt, LossOpt, MasterOpt, NodesOpt, Prog, check_engine, need_instance,
+from .options import (CrashModelOpt, CrashesOpt, Dialect, DialectOpt, EffOpt, LossOpt, MasterOpt, NodesOpt, Prog, check_engine, need_instance,
                       network, nodes_warnings)
 
 
@@ -44,6 +44,7 @@ def run_(
     eff: Optional[int] = EffOpt,
     crashes: int = CrashesOpt,
     crash: list[str] = typer.Option([], "--crash", help="NODE@STEP: NODE crashes at STEP, counted from 0 (Molly's time STEP+1; repeatable)", show_default=False),
+    crash_model: str = CrashModelOpt,
     omit: list[str] = typer.Option([], "--omit", help="SENDER@STEP:ADDRESSEE: the messages of that channel at STEP are lost (repeatable)", show_default=False),
     engine_: str = typer.Option("local", "--engine", help="local (Python sets) or spark (DataFrames)"),
     master: Optional[str] = MasterOpt,
@@ -58,7 +59,9 @@ def run_(
     Progress (step k of K, trace rows so far) goes to standard error; run.json records the Spark jobs of each step.
     With --loss-until or --crashes the run has faults drawn from --seed within that budget (docs/faults.md): up to C
     nodes crash, and a message to another node sent before step E is lost on some channels; with --crash and --omit
-    it has exactly those (a counterexample of verify, computed again); run.json names them.
+    it has exactly those (a counterexample of verify, computed again); run.json names them. A crashed node keeps
+    deducing under --crash-model clock (Molly's clock rules: only its messages to others are lost); under
+    fail-stop it holds, receives, derives and sends nothing from its crash step on.
     """
     from ..runs import engine as engines
 
@@ -72,8 +75,10 @@ def run_(
     loaded = time.perf_counter() - start
     if engine_ == "spark" and data.rows is not None:
         spark = engines.spark_session(master, log_level=level)
-    budget = network(delivery=schedule if schedule == "sync" else "async", loss_until=loss_until, eff=eff, crashes=crashes)
-    chosen = _scheduled(engines.Schedule(schedule, max_delay, seed), budget, crash, omit, data.network, steps)
+    budget = network(delivery=schedule if schedule == "sync" else "async", loss_until=loss_until, eff=eff, crashes=crashes,
+                     crash_model=crash_model)
+    chosen = _scheduled(engines.Schedule(schedule, max_delay, seed, fail_stop=crash_model == "fail-stop"), budget, crash,
+                        omit, data.network, steps)
     data = with_crash_facts(data, prog, chosen, spark)
     with Progress("run", "step", steps, quiet=quiet) as progress:
         result = engines.run(prog, data, steps, chosen, engine_, spark,
@@ -84,14 +89,20 @@ def run_(
             out,
             {"program": str(program), "input": None if input_ is None else str(input_), "program_hash": engines.program_hash(prog),
              "master": master or os.environ.get("SPARK_MASTER") if engine_ == "spark" else None,
-             "timings": {"load": round(loaded, 4)},
-             **({"faults": {"loss_until": budget.loss_until or 0, "max_crashes": budget.crashes,
-                            "crashes": [list(c) for c in chosen.crashes], "omissions": [list(o) for o in chosen.omissions]}}
-                if budget.loss_until or budget.crashes or chosen.crashes or chosen.omissions else {})},
+             "timings": {"load": round(loaded, 4)}, **_faults(budget, chosen, crash_model)},
         )
     except OSError as exc:
         usage("io", f"cannot write the run: {exc.strerror or exc}", str(out))
     _say_run(info, steps, engine_, out, budget, chosen)
+
+
+def _faults(budget, chosen, crash_model: str) -> dict:
+    """run.json's `faults`: the budget, the crashes and omissions of the run and the crash model; none without faults."""
+    if not (budget.loss_until or budget.crashes or chosen.crashes or chosen.omissions):
+        return {}
+    return {"faults": {"loss_until": budget.loss_until or 0, "max_crashes": budget.crashes,
+                       "crashes": [list(c) for c in chosen.crashes], "omissions": [list(o) for o in chosen.omissions],
+                       "crash_model": crash_model}}
 
 
 def _loaded(program: Path, input_: Path | None, steps: int, dialect: Dialect, engine_: str, master: str | None, level: str,
@@ -143,17 +154,21 @@ def _say_run(info: dict, steps: int, engine_: str, out: Path, budget, chosen) ->
     if budget.loss_until or budget.crashes or chosen.crashes or chosen.omissions:
         crashed = ", ".join(f"{x} at step {s}" for x, s in chosen.crashes) or "none"
         drawn = f"drawn by seed {seed}" if budget.loss_until or budget.crashes else "given"
-        stdout.print(f"faults {drawn}: crashed {crashed}; {len(chosen.omissions)} channel(s) omitted")
+        model = " (fail-stop)" if chosen.fail_stop and chosen.crashes else ""
+        stdout.print(f"faults {drawn}: crashed {crashed}{model}; {len(chosen.omissions)} channel(s) omitted")
 
 
 def failure_specification(crash: list[str], omit: list[str], network) -> tuple[tuple, tuple]:
     """--crash NODE@STEP and --omit SENDER@STEP:ADDRESSEE as the crashes and omissions of a schedule; a malformed
-    value, a node outside the network or a node that crashes twice exits 2."""
+    value, a node outside the network or a node that crashes twice exits 2. A bare name is the program's string
+    when the network has no such constant, as --nodes spells Molly's nodes (`--crash C@5` is "C")."""
     import re
 
     nodes = set(network)
 
     def node(name: str, option: str, value: str) -> str:
+        if name not in nodes and f'"{name}"' in nodes:  # Molly's spelling: a bare C is the program's "C" (--nodes)
+            return f'"{name}"'
         if name not in nodes:
             usage("bad-option", f"{option} {value}: {name!r} is not a node of the network ({', '.join(sorted(nodes))})", option)
         return name

@@ -61,7 +61,7 @@ from .ast import (Aggregate, Atom, Constant, Fact, Instance, Literal, Output, Pr
                   Rule, RuleKind, Span, Term, Timestamped, Variable)
 from .diagnostics import Diagnostic, DiagnosticError, Severity, raise_if_errors
 from .location import global_relations, location_columns, unmarked_atom, unmarked_term
-from .molly import derived_remote, molly_warnings, projected, remote_reads
+from .molly import RemoteWrites, molly_warnings, projected, remote_reads
 
 IDENTITY_NAMES = ("id", "node_id")
 
@@ -249,6 +249,7 @@ def _read(
     source: list[Rule] = []
     transparent: list[Rule] = []
     facts: dict[clingo.Symbol, list[Fact]] = {}
+    writes = RemoteWrites(rules, locator.columns, locator.held_by_none) if dialect == "molly" else None
     for statement in statements:
         step = statement.step if isinstance(statement, Timestamped) else None
         rule = statement.rule if isinstance(statement, Timestamped) else statement
@@ -261,14 +262,17 @@ def _read(
                 transparent.append(ir)
         elif plain.head.predicate in locator.held_by_none:
             kind = "@next" if rule.kind is RuleKind.INDUCTIVE else "@async"
+            if writes is not None and writes.derives(plain):  # one error, at the rule that is the cause (below)
+                continue
             locator.error(
                 "global-head",
                 f"{kind} rule {rule.number} derives '{plain.head.predicate}', a global relation (a rule whose "
                 "body reads several nodes derives it): a global relation is held by no node, so it can be "
-                "neither kept to the next step nor sent"
-                + (derived_remote(rules, locator.columns, plain.head.predicate) if dialect == "molly" else ""),
+                "neither kept to the next step nor sent",
                 plain.head.span,
             )
+        elif writes is not None and writes.reads(plain):
+            continue
         elif not plain.body and rule.kind is RuleKind.DEDUCTIVE and head_at is not None:
             fact = _fact(plain.head, locator.column(plain.head.predicate), step, locator.error)
             if fact is not None:
@@ -277,6 +281,8 @@ def _read(
             ir = locator.rule(rule, plain, step, head_at)
             if ir is not None:
                 transparent.append(ir)
+    if writes is not None:
+        writes.report(locator.error)
     return source, transparent, facts
 
 

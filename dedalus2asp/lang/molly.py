@@ -9,7 +9,8 @@ Molly's dialect through these steps, each with a warning:
 * **remote-state copies** (`remote_reads`): a rule that reads a *static*
   relation (`static_relations`) at another node reads every node's copy of it,
   `R_everywhere(x, ā)`, where the rule would otherwise be refused;
-  `derived_remote` says why a rule cannot be read so;
+  `remote_write` finds the rule that writes at one node what the run derives at another, which
+  cannot be read so (`remote_write_message` says why);
 * **Molly's built-in relations** (`MOLLY_RELATIONS`, `molly_warnings`), which
   mean nothing in tplp2016's semantics.
 
@@ -175,21 +176,93 @@ def _read_at_home(rule: Rule, marked, held, home: Term | None) -> set[str]:
             and home is not None and location_of(unmarked_atom(b.atom), marked) == home}
 
 
-def derived_remote(rules: list[Rule], marked, relation: str) -> str:
-    """Why a global relation of a Molly program could not be read as Molly reads it (`remote_reads`): the
-    relations its rules read at another node that the run derives."""
+def remote_write(rules: list[Rule], marked, relation: str, held: frozenset[str]) -> Rule | None:
+    """The deductive rule that makes the global relation `relation` global by reading, at another node than
+    its head's, a relation the run derives (Molly's one database at one time), following the global relations
+    the rules of `relation` read (`global_relations` (c), (d)); None when no such rule is the cause."""
     static = static_relations(rules)
-    for rule in rules:
-        if rule.kind is RuleKind.DEDUCTIVE and rule.head.predicate == relation:
-            home = location_of(unmarked_atom(rule.head), marked)
-            derived = sorted({b.atom.predicate for b in rule.body if isinstance(b, Literal)
-                              and b.atom.predicate not in static and location_of(unmarked_atom(b.atom), marked) != home})
-            if derived:
-                return (f"; rule {rule.number} writes '{relation}' at '{home}' from what the run derives at another "
-                        f"node ({', '.join(map(repr, derived))}): Molly's one database does so at once, a node of "
-                        "tplp2016 cannot (only a relation no rule derives is copied to every node, docs/molly.md); "
-                        "send the facts with @async")
-    return ""
+    seen, todo = set(), [relation]
+    while todo:
+        name = todo.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        for rule in rules:
+            if rule.kind is not RuleKind.DEDUCTIVE or rule.head.predicate != name:
+                continue
+            if _derived_elsewhere(rule, marked, static, held):
+                return rule
+            todo += [b.atom.predicate for b in rule.body if isinstance(b, Literal) and b.atom.predicate in held]
+    return None
+
+
+def _derived_elsewhere(rule: Rule, marked, static, held) -> list[str]:
+    """The relations, derived by the run and held by nodes, that `rule` reads at another node than its head's."""
+    home = location_of(unmarked_atom(rule.head), marked)
+    return sorted({b.atom.predicate for b in rule.body if isinstance(b, Literal) and b.atom.predicate not in static
+                   and b.atom.predicate not in held and b.atom.predicate != CRASH
+                   and location_of(unmarked_atom(b.atom), marked) != home})
+
+
+def remote_write_message(root: Rule, marked, rules: list[Rule], held: frozenset[str], uses: list[str]) -> str:
+    """Why the rule `root` (`remote_write`) is refused: what Molly does with it, and what tplp2016's runs cannot."""
+    home = location_of(unmarked_atom(root.head), marked)
+    derived = _derived_elsewhere(root, marked, static_relations(rules), held)
+    places = sorted({str(location_of(unmarked_atom(b.atom), marked)) for b in root.body
+                     if isinstance(b, Literal) and b.atom.predicate in derived})
+    where = f"at '{places[0]}'" if len(places) == 1 else "at other nodes (" + ", ".join(f"'{p}'" for p in places) + ")"
+    return (
+        f"rule {root.number} writes '{root.head.predicate}' at '{home}' (its first column) from what the run derives "
+        f"{where} at the same time ({', '.join(map(repr, derived))}), and the run keeps, sends or reads it there "
+        f"({'; '.join(uses[:4])}{f'; and {len(uses) - 4} more' if len(uses) > 4 else ''}). Molly evaluates a deductive rule over one database of all nodes per time (its "
+        "DedalusRewrites gives the head the body's time and no place), so '" + str(home) + "' holds the fact at "
+        "the very time the body holds elsewhere. A node of tplp2016 (§5.1) takes its step from its own state and "
+        "the messages that arrived: a write into another node's state within a step needs Molly's lock-step "
+        "rounds (the fixpoint of every node at a time computed together), which the explorer (one node's step at "
+        "a time), the solver's runs and the run engines do not have, so dedalus2asp refuses it rather than read "
+        "it otherwise (docs/molly.md). Send the fact instead: write the head with @async (under --delivery sync "
+        "it arrives one step later), or derive it at the node of the body"
+    )
+
+
+class RemoteWrites:
+    """Molly's remote writes of derived state (`remote_write`) met while a program is read, each with the rules
+    that keep, send or read the relation it makes global: one error each, at the write (`report`)."""
+
+    def __init__(self, rules: list[Rule], marked, held: frozenset[str]):
+        self.rules, self.marked, self.held = rules, marked, held
+        self.found: dict[int, tuple[Rule, list[str]]] = {}
+
+    def _note(self, relation: str, use: str) -> bool:
+        root = remote_write(self.rules, self.marked, relation, self.held)
+        if root is not None:
+            self.found.setdefault(root.number, (root, []))[1].append(use)
+        return root is not None
+
+    def derives(self, rule: Rule) -> bool:
+        """Whether the @next or @async `rule` derives a global relation made global by a remote write (noted)."""
+        kind = "@next" if rule.kind is RuleKind.INDUCTIVE else "@async"
+        return self._note(rule.head.predicate, f"rule {rule.number} ({kind}, {_where(rule.head.span)}) derives "
+                                               f"'{rule.head.predicate}'")
+
+    def reads(self, rule: Rule) -> bool:
+        """Whether the located `rule` reads a global relation made global by a remote write (noted)."""
+        kind = {RuleKind.INDUCTIVE: "@next", RuleKind.ASYNC: "@async"}.get(rule.kind, "deductive")
+        found = False
+        for b in rule.body:
+            if isinstance(b, Literal) and b.atom.predicate in self.held:
+                found |= self._note(b.atom.predicate, f"rule {rule.number} ({kind}, {_where(b.atom.span)}) reads "
+                                                      f"'{b.atom.predicate}'")
+        return found
+
+    def report(self, error) -> None:
+        for root, uses in self.found.values():
+            error("remote-write", remote_write_message(root, self.marked, self.rules, self.held, uses), root.span)
+
+
+def _where(span) -> str:
+    """The line of a span, with its file when it is another than the program's (an included file)."""
+    return f"{span.source[0] + ' ' if span.source is not None else ''}line {span.line}"
 
 
 def _read_remote(rule: Rule, marked, static, steering, copies: dict[str, str], taken: set[str], error) -> Rule:

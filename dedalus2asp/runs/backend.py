@@ -108,6 +108,11 @@ class Backend(Protocol[Facts, Table, Sent, Messages]):
         """The facts of `relations` only."""
         ...
 
+    def silence(self, facts: Facts, nodes: Sequence[str], keep: set[str]) -> Facts:
+        """`facts` without those at `nodes` (nodes as the schedule names them), but for the relations `keep`:
+        the state of nodes down under fail-stop crashes, which hold only the run's crash facts (docs/faults.md)."""
+        ...
+
     def since(self, facts: Facts, previous: Facts, relations: set[str]) -> Facts | None:
         """The facts of `relations` in `facts` that are not in `previous`, if `facts` holds every fact of
         `previous` of `relations`; None if it does not (the incremental start of `_fixpoint`)."""

@@ -51,6 +51,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import clingo
 
+from ..bounds import CRASH
 from ..lang.analysis import strata as stratify
 from ..lang.analysis import strongly_connected
 from ..lang.ast import Comparison, Constant, Literal, Program, Rule, RuleKind
@@ -439,6 +440,9 @@ def execute(backend: Backend, plan: Plan, steps: int, schedule: Schedule, on_ste
         st(x) := H(x) ∪ induc_P(D)                          messages sent at t := async_P(D)
 
     and keeps the facts of D that a body atom `p(ā)@t` reads (`Plan.remembered`, see `Moment`).
+    Under fail-stop crashes (`Schedule.down`) a node crashed by step t has neither I nor D at t but the
+    run's crash facts: it receives, derives, carries and sends nothing, as `not _silenced(x, t)` guards
+    its input facts, arrivals and rules in the fault-injected program (docs/faults.md).
     Returns (D per step, as back-end facts, with the global node's facts of
     that step (`observe`) when P has global rules; the messages sent per
     step, as back-end message tables). `on_step(t, D)`, if given, is called
@@ -454,7 +458,12 @@ def execute(backend: Backend, plan: Plan, steps: int, schedule: Schedule, on_ste
         at = Moment(t, dict(memory))
         arrived = backend.deliver(sent, t)
         facts = backend.materialize(backend.union([backend.input(t), arrived] + ([carried] if carried is not None else [])))
+        down = schedule.down(t)  # fail-stop: a crashed node holds, receives and derives nothing but crash facts
+        if down:
+            facts = backend.materialize(backend.silence(facts, down, {CRASH}))
         d = deduc(backend, plan.strata, facts, previous if plan.incremental else None, at)
+        if down:
+            d = backend.materialize(backend.silence(d, down, {CRASH}))
         deduced.append(d)
         if t in plan.remembered:
             memory[t] = backend.materialize(backend.restrict(d, set(plan.remembered[t])))

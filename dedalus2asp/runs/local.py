@@ -228,6 +228,11 @@ class Local:
     def restrict(self, facts: Facts, relations: set[str]) -> Facts:
         return {r: rows for r, rows in facts.items() if r in relations}
 
+    def silence(self, facts: Facts, nodes: Sequence[str], keep: set[str]) -> Facts:
+        down = set(nodes)
+        out = {r: rows if r in keep else {row for row in rows if row[0] not in down} for r, rows in facts.items()}
+        return {r: rows for r, rows in out.items() if rows}
+
     def since(self, facts: Facts, previous: Facts, relations: set[str]) -> Facts | None:
         if not all(previous.get(r, set()) <= facts.get(r, set()) for r in relations):
             return None

@@ -16,7 +16,9 @@ A schedule may also name the faults of its run, as Molly's failure specification
 (docs/faults.md): `crashes`, the nodes that crash and the step of each, from which on their
 messages to other nodes are lost; and `omissions`, the (sender, send step, addressee) channels
 whose messages of that step are lost. `lost` says whether a message is; a back end drops such a
-message instead of scheduling it. `with_faults` draws them from the seed within a fault budget (the
+message instead of scheduling it. Under `fail_stop` (`--crash-model fail-stop`) a node that has crashed
+(`down`) also holds nothing from its crash step on but the run's crash facts: it derives, carries and
+sends nothing, and a message that arrives there is not received (`evaluator.execute`). `with_faults` draws them from the seed within a fault budget (the
 bounds of `verify`: losses before step E, up to C crashes), so that `run --seed` picks one run of
 the fault space and every back end computes that same run.
 """
@@ -39,6 +41,7 @@ class Schedule:
     seed: int = 0
     crashes: tuple[tuple[str, int], ...] = ()  # (node, crash step)
     omissions: tuple[tuple[str, int, str], ...] = ()  # (sender, send step, addressee)
+    fail_stop: bool = False  # a crashed node does nothing more (docs/faults.md), else Molly's clock rules
 
     def __post_init__(self):
         object.__setattr__(self, "crashes", tuple(sorted((str(x), int(s)) for x, s in self.crashes)))
@@ -60,6 +63,11 @@ class Schedule:
         if any(x == sender and s <= sent for x, s in self.crashes):
             return True
         return (sender, sent, addressee) in self._omitted
+
+    def down(self, step: int) -> tuple[str, ...]:
+        """The nodes that do nothing at `step` under fail-stop crashes: those crashed at or before it (none under
+        Molly's clock rules, where a crashed node keeps deducing and only its messages to others are lost)."""
+        return tuple(x for x, s in self.crashes if s <= step) if self.fail_stop else ()
 
     @property
     def _omitted(self) -> frozenset[tuple[str, int, str]]:

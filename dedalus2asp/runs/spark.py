@@ -288,6 +288,10 @@ class Spark:
     def restrict(self, facts: Relations, relations) -> Relations:
         return Relations({r: df for r, df in facts.items() if r in relations})
 
+    def silence(self, facts: Relations, nodes: Sequence[str], keep) -> Relations:
+        down = [encode(x) for x in nodes]
+        return Relations({r: df if r in keep else df.where(~self.F.col("node").isin(down)) for r, df in facts.items()})
+
     def since(self, facts: Relations, previous: Relations, relations) -> Relations | None:
         """The facts of `relations` in `facts` not in `previous`, or None if a fact of `previous` of
         `relations` is missing from `facts`, in one job that counts the missing facts, the new ones of each
