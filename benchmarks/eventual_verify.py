@@ -2,7 +2,8 @@
 
     python benchmarks/eventual_verify.py                  # every protocol at every budget, best of 3
     python benchmarks/eventual_verify.py --quick          # two budgets, best of 1, no JSON
-    python benchmarks/eventual_verify.py --large-eot 16   # the convergence check at another EOT
+    python benchmarks/eventual_verify.py --large-eot 12   # the convergence check at another EOT
+    python benchmarks/eventual_verify.py --profile        # where the time goes, in process
 
 `verify --eventual` (docs/faults.md) answers over the infinite runs: it finds the completeness threshold K by
 "loop-free path" programs of K configurations, then asks once for a lasso counterexample of K steps (steps
@@ -22,7 +23,7 @@ and one crash — and a larger one, losses before step 4 and two crashes (benchm
    command (the interpreter's start included): the verdict, exact, K, the fewest faults, its own seconds;
 2. `dedalus2asp verify PROG INV --eot K ...` with that K, whole command, interleaved with 1 (eventual, bounded,
    eventual, bounded, ...), best of `--repeat` each: the ratio of the two bests;
-3. once, bounded `verify --eot LARGE` (12 by default), the verdict bounded verify converges to: it must be the
+3. once, bounded `verify --eot LARGE` (16 by default: above every K here), the verdict bounded verify converges to: it must be the
    eventual one, with the same fewest faults (a disagreement is printed with both answers and recorded);
 4. once, `explore --eventual --pre pre --post post --json`: the explorer's graph size (configurations,
    transitions) and its K.
@@ -53,7 +54,7 @@ PROTOCOLS = [  # (program, its invariant file)
 ]
 BUDGETS = [(None, 0), (2, 0), (None, 1), (1, 1), (4, 2)]  # (loss window E, crashes C): docs/molly.md's table, and more
 QUICK_BUDGETS = [(None, 0), (1, 1)]
-LARGE_EOT = 12
+LARGE_EOT = 16
 TIMEOUT = 300.0
 TARGET_RATIO, TARGET_SECONDS = 10.0, 10.0
 
@@ -209,6 +210,7 @@ def profile(program: str, invariant: str, loss_until: int | None, crashes: int) 
     out["bounded_rules"] = ground_size(transform.transform(prog, instance, flat).text)[0]
     _, out["bounded_lineage"] = clock(lineage.attach, bounded, prog, instance) if bounded.holds is False else (None, 0.0)
     out["K"], out["exact"] = K, exactness.exact
+    out["ratio"] = round((out["threshold"] + out["lasso_verify"]) / max(out["bounded_verify"], 1e-3), 1)
     return out
 
 
@@ -223,7 +225,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.profile:
         print(f"{'protocol':<28} {'E':>2} {'C':>2} {'K':>3} | {'load':>5} {'thresh':>6} {'k':>3} {'transf':>6} {'ground':>6} {'solve':>6} "
-              f"{'lasso':>5} {'lin':>5} | {'@K':>5} {'lin':>5} | {'rules lasso / @K':>16}")
+              f"{'lasso':>5} {'lin':>5} | {'@K':>5} {'lin':>5} | {'ratio':>5} | {'rules lasso / @K':>16}")
         for program, invariant in PROTOCOLS:
             for loss_until, crashes in QUICK_BUDGETS if args.quick else BUDGETS:
                 p = profile(program, invariant, loss_until, crashes)
@@ -232,7 +234,7 @@ def main() -> None:
                 print(f"{program.removesuffix('.ded'):<28} {loss_until or 0:>2} {crashes:>2} {p['K']:>3} | "
                       f"{p['load']:>5.2f} {p['threshold']:>6.2f} {paths} {p['lasso_verify']:>5.2f} "
                       f"{p['lasso_lineage']:>5.2f} | {p['bounded_verify']:>5.2f} {p['bounded_lineage']:>5.2f} | "
-                      f"{p['lasso_rules']:>7} / {p['bounded_rules']:<7}", flush=True)
+                      f"{p['ratio']:>5.1f} | {p['lasso_rules']:>7} / {p['bounded_rules']:<7}", flush=True)
         return
     repeat = 1 if args.quick else args.repeat
     print(f"verify --eventual against bounded verify --eot K, whole commands, best of {repeat}, sync delivery, "
