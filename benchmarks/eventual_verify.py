@@ -4,6 +4,7 @@
     python benchmarks/eventual_verify.py --quick          # two budgets, best of 1, no JSON
     python benchmarks/eventual_verify.py --large-eot 12   # the convergence check at another EOT
     python benchmarks/eventual_verify.py --profile        # where the time goes, in process
+    python benchmarks/eventual_verify.py --max-delay 1    # async within one step (benchmarks/eventual_verify_delay1.json)
 
 `verify --eventual` (docs/faults.md) answers over the infinite runs: it finds the completeness threshold K by
 "loop-free path" programs of K configurations, then asks once for a lasso counterexample of K steps (steps
@@ -17,7 +18,10 @@ commit_assert.ded for the two 2PCs; the other programs of the folder state no in
 nothing to ask of them) under `--delivery sync` with Molly's fault model (the sync defaults: an omission cuts a
 channel, a node crashes at or after a step at which it sent, a crashed node keeps its clock), at the budgets of
 docs/molly.md's verify table — none; losses before step 2 (Molly's `--eff 3`); one crash; losses before step 1
-and one crash — and a larger one, losses before step 4 and two crashes (benchmarks/eventual.py's):
+and one crash — and a larger one, losses before step 4 and two crashes (benchmarks/eventual.py's). With
+`--max-delay D`, under async delivery within D steps instead (docs/molly.md's second table; async's fault
+defaults: an omission loses one message, a node may crash at any step; the eventual mode steps the nodes in
+rounds, docs/semantics.md):
 
 1. `dedalus2asp verify PROG INV --eventual --delivery sync [--loss-until E] [--crashes C] --json`, whole
    command (the interpreter's start included): the verdict, exact, K, the fewest faults, its own seconds;
@@ -59,11 +63,18 @@ TIMEOUT = 300.0
 TARGET_RATIO, TARGET_SECONDS = 10.0, 10.0
 
 
+DELIVERY = ["--delivery", "sync"]
+"""The network of every command: Molly's rounds, or with --max-delay D tplp2016's asynchronous delivery within D
+(in the eventual mode in rounds, docs/semantics.md), the second table of docs/molly.md."""
+
+FAULT_MODEL = {"--delivery": "Molly's fault model (omission channel, crash-times after-send, crash-model clock)",
+               "--max-delay": "async's fault model (omission message, crash-times any, crash-model clock)"}
+
+
 def command(question: str, files: list[Path], loss_until: int | None, crashes: int, *extra: str) -> list[str]:
     """The whole command line: `dedalus2asp QUESTION FILES --delivery sync [faults] EXTRA --json`."""
     faults = (["--loss-until", str(loss_until)] if loss_until is not None else []) + ["--crashes", str(crashes)]
-    return [sys.executable, "-m", "dedalus2asp", question, *map(str, files), "--delivery", "sync", *faults, *extra,
-            "--json"]
+    return [sys.executable, "-m", "dedalus2asp", question, *map(str, files), *DELIVERY, *faults, *extra, "--json"]
 
 
 def timed(line: list[str]) -> dict:
@@ -162,7 +173,7 @@ def point(program: str, invariant: str, loss_until: int | None, crashes: int, re
     return row
 
 
-def profile(program: str, invariant: str, loss_until: int | None, crashes: int) -> dict:
+def profile(program: str, invariant: str, loss_until: int | None, crashes: int, max_delay: int | None = None) -> dict:
     """Where the time of one point goes, in process (no interpreter start): the load; the threshold search, each
     "loop-free path of k configurations" program transformed, grounded and solved (`questions.models.threshold`
     does the same, k = 1, 2, ... up to the first unsatisfiable one); the lasso program at K; the lineage of a
@@ -192,7 +203,8 @@ def profile(program: str, invariant: str, loss_until: int | None, crashes: int) 
         return int(ctl.statistics["problem"]["lp"]["rules"]), round(grounded, 3), round(solved, 3)
 
     (prog, instance, _), load = clock(pipeline.load, [MOLLY / program, MOLLY / invariant], None, "auto")
-    network = Network("sync", None, loss_until, crashes)
+    network = Network("sync", None, loss_until, crashes) if max_delay is None else Network(
+        "async", max_delay, loss_until, crashes)
     bounds = Bounds(0, network=network, mode=Mode.EVENTUAL)
     out: dict = {"protocol": program, "loss_until": loss_until, "crashes": crashes, "load": load, "paths": []}
     exactness, out["threshold"] = clock(eventual.threshold, prog, instance, bounds)
@@ -220,15 +232,22 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs of each timed command (the best is kept)")
     parser.add_argument("--large-eot", type=int, default=LARGE_EOT, help="the EOT bounded verify converges at")
     parser.add_argument("--json", default=str(HERE / "eventual_verify.json"))
+    parser.add_argument("--max-delay", type=int, default=None, metavar="D",
+                        help="async delivery within D steps instead of sync (the JSON gets a suffix: _delay<D>)")
     parser.add_argument("--profile", action="store_true",
                         help="instead: where the time goes at each point, in process (threshold per k, lasso, lineage)")
     args = parser.parse_args()
+    if args.max_delay is not None:
+        global DELIVERY
+        DELIVERY = ["--max-delay", str(args.max_delay)]
+        if args.json == parser.get_default("json"):
+            args.json = str(HERE / f"eventual_verify_delay{args.max_delay}.json")
     if args.profile:
         print(f"{'protocol':<28} {'E':>2} {'C':>2} {'K':>3} | {'load':>5} {'thresh':>6} {'k':>3} {'transf':>6} {'ground':>6} {'solve':>6} "
               f"{'lasso':>5} {'lin':>5} | {'@K':>5} {'lin':>5} | {'ratio':>5} | {'rules lasso / @K':>16}")
         for program, invariant in PROTOCOLS:
             for loss_until, crashes in QUICK_BUDGETS if args.quick else BUDGETS:
-                p = profile(program, invariant, loss_until, crashes)
+                p = profile(program, invariant, loss_until, crashes, args.max_delay)
                 total = {part: sum(q[part] for q in p["paths"]) for part in ("transform", "ground", "solve")}
                 paths = f"{len(p['paths']):>3} {total['transform']:>6.2f} {total['ground']:>6.2f} {total['solve']:>6.2f}"
                 print(f"{program.removesuffix('.ded'):<28} {loss_until or 0:>2} {crashes:>2} {p['K']:>3} | "
@@ -237,8 +256,8 @@ def main() -> None:
                       f"{p['ratio']:>5.1f} | {p['lasso_rules']:>7} / {p['bounded_rules']:<7}", flush=True)
         return
     repeat = 1 if args.quick else args.repeat
-    print(f"verify --eventual against bounded verify --eot K, whole commands, best of {repeat}, sync delivery, "
-          f"Molly's fault model; verdicts: H holds, H° vacuously, Vn violated with n faults")
+    print(f"verify --eventual against bounded verify --eot K, whole commands, best of {repeat}, {' '.join(DELIVERY)}, "
+          f"{FAULT_MODEL[DELIVERY[0]]}; verdicts: H holds, H° vacuously, Vn violated with n faults")
     print(f"{'protocol':<28} {'E':>2} {'C':>2} | {'eventual':>8} {'@K':>4} {f'@{args.large_eot}':>4} {'exact':>5} "
           f"{'K':>3} | {'configs':>7} {'edges':>6} {'K':>3} | {'ev s':>6} {'(solver)':>8} {'@K s':>6} {'(solver)':>8} {'ratio':>5} "
           f"{'(solver)':>8} {'target':>6}")
@@ -275,8 +294,7 @@ def main() -> None:
     print(json.dumps(summary, indent=1))
     if not args.quick:
         document = {"machine": platform.machine(), "cpus": os.cpu_count(), "python": platform.python_version(),
-                    "delivery": "sync", "fault_model": "Molly's (omission channel, crash-times after-send, "
-                    "crash-model clock)", "repeat": repeat, "large_eot": args.large_eot,
+                    "delivery": " ".join(DELIVERY), "fault_model": FAULT_MODEL[DELIVERY[0]], "repeat": repeat, "large_eot": args.large_eot,
                     "target": {"ratio": TARGET_RATIO, "seconds": TARGET_SECONDS}, "summary": summary, "rows": rows}
         Path(args.json).write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
 
