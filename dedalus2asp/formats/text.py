@@ -69,6 +69,8 @@ def print_model(model: Model, out: Console) -> None:
         rules = model.sending_rules
         for m in model.messages:
             arrival = f"{m.addressee} pending" if m.arrives is None else f"{m.addressee}@{m.arrives}"
+            if m.wraps:  # a lasso's message arriving in the next turn of the loop
+                arrival += f" (step {m.unrolled} of the unrolled run: the loop's next turn)"
             by = f"  [rule {', '.join(str(r.number) for r in rules[m])}]" if rules[m] else ""
             warning = "   ← sent into the past (non-causal)" if m in into_past else ""
             out.print(f"  {m.fact}: {m.sender}@{m.sent} → {arrival}{by}{warning}")
