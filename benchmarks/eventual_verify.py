@@ -289,7 +289,8 @@ def main() -> None:
                 print(f"{program.removesuffix('.ded'):<28} {loss_until or 0:>2} {crashes:>2} {p['K']:>3} | "
                       f"{p['load']:>5.2f} {p['threshold']:>6.2f} {paths} {p['lasso_verify']:>5.2f} "
                       f"{p['lasso_lineage']:>5.2f} | {p['bounded_verify']:>5.2f} {p['bounded_lineage']:>5.2f} | "
-                      f"{p['ratio']:>5.1f} | {p['one_grounding']:>5.2f}{'' if p['one_grounding_same_K'] else '≠K'} | {p['lasso_rules']:>7} / {p['bounded_rules']:<7}", flush=True)
+                      f"{p['ratio']:>5.1f} | {p['one_grounding']:>5.2f}{'' if p['one_grounding_same_K'] else '≠K'} | "
+                      f"{p['lasso_rules']:>7} / {p['bounded_rules']:<7}", flush=True)
         return
     repeat = 1 if args.quick else args.repeat
     print(f"verify --eventual against bounded verify --eot K, whole commands, best of {repeat}, {' '.join(DELIVERY)}, "
@@ -330,7 +331,8 @@ def main() -> None:
     print(json.dumps(summary, indent=1))
     if not args.quick:
         document = {"machine": platform.machine(), "cpus": os.cpu_count(), "python": platform.python_version(),
-                    "delivery": " ".join(DELIVERY), "fault_model": FAULT_MODEL[DELIVERY[0]], "repeat": repeat, "large_eot": args.large_eot,
+                    "delivery": " ".join(DELIVERY), "fault_model": FAULT_MODEL[DELIVERY[0]], "repeat": repeat,
+                    "large_eot": args.large_eot,
                     "target": {"ratio": TARGET_RATIO, "seconds": TARGET_SECONDS}, "summary": summary, "rows": rows}
         Path(args.json).write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
 
