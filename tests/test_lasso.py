@@ -362,3 +362,15 @@ def test_choice_under_a_delay_bound_lists_the_alternation(files):
     answer = models.ultimate_outputs(prog, instance, Bounds(0, network=Network(max_delay=2)), ("p", "q"))
     explored = eventual.explore(prog, instance, Bounds(0, network=Network(max_delay=2), mode=Mode.EVENTUAL), 1000, ("p", "q"))
     assert answer.exact and set(answer.outputs) == set(explored.ultimate_outputs) == {(), ("p()",)}
+
+
+def test_count_eventual_of_a_molly_protocol_names_its_output_relations():
+    """Molly's protocols declare no .output: --output-relations names them; without, exit 2 saying so."""
+    program = str(EXAMPLES / "molly" / "simple_broadcast.ded")
+    result = runner.invoke(app, ["count", program, "--eventual", "--delivery", "sync", "--eff", "3", "--json",
+                                 "--output-relations", "log"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["exact"] is True and document["ultimate_outputs"] >= 2  # a lost message: some member never logs
+    result = runner.invoke(app, ["count", program, "--eventual", "--delivery", "sync"])
+    assert result.exit_code == 2 and "no output relation" in result.output

@@ -37,6 +37,11 @@ FORMAT_HELP = (
 )
 
 
+RelationsOpt = typer.Option(
+    None, "--output-relations", show_default=False,
+    help="With --eventual: the output relations R,S,... whose ultimate facts are asked (default: the .output ones)",
+)
+
 EventualHorizonOpt = typer.Option(
     None, "--horizon", "-T", min=0, max=MAX_STEP, show_default=False,
     help="Every node performs local steps 0..T (or --eventual: every horizon at once)",
@@ -71,6 +76,7 @@ def models(
         False, "--eventual", help="Instead of --horizon: the distinct ultimate outputs of the infinite runs (jcss2014 "
         "§2.5.5), each with a lasso model that has it, under --delivery sync or --max-delay D (docs/semantics.md)"),
     steps: Optional[int] = StepsOpt,
+    relations: Optional[str] = RelationsOpt,
 ) -> None:
     """Enumerate models: each one's trace (node × step) and its messages, or a document (--format). Exit 1 if there is none.
     With --eventual: the distinct ultimate outputs, each with a lasso; exit 3 when the answer is not exact."""
@@ -81,7 +87,7 @@ def models(
         if horizon is not None or svg is not None or output is not None or fmt not in (Format.TEXT, Format.JSON):
             usage("bad-option", "--eventual answers for every horizon: give it without --horizon/--eot, --svg, -o and "
                   "--format other than text or json", "--eventual")
-        answer = eventual_outputs(program, input_, semantics, encoding, network, steps, timeout, dialect)
+        answer = eventual_outputs(program, input_, semantics, encoding, network, steps, timeout, dialect, relations)
         emit(render(answer, "json")) if fmt is Format.JSON else say(render(answer, "text", **text_options()))
         if not answer.lassos:
             stderr.print("no lasso: the program has no infinite run on this input" + (
@@ -167,6 +173,7 @@ def count(
         False, "--eventual", help="Instead of --horizon: count the distinct ultimate outputs of the infinite runs "
         "(jcss2014 §2.5.5), under --delivery sync or --max-delay D (docs/semantics.md); exit 3 when not exact"),
     steps: Optional[int] = StepsOpt,
+    relations: Optional[str] = RelationsOpt,
 ) -> None:
     """Count stable models and distinct traces (projective enumeration); --split K counts K disjoint parts (progress: parts done, on standard error).
     With --eventual: the number of distinct ultimate outputs of the infinite runs."""
@@ -174,7 +181,8 @@ def count(
         if horizon is not None or split is not None or traces_only:
             usage("bad-option", "--eventual answers for every horizon: give it without --horizon/--eot, --split and "
                   "--traces-only", "--eventual")
-        count_eventual(eventual_outputs(program, input_, semantics, encoding, network, steps, timeout, dialect), json_)
+        count_eventual(eventual_outputs(program, input_, semantics, encoding, network, steps, timeout, dialect, relations),
+                       json_)
         return
     if horizon is None:
         usage("missing-option", "give the horizon: --horizon T (steps 0..T), --eot N (T = N-1), or --eventual", "--horizon")
@@ -214,7 +222,7 @@ def count_eventual(answer, json_: bool) -> None:
 
 
 def eventual_outputs(program: Path, input_, semantics: Semantics, encoding: Encoding, network: Network,
-                     steps: int | None, timeout: float | None, dialect):
+                     steps: int | None, timeout: float | None, dialect, relations: str | None = None):
     """`models --eventual` and `count --eventual`: the distinct ultimate outputs of the lassos (`questions.models`),
     with the threshold K; a network that is not finite-state exits 2."""
     from ..questions import models as lassos
@@ -226,7 +234,8 @@ def eventual_outputs(program: Path, input_, semantics: Semantics, encoding: Enco
         usage("bad-option", str(error), "--eventual")
     prog, instance = load(program, input_, dialect, network)
     try:
-        outputs = cron.outputs_of(prog, None)
+        requested = tuple(r.strip() for r in relations.split(",") if r.strip()) if relations else None
+        outputs = cron.outputs_of(prog, requested)
         return solve.isolated(lassos.ultimate_outputs, prog, instance, bounds_, outputs, steps, timeout=timeout)
     except DiagnosticError as error:  # an input event beyond the lassos' steps
         fail(error)
