@@ -65,20 +65,20 @@ def outputs_of(prog) -> tuple[str, ...]:
 def agree(prog, instance, network: Network, outputs=None, encodings=tuple(Encoding), semantics=Semantics.CAUSAL_FINITE):
     """The eventual Theorem 4 on one program: the explorer's distinct ultimate outputs are the solver's, with the
     lassos of K steps, K the threshold (or the explorer's longest witness, for a run alternating between loops);
-    and the thresholds agree where the explorer's is exact. Skipped where the explorer does not finish."""
+    and the thresholds agree where the explorer's is exact. Skipped where the explorer does not finish (no example does)."""
     outputs = outputs or outputs_of(prog)
     explored = eventual.explore(prog, instance, Bounds(0, network=network, mode=Mode.EVENTUAL), 20_000, outputs)
     if not explored.exact:
         pytest.skip(f"the explorer did not finish: {explored.reason}")
     found = models.threshold(prog, instance, Bounds(0, semantics, network=network), timeout=10)
-    if not found.exact:  # jcss2014 Alg. 1 under D = 2: paths of more than 40 distinct configurations
-        pytest.skip(f"the threshold search did not finish: {found.reason}")
-    if network.sync:  # under a delay bound the path program's configurations hold the chosen arrivals: larger K
+    # jcss2014 Alg. 1 under D = 2 has paths of more than 40 distinct configurations: no threshold, so the solver is
+    # asked at the length of the explorer's longest witness, where it must still find every ultimate output
+    if found.exact and network.sync:  # under a delay bound the path program's configurations hold the chosen arrivals: larger K
         assert found.steps <= max(explored.threshold, models.first_steps(prog, instance))  # see random_agreement
-    steps = max([found.steps] + [w.loop_start + w.period for w in explored.witnesses])
+    steps = max([found.steps if found.exact else 1] + [w.loop_start + w.period for w in explored.witnesses])
     for encoding in encodings:
         answer = models.ultimate_outputs(prog, instance, Bounds(0, semantics, encoding, network), outputs, steps=steps)
-        assert answer.complete
+        assert answer.complete or not found.exact
         assert set(answer.outputs) == set(explored.ultimate_outputs), encoding
         for output, lasso in zip(answer.outputs, answer.lassos):  # each lasso has the output it stands for
             assert lasso.is_lasso and lasso.ultimate(outputs) == output
