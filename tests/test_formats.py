@@ -25,6 +25,7 @@ from typer.testing import CliRunner
 
 from dedalus2asp import formats, inspect, pipeline
 from dedalus2asp.questions import cron
+from dedalus2asp.questions.models import ultimate_outputs
 from dedalus2asp.bounds import Bounds, Mode, Network, Semantics
 from dedalus2asp.cli import app
 from dedalus2asp.inspect import explain
@@ -73,6 +74,8 @@ def test_every_kind_of_value_has_its_formats():
         "eventual_verdict": eventual_verify.verify(
             *pipeline.load([EXAMPLES / "molly/simple_broadcast.ded", EXAMPLES / "molly/broadcast_assert.ded"])[:2],
             Bounds(0, network=Network("sync", loss_until=1), mode=Mode.EVENTUAL)),
+        "ultimate": ultimate_outputs(fig4[0].program, prepare(*FIG4, fig4.bounds).instance,
+                                     Bounds(0, network=Network(max_delay=1), mode=Mode.EVENTUAL), ("T",)),
     }
     for kind, value in values.items():
         assert formats.kind_of(value) == kind

@@ -34,7 +34,7 @@ from importlib import resources
 import jinja2
 
 from ..lang.ast import Aggregate, Arithmetic, Atom, Literal, Program, Rule, RuleKind, Term, Variable
-from .names import CLINGO_VARIABLE, INTERNAL, fresh, in_comment, message_relation, relation_name
+from .names import CLINGO_VARIABLE, INTERNAL, fresh, in_comment, internal, message_relation, relation_name
 
 GLOBAL = "()"
 """The node column of a global relation's facts: the empty tuple, which no node can be (ast.GLOBAL_NODE)."""
@@ -218,6 +218,55 @@ class MessageView:
     @property
     def arrive(self) -> str:
         return self.at("T")
+
+    @property
+    def w(self) -> str:
+        """`,W1,..,Wk`: the tuple w̄, after the other arguments of a term."""
+        return self._w
+
+    def fam(self, t: str) -> str:
+        """_fam_R(Y,t,W..) of a lasso (lasso.lp.j2): a message sent in the loop brings R(W..) to loop step t of Y."""
+        return f"{internal('fam', relation_name(self.relation))}(Y,{t}{self._w})"
+
+    def came(self, u: str) -> str:
+        """_came_R(Y,u,W..) of a lasso (lasso.lp.j2): R(W..) arrives at unrolled step u of Y."""
+        return f"{internal('came', relation_name(self.relation))}(Y,{u}{self._w})"
+
+
+@dataclass(frozen=True)
+class CarriedView:
+    """Relation R in the head of an inductive rule, for `lasso.lp.j2` (variables X, S, T, W1..Wk): in a
+    lasso, the inductive rules derive _next_R(X,S,W..), what step S carries into its successor."""
+
+    relation: str
+    arity: int
+
+    @property
+    def w(self) -> str:
+        return "".join(f",W{i}" for i in range(1, self.arity + 1))
+
+    def next(self, s) -> str:
+        return f"{carried_name(self.relation)}(X,{s}{self.w})"
+
+    def atom(self, t: str) -> str:
+        return f"{relation_name(self.relation)}(X,{t}{self.w})"
+
+
+def carried_name(relation: str) -> str:
+    """`_next_R`: what a step carries into its successor by R's inductive rules (the eventual mode)."""
+    return internal("next", relation_name(relation))
+
+
+def carried_relations(program: Program) -> list[CarriedView]:
+    """The relations in the heads of P's inductive rules, each once, in order of appearance."""
+    schema = program.schema()
+    heads = dict.fromkeys(r.head.predicate for r in program.rules if r.kind is RuleKind.INDUCTIVE)
+    return [CarriedView(r, schema[r]) for r in heads]
+
+
+def carried(view: RuleView, x: str, s: str) -> str:
+    """`_next_R(x,s,u)`: the head of an inductive rule in a lasso, what step s of x carries into its successor."""
+    return f"{carried_name(view.rule.head.predicate)}({','.join([x, s, *head_args(view)])})"
 
 
 def persisted(program: Program) -> set[str]:
@@ -427,7 +476,7 @@ def environment() -> jinja2.Environment:
         autoescape=False,
     )
     env.globals.update(
-        body=body, cand=cand, premise=premise, group_rule=group_rule, head=head,
+        body=body, cand=cand, premise=premise, group_rule=group_rule, head=head, carried=carried,
         lt=lambda view, atom, x, s: lt(atom, view, x, s),
     )
     return env

@@ -9,7 +9,8 @@ written under a hidden temporary name and renamed, so a killed batch leaves no
 half-written table (Parquet readers skip hidden files), and a second run of
 the same manifest into the same directory skips the jobs that have a row. A
 job that fails (bad program, timeout, solver error) gets a row with its
-status and error; the others go on. A `verify` job records its verdict (`invariants`). A job runs in a child process, killed
+status and error; the others go on. A `verify` job records its verdict (`invariants`); an `eventual = true`
+cron or verify job asks `cron --eventual`'s or `verify --eventual`'s question and records `exact` and `K` in it. A job runs in a child process, killed
 when it is still busy well past its timeout (`execute_bounded`): clingo
 cannot interrupt grounding.
 
@@ -190,7 +191,8 @@ def execute_job(job: Job) -> tuple[dict, list[tuple], list[tuple]]:
                 row.update(status="timeout", error=f"stopped after {p['timeout']} s ({found.count} models so far)")
         elif p["task"] == "cron":
             try:
-                verdict = cron.analyse(program, instance, job.bounds, None, p["timeout"])
+                question = cron.analyse_eventual if p["eventual"] else cron.analyse  # eventual: exact and K in its verdict
+                verdict = question(program, instance, job.bounds, None, p["timeout"])
                 row["verdicts"] = json.dumps(verdict.as_dict(), sort_keys=True, default=str)
             except cron.Timeout as exc:
                 row.update(status="timeout", error=f"stopped after {p['timeout']} s: {exc}")

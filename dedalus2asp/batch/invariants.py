@@ -5,7 +5,8 @@ injection*, SIGMOD 2015, §3: at the last step every `pre` row has its matching 
 whatever is lost and whoever crashes within the job's `Network`) of the job's program, as
 `dedalus2asp verify` does. Its row of the `jobs` table gets `holds` (true, false, or null when
 stopped before an answer: status `timeout`), `faults` (the counterexample's, the fewest when
-`complete`) and in `verdicts` a small JSON record (`record`): `vacuous` when it holds (no run has a
+`complete`) and in `verdicts` a small JSON record (`record`), with `exact` and `K` for an `eventual = true` job
+(`verify --eventual`): `vacuous` when it holds (no run has a
 `pre` row at the last step, as `verify` says), the counterexample's omissions,
 crashes and unmatched `pre` rows (at most `LISTED` of each, with their numbers), without its
 run — the `verify` command draws that. `summary` gathers the records of a batch for batch.json
@@ -38,8 +39,12 @@ def record(verdict: Verdict) -> dict:
             "crashes": [c.as_dict() for c in found.crashes[:LISTED]],
             "missing": [m.as_dict() for m in found.missing[:LISTED]], "missing_count": len(found.missing),
         }
+    eventual = {} if verdict.exactness is None else {  # verify --eventual: whether the verdict is exact, and K
+        "eventual": True, "exact": verdict.exact, "K": verdict.exactness.K,
+        "reason": None if verdict.exact else verdict.exactness.reason}
     return {
         "holds": verdict.holds,
+        **eventual,
         **({"vacuous": verdict.vacuous} if verdict.holds else {}),  # as `Verdict.as_dict` writes it
         "complete": verdict.complete,
         "faults": None if found is None else found.faults,
@@ -75,7 +80,10 @@ def words(row: dict) -> str:
     if found["holds"] is None:
         return "unknown"
     if found["holds"]:
-        return "holds vacuously" if found.get("vacuous") else "holds"
+        held = "holds vacuously" if found.get("vacuous") else "holds"
+        if found.get("eventual"):
+            return f"{held} eventually, exact (K = {found['K']})" if found["exact"] else f"{held} within lassos of ≤ {found['K']} steps, not exact"
+        return held
     faults = found["faults"]
     plural = "" if faults == 1 else "s"
     return f"broken, {faults} fault{plural}" if found["fewest_faults"] else f"broken, ≤ {faults} fault{plural} (not proven fewest)"
@@ -96,6 +104,7 @@ def summary(jobs: list[Job], rows: dict[str, dict]) -> dict | None:
             "horizon": p["horizon"], "delivery": p["delivery"], "max_delay": p["max_delay"], "loss_until": p["loss_until"],
             "crashes": p["crashes"], "nodes": p["nodes"], "pre": p["pre"], "post": p["post"],
             "holds": found.get("holds"), **({"vacuous": found.get("vacuous", False)} if found.get("holds") else {}),
+            **({"eventual": True, "exact": found.get("exact"), "K": found.get("K")} if p["eventual"] else {}),
             "complete": found.get("complete", False), "faults": found.get("faults"),
             "counterexample": found.get("counterexample"), "bound": found.get("bound"), "seconds": row["seconds"],
         })

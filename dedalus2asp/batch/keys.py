@@ -6,7 +6,7 @@ gives every job key its value when no table does; `NEW_KEYS` are those added aft
 directories existed, left out of a job's id at their defaults so that older directories still
 resume. `ALIASES` are Molly's spellings (Alvaro, Rosen, Hellerstein, *Lineage-driven fault
 injection*, SIGMOD 2015, §3; Molly counts time from 1): `eot = N` is `horizon = N - 1`,
-`eff = F` is `loss_until = F - 1`. `APPLIES` names the tasks a fault key or `pre`/`post` is for.
+`eff = F` is `loss_until = F - 1`. `APPLIES` names the tasks a fault key, `pre`/`post` or `eventual` is for.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ DEFAULTS: dict[str, Any] = {
     "crash_model": "clock",  # clock (Molly's) | fail-stop
     "pre": "pre",  # verify: the relation whose rows need a match at the last step
     "post": "post",  # verify: the relation that matches them
+    "eventual": False,  # cron, verify: answer for the infinite runs (every horizon; exact and K recorded), not at horizon
 }
 KEYS = ("program", "input", "task", *DEFAULTS)
 ALIASES: dict[str, tuple[str, Callable[[int], int]]] = {
@@ -58,12 +59,13 @@ ALIASES: dict[str, tuple[str, Callable[[int], int]]] = {
 KNOWN = (*KEYS, *ALIASES)
 NEW_KEYS = {  # keys added later: at these values, left out of ids
     "dialect": "auto", "max_ground": DEFAULT_MAX_GROUND, "delivery": "async", "loss_until": None, "crashes": 0, "nodes": None,
-    "pre": "pre", "post": "post", "omission": None, "crash_times": None, "crash_model": "clock",
+    "pre": "pre", "post": "post", "omission": None, "crash_times": None, "crash_model": "clock", "eventual": False,
 }
 FAULT_TASKS = ("count", "cron", "models", "verify")  # the tasks that solve the fault-injected program
+EVENTUAL_TASKS = ("cron", "verify")  # the tasks a job may ask with eventual = true (cron --eventual, verify --eventual)
 APPLIES = {"delivery": FAULT_TASKS, "loss_until": FAULT_TASKS, "crashes": FAULT_TASKS, "nodes": FAULT_TASKS,
            "omission": FAULT_TASKS, "crash_times": FAULT_TASKS, "crash_model": FAULT_TASKS,
-           "pre": ("verify",), "post": ("verify",)}
+           "pre": ("verify",), "post": ("verify",), "eventual": EVENTUAL_TASKS}
 
 
 def _integer(low: int, high: int) -> Callable[[Any], str | None]:
@@ -132,6 +134,10 @@ def _relation(value) -> str | None:
     return None if _RELATION.match(value) else f"must be a relation name (letters, digits and '_'), not {value!r}"
 
 
+def _boolean(value) -> str | None:
+    return None if isinstance(value, bool) else f"must be true or false, not {kind_of(value)}"
+
+
 def _seconds(value) -> str | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return f"must be a number of seconds, not {kind_of(value)}"
@@ -164,6 +170,7 @@ SCHEMA: dict[str, Callable[[Any], str | None]] = {
     "crash_model": _choice(CRASH_MODELS),
     "pre": _relation,
     "post": _relation,
+    "eventual": _boolean,
     "eot": _integer(1, MAX_STEP + 1),
     "eff": _integer(0, MAX_STEP),
 }

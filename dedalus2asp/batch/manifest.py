@@ -19,6 +19,10 @@ A **manifest** lists jobs, one by one (`[[job]]`, scalar values) or as grids
     delivery = "sync"               # async | sync; max_delay for async only
     crashes = [0, 1]
     loss_until = [0, 2]             # or eff = [1, 3]: Molly's F is loss_until F - 1
+    [[job]]                         # the same question for every horizon at once (verify --eventual)
+    program = ["examples/molly/retry_broadcast.ded", "examples/molly/broadcast_assert.ded"]
+    task = "verify"                 # eventual: cron and verify; no horizon or eot beside it
+    eventual = true                 # needs delivery = "sync" or a max_delay; records exact and K
 
 Every key has a type and a range (`keys.SCHEMA`): horizon, delay bound and steps
 are integers in 0..`bounds.MAX_STEP` (not a boolean, not a float), `models`
@@ -64,7 +68,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..bounds import Bounds, Network
+from ..bounds import Bounds, Mode, Network
 from ..lang.ast import NOWHERE, Span
 from ..lang.diagnostics import Diagnostic, DiagnosticError
 from .keys import (ALIASES, APPLIES, DEFAULTS, DIALECTS, FAULT_TASKS, KEYS, KNOWN, MAX_JOBS, MAX_MANIFEST, NEW_KEYS, SCHEMA,
@@ -237,9 +241,16 @@ def short_name(column: str, stem: bool = False) -> str:
 
 
 def _bounds(params: dict) -> Bounds:
-    """The job's bounds; raises ValueError for a network `bounds.Network` refuses (sync delivery with a delay bound)."""
+    """The job's bounds (an eventual job's in `Mode.EVENTUAL`, its horizon set by the question once it knows K);
+    raises ValueError for a network `bounds.Network` refuses (sync delivery with a delay bound), and for an eventual
+    job whose network is not finite-state (async without a delay bound)."""
     network = Network(params["delivery"], params["max_delay"], params["loss_until"], params["crashes"], tuple(params["nodes"] or ()),
                       params["omission"], params["crash_times"], params["crash_model"])
+    if params["eventual"]:
+        if not network.sync and network.max_delay is None:
+            raise ValueError("eventual = true needs a finite-state network: delivery = \"sync\" or a max_delay (without "
+                             "one a message may stay in flight forever)")
+        return Bounds(0, params["semantics"] or DEFAULTS["semantics"], params["encoding"], network, mode=Mode.EVENTUAL)
     return Bounds(params["horizon"], params["semantics"] or DEFAULTS["semantics"], params["encoding"], network)
 
 
@@ -359,12 +370,19 @@ def _expanded(problems: Problems, root: Path, defaults: dict, given: list[tuple[
             params["nodes"] = params["nodes"] or None  # no extra node, written [] or not at all: one job
             if params["task"] == "cron":
                 params["semantics"] = None  # cron analyses causal-finite and choice both: one job, not one per semantics
+            if params["eventual"]:
+                if (table, "eventual-horizon") not in refused and ("horizon" in spec or "horizon" in defaults):
+                    refused.add((table, "eventual-horizon"))
+                    where = "horizon" if "horizon" in spec else "eventual"
+                    problems.add(table, written.get(where, where), f"eventual = true answers for every horizon at once: "
+                                 f"give it without {written.get('horizon', 'horizon')} (in [defaults] or this table)")
+                params["horizon"] = None  # every horizon: one job, its K recorded in its verdict
             try:
                 bounds = _bounds(params)
             except ValueError as error:
                 if (table, "network") not in refused:
                     refused.add((table, "network"))
-                    key = next((k for k in ("max_delay", "delivery") if k in spec), None)
+                    key = next((k for k in ("max_delay", "delivery", "eventual") if k in spec), None)
                     if params["delivery"] == "sync" and params["max_delay"] is not None:
                         error = (f"delivery 'sync' with max_delay {params['max_delay']}: a delay bound applies to async delivery "
                                  "only (under sync delivery a message that is not lost arrives at the next step)"

@@ -75,7 +75,10 @@ def verdict(job: dict) -> str:
     if job["task"] == "verify":
         return invariants.words(job)
     v = json.loads(job["verdicts"])
-    return ", ".join(("" if v.get(k) else "not ") + k for k in ("consistent", "tolerant") if v.get(k) is not None)
+    words = ", ".join(("" if v.get(k) else "not ") + k for k in ("consistent", "tolerant") if v.get(k) is not None)
+    if v.get("K") is not None:  # cron --eventual: on ultimate outputs, exact or bounded
+        words += f" eventually, exact (K = {v['K']})" if v.get("exact") else f" within lassos of ≤ {v['K']} steps, not exact"
+    return words
 
 
 def network(job: dict) -> str:

@@ -1,7 +1,9 @@
 """The options the commands share, declared once, and the values made from them.
 
 --horizon, --semantics, --encoding and --max-delay become the question's
-`Bounds` once (`bounds`), which every phase then receives whole; PROG and
+`Bounds` once (`bounds`), which every phase then receives whole; --eventual,
+in place of --horizon or --eot, asks for every horizon at once (`program_options`
+checks that only one of them is given, `eventual_bounds` makes the eventual bounds); PROG and
 --input become the loaded or prepared program (`load`, `prepare`), their
 diagnostics reported and the command ended with exit 2; --at and --fact are
 read with the input parser.
@@ -21,7 +23,7 @@ import typer
 
 from .. import pipeline
 from ..asp import budget
-from ..bounds import MAX_STEP, Bounds, Encoding, Network, NodeNameError, Semantics
+from ..bounds import MAX_STEP, Bounds, Encoding, Mode, Network, NodeNameError, Semantics
 from ..lang import analysis, parser
 from ..lang.diagnostics import Diagnostic, DiagnosticError, Severity
 from .console import fail, usage, warn
@@ -51,6 +53,15 @@ EotOpt = typer.Option(
     None, "--eot", min=1, max=MAX_STEP + 1, show_default=False,
     help="Molly's end of time N, instead of --horizon: Molly counts time from 1, so it is --horizon N-1",
 )
+EventualOpt = typer.Option(
+    False, "--eventual",
+    help="Instead of --horizon/--eot: answer for the infinite runs, every horizon at once (lasso models and the ultimate "
+    "facts, jcss2014 §2.5.5), with the completeness threshold K and whether the answer is exact; needs --delivery sync or "
+    "--max-delay D (docs/semantics.md)",
+)
+"""--eventual, one option for every command that answers for every horizon (cron, verify, models, count): a command
+with a parameter whose default is `EventualOpt` and a parameter `horizon` gets --horizon/--eot made optional, and exactly one
+of --horizon, --eot and --eventual required (`program_options`); in eventual mode it receives `horizon = None`."""
 SemanticsOpt = typer.Option(Semantics.CAUSAL_FINITE, "--semantics", "-s", help="choice = pure_ch, causal = pure_ca, causal-finite = pure")
 EncodingOpt = typer.Option(Encoding.FAST, "--encoding", "-e", help="fast: choice rules and #edge; paper: rule by rule as in tplp2016 (same models)")
 DelayOpt = typer.Option(None, "--max-delay", "-D", min=0, max=MAX_STEP, help="A message sent at step s arrives by step s+D (default: no bound)")
@@ -181,11 +192,14 @@ def program_files(paths: list[Path]) -> ProgramFiles:
     return first
 
 
-def horizon_of(horizon: int | None, eot: int | None, required: bool) -> int | None:
+def horizon_of(horizon: int | None, eot: int | None, required: bool, eventual: bool | None = None) -> int | None:
     """--horizon T, or Molly's --eot N (T = N - 1: Molly counts time from 1); both, or neither when one is
-    `required`, exit 2."""
+    `required`, exit 2. `eventual`: the value of --eventual for a command that has it (None: it has not), which
+    excludes the horizon and, given, stands for it (`horizon_or_eventual`)."""
     if horizon is not None and eot is not None:
         usage("bad-option", f"--eot {eot} is --horizon {eot - 1}: give one of them, not both", "--eot")
+    if eventual is not None:
+        return horizon_or_eventual(horizon, eot, eventual, required)
     if eot is not None:
         return eot - 1
     if horizon is None and required:
@@ -194,12 +208,48 @@ def horizon_of(horizon: int | None, eot: int | None, required: bool) -> int | No
     return horizon
 
 
+def horizon_or_eventual(horizon: int | None, eot: int | None, eventual: bool, required: bool = True) -> int | None:
+    """Exactly one of --horizon T, --eot N and --eventual: the horizon T, or None under --eventual; both exit 2
+    (--eventual answers for every horizon, so a horizon beside it would be read as one), and neither exits 2
+    when the command needs one (`required`)."""
+    if eventual and (horizon is not None or eot is not None):
+        given = f"--horizon {horizon}" if horizon is not None else f"--eot {eot}"
+        usage("bad-option", f"--eventual answers for every horizon at once (the infinite runs): give it without {given}, "
+              "or drop --eventual for the answer cut at that horizon", "--eventual")
+    if eventual:
+        return None
+    if eot is not None:
+        return eot - 1
+    if horizon is None and required:
+        usage("missing-option", "give the horizon: --horizon T (steps 0..T), Molly's end of time --eot N (T = N-1), "
+              "or --eventual (the infinite runs: every horizon at once)", "--horizon")
+    return horizon
+
+
+def eventual_bounds(network: Network, semantics: Semantics = Semantics.CAUSAL_FINITE,
+                    encoding: Encoding = Encoding.FAST) -> Bounds:
+    """The bounds of an --eventual question (`Mode.EVENTUAL`; its horizon, K - 1 for lassos of K steps, is set by
+    the question once it knows K). The infinite runs are finitely many configurations only under --delivery sync
+    or a delay bound: otherwise, and for any other bad value, exit 2."""
+    if not network.sync and network.max_delay is None:
+        usage("bad-option", "--eventual needs a finite-state network: give --delivery sync (Molly's rounds) or a delay "
+              "bound --max-delay D; without one a message may stay in flight forever and the runs are not finitely many "
+              "configurations (docs/semantics.md)", "--eventual")
+    try:
+        return Bounds(0, semantics, encoding, network, mode=Mode.EVENTUAL)
+    except ValueError as error:
+        usage("bad-option", str(error), "--eventual")
+
+
 def program_options(command):
     """Give `command` the shapes of PROG and --horizon that every command shares: PROG takes one file or
-    several (`program_files`), and a parameter `horizon` gets Molly's --eot beside it (`horizon_of`)."""
+    several (`program_files`), and a parameter `horizon` gets Molly's --eot beside it (`horizon_of`); with a
+    parameter whose default is `EventualOpt`, exactly one of --horizon, --eot and --eventual (`horizon_or_eventual`)."""
     signature = inspect.signature(command)
     parameters, required = [], False
     annotations = dict(command.__annotations__)
+    eventual = next((p.name for p in signature.parameters.values() if p.default is EventualOpt), None)
+    alternatives = " (or --eot N, or --eventual)" if eventual else " (or --eot N)"
     for parameter in signature.parameters.values():
         if parameter.name == "program" and parameter.default is Prog:
             parameters.append(parameter.replace(annotation=list[Path]))
@@ -208,7 +258,7 @@ def program_options(command):
             required = parameter.default is HorizonOpt
             option = parameter.default if not required else typer.Option(
                 None, *HorizonOpt.param_decls, min=0, max=MAX_STEP, show_default=False,
-                help=HorizonOpt.help + " (or --eot N)",
+                help=HorizonOpt.help + alternatives,
             )
             parameters += [parameter.replace(default=option, annotation=Optional[int]),
                            inspect.Parameter("eot", parameter.kind, default=EotOpt, annotation=Optional[int])]
@@ -222,7 +272,8 @@ def program_options(command):
         if isinstance(kwargs.get("program"), (list, tuple)):
             kwargs["program"] = program_files(list(kwargs["program"]))
         if has_eot:
-            kwargs["horizon"] = horizon_of(kwargs.get("horizon"), kwargs.pop("eot"), required)
+            kwargs["horizon"] = horizon_of(kwargs.get("horizon"), kwargs.pop("eot"), required,
+                                           kwargs.get(eventual) if eventual else None)
         return command(*args, **kwargs)
 
     with_program.__signature__ = signature.replace(parameters=parameters)

@@ -10,13 +10,14 @@ from typing import Optional
 import typer
 
 from .. import pipeline
-from ..bounds import Encoding, Network, Semantics
+from ..asp.transform import lasso_ready
+from ..bounds import MAX_STEP, Bounds, Encoding, Mode, Network, Semantics
 from ..formats import render
 from ..lang import analysis, coordination, lamport, located, parser
 from ..lang.ast import printable
 from ..lang.convert import located_text, transparent_text
 from ..lang.diagnostics import Diagnostic, DiagnosticError
-from .console import emit, fail, say, stderr, warn
+from .console import emit, fail, say, stderr, usage, warn
 from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, JsonOpt, Prog, SemanticsOpt, bounds, network_options,
                       prepare)
 
@@ -66,10 +67,18 @@ def check(
 def compile_(
     program: Path = Prog,
     input_: Optional[Path] = typer.Option(None, "--input", "-i", help="Input instance H; without it decl(H) is left out"),
-    horizon: int = HorizonOpt,
+    horizon: Optional[int] = typer.Option(
+        None, "--horizon", "-T", min=0, max=MAX_STEP, show_default=False, help=HorizonOpt.help + " (or --eventual --steps K)"
+    ),
     semantics: Semantics = SemanticsOpt,
     encoding: Encoding = EncodingOpt,
     network: Network = NETWORK,
+    eventual: bool = typer.Option(
+        False, "--eventual", help="Instead of --horizon: the lasso program of --steps K steps (0..K-1), the loop start "
+        "_loop(L) chosen by the solver, the step after K-1 being step L again; nodes step in rounds, under --delivery "
+        "sync or --max-delay D (docs/semantics.md, Lasso models)"),
+    steps: Optional[int] = typer.Option(
+        None, "--steps", min=1, max=MAX_STEP, show_default=False, help="With --eventual: K, the lasso's number of steps"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the program here instead of stdout"),
     dialect: Dialect = DialectOpt,
     traces: bool = typer.Option(
@@ -81,7 +90,23 @@ def compile_(
     ),
 ) -> None:
     """Write the clingo program of PROG; `python -m clingo OUT.lp 0` runs it."""
-    prepared = prepare(program, input_, bounds(horizon, semantics, encoding, network), dialect, needs_input=False)
+    if eventual:
+        if horizon is not None or traces:
+            usage("bad-option", "--eventual writes the lasso program of --steps K steps: give it without --horizon/--traces", "--eventual")
+        if steps is None:
+            usage("missing-option", "--eventual needs the lasso's number of steps: --steps K (steps 0..K-1)", "--steps")
+        try:
+            bounds_ = Bounds(steps - 1, semantics, encoding, network, Mode.EVENTUAL)
+            lasso_ready(bounds_)
+        except ValueError as error:
+            usage("bad-option", str(error), "--eventual")
+    elif horizon is None:
+        usage("missing-option", "give the horizon: --horizon T (steps 0..T), or --eventual --steps K", "--horizon")
+    elif steps is not None:
+        usage("bad-option", "--steps K goes with --eventual (the lasso's steps 0..K-1)", "--steps")
+    else:
+        bounds_ = bounds(horizon, semantics, encoding, network)
+    prepared = prepare(program, input_, bounds_, dialect, needs_input=False)
     text = prepared.compiled.counting_traces() if traces else prepared.compiled.text
     if output is None:
         sys.stdout.write(text)

@@ -19,7 +19,7 @@ from ..questions import cron
 from ..runs import eventual, eventual_verify, operational
 from .progress import Progress, QuietOpt
 from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, incomplete, no_model, say, stderr, text_options, usage, warn, write
-from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, JsonOpt, MasterOpt, ModelsOpt,
+from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, EventualOpt, HorizonOpt, eventual_bounds, InputOpt, JsonOpt, MasterOpt, ModelsOpt,
                       Prog, SemanticsOpt, SplitEngineOpt, TimeoutOpt, bounds, network_options, check_engine, load, need_instance, prepare,
                       LIMITS, Limits, limit_options, within)
 
@@ -36,6 +36,12 @@ FORMAT_HELP = (
     "model (DIR/model-K.itf.json, .svg, .dot), else the first model on stdout"
 )
 
+
+StepsOpt = typer.Option(
+    None, "--steps", min=1, max=MAX_STEP, show_default=False,
+    help="With --eventual: lassos of exactly K steps (every shorter lasso is one of them), instead of the completeness "
+    "threshold; the answer is then not exact (exit 3)",
+)
 
 @limit_options
 @network_options
@@ -56,11 +62,32 @@ def models(
     svg: Optional[Path] = typer.Option(None, "--svg", help="Also write a spacetime diagram per model: DIR/model-1.svg, ..."),
     dialect: Dialect = DialectOpt,
     limits: Limits = LIMITS,
+    eventual_: bool = EventualOpt,  # the one --eventual (cli/options.py): exactly one of it, --horizon and --eot
+    steps: Optional[int] = StepsOpt,
 ) -> None:
-    """Enumerate models: each one's trace (node × step) and its messages, or a document (--format). Exit 1 if there is none."""
+    """Enumerate models: each one's trace (node × step) and its messages, or a document (--format). Exit 1 if there is none.
+    With --eventual: the distinct ultimate outputs, each with a lasso; exit 3 when the answer is not exact."""
     if json_ and fmt not in (Format.TEXT, Format.JSON):
         usage("bad-option", f"--json is --format json: give one of them, not --format {fmt.value} too")
     fmt = Format.JSON if json_ else fmt
+    if eventual_:
+        if horizon is not None or svg is not None or output is not None or fmt not in (Format.TEXT, Format.JSON):
+            usage("bad-option", "--eventual answers for every horizon: give it without --horizon/--eot, --svg, -o and "
+                  "--format other than text or json", "--eventual")
+        answer = eventual_outputs(program, input_, semantics, encoding, network, steps, timeout, dialect)
+        emit(render(answer, "json")) if fmt is Format.JSON else say(render(answer, "text", **text_options()))
+        if not answer.lassos:
+            stderr.print("no lasso: the program has no infinite run on this input" + (
+                "" if answer.exact else f" within lassos of {answer.steps} steps"))
+        if not answer.exact:
+            raise typer.Exit(EXIT_INCOMPLETE)
+        if not answer.lassos:
+            raise typer.Exit(EXIT_NO)
+        return
+    if horizon is None:
+        usage("missing-option", "give the horizon: --horizon T (steps 0..T), --eot N (T = N-1), or --eventual", "--horizon")
+    if steps is not None:
+        usage("bad-option", "--steps K goes with --eventual (lassos of K steps)", "--steps")
     prepared = prepare(program, input_, bounds(horizon, semantics, encoding, network), dialect, limits=limits)
     found = solve.isolated(inspect.enumerate_models, prepared.compiled, number, timeout=timeout, max_memory=limits.max_memory)
     chosen = inspect.Models(tuple(found.models), prepared.compiled.bounds, tuple(prepared.instance.network), found.complete)
@@ -129,8 +156,31 @@ def count(
     ),
     limits: Limits = LIMITS,
     quiet: bool = QuietOpt,
+    eventual_: bool = EventualOpt,  # the one --eventual (cli/options.py): exactly one of it, --horizon and --eot
+    steps: Optional[int] = StepsOpt,
 ) -> None:
-    """Count stable models and distinct traces (projective enumeration); --split K counts K disjoint parts (progress: parts done, on standard error)."""
+    """Count stable models and distinct traces (projective enumeration); --split K counts K disjoint parts (progress: parts done, on standard error).
+    With --eventual: the number of distinct ultimate outputs of the infinite runs."""
+    if eventual_:
+        if horizon is not None or split is not None or traces_only:
+            usage("bad-option", "--eventual answers for every horizon: give it without --horizon/--eot, --split and "
+                  "--traces-only", "--eventual")
+        answer = eventual_outputs(program, input_, semantics, encoding, network, steps, timeout, dialect)
+        summary = {"ultimate_outputs": len(answer.outputs), **{k: v for k, v in answer.as_dict().items()
+                                                               if k not in ("ultimate_outputs", "lassos", "certain", "possible")}}
+        if json_:
+            emit(render(summary, "json", kind="count"))
+        else:
+            say(f"{len(answer.outputs)} distinct ultimate output(s), lassos of K = {answer.steps} step(s); "
+                + ("exact (K is the completeness threshold)" if answer.exact else
+                   f"not exact (bounded: the lassos of {answer.steps} steps only): {answer.reason}") + "\n")
+        if not answer.exact:
+            raise typer.Exit(EXIT_INCOMPLETE)
+        return
+    if horizon is None:
+        usage("missing-option", "give the horizon: --horizon T (steps 0..T), --eot N (T = N-1), or --eventual", "--horizon")
+    if steps is not None:
+        usage("bad-option", "--steps K goes with --eventual (lassos of K steps)", "--steps")
     bounds_ = bounds(horizon, semantics, encoding, network)
     prepared = prepare(program, input_, bounds_, dialect, limits=limits)
     if split is None:
@@ -150,12 +200,33 @@ def count(
         incomplete("the count", timeout)
 
 
+def eventual_outputs(program: Path, input_, semantics: Semantics, encoding: Encoding, network: Network,
+                     steps: int | None, timeout: float | None, dialect):
+    """`models --eventual` and `count --eventual`: the distinct ultimate outputs of the lassos (`questions.models`),
+    with the threshold K; a network that is not finite-state exits 2."""
+    from ..questions import models as lassos
+
+    try:
+        bounds_ = Bounds(0, semantics, encoding, network, Mode.EVENTUAL)
+        lassos.transform.lasso_ready(bounds_)
+    except ValueError as error:
+        usage("bad-option", str(error), "--eventual")
+    prog, instance = load(program, input_, dialect, network)
+    try:
+        outputs = cron.outputs_of(prog, None)
+        return solve.isolated(lassos.ultimate_outputs, prog, instance, bounds_, outputs, steps, timeout=timeout)
+    except DiagnosticError as error:  # an input event beyond the lassos' steps
+        fail(error)
+    except ValueError as error:
+        usage("bad-option", str(error), "--eventual")
+
+
 ExploreHorizonOpt = typer.Option(
     None, "--horizon", "-T", min=0, max=MAX_STEP, show_default=False,
     help="Every node performs local steps 0..T (or --eventual: every horizon at once)",
 )
 
-EventualOpt = typer.Option(
+ExploreEventualOpt = typer.Option(
     False, "--eventual", help="Instead of --horizon: the graph of configurations of the infinite runs and their distinct "
     "ultimate outputs (jcss2014 §2.5.5), under --delivery sync or --max-delay D (docs/semantics.md)",
 )
@@ -171,7 +242,7 @@ def explore(
     runs: bool = typer.Option(
         False, "--runs", help="Count distinct run prefixes (end configurations) too; slower: senders are kept apart"
     ),
-    eventual_: bool = EventualOpt,
+    eventual_: bool = ExploreEventualOpt,
     output: Optional[str] = typer.Option(None, "--output", help="With --eventual: the output relations R,S,... (default: .output)"),
     pre: Optional[str] = typer.Option(
         None, "--pre", help="With --eventual: instead of the ultimate outputs, the invariant verdict: does every row of "
@@ -286,6 +357,7 @@ def cron_(
     program: Path = Prog,
     input_: Path = InputOpt,
     horizon: int = HorizonOpt,
+    eventual_: bool = EventualOpt,
     network: Network = NETWORK,
     output: Optional[str] = typer.Option(None, "--output", help="Output relations R,S,... (default: the .output ones)"),
     encoding: Encoding = EncodingOpt,
@@ -297,12 +369,17 @@ def cron_(
     dialect: Dialect = DialectOpt,
     limits: Limits = LIMITS,
 ) -> None:
-    """Consistency and tolerance of non-causality (jcss2014), bounded by the horizon and the delay bound.
+    """Consistency and tolerance of non-causality (jcss2014), bounded by the horizon and the delay bound; with
+    --eventual, on the ultimate outputs of the infinite runs (exact, with the completeness threshold K, or labelled
+    bounded).
 
     Exit status: 0 consistent and tolerant; 1 not consistent, not tolerant, or no causal model at all;
     2 bad program, input or option; 3 timeout.
     """
-    bounds_ = bounds(horizon, encoding=encoding, network=network)  # cron analyses both semantics
+    if eventual_ and search_horizon:
+        usage("bad-option", "--eventual answers for every horizon at once: give it without --search-horizon", "--eventual")
+    # cron analyses both semantics
+    bounds_ = eventual_bounds(network, encoding=encoding) if eventual_ else bounds(horizon, encoding=encoding, network=network)
     try:
         prog, instance, warnings = pipeline.load(program, input_, dialect.value)
         outputs = tuple(r.strip() for r in output.split(",") if r.strip()) if output else None
@@ -313,7 +390,7 @@ def cron_(
     warn(warnings)
     within(program, prog, instance, bounds_, limits)
     try:
-        question = cron.search if search_horizon else cron.analyse
+        question = cron.analyse_eventual if eventual_ else cron.search if search_horizon else cron.analyse
         verdict = solve.isolated(question, prog, instance, bounds_, outputs, timeout=timeout, max_memory=limits.max_memory)
     except cron.Timeout:
         incomplete("the analysis", timeout)

@@ -23,8 +23,9 @@ from ..formats import render
 from ..formats.molly import index_html, runs_document
 from ..lang.diagnostics import Diagnostic, DiagnosticError
 from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, say, stderr, usage
-from .options import (LIMITS, NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, InputOpt, JsonOpt, Limits, MasterOpt,
-                      Prog, SemanticsOpt, SplitEngineOpt, TimeoutOpt, bounds, check_engine, limit_options, load, network_options, within)
+from .options import (LIMITS, NETWORK, Dialect, DialectOpt, EncodingOpt, EventualOpt, HorizonOpt, InputOpt, JsonOpt, Limits,
+                      MasterOpt, Prog, SemanticsOpt, SplitEngineOpt, TimeoutOpt, bounds, check_engine, eventual_bounds,
+                      limit_options, load, network_options, within)
 from .progress import Progress, QuietOpt
 from .solve import MAX_SPLIT
 from .spark import SparkLogOpt, spark_level
@@ -46,6 +47,7 @@ def verify_(
     program: Path = Prog,
     input_: Path = InputOpt,
     horizon: int = HorizonOpt,
+    eventual: bool = EventualOpt,
     network: Network = NETWORK,
     pre: str = typer.Option("pre", "--pre", help="The relation whose facts need a match (Molly's convention: pre)"),
     post: str = typer.Option("post", "--post", help="The relation that matches them (Molly's convention: post)"),
@@ -71,12 +73,16 @@ def verify_(
     --search-horizon: the smallest horizon with a counterexample.
     --all: every minimal fault set. --out DIR: runs.json, SVGs, index.html.
     --split K: K parts of the fault space (progress on standard error).
+    --eventual: every pre fact ultimately matched in every infinite run, or a lasso counterexample (no --eot to guess).
     Exit status: 0 holds within the bounds, 1 counterexample,
     2 bad program, input or option, 3 stopped before an answer.
     """
     _check_split(split, engine_, search_horizon)
+    if eventual and (search_horizon or split is not None):
+        usage("bad-option", "--eventual answers for every horizon at once: give it without "
+              + ("--search-horizon" if search_horizon else "--split"), "--eventual")
     level = spark_level(spark_log)
-    bounds_ = bounds(horizon, semantics, encoding, network)
+    bounds_ = eventual_bounds(network, semantics, encoding) if eventual else bounds(horizon, semantics, encoding, network)
     prog, instance = load(program, input_, dialect, bounds_.network)
     within(program, prog, instance, bounds_, limits)  # --max-ground: the rule to blame, exit 2
     question = verify_search.search if search_horizon else verify.verify

@@ -15,6 +15,7 @@ returns the text of a document:
 | `count` | the dictionary of `asp.solve.count` | text, json |
 | `exploration` | the summary of `explore` (a dictionary) | text, json |
 | `eventual` | `runs.eventual.Eventual`, what `explore --eventual` found | text, json |
+| `ultimate` | `questions.models.Ultimate`, what `models --eventual` found | text, json |
 | `eventual_verdict` | `runs.eventual_verify.EventualVerdict`, what `explore --eventual --pre/--post` found | text, json |
 | `summary` | `charts.Report`, the summary of a `run` or `batch` directory | text, html |
 
@@ -64,6 +65,7 @@ KINDS = {
     "dedalus2asp.lang.coordination.Coordination": "coordination",
     "dedalus2asp.formats.charts.Report": "summary",
     "dedalus2asp.runs.eventual.Eventual": "eventual",
+    "dedalus2asp.questions.models.Ultimate": "ultimate",
     "dedalus2asp.runs.eventual_verify.EventualVerdict": "eventual_verdict",
 }
 """The kind of each class of values, by its qualified name."""
@@ -98,6 +100,8 @@ WRITERS: dict[tuple[str, str], Callable[..., str]] = {
     ("exploration", "json"): json.dumps,
     ("eventual", "text"): text.eventual,
     ("eventual", "json"): json.as_dict,
+    ("ultimate", "text"): text.ultimate,
+    ("ultimate", "json"): json.as_dict,
     ("eventual_verdict", "text"): text.eventual_verdict,
     ("eventual_verdict", "json"): json.as_dict,
     ("summary", "text"): text.summary,

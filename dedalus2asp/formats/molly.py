@@ -34,9 +34,11 @@ def _run(number: int, status: str, model: Model, bounds: Bounds, lost: tuple[Los
     for node, step, relation, args in sorted(model.trace, key=lambda f: (f[2], str(f[0]), f[1], tuple(map(str, f[3])))):
         row = ([] if node == GLOBAL_NODE else [str(node)]) + [str(a) for a in args] + [_molly_time(step)]
         tables.setdefault(relation, []).append(row)
+    lasso = {"loop_start": model.loop_start, "period": model.period} if model.is_lasso else {}
     return {
         "iteration": number,
         "status": status,
+        **lasso,  # a lasso (verify --eventual): steps loop_start..eot-1 (Molly's times loop_start+1..eot) repeat forever
         "failureSpec": {
             "eot": _molly_time(bounds.horizon),
             "eff": 0 if not network.lossy else network.loss_until + 1,
@@ -66,13 +68,26 @@ def runs_document(verdict: Verdict, success: Model | None) -> dict:
         lineage = found.lineage or (verdict.counterexample.lineage if found == verdict.counterexample else ())
         if lineage:
             runs[-1]["lineage"] = [e.as_dict() for e in lineage]
+    answer = verdict.as_dict()
+    eventual = {key: answer[key] for key in ("exact", "K", "reason") if key in answer}
     return {"schema": RUNS_SCHEMA, "verdict": verdict.describe().splitlines()[0], "holds": verdict.holds,
-            "complete": verdict.complete, "bound": verdict.as_dict()["bound"], "runs": runs}
+            "complete": verdict.complete, **eventual, "bound": answer["bound"], "runs": runs}
 
 
 def _clocks(time: int) -> str:
     """A Molly time of runs.json as the page says it: "step 2 (Molly's time 3)", the diagrams' clock first."""
     return f"step {time - 1} (Molly's time {time})"
+
+
+def _scope(document: dict) -> str:
+    """What the runs of the page cover: the horizon, or (verify --eventual) the lassos of K steps, each run's loop."""
+    if "K" in document:
+        exact = ("exact: K is the completeness threshold, every infinite run is covered" if document["exact"]
+                 else f"bounded, not exact: {document['reason']}")
+        return (f'<p>every horizon: lasso runs of K = {document["K"]} steps, steps loop_start..{document["K"] - 1} '
+                f"repeating forever ({escape(exact)}); Molly's times count from 1, time t is step t - 1; ")
+    return (f'<p>horizon {document["bound"]["horizon"]}: steps 0..{document["bound"]["horizon"]} (Molly\'s eot '
+            f'{document["bound"]["horizon"] + 1}: its times count from 1, time t is step t - 1), ')
 
 
 def index_html(document: dict) -> str:
@@ -86,10 +101,13 @@ def index_html(document: dict) -> str:
         faults = [f"crash of {c['node']} at {_clocks(c['time'])}" for c in spec["crashes"]]
         faults += [f"{o['table']} from {o['from']} to {o['to']} lost at {_clocks(o['time'])}" for o in spec["omissions"]]
         k = run["iteration"]
+        loop = "" if "loop_start" not in run else (
+            f"; steps {run['loop_start']}..{run['loop_start'] + run['period'] - 1} repeat forever "
+            f"(loop start {run['loop_start']}, period {run['period']})")
         lineage = run.get("lineage", ())
         rows.append(
             f'<section class="run {escape(run["status"])}"><h2>run {k}: {escape(run["status"])}</h2>'
-            f'<p>{escape("; ".join(faults) or "no fault")}</p>'
+            f'<p>{escape(("; ".join(faults) or "no fault") + loop)}</p>'
             f'<img src="run-{k}.svg" alt="the spacetime diagram of run {k}">'
             + (f'<p class="explains">the lineage below explains run {k}, the counterexample drawn above: why each '
                "missing post fact was expected there</p>" if lineage else "")
@@ -101,8 +119,7 @@ def index_html(document: dict) -> str:
         " img{max-width:100%;border:1px solid #ccc} .lineage li{margin:.15em 0} .fact.missing{color:#b00}"
         " .fact.holds{color:#070} .cut{color:#b00} .absent{color:#777}</style></head><body>"
         f"<h1>{escape(document['verdict'])}</h1>"
-        f'<p>horizon {document["bound"]["horizon"]}: steps 0..{document["bound"]["horizon"]} (Molly\'s eot '
-        f'{document["bound"]["horizon"] + 1}: its times count from 1, time t is step t - 1), '
+        + _scope(document) +
         f'pre: {escape(document["bound"]["pre"])}, post: {escape(document["bound"]["post"])}; the runs in '
         '<a href="runs.json">runs.json</a></p>' + "".join(rows) + "</body></html>\n"
     )

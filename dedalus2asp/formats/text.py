@@ -30,6 +30,7 @@ from . import charts
 if TYPE_CHECKING:
     from ..bounds import Bounds
     from ..questions.cron import Verdict
+    from ..questions.models import Ultimate
     from ..inspect.explain import Derivation, Reason
     from ..inspect.model import Model, Models
     from ..runs.eventual import Eventual
@@ -80,7 +81,11 @@ def print_model(model: Model, out: Console) -> None:
     for node, step in model.crashes:
         out.print(f"crash: {node} crashes at step {step} (from then on its messages to other nodes are lost)")
     if model.program is not None and model.program.output_relations:
-        out.print(f"outputs at step {model.horizon}: {', '.join(model.outputs()) or 'none'}")
+        if model.is_lasso:  # a lasso's output is its ultimate one: what holds at every step of its loop
+            out.print(f"ultimate outputs (every step {model.loop_start}..{model.horizon} of the loop): "
+                      f"{', '.join(model.ultimate()) or 'none'}")
+        else:
+            out.print(f"outputs at step {model.horizon}: {', '.join(model.outputs()) or 'none'}")
 
 
 def model(model: Model, width: int | None = None, color: bool = False) -> str:
@@ -118,6 +123,13 @@ def search(verdict: Verdict) -> str:
     )
 
 
+def loop_words(model: Model) -> str:
+    """", steps 2..4 repeating forever" of a lasso model; "" for a bounded one."""
+    if not model.is_lasso:
+        return ""
+    return f" (steps {model.loop_start}..{model.horizon} repeating forever: loop start {model.loop_start}, period {model.period})"
+
+
 def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> str:
     """A CRON verdict in one sentence, then what supports it: outputs, witnesses, a counterexample."""
     out = console(width, color)
@@ -126,7 +138,24 @@ def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> 
         out.print(search(verdict))
     if not verdict.satisfiable:
         return out.file.getvalue()
-    out.print(f"output relations: {', '.join(verdict.outputs)} (facts at step {verdict.bounds.horizon}, united over nodes)")
+    if verdict.eventual:
+        e, c = verdict.exactness, verdict.choice_exactness
+        if verdict.satisfiable and verdict.consistent is False:  # exact at any K
+            out.print("exact: the two causal lassos below are infinite runs whose ultimate outputs differ, whatever K"
+                      + ("" if e.exact else f" (K = {e.K} is not the completeness threshold: {e.reason})"))
+        else:
+            out.print(f"consistency (causal lassos): {e.words()}")
+        if c is not None and verdict.tolerant is False:  # exact at any K
+            out.print("tolerance (choice lassos): exact: the choice lasso below is an infinite run whose ultimate output "
+                      "differs, whatever K" + ("" if c.exact else f" (K = {c.K} is not the completeness threshold: {c.reason})"))
+        elif c is not None:
+            out.print(f"tolerance (choice lassos): {c.words()}")
+        out.print(f"output relations: {', '.join(verdict.outputs)} (ultimate facts: held at every step of the loop, "
+                  "united over nodes)")
+    else:
+        out.print(f"output relations: {', '.join(verdict.outputs)} (facts at step {verdict.bounds.horizon}, united over nodes)")
+    what, run = ("ultimately ", "lasso") if verdict.eventual else ("", "model")
+    kind = "ultimate output" if verdict.eventual else "output"
     out.print(f"  certain  (causal-finite): {facts(verdict.certain)}")
     out.print(f"  possible (causal-finite): {facts(verdict.possible)}")
     out.print(f"  certain  (choice):        {facts(verdict.choice_certain)}")
@@ -134,14 +163,14 @@ def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> 
     if verdict.theorem:
         out.print(f"jcss2014 Theorem 4.1: {verdict.theorem}")
     for i, (witness, output) in enumerate(verdict.witnesses, 1):
-        out.print(f"witness {i}: a causal model with output {{{', '.join(sorted(output))}}}")
+        out.print(f"witness {i}: a causal {run}{loop_words(witness)} with {kind} {{{', '.join(sorted(output))}}}")
         print_model(witness, out)
     if verdict.counterexample is not None:
         counterexample = verdict.counterexample
-        change = ([f"loses {facts(verdict.lost)}"] if verdict.lost else []) + (
-            [f"gains {facts(verdict.gained)}"] if verdict.gained else []
+        change = ([f"{what}loses {facts(verdict.lost)}"] if verdict.lost else []) + (
+            [f"{what}gains {facts(verdict.gained)}"] if verdict.gained else []
         )
-        out.print(f"counterexample: a choice model that {' and '.join(change)}")
+        out.print(f"counterexample: a choice {run}{loop_words(counterexample)} that {' and '.join(change)}")
         print_model(counterexample, out)
         out.print("messages into the past (they arrive at their send step or at one that happens before it):")
         for m in counterexample.noncausal():
@@ -329,6 +358,24 @@ def eventual(result: Eventual) -> str:
         lines.append(f"possible: {', '.join(result.possible) or '(none)'}")
     return "".join(line + "\n" for line in lines)
 
+
+def ultimate(result: Ultimate, width: int | None = None, color: bool = False) -> str:
+    """What `models --eventual` found: whether the answer is exact (the threshold K, or why not), the distinct
+    ultimate outputs, and for each a lasso that has it (its loop start L and period P, then its table)."""
+    out = console(width, color)
+    out.print(f"eventual answer ({result.bounds.semantics.value}, {result.bounds.describe()}), lassos of K = {result.steps} step(s)")
+    out.print(f"exact: yes, K is the completeness threshold" if result.exact else
+              f"exact: no (bounded: the lassos of {result.steps} steps only), {result.reason}")
+    for k, (output, lasso) in enumerate(zip(result.outputs, result.lassos), 1):
+        prefix = "no prefix" if lasso.loop_start == 0 else f"prefix steps 0..{lasso.loop_start - 1}"
+        out.print(f"{k}. ultimately: {', '.join(output) or '(none)'}   lasso: {prefix}, "
+                  f"loop steps {lasso.loop_start}..{lasso.horizon} (period {lasso.period}), then step {lasso.loop_start} again")
+        print_model(lasso, out)
+    out.print(f"{len(result.outputs)} distinct ultimate output(s)" + ("" if result.complete else " (stopped by the timeout)"))
+    if result.outputs:
+        out.print(f"certain: {', '.join(result.certain) or '(none)'}")
+        out.print(f"possible: {', '.join(result.possible) or '(none)'}")
+    return out.file.getvalue()
 
 
 def eventual_verdict(verdict: EventualVerdict) -> str:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Callable, Iterable, Iterator, Mapping
 
@@ -66,7 +66,14 @@ GroundFact = tuple[str, tuple[clingo.Symbol, ...]]
 
 @dataclass(frozen=True)
 class Message:
-    """A message R(args) sent at step `sent` of `sender`, arriving at step `arrives` of `addressee` (None: pending)."""
+    """A message R(args) sent at step `sent` of `sender`, arriving at step `arrives` of `addressee` (None: pending).
+
+    In a lasso model (`Model.is_lasso`) the arrival is chosen on the *unrolled* infinite run: `unrolled` is
+    that step A (which may lie past the lasso's last step T), and `arrives` is the lasso step it is, pos(A):
+    A itself when A <= T, else L + (A - L) mod P (L the loop start, P the period). A message sent in the
+    loop (`sent` >= L) is sent again every period, and arrives at A, A+P, A+2P, ...; `arrives` is its first
+    arrival's lasso step. Its edge wraps (`wraps`) when A > T: it arrives in the next turn of the loop,
+    at a lasso step that may be at or before its send. `unrolled` is None in a bounded model."""
 
     sender: clingo.Symbol
     sent: int
@@ -74,6 +81,12 @@ class Message:
     arrives: int | None
     relation: str
     args: tuple[clingo.Symbol, ...]
+    unrolled: int | None = None
+
+    @property
+    def wraps(self) -> bool:
+        """A lasso's message whose unrolled arrival lies past the lasso's last step (`arrives` != `unrolled`)."""
+        return self.unrolled is not None and self.unrolled != self.arrives
 
     def key(self) -> tuple:
         """Send order first; pending messages after those that arrive."""
@@ -107,6 +120,7 @@ class Message:
             "sent": self.sent,
             "to": str(self.addressee),
             "arrives": self.arrives,
+            **({"unrolled": self.unrolled} if self.unrolled is not None else {}),
         }
 
 
@@ -285,7 +299,9 @@ class Model:
     def edges(self) -> list[tuple[Point, Point, str]]:
         """The local edges (x,s) → (x,s+1) and the message edges (x,s) → (y,t), with their kind."""
         local = [((x, s), (x, s + 1), "local") for x in self.network for s in range(self.horizon)]
-        return local + [(m.send, m.arrival, "message") for m in self.messages if m.arrival is not None]
+        # a lasso's message that arrives in the next turn of the loop (`Message.wraps`) goes from step s to a
+        # later step of the unrolled run, which the lasso's steps 0..T do not hold: no edge among them
+        return local + [(m.send, m.arrival, "message") for m in self.messages if m.arrival is not None and not m.wraps]
 
     def recomputed_happens_before(self) -> frozenset[tuple[Point, Point]]:
         """≺ as the smallest transitive relation containing the local and message edges (§5.2.1)."""
@@ -308,6 +324,12 @@ class Model:
         send is flagged and its edge left out. In tplp2016 Fig. 4, A() sent at
         z:0 arriving at z:1 is causal and B() sent at z:1 arriving at z:0 is not.
         """
+        if self.is_lasso:
+            # the lasso's runs step in rounds (docs/semantics.md): on the unrolled run a message sent at step s and
+            # arriving at step A is caused iff A > s. A wrapping message (`Message.wraps`: A lies in the next turn of
+            # the loop) is shown at a lasso step at or before its send, yet goes forward: not into the past.
+            return tuple(m for m in sorted(self.messages, key=lambda m: (m.sent, m.key()))
+                         if m.unrolled is not None and m.unrolled <= m.sent)
         succ: dict[Point, set[Point]] = defaultdict(set)
         for a, b, kind in self.edges():
             if kind == "local":
@@ -475,6 +497,8 @@ def decode(symbols: Iterable[clingo.Symbol], compiled: Compiled, number: int = 1
         elif name == "before" and len(args) == 4:
             before.add(((args[0], args[1].number), (args[2], args[3].number)))
     has_before = compiled.bounds.encoding is Encoding.PAPER and compiled.bounds.semantics.causal
+    if loop_start is not None:
+        messages = [_lasso_arrival(m, loop_start, compiled.bounds.horizon) for m in messages]
     return Model(
         number=number,
         trace=frozenset(trace),
@@ -487,6 +511,15 @@ def decode(symbols: Iterable[clingo.Symbol], compiled: Compiled, number: int = 1
         crashes=tuple(sorted(crashes, key=lambda c: (c[1], c[0]))),
         loop_start=loop_start,
     )
+
+
+def _lasso_arrival(message: Message, loop: int, horizon: int) -> Message:
+    """A lasso's message with its unrolled arrival A kept in `unrolled` and `arrives` the lasso step pos(A)."""
+    a = message.arrives
+    if a is None:
+        return message
+    shown = a if a <= horizon else loop + (a - loop) % (horizon + 1 - loop)
+    return replace(message, arrives=shown, unrolled=a)
 
 
 def enumerate_models(compiled: Compiled, limit: int = 0, **options) -> solve.Enumeration:

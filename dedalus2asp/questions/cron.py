@@ -46,10 +46,12 @@ from ..asp.incremental import Unrolling, incremental, tuple_term
 from ..asp.names import OUTPUT, relation_name
 from ..asp.solve import control
 from ..asp.transform import Compiled, transform
-from ..bounds import Bounds, Encoding, Semantics
+from ..bounds import Bounds, Encoding, Mode, Semantics
 from ..inspect.model import Model, decode, show_fact
 from ..lang.ast import Instance, Program
 from ..lang.diagnostics import Diagnostic, DiagnosticError
+from . import eventual
+from .eventual import Exactness
 
 
 class Timeout(Exception):
@@ -117,8 +119,9 @@ def output_rules(outputs: tuple[str, ...], arities: dict[str, int], horizon: int
 
 
 def model_output(model: Model, outputs: tuple[str, ...]) -> frozenset[str]:
-    """output(M) for the relations `outputs` (jcss2014 §2.5.5), as a set."""
-    return frozenset(model.outputs(outputs))
+    """output(M) for the relations `outputs` (jcss2014 §2.5.5), as a set; of a lasso model, its ultimate output
+    (the facts held at every step of its loop, `Model.ultimate`), not the facts of its last step."""
+    return frozenset(model.ultimate(outputs) if model.is_lasso else model.outputs(outputs))
 
 
 class Deadline:
@@ -185,11 +188,16 @@ class Consequences:
 
 
 class Semantic:
-    """The program of P on H within `bounds` (one semantics, one horizon), grounded once, with the output atoms added."""
+    """The program of P on H within `bounds` (one semantics, one horizon), grounded once, with the output atoms added:
+    the output facts at the last step, or in the eventual mode the ultimate ones of the lasso
+    (`eventual.ultimate_rules`)."""
 
     def __init__(self, program: Program, instance: Instance, bounds: Bounds, outputs: tuple[str, ...]):
         compiled = transform(program, instance, bounds)
-        extra = output_rules(outputs, compiled.arities, bounds.horizon, program.locations)
+        if bounds.mode is Mode.EVENTUAL:
+            extra = eventual.ultimate_rules(outputs, compiled.arities, program.locations, output_tuple)
+        else:
+            extra = output_rules(outputs, compiled.arities, bounds.horizon, program.locations)
         self.optimize = not bounds.semantics.causal
         if self.optimize:
             extra += fewest_backward(compiled)
@@ -233,6 +241,47 @@ class Verdict:
     gained: frozenset[str] = frozenset()
     seconds: float = 0.0
     search: dict | None = None
+    exactness: Exactness | None = None  # --eventual: the causal threshold K (consistency), and whether it was found
+    choice_exactness: Exactness | None = None  # --eventual: the choice threshold (tolerance); None: not asked
+
+    @property
+    def eventual(self) -> bool:
+        """An answer on ultimate outputs (`cron --eventual`), asked of the lassos of K steps."""
+        return self.exactness is not None
+
+    @property
+    def K(self) -> int | None:
+        """The number of steps of the lassos the answer was asked of (the larger threshold of the two sides)."""
+        if self.exactness is None:
+            return None
+        return max(self.exactness.K, self.choice_exactness.K if self.choice_exactness else 0)
+
+    @property
+    def consistency_exact(self) -> bool | None:
+        """Whether the consistency answer holds of every infinite run: "not consistent" always does (its two
+        witnesses are infinite runs); "consistent" when the causal K is the completeness threshold."""
+        if self.exactness is None:
+            return None
+        return self.exactness.exact or (self.satisfiable and self.consistent is False)
+
+    @property
+    def exact(self) -> bool | None:
+        """Whether the whole eventual verdict holds of every infinite run: consistency exact and, when it was asked,
+        the tolerance (the choice K the completeness threshold of the choice lassos). None for a bounded verdict."""
+        if self.exactness is None:
+            return None
+        # a choice lasso whose ultimate output differs from the (exactly) consistent one is an infinite run: "not
+        # tolerant" is exact at any K, as "not consistent" is
+        return self.consistency_exact and (self.choice_exactness is None or self.choice_exactness.exact
+                                           or self.tolerant is False)
+
+    @property
+    def reason(self) -> str:
+        """Why an eventual verdict is not exact, in words ("" when it is)."""
+        if self.exact or self.exactness is None:
+            return ""
+        sides = [("causal lassos, consistency", self.exactness), ("choice lassos, tolerance", self.choice_exactness)]
+        return "; ".join(f"{side}: {e.reason}" for side, e in sides if e is not None and not e.exact)
 
     @property
     def theorem(self) -> str | None:
@@ -241,6 +290,11 @@ class Verdict:
             return None
         if not self.consistent:
             return "positive but not consistent: jcss2014 Theorem 4.1 does not apply"
+        if self.eventual and self.exact and self.consistent:
+            return ("positive and consistent over every infinite run, and tolerant, as the theorem predicts" if self.tolerant
+                    else "positive and consistent over every infinite run, yet not tolerant, which the theorem rules out "
+                    "over all fair runs: the eventual mode's runs step in rounds with every delay ≤ D (docs/semantics.md), "
+                    "fewer runs than the theorem's, and the difference lies there")
         if self.tolerant:
             return (
                 "positive and consistent within these bounds, and tolerant within them, as the theorem "
@@ -260,10 +314,15 @@ class Verdict:
 
     @property
     def bound(self) -> str:
+        if self.eventual:
+            runs = "over every infinite run" if self.exact else f"over the lassos of at most {self.K} steps"
+            return f"{runs} with {self.bounds.network.describe()}"
         return f"up to horizon {self.bounds.horizon} with {self.bounds.network.describe()}"
 
     def sentence(self) -> str:
         """One sentence: what was found, under which bound."""
+        if self.eventual:
+            return self.eventual_sentence()
         if not self.satisfiable:
             return f"no causal model {self.bound}: nothing to analyse (raise the horizon or the delay bound)"
         if not self.consistent:
@@ -278,6 +337,31 @@ class Verdict:
             "through a message that arrives before it was caused"
         )
 
+    def eventual_sentence(self) -> str:
+        """`cron --eventual`'s sentence: on ultimate outputs, over every infinite run (exact) or labelled bounded."""
+        label = "" if self.exact else "bounded, not exact: "
+        network = self.bounds.network.describe()
+        if not self.satisfiable:
+            return (f"{label}no infinite causal run {self.bound}: every run gets stuck (a message can never meet its "
+                    "delay bound), so there is no ultimate output to compare")
+        if not self.consistent:
+            differ = sorted(self.witnesses[0][1] ^ self.witnesses[1][1])
+            return f"not consistent: two infinite causal runs (lassos) with {network} ultimately differ on {', '.join(differ)}"
+        if not self.exact and self.consistency_exact:  # tolerant within the choice lassos asked, not beyond
+            return (f"consistent over every infinite run with {network} (exact); tolerant over the choice lassos of at "
+                    f"most {self.choice_exactness.K} steps only (bounded, not exact)")
+        if self.tolerant and self.exact:
+            return f"consistent and tolerant: every infinite causal and choice run with {network} has the same ultimate output"
+        if self.tolerant:
+            return (f"{label}consistent and tolerant over the causal and choice lassos of at most {self.K} steps with "
+                    f"{network}: they all have the same ultimate output")
+        return f"{label}consistent but not tolerant: a choice lasso (an infinite run with {network}) {self._change()}"
+
+    def _change(self) -> str:
+        change = [f"ultimately loses {', '.join(sorted(self.lost))}"] if self.lost else []
+        change += [f"ultimately gains {', '.join(sorted(self.gained))}"] if self.gained else []
+        return f"{' and '.join(change)} through a message that arrives before it was caused"
+
     def as_dict(self) -> dict:
         counterexample = None
         if self.counterexample is not None:
@@ -288,6 +372,9 @@ class Verdict:
                 "gained": sorted(self.gained),
                 "noncausal_messages": [m.as_dict() for m in self.counterexample.noncausal()],
             }
+        lasso = lambda m: {"loop_start": m.loop_start, "period": m.period} if m.is_lasso else {}  # noqa: E731
+        if counterexample is not None:
+            counterexample.update(lasso(self.counterexample))
         return {
             "verdict": self.sentence(),
             "satisfiable": self.satisfiable,
@@ -299,10 +386,18 @@ class Verdict:
             "choice_certain": _sorted(self.choice_certain),
             "choice_possible": _sorted(self.choice_possible),
             "counterexample": counterexample,
-            "witnesses": [{**m.as_dict(), "output": sorted(out)} for m, out in self.witnesses],
+            "witnesses": [{**m.as_dict(), **lasso(m), "output": sorted(out)} for m, out in self.witnesses],
             "positive": self.positive,
             "theorem": self.theorem,
-            "bound": {"horizon": self.bounds.horizon, "max_delay": self.bounds.network.max_delay},
+            "bound": ({"horizon": None, "mode": "eventual", "max_delay": self.bounds.network.max_delay,
+                       **self.bounds.network.as_dict()} if self.eventual else
+                      {"horizon": self.bounds.horizon, "max_delay": self.bounds.network.max_delay}),
+            **({} if not self.eventual else {
+                "exact": self.exact, "K": self.K, "reason": self.reason or None,
+                "consistency": {"exact": self.consistency_exact, **self.exactness.as_dict(), "semantics": "causal-finite"},
+                "tolerance": None if self.choice_exactness is None else {
+                    "exact": self.choice_exactness.exact, **self.choice_exactness.as_dict(), "semantics": "choice"},
+            }),
             "search": self.search,
             "seconds": round(self.seconds, 4),
         }
@@ -345,6 +440,40 @@ def analyse(
                 verdict.counterexample = model
                 verdict.lost = found.certain - model_output(model, outs)
                 verdict.gained = model_output(model, outs) - found.certain
+    verdict.seconds = time.perf_counter() - start
+    return verdict
+
+
+def analyse_eventual(
+    program: Program,
+    instance: Instance,
+    bounds: Bounds,
+    outputs: tuple[str, ...] | None = None,
+    timeout: float | None = None,
+    max_k: int = eventual.MAX_K,
+) -> Verdict:
+    """Consistency and tolerance on ultimate outputs (`cron --eventual`): `analyse` asked of the lasso models with K
+    steps (`Mode.EVENTUAL`), their output facts the ultimate ones (`eventual.ultimate_rules`).
+
+    Consistent: every causal lasso has the same ultimate output (a run that alternates between two cycles holds
+    the intersection of theirs; when every simple lasso agrees, so does every run, so the simple lassos decide).
+    Tolerant: every choice lasso has that output too. Each side is asked at its own threshold (`eventual.threshold`:
+    `causal`, and `choice` only when the causal side is consistent, since an inconsistency is exact at any K), both
+    at the larger K (one solve at K covers every shorter lasso). Raises Timeout."""
+    start = time.perf_counter()
+    deadline = Deadline(timeout)
+    outs = outputs_of(program, outputs)
+    causal = eventual.threshold(program, instance, replace(bounds, semantics=Semantics.CAUSAL_FINITE), max_k,
+                                deadline.remaining())
+    verdict = analyse(program, instance, eventual.lasso_bounds(bounds, causal.K), outs, deadline.remaining())
+    choice = None
+    if verdict.satisfiable and verdict.consistent:
+        choice = eventual.threshold(program, instance, replace(bounds, semantics=Semantics.CHOICE), max_k,
+                                    deadline.remaining())
+        if choice.K > causal.K:
+            verdict = analyse(program, instance, eventual.lasso_bounds(bounds, choice.K), outs, deadline.remaining())
+    verdict.exactness = causal
+    verdict.choice_exactness = choice
     verdict.seconds = time.perf_counter() - start
     return verdict
 

@@ -30,6 +30,13 @@ rule may fail in the counterexample because a negated atom of its body holds the
 its facts marked by the expected run, and so on back and forth, each fact of each run once — so
 2PC's coordinator that never decides leads, through `missing_vote`, to the lost `prepare`.
 
+A lasso counterexample (`verify --eventual`) is explained the same way at the first loop step S where the row
+lacks its post row (`Missing.step`): the expected run is a lasso of the same K steps in which `_post_row(R, S)`
+holds (`verify.eventual_violation`). Its derivation reads the lasso's steps as a bounded run's: a fact carried
+into the loop start L comes from step L-1 (the lasso program makes L-1 and K-1 carry the same facts), so the
+tree ends in the prefix, and a message of the loop that arrives at a lasso step at or before its send (its
+unrolled arrival lies in the next turn of the loop, `Message.wraps`) is shown as sent at its lasso step.
+
 The text form is a compact tree: a fact that holds in both runs is a leaf, so the tree stops at
 the frontier the faults cut. `as_dict` gives the whole derivation as a graph (facts with ids,
 premises by id, absent atoms pointing to their derivation in the other run), as runs.json and
@@ -147,14 +154,17 @@ class Expected:
         return f"{_node(self.node)}:{self.step}"
 
     def run_words(self) -> str:
+        lasso = self.missing.step is not None  # verify --eventual: the expected run is a lasso of the same K steps
+        run, bounds = ("a lasso", "same K steps") if lasso else ("a run", "same bounds")
         if self.run is None:
-            return ("the timeout stopped the search for a run where it holds" if self.stopped
-                    else "no run within the bounds holds it (nothing led to expect it)")
+            return (f"the timeout stopped the search for {run} where it holds" if self.stopped
+                    else f"no {run[2:]} within the bounds holds it (nothing led to expect it)")
         stopped = " (stopped by the timeout: not proven the closest)" if self.stopped else ""
+        loop = "" if not lasso else f", its loop from step {self.run.loop_start}"
         if not self.faults:
-            return f"it holds in a run without faults (same bounds, the schedule closest to the counterexample's){stopped}"
+            return f"it holds in {run} without faults ({bounds}{loop}, the schedule closest to the counterexample's){stopped}"
         faults = [f"lost {l}" for l in self.lost if not l.by_crash] + [f"crash of {c}" for c in self.crashes]
-        return f"it holds in a run with {self.faults} fault{'s' * (self.faults != 1)} ({'; '.join(faults)}){stopped}"
+        return f"it holds in {run} with {self.faults} fault{'s' * (self.faults != 1)} ({'; '.join(faults)}{loop}){stopped}"
 
     def derivations(self) -> list[tuple[str, Derivation]]:
         """Every derivation of the lineage, the post fact's first, each (run, derivation) once."""
@@ -293,6 +303,12 @@ def _post_point(program: Program, post: str, row: tuple, horizon: int) -> tuple[
     return row[0], horizon, (post, tuple(row[1:]))
 
 
+def _step(missing: Missing, bounds: Bounds) -> int:
+    """The step at which the post row of `missing` was expected: the last step, or in a lasso counterexample (eventual
+    mode) the first step of its loop at which the row lacks its post row (`Missing.step`)."""
+    return bounds.horizon if missing.step is None else missing.step
+
+
 def _closest(compiled, counterexample: Counterexample) -> str:
     """The fewest faults first (priority 2), then the fewest messages of the counterexample's schedule changed (1)."""
     crashes = compiled.bounds.network.crashes
@@ -305,7 +321,7 @@ def _closest(compiled, counterexample: Counterexample) -> str:
         lines.append(f"#minimize {{ 1@2,{CRASHED},Y : {CRASHED}(Y,S) }}.")
     chosen_of = {relation: chosen for chosen, relation in compiled.messages.items()}
     for k, m in enumerate(counterexample.model.messages):
-        arrival = PENDING if m.arrives is None else str(m.arrives)
+        arrival = PENDING if m.arrives is None else str(m.arrives if m.unrolled is None else m.unrolled)
         atom = clingo.Function(chosen_of[m.relation], [m.sender, clingo.Number(m.sent), m.addressee,
                                                         clingo.parse_term(arrival), *m.args])
         lines.append(f"#minimize {{ 1@1,{k} : not {atom} }}.")
@@ -407,7 +423,7 @@ def expected(
     keeps the best run it found, or none (`Expected.stopped`)."""
     began = time.perf_counter()
     if timeout is not None and timeout <= 0:  # no time left: not even a grounding (clingo cannot stop one)
-        return tuple(Expected(m, *_post_point(program, post, m.args, bounds.horizon), None, stopped=True)
+        return tuple(Expected(m, *_post_point(program, post, m.args, _step(m, bounds)), None, stopped=True)
                      for m in counterexample.missing)
     compiled = transform(program, instance, bounds)
     rules = violation(program, compiled, pre, post).replace(f":- not {VIOLATED}.", "")
@@ -416,11 +432,12 @@ def expected(
     result = []
     theirs = Lineage(counterexample.model, instance)
     for missing in counterexample.missing:
-        node, step, fact = _post_point(program, post, missing.args, bounds.horizon)
+        node, step, fact = _post_point(program, post, missing.args, _step(missing, bounds))
         stopped = False
         where = next((f for f in found if (node, step, *fact) in f[0].trace), None)
         if where is None:
-            row = clingo.Function(POST_ROW, [clingo.Tuple_(missing.args)])
+            at = [] if missing.step is None else [clingo.Number(step)]  # a lasso's row: _post_row(R, S)
+            row = clingo.Function(POST_ROW, [clingo.Tuple_(missing.args), *at])
             left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
             best, complete = optimum(ctl, left, [(row, True)])
             stopped = not complete

@@ -13,6 +13,7 @@ from typing import Iterable
 import clingo
 
 from ..bounds import Bounds, Network
+from .eventual import Exactness
 from ..inspect.model import Model
 from ..lang.ast import GLOBAL_NODE
 
@@ -69,19 +70,22 @@ def fault_count(lost: Iterable[Lost], crashes: tuple[Crash, ...], network: Netwo
 @dataclass(frozen=True)
 class Missing:
     """A `pre` row at the last step with no matching `post` row (`args`: the row, a located relation's
-    location first); `node`: None (a row names its node in its columns)."""
+    location first); `node`: None (a row names its node in its columns). `step`: in a lasso counterexample
+    (eventual mode), the first step of the loop at which the row lacks its post row; None at the last step."""
 
     node: clingo.Symbol | None
     relation: str
     args: tuple[clingo.Symbol, ...]
+    step: int | None = None
 
     def as_dict(self) -> dict:
         return {"node": None if self.node is None else str(self.node), "relation": self.relation,
-                "args": [str(a) for a in self.args]}
+                "args": [str(a) for a in self.args], **({} if self.step is None else {"step": self.step})}
 
     def __str__(self) -> str:
         fact = f"{self.relation}({', '.join(map(str, self.args))})"
-        return fact if self.node is None else f"{fact} at {self.node}"
+        fact = fact if self.node is None else f"{fact} at {self.node}"
+        return fact if self.step is None else f"{fact} (at loop step {self.step})"
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,7 @@ class Counterexample:
         lost = {send_key(l) for l in self.lost}
         pending = [m for m in self.model.messages if m.arrives is None and send_key(m) not in lost]
         return {
+            **({"loop_start": self.model.loop_start, "period": self.model.period} if self.model.is_lasso else {}),
             "lost": [l.as_dict() for l in self.lost],
             "crashes": [c.as_dict() for c in self.crashes],
             "missing": [m.as_dict() for m in self.missing],
@@ -171,18 +176,30 @@ class Verdict:
     witnesses: tuple[Counterexample, ...] = field(default=(), compare=False, repr=False)  # a run per fault set
     search: str | None = None  # --search-horizon: how the horizons were tried (verify_search: multi-shot or one program each)
     vacuous: bool = False  # it holds since no run within the bounds (a search: at its largest horizon) has a pre row at the last step
+    exactness: "Exactness | None" = None  # --eventual: K, the lasso length asked, and whether it is the completeness threshold
+
+    @property
+    def eventual(self) -> bool:
+        """An answer for the infinite runs (`verify --eventual`), asked of the lassos of K steps."""
+        return self.exactness is not None
 
     def bound_words(self) -> str:
-        """The bounds of the verdict in words: "≤ 1 crash, losses before step 3, horizon 5, sync delivery"."""
+        """The bounds of the verdict in words: "≤ 1 crash, losses before step 3, horizon 5, sync delivery"; an
+        eventual verdict has no horizon: "every horizon"."""
         network = self.bounds.network
         words = [f"≤ {network.crashes} crash" + ("" if network.crashes == 1 else "es") if network.crashes else "no crash"]
         words.append(f"losses before step {network.loss_until}" if network.lossy else "no lost message")
-        words.append(("horizons " + ", ".join(map(str, self.searched))) if len(self.searched) > 1 else f"horizon {self.bounds.horizon}")
+        if self.eventual:
+            words.append("every horizon")
+        else:
+            words.append(("horizons " + ", ".join(map(str, self.searched))) if len(self.searched) > 1 else f"horizon {self.bounds.horizon}")
         words.append("sync delivery" if network.sync else ("no delay bound" if network.max_delay is None else f"delay ≤ {network.max_delay}"))
         return ", ".join(words + network.model_words())
 
     def describe(self) -> str:
         """The verdict in words, with its bounds."""
+        if self.eventual:
+            return self.describe_eventual()
         invariant = f"every {self.pre} fact has its {self.post} fact at the last step"
         searched = f"  searched: {self.search}\n" if self.search else ""
         if self.holds is None:
@@ -207,23 +224,84 @@ class Verdict:
                          + (f"; the first {SHOWN_FAULT_SETS} (all of them in --json and --out):" if n > SHOWN_FAULT_SETS else ":"))
             lines += [f"    {{{f}}}" for f in self.fault_sets[:SHOWN_FAULT_SETS]]
             lines.append("  the counterexample, with the fewest faults:")
-        lines += [f"  lost: {l}" for l in c.lost if not l.by_crash]
+        lines += self._faults_and_lineage(c)
+        return "\n".join(lines) + "\n" + searched
+
+    @staticmethod
+    def _faults_and_lineage(c: Counterexample) -> list[str]:
+        lines = [f"  lost: {l}" for l in c.lost if not l.by_crash]
         for x in c.crashes:
             silenced = sum(1 for l in c.lost if l.by_crash and l.sender == x.node)
             lines.append(f"  crashed: {x}" + (f" ({silenced} message{'s' * (silenced != 1)} to other nodes lost)" if silenced else ""))
         if c.lineage:
             lines += describe(c.lineage)
-        return "\n".join(lines) + "\n" + searched
+        return lines
+
+    def describe_eventual(self) -> str:
+        """An eventual verdict in words (`verify --eventual`): holds for every infinite run, holds vacuously, or a
+        lasso counterexample; then whether it is exact, with K."""
+        invariant = f"every {self.pre} fact is ultimately matched by its {self.post} fact"
+        exactness = self.exactness
+        how = f"  {exactness.words()}"
+        if self.holds is None:
+            return (f"unknown: stopped before an answer ({self.bound_words()}); {invariant} in every infinite run?\n"
+                    + how + "\n")
+        scope = "every infinite run" if exactness.exact else f"every lasso of at most {exactness.K} steps"
+        if self.holds and self.vacuous:
+            return (f"holds vacuously: in {scope} the {self.pre} facts stop for good after some step, so no {self.pre} "
+                    f"fact waits forever for its {self.post} fact — with {self.bound_words()} (is '{self.pre}' derived "
+                    "where you expect, at nodes of the network?)\n" + how + "\n")
+        if self.holds:
+            return (f"holds: {invariant} (from some step on, no step has a {self.pre} fact without its {self.post} fact) "
+                    f"in {scope} — no lasso counterexample with {self.bound_words()}\n" + how + "\n")
+        c = self.counterexample
+        model = c.model
+        lines = [
+            f"counterexample, an infinite run ({self.bound_words()}): {', '.join(map(str, c.missing))} without "
+            + (f"its {self.post} fact" if len(c.missing) == 1 else f"their {self.post} facts")
+            + " at every repetition of the loop",
+            f"  lasso: {_steps(0, model.loop_start - 1)} once, then {_steps(model.loop_start, model.horizon)} forever "
+            f"(loop start {model.loop_start}, period {model.period})" if model.loop_start else
+            f"  lasso: {_steps(0, model.horizon)} forever (loop start 0, period {model.period})",
+            f"  faults: {c.faults}" + ("" if c.fewest else " (not proven to be the fewest: "
+                                        + ("stopped)" if exactness.exact else f"only among lassos of ≤ {exactness.K} steps)"))
+            + ("" if c.faults or not c.fewest else " — it breaks without any fault"),
+            "  exact: a lasso is an infinite run, so the invariant fails whatever the horizon"
+            + (f" (K = {exactness.K}, the completeness threshold: no run breaks it with fewer faults)" if exactness.exact
+               else f" (K = {exactness.K} is not the completeness threshold: {exactness.reason})"),
+        ]
+        if self.fault_sets is not None:
+            n = len(self.fault_sets)
+            lines.append(f"  {n} minimal fault set{'s' * (n != 1)} break{'s' * (n == 1)} it within lassos of ≤ {exactness.K} steps"
+                         + (f"; the first {SHOWN_FAULT_SETS} (all of them in --json and --out):" if n > SHOWN_FAULT_SETS else ":"))
+            lines += [f"    {{{f}}}" for f in self.fault_sets[:SHOWN_FAULT_SETS]]
+            lines.append("  the counterexample, with the fewest faults:")
+        lines += self._faults_and_lineage(c)
+        return "\n".join(lines) + "\n"
+
+    @property
+    def exact(self) -> bool | None:
+        """Whether an eventual verdict holds of every infinite run: a lasso counterexample always does; "holds" when
+        K is the completeness threshold. None for a bounded verdict."""
+        if self.exactness is None:
+            return None
+        return self.exactness.exact or self.holds is False
 
     def as_dict(self) -> dict:
         network = self.bounds.network
+        eventual = {} if self.exactness is None else {
+            "mode": "eventual", "exact": self.exact, "K": self.exactness.K,
+            "reason": None if self.exact else self.exactness.reason, "threshold_exact": self.exactness.exact,
+        }
         return {
             "holds": self.holds,
+            **eventual,
             **({"vacuous": self.vacuous} if self.holds else {}),
             "counterexample": None if self.counterexample is None else self.counterexample.as_dict(),
             "complete": self.complete,
             "bound": {
                 **self.bounds.as_dict(),
+                **({"horizon": None, "mode": "eventual"} if self.exactness is not None else {}),
                 "delivery": network.delivery,
                 "loss_until": network.loss_until,
                 "crashes": network.crashes,
@@ -237,6 +315,11 @@ class Verdict:
             "verdict": self.describe().splitlines()[0],
             "seconds": round(self.seconds, 3),
         }
+
+
+def _steps(first: int, last: int) -> str:
+    """"steps 2..4", or "step 2" when there is one."""
+    return f"step {first}" if first == last else f"steps {first}..{last}"
 
 
 def describe(entries: tuple, indent: str = "  ") -> list[str]:

@@ -28,14 +28,16 @@ from dataclasses import replace
 import clingo
 
 from ..asp.incremental import tuple_term
-from ..asp.names import CRASHED, LOST, OMITTED, SILENCED, omission_key, relation_name
+from ..asp.names import CRASHED, LOOP, LOST, OMITTED, SILENCED, omission_key, relation_name
 from ..asp.transform import Compiled, transform
-from ..bounds import Bounds
+from ..bounds import Bounds, Mode
 from ..inspect.model import Model, decode
 from ..lang.ast import Instance, Program
+from . import eventual
 from .verdict import Counterexample, Crash, FaultSet, Lost, Missing, Verdict
 
 MISSING = "_missing"
+MISSING_AT = "_missing_at"  # eventual mode: _missing_at(R, S), the pre row R has no post row at loop step S
 PRE_ROW, POST_ROW = "_pre_row", "_post_row"
 VIOLATED = "_violated"
 CHECK_PRE, HAS_PRE = "_check_pre", "_has_pre"  # the vacuity check: is there a run with a pre row at all?
@@ -82,10 +84,13 @@ def invariant(program: Program, compiled: Compiled, pre: str, post: str) -> str:
 
 
 def violation(program: Program, compiled: Compiled, pre: str, post: str) -> str:
-    """The rules that make a model a counterexample: a pre row at the last step without its post row.
+    """The rules that make a model a counterexample: a pre row at the last step without its post row; in the
+    eventual mode (`eventual_violation`), a pre row without its post row at some step of the loop.
 
     A row of a relation is its fact as Molly reads it: a global relation's arguments, or a located
     relation's location column followed by its arguments; a pre row needs the same post row."""
+    if compiled.bounds.mode is Mode.EVENTUAL:
+        return eventual_violation(program, compiled, pre, post)
     k, pre_global, post_global = invariant_rows(program, pre, post)
     horizon = compiled.bounds.horizon
     columns = [f"A{i}" for i in range(1, k + 1)]
@@ -101,6 +106,39 @@ def violation(program: Program, compiled: Compiled, pre: str, post: str) -> str:
         f"{PRE_ROW}({row}) :- {reads(pre, pre_global)}.",
         f"{POST_ROW}({row}) :- {reads(post, post_global)}.",
         f"{MISSING}(R) :- {PRE_ROW}(R), not {POST_ROW}(R).",
+        f"{VIOLATED} :- {MISSING}(R).",
+        f":- not {VIOLATED}.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def eventual_violation(program: Program, compiled: Compiled, pre: str, post: str) -> str:
+    """The rules that make a lasso model (eventual mode) a counterexample: some step S of the loop L..K-1 has a pre
+    row R without its post row. The loop repeats forever, so in the infinite run R lacks its post row at
+    infinitely many steps: R is never ultimately matched (the LTL property FG(pre → post) fails), which is
+    "bounded verify has a counterexample at EOT t for infinitely many t". A lasso whose loop has no pre row at all
+    satisfies the invariant from L on.
+
+        _pre_row(R,S) :- pre(X,S,..), _loop(L), S >= L.     _post_row(R,S) :- post(X,S,..).
+        _missing_at(R,S) :- _pre_row(R,S), not _post_row(R,S).   _missing(R) :- _missing_at(R,_).
+        _violated :- _missing(R).   :- not _violated."""
+    k, pre_global, post_global = invariant_rows(program, pre, post)
+    columns = [f"A{i}" for i in range(1, k + 1)]
+    row = tuple_term(columns)
+
+    def reads(name: str, is_global: bool) -> str:
+        node, args = ("()", columns) if is_global else (columns[0], columns[1:])
+        return f"{relation_name(name)}({','.join([node, 'S', *args])})"
+
+    lines = [
+        "",
+        f"% verify --eventual: a model is a lasso in which some {pre} row has no matching {post} row at a step of",
+        "% the loop, so at infinitely many steps of the infinite run (Heljanko and Niemelä, Bounded LTL model",
+        "% checking with stable models, TPLP 2003: the loop steps are the ones a k-loop visits forever)",
+        f"{PRE_ROW}({row},S) :- {reads(pre, pre_global)}, {LOOP}(L), S >= L.",
+        f"{POST_ROW}({row},S) :- {reads(post, post_global)}.",
+        f"{MISSING_AT}(R,S) :- {PRE_ROW}(R,S), not {POST_ROW}(R,S).",
+        f"{MISSING}(R) :- {MISSING_AT}(R,_).",
         f"{VIOLATED} :- {MISSING}(R).",
         f":- not {VIOLATED}.",
     ]
@@ -135,8 +173,13 @@ def counterexample_of(symbols: list[clingo.Symbol], compiled: Compiled, pre: str
             lost.append(Lost(args[0], args[1].number, args[2], compiled.messages[atom.name], tuple(args[4:]), by_crash))
         elif atom.name == CRASHED and len(args) == 2:
             crashes.append(Crash(args[0], args[1].number))
-        elif atom.name == MISSING and len(args) == 1:
+        elif atom.name == MISSING and len(args) == 1 and not any(
+                a.name == MISSING_AT and a.arguments[0] == args[0] for a in symbols):
             missing.append(Missing(None, pre, tuple(args[0].arguments)))
+        elif atom.name == MISSING_AT and len(args) == 2:  # eventual: one entry per row, at its first loop step
+            first = min(a.arguments[1].number for a in symbols if a.name == MISSING_AT and a.arguments[0] == args[0])
+            if args[1].number == first:
+                missing.append(Missing(None, pre, tuple(args[0].arguments), first))
     key = lambda x: tuple(map(str, x.as_dict().values()))  # noqa: E731
     return Counterexample(
         tuple(sorted(lost, key=key)), tuple(sorted(crashes, key=key)), tuple(sorted(missing, key=key)),
@@ -149,12 +192,43 @@ def verify(
     timeout: float | None = None, all_: bool = False,
 ) -> Verdict:
     """Ask the fault-injected program for a run that breaks the invariant, with the fewest faults (see the module
-    docstring); with `all_`, list the minimal fault sets that break it too (`minimal_fault_sets`).
+    docstring); with `all_`, list the minimal fault sets that break it too (`minimal_fault_sets`). In the eventual
+    mode (`bounds.mode`), ask it of the infinite runs: `verify_eventual`.
 
     Raises InvariantError when `pre` or `post` is not a relation of the program or their arities differ."""
+    if bounds.mode is Mode.EVENTUAL:
+        return verify_eventual(program, instance, bounds, pre, post, timeout, all_)
+    return verify_at(program, instance, bounds, pre, post, timeout, all_)
+
+
+def verify_eventual(
+    program: Program, instance: Instance, bounds: Bounds, pre: str = "pre", post: str = "post",
+    timeout: float | None = None, all_: bool = False, max_k: int = eventual.MAX_K,
+) -> Verdict:
+    """Every pre row ultimately matched in every infinite run with the faults of `bounds.network`, or a lasso
+    counterexample in which some pre row lacks its post row at a step of the loop (`eventual_violation`), the
+    fewest faults first: asked once of the lasso models with K steps, K the completeness threshold
+    (`eventual.threshold`; bounded, `Exactness.exact` False, when its search stops). The verdict carries K and
+    whether it is exact; a counterexample is an infinite run whatever K, its faults the fewest only when exact."""
+    began = time.perf_counter()
+    invariant_rows(program, pre, post)  # a bad --pre/--post before any solving
+    exactness = eventual.threshold(program, instance, bounds, max_k, timeout)
+    left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+    verdict = verify_at(program, instance, eventual.lasso_bounds(bounds, exactness.K), pre, post, left, all_)
+    c = verdict.counterexample
+    if c is not None and not exactness.exact:
+        c = replace(c, fewest=False)  # the fewest among the lassos of ≤ K steps only
+    return replace(verdict, counterexample=c, exactness=exactness, seconds=time.perf_counter() - began)
+
+
+def verify_at(
+    program: Program, instance: Instance, bounds: Bounds, pre: str = "pre", post: str = "post",
+    timeout: float | None = None, all_: bool = False,
+) -> Verdict:
+    """`verify` within `bounds` as they are: its horizon, or in the eventual mode the lassos of horizon + 1 steps."""
     began = time.perf_counter()
     compiled = transform(program, instance, bounds)
-    ctl = grounded(compiled.text + vacuity(invariant(program, compiled, pre, post)))
+    ctl = grounded(compiled.text + vacuity(invariant(program, compiled, pre, post), bounds.mode is Mode.EVENTUAL))
     best, complete = optimum(ctl, timeout)
     seconds = time.perf_counter() - began
     if not best and complete:
@@ -175,12 +249,14 @@ def verify(
     return Verdict(True if complete else None, None, complete, bounds, pre, post, seconds, fault_sets=() if all_ and complete else None)
 
 
-def vacuity(rules: str) -> str:
+def vacuity(rules: str, eventual: bool = False) -> str:
     """The rules of `invariant` with a switch, the external atom `_check_pre` (false unless assigned): on, a
-    model is any run with a pre row at the last step, violated or not. Off, the models are `invariant`'s."""
+    model is any run with a pre row at the last step (`eventual`: at a step of the loop), violated or not. Off,
+    the models are `invariant`'s."""
+    rows = f"{PRE_ROW}(_,_)" if eventual else f"{PRE_ROW}(_)"
     return rules.replace(
         f":- not {VIOLATED}.",
-        f":- not {VIOLATED}, not {CHECK_PRE}.\n#external {CHECK_PRE}.\n{HAS_PRE} :- {PRE_ROW}(_).\n"
+        f":- not {VIOLATED}, not {CHECK_PRE}.\n#external {CHECK_PRE}.\n{HAS_PRE} :- {rows}.\n"
         f":- {CHECK_PRE}, not {HAS_PRE}.", 1)
 
 

@@ -1,0 +1,95 @@
+"""What every eventual answer shares: the lasso length K it was asked at, and whether that makes it exact.
+
+An eventual question (`cron --eventual`, `verify --eventual`, the batch's `eventual = true` jobs) is asked of
+the lasso models with K steps (`Bounds.mode` = `Mode.EVENTUAL`, `Bounds.horizon` = K - 1): the solver picks
+the loop start L, and the step after K - 1 is step L again (Heljanko and Niemelä, *Bounded LTL model checking
+with stable models*, TPLP 2003, the k-loop encoding). Every lasso with L + P ≤ K has a representative with
+L + P = K exactly (move L forward along the loop), so one solve at K covers every shorter lasso.
+
+For the questions asked here (is a fact ultimately certain or possible, do two runs' ultimate outputs differ,
+does a `pre` row ultimately lack its `post` row), a finite-state system has a witness run iff it has a lasso
+witness whose prefix is a path of distinct configurations and whose loop is a simple cycle: the lasso's
+configurations are then pairwise distinct, so a lasso of at most K steps exists once K is the **completeness
+threshold**, the recurrence diameter plus one (Biere, Cimatti, Clarke, Zhu, *Symbolic model checking without
+BDDs*, TACAS 1999, §5; Kroening and Strichman, *Efficient computation of recurrence diameters*, VMCAI 2003).
+The threshold is established by an unsatisfiable "loop-free path of K + 1 configurations" program
+(`questions.models.threshold`); an answer at that K is **exact**. When the search for it stops (a limit of K
+or of time), the answer is asked at the largest K tried and is **bounded**: it speaks of the lassos of at
+most K steps only, and says so (`Exactness.words`). Two answers are exact at any K, since what they show is
+an infinite run: a lasso counterexample of `verify`, two lassos whose ultimate outputs differ (`cron`: not
+consistent); what needs K is "holds", "consistent", "tolerant", and "the fewest faults".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ..asp.names import LOOP, OUTPUT, relation_name
+from ..bounds import Bounds, Mode
+from ..lang.ast import Instance, Program
+
+NOT_ALWAYS = "_not_always"
+"""_not_always(x, "R", (x, w̄)): node x lacks R(w̄) at some step of the loop, so R(w̄) is no ultimate fact of x."""
+
+MAX_K = 20
+"""The longest lasso (in steps) the threshold search of `cron --eventual` and `verify --eventual` tries before it
+answers bounded: the lasso programs grow with K, and the choice lassos of Alg. 4 took 87 s at K = 24."""
+
+
+@dataclass(frozen=True)
+class Exactness:
+    """K, the number of steps of the lassos an eventual answer was asked of, and whether K is the completeness
+    threshold (`exact`); `reason`: why not, in words ("" when exact)."""
+
+    K: int
+    exact: bool
+    reason: str = ""
+
+    def words(self) -> str:
+        """Exact: "exact: lassos of up to K = 7 steps cover every infinite run (the completeness threshold)";
+        else "bounded: ... (reason)"."""
+        if self.exact:
+            return (f"exact: lassos of up to K = {self.K} steps cover every infinite run (K is the completeness "
+                    f"threshold: no run passes more than {self.K} distinct configurations in a row)")
+        return f"bounded, not exact: only the lassos of at most K = {self.K} steps were asked ({self.reason})"
+
+    def as_dict(self) -> dict:
+        return {"exact": self.exact, "K": self.K, "reason": self.reason or None}
+
+
+def lasso_bounds(bounds: Bounds, K: int) -> Bounds:
+    """The bounds of the lassos with K steps: the eventual mode, horizon K - 1."""
+    return replace(bounds, horizon=K - 1, mode=Mode.EVENTUAL)
+
+
+def threshold(program: Program, instance: Instance, bounds: Bounds, max_k: int = MAX_K,
+              timeout: float | None = None) -> Exactness:
+    """The completeness threshold K of P on H under `bounds` (its network and semantics; `Mode.EVENTUAL`), found
+    by the "loop-free path" programs of the lasso encoding (`questions.models.threshold`), or, when that search
+    stops at `max_k` steps or at `timeout`, the largest K it tried, not exact, with the reason."""
+    from .models import threshold as loop_free  # the lasso encoding's threshold search
+
+    found = loop_free(program, instance, bounds, max_steps=max_k, timeout=timeout)
+    return Exactness(found.steps, found.exact, found.reason)
+
+
+def ultimate_rules(outputs: tuple[str, ...], arities: dict[str, int], locations=(), tuple_of=None) -> str:
+    """`_output("R",(W1,..))` for every ultimate output fact of a lasso (jcss2014 §2.5.5: from some step on it holds
+    at every step; on a lasso, at every step of the loop L..K-1), united over the nodes; `tuple_of(arity, column)`:
+    the tuple of an output fact, a located relation's node in its location column (`cron.output_tuple`).
+
+        _not_always(X,"R",(W..)) :- R(X,S0,W..), _loop(L), time(S), S >= L, not R(X,S,W..).
+        _output("R",(W..)) :- R(X,S,W..), _loop(L), S >= L, not _not_always(X,"R",(W..)).
+    """
+    columns = dict(locations)
+    lines = ["", "% the ultimate output facts of the lasso: those a node holds at every step of the loop L..K-1,",
+             "% united over nodes (jcss2014 §2.5.5)"]
+    for r in outputs:
+        w = [f"W{i}" for i in range(1, arities[r] + 1)]
+        row = f"({','.join(['X', *w])})" if w else "(X,)"
+        at = lambda step: f"{relation_name(r)}({','.join(['X', step, *w])})"  # noqa: E731
+        key = f'"{r}",{row}'
+        lines.append(f"{NOT_ALWAYS}({key}) :- {at('S0')}, {LOOP}(L), time(S), S >= L, not {at('S')}.")
+        lines.append(f'{OUTPUT}("{r}",{tuple_of(arities[r], columns.get(r))}) :- {at("S")}, {LOOP}(L), S >= L, '
+                     f"not {NOT_ALWAYS}({key}).")
+    return "\n".join(lines) + f"\n#show {OUTPUT}/2.\n"

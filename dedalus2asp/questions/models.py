@@ -1,0 +1,229 @@
+"""The eventual mode's models: the completeness threshold K and the distinct ultimate outputs of the lassos.
+
+A **lasso model** (`asp.transform` in `Mode.EVENTUAL`, templates/lasso.lp.j2) is an ultimately periodic
+infinite run written over its steps 0..K-1, the solver choosing the loop start L (Heljanko and Niemelä,
+*Bounded LTL model checking with stable models*, TPLP 2003, §4). Its **ultimate facts** are those that
+hold at every step of the loop (jcss2014 §2.5.5: from some step on they hold at every step); its ultimate
+output is that of out(P), united over the nodes (`inspect.Model.ultimate`).
+
+**Completeness threshold** (`threshold`). A configuration of the rounds semantics at round t is what the
+future of a run depends on: the facts carried into t, the messages in flight (addressee, fact, steps to
+go), the crashed nodes, which nodes have sent (Molly's after-send crash candidates), and the clock capped
+at the last step anything reads by number. A lasso whose loop is a simple cycle of configurations has at
+most as many steps as the longest path of pairwise distinct configurations from the start (the
+recurrence diameter plus one). The loop-free path program (`transform(..., path=True)`) has a model iff
+some run has K pairwise distinct configurations in a row; when the first K for which it has none is
+K'+1, every such lasso has at most K' steps, so the lassos of K' steps (which include every shorter one,
+`lasso_models`) are enough, and K' is the threshold reported: the answer is **exact**. Not exact: async delivery under the choice semantics (a message may
+arrive before its send, from a send past the path's end, which the path program does not see), a
+program that computes new values without bound (no finite set of configurations), or no K found within
+the limit; the answer is then the one for the lassos of the largest K tried, labelled so.
+
+`ultimate_outputs` enumerates the lassos of K steps projected onto their ultimate output atoms (clingo's
+projective enumeration): one lasso per distinct ultimate output. A run that alternates between two
+loops ultimately holds only what both hold; a lasso of K steps shows it when the two loops fit in K
+steps, and the explorer's graph (`runs.eventual`) lists it in any case (docs/semantics.md).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+import clingo
+
+from ..asp import transform
+from ..asp.names import relation_name
+from ..bounds import Bounds, Mode
+from ..inspect.model import Model, decode
+from ..lang import coordination
+from ..lang.ast import Instance, Program
+
+MAX_STEPS = 40
+"""The largest K the threshold search tries before it answers `exact: false`."""
+
+UNKNOWN_STEPS = 6
+"""K when no threshold can be established (`not_exact`) and none is given: the answer is then labelled bounded."""
+
+ULTIMATE = "_ultimate"
+"""_ultimate_R(X,W..): R(W..) holds at node X at every step of the loop (an ultimate fact)."""
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """The completeness threshold: `steps` K (lassos of K steps are enough when `exact`), and why not when not."""
+
+    steps: int
+    exact: bool
+    reason: str = ""
+    seconds: float = 0.0
+
+
+def not_exact(program: Program, bounds: Bounds) -> str:
+    """Why the lassos of no K are known to be enough ('' when a threshold can be established)."""
+    unsafe = coordination.analyse(program).unbounded
+    if unsafe:
+        return f"the program may compute new values without bound ({unsafe[0].message}): its configurations need not be finitely many"
+    if not bounds.semantics.causal and not bounds.network.sync:
+        return ("under the choice semantics with a delay bound a message may arrive before its send, from a send past "
+                "any path the threshold program looks at: no completeness threshold is established")
+    return ""
+
+
+def eventual_bounds(bounds: Bounds, steps: int) -> Bounds:
+    """`bounds` in the eventual mode with lassos of `steps` steps (horizon steps - 1)."""
+    return replace(bounds, horizon=steps - 1, mode=Mode.EVENTUAL)
+
+
+def first_steps(program: Program, instance: Instance | None) -> int:
+    """The fewest steps a lasso can have: its loop starts after the last step read by number, and has a step."""
+    return transform.read_steps(program, instance) + 2
+
+
+def satisfiable(text: str, deadline: float | None = None) -> bool | None:
+    """Whether the program has a model (None: stopped at `deadline`, a time.monotonic() value)."""
+    ctl = clingo.Control(["1"], logger=lambda code, message: None)
+    ctl.add("base", [], text)
+    ctl.ground([("base", [])])
+    with ctl.solve(async_=True) as handle:
+        while not handle.wait(0.05):
+            if deadline is not None and time.monotonic() > deadline:
+                handle.cancel()
+                return None
+        return handle.get().satisfiable
+
+
+def threshold(program: Program, instance: Instance | None, bounds: Bounds, max_steps: int = MAX_STEPS,
+              timeout: float | None = None) -> Threshold:
+    """The completeness threshold K of P on H under `bounds` (its mode is not read): the first K with no loop-free
+    path of K configurations, minus one (the most configurations on such a path: the recurrence diameter plus one),
+    at least `first_steps`; or, not exact, the largest K tried and the reason."""
+    start = time.monotonic()
+    deadline = None if timeout is None else start + timeout
+    transform.lasso_ready(bounds)
+    least = first_steps(program, instance)
+    why = not_exact(program, bounds)
+    if why:
+        return Threshold(max(least, UNKNOWN_STEPS), False, why, 0.0)
+    for k in range(1, max_steps + 1):
+        path = transform.transform(program, instance, eventual_bounds(bounds, k), path=True)
+        found = satisfiable(path.text, deadline)
+        if found is None:
+            return Threshold(max(k - 1, least), False, f"the threshold search stopped after {timeout} s at K = {k}",
+                             time.monotonic() - start)
+        if not found:  # the longest path of distinct configurations has k-1 of them: every simple lasso fits in k-1 steps
+            return Threshold(max(k - 1, least), True, "", time.monotonic() - start)
+    return Threshold(max(max_steps, least), False,
+                     f"some run has {max_steps} pairwise distinct configurations in a row: no threshold up to K = {max_steps}",
+                     time.monotonic() - start)
+
+
+def ultimate_rules(compiled: transform.Compiled, outputs: tuple[str, ...]) -> str:
+    """The ultimate facts of out(P) and the projection onto the ultimate output (united over nodes, but a located
+    relation's with its node: it shows in the fact's location column)."""
+    located = dict(compiled.program.locations) if compiled.program is not None else {}
+    lines = ["", "% the ultimate facts: those that hold at every step of the loop (jcss2014 §2.5.5)"]
+    for relation in outputs:
+        arity = compiled.arities[relation]
+        name, w = relation_name(relation), "".join(f",W{i}" for i in range(1, arity + 1))
+        ultimate, broken = f"{ULTIMATE}_{name}", f"_broken_{name}"
+        lines += [
+            f"{broken}(X{w}) :- {name}(X,T{w}), _loop(L), time(U), U >= L, not {name}(X,U{w}).",
+            f"{ultimate}(X{w}) :- {name}(X,T{w}), _loop(L), T >= L, not {broken}(X{w}).",
+        ]
+        if relation in located:
+            lines.append(f"#project {ultimate}/{arity + 1}.")
+        else:
+            united = f"_ultimately_{name}"
+            lines += [f"{united}({w[1:]}) :- {ultimate}(X{w}).", f"#project {united}/{arity}."]
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class Ultimate:
+    """The distinct ultimate outputs of the lassos of K steps, each with one lasso that has it.
+
+    `outputs[i]` is held ultimately by `lassos[i]`. `exact`: K is the completeness threshold (or more), so
+    every run whose loop is a simple cycle of configurations is among the lassos; else `reason` says why and
+    the list is the bounded one of the lassos of K steps. `complete`: the enumeration finished (no timeout).
+    """
+
+    outputs: tuple[tuple[str, ...], ...]
+    lassos: tuple[Model, ...]
+    steps: int
+    exact: bool
+    bounds: Bounds
+    reason: str = ""
+    complete: bool = True
+    relations: tuple[str, ...] = field(default=())
+
+    @property
+    def certain(self) -> tuple[str, ...]:
+        sets = [set(o) for o in self.outputs]
+        return tuple(sorted(set.intersection(*sets))) if sets else ()
+
+    @property
+    def possible(self) -> tuple[str, ...]:
+        return tuple(sorted(set().union(*self.outputs)))
+
+    def as_dict(self) -> dict:
+        return {
+            "mode": "eventual",
+            "ultimate_outputs": [list(o) for o in self.outputs],
+            "certain": list(self.certain),
+            "possible": list(self.possible),
+            "lassos": [
+                {"output": list(o), "loop_start": m.loop_start, "period": m.period, "model": m.as_dict()}
+                for o, m in zip(self.outputs, self.lassos)
+            ],
+            "exact": self.exact,
+            "K": self.steps,
+            "reason": self.reason or None,
+            "complete": self.complete,
+            "semantics": self.bounds.semantics.value,
+            "encoding": self.bounds.encoding.value,
+            "max_delay": self.bounds.network.max_delay,
+            **self.bounds.network.as_dict(),
+        }
+
+
+def lasso_models(program: Program, instance: Instance | None, bounds: Bounds, steps: int) -> transform.Compiled:
+    """The lasso program of `steps` steps (its models: the lassos with L + P = steps, standing for every shorter one)."""
+    return transform.transform(program, instance, eventual_bounds(bounds, steps))
+
+
+def ultimate_outputs(program: Program, instance: Instance | None, bounds: Bounds, outputs: tuple[str, ...],
+                     steps: int | None = None, max_steps: int = MAX_STEPS, timeout: float | None = None) -> Ultimate:
+    """The distinct ultimate outputs of the lassos of K steps: K = `steps` if given (then `exact` is False: no
+    threshold was established), else the completeness threshold (`threshold`)."""
+    start = time.monotonic()
+    if steps is None:
+        found = threshold(program, instance, bounds, max_steps, timeout)
+        steps, exact, reason = found.steps, found.exact, found.reason
+    else:
+        transform.lasso_ready(bounds)
+        exact, reason = False, f"lassos of {steps} steps only (--steps): no completeness threshold was established"
+    remaining = None if timeout is None else max(0.0, timeout - (time.monotonic() - start))
+    compiled = lasso_models(program, instance, bounds, steps)
+    ctl = clingo.Control(["0", "--project=project"], logger=lambda code, message: None)
+    ctl.add("base", [], compiled.text + ultimate_rules(compiled, outputs))
+    ctl.ground([("base", [])])
+    seen: dict[tuple[str, ...], Model] = {}
+    deadline = None if remaining is None else time.monotonic() + remaining
+    complete = True
+
+    def on_model(model: clingo.Model) -> None:
+        lasso = decode(model.symbols(atoms=True), compiled, len(seen) + 1)
+        seen.setdefault(lasso.ultimate(outputs), lasso)
+
+    with ctl.solve(on_model=on_model, async_=True) as handle:
+        while not handle.wait(0.05):
+            if deadline is not None and time.monotonic() > deadline:
+                handle.cancel()
+                complete = False
+                break
+        handle.get()
+    ordered = sorted(seen, key=lambda o: (len(o), o))
+    lassos = tuple(replace(seen[o], number=i) for i, o in enumerate(ordered, 1))
+    return Ultimate(tuple(ordered), lassos, steps, exact and complete, compiled.bounds, reason if complete else
+                    (reason + "; " if reason else "") + f"the enumeration stopped after {timeout} s", complete, outputs)

@@ -1,0 +1,332 @@
+"""The eventual questions (#29 item 4): `cron --eventual`, `verify --eventual` and the batch's `eventual = true` jobs.
+
+First the contract of the one shared --eventual option (exactly one of --horizon, --eot and --eventual; a
+finite-state network; exit 2 with a precise message otherwise) and of the manifest key, which need no solving;
+then the answers themselves on the papers' and Molly's examples, each asked of the lasso models at the
+completeness threshold K and checked to be exact.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from dedalus2asp.batch.manifest import read_manifest
+from dedalus2asp.bounds import Mode
+from dedalus2asp.cli import app
+from dedalus2asp.lang.diagnostics import DiagnosticError
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+ALG4 = [str(EXAMPLES / "jcss2014" / "alg4.ded"), "-i", str(EXAMPLES / "jcss2014" / "alg4.facts")]
+RETRY = [str(EXAMPLES / "molly" / "retry_broadcast.ded"), str(EXAMPLES / "molly" / "broadcast_assert.ded")]
+runner = CliRunner()
+
+
+def run(*args: str):
+    return runner.invoke(app, list(args))
+
+
+# ---------------------------------------------------------------------------
+# --eventual: one option, its exclusions
+
+
+EVERY = [("cron", ALG4), ("verify", RETRY), ("models", ALG4), ("count", ALG4)]  # the commands with the one --eventual
+
+
+@pytest.mark.parametrize("command, program", EVERY)
+@pytest.mark.parametrize("horizon", [["--horizon", "3"], ["--eot", "4"]])
+def test_eventual_excludes_a_horizon(command, program, horizon):
+    result = run(command, *program, "--delivery", "sync", "--eventual", *horizon)
+    assert result.exit_code == 2
+    assert "--eventual answers for every horizon at once" in result.output
+    assert f"give it without {' '.join(horizon)}" in result.output
+
+
+@pytest.mark.parametrize("command, program", EVERY)
+def test_a_horizon_or_eventual_is_required(command, program):
+    result = run(command, *program)
+    assert result.exit_code == 2
+    assert "--horizon T" in result.output and "--eventual" in result.output
+
+
+@pytest.mark.parametrize("command, program", [("cron", ALG4), ("verify", RETRY)])
+def test_eventual_needs_a_finite_state_network(command, program):
+    result = run(command, *program, "--eventual")  # async, no delay bound
+    assert result.exit_code == 2
+    assert "--eventual needs a finite-state network" in result.output
+    assert "--max-delay D" in result.output
+
+
+@pytest.mark.parametrize("extra, named", [(["--split", "2"], "--split"), (["--search-horizon"], "--search-horizon")])
+def test_verify_eventual_refuses_horizon_options(extra, named):
+    result = run("verify", *RETRY, "--delivery", "sync", "--eventual", *extra)
+    assert result.exit_code == 2
+    assert f"give it without {named}" in result.output
+
+
+def test_cron_eventual_refuses_search_horizon():
+    result = run("cron", *ALG4, "--max-delay", "1", "--eventual", "--search-horizon")
+    assert result.exit_code == 2 and "give it without --search-horizon" in result.output
+
+
+def test_count_keeps_its_short_horizon():
+    assert run("count", *ALG4, "-T", "1", "--json").exit_code == 0
+
+
+@pytest.mark.parametrize("command", ["cron", "verify"])
+def test_help_names_eventual(command):
+    result = run(command, "--help")
+    assert result.exit_code == 0
+    assert "--eventual" in result.output
+
+
+# ---------------------------------------------------------------------------
+# the manifest's eventual key
+
+
+def manifest(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "batch.toml"
+    path.write_text(f'root = "{ROOT}"\n' + body)
+    return path
+
+
+ALG4_JOB = '[[job]]\nprogram = "examples/jcss2014/alg4.ded"\ninput = "examples/jcss2014/alg4.facts"\n'
+
+
+def test_manifest_eventual_jobs(tmp_path):
+    jobs = read_manifest(manifest(tmp_path, ALG4_JOB + 'task = "cron"\nmax_delay = 1\neventual = true\n'
+                                  + ALG4_JOB + 'task = "cron"\nmax_delay = 1\nhorizon = 3\n'))
+    eventual, bounded = jobs
+    assert eventual.bounds.mode is Mode.EVENTUAL and eventual.parameters["horizon"] is None
+    assert bounded.bounds.mode is Mode.BOUNDED and bounded.parameters["eventual"] is False
+    assert eventual.id != bounded.id
+
+
+@pytest.mark.parametrize("body, message", [
+    ('task = "cron"\nmax_delay = 1\neventual = true\nhorizon = 3\n', "answers for every horizon at once: give it without horizon"),
+    ('task = "cron"\nmax_delay = 1\neventual = true\neot = 3\n', "give it without eot"),
+    ('task = "cron"\neventual = true\n', "eventual = true needs a finite-state network"),
+    ('task = "count"\nmax_delay = 1\neventual = true\n', "eventual does not apply to the task 'count'"),
+    ('task = "cron"\nmax_delay = 1\neventual = "yes"\n', "eventual must be true or false, not the string 'yes'"),
+])
+def test_manifest_eventual_errors(tmp_path, body, message):
+    with pytest.raises(DiagnosticError) as error:
+        read_manifest(manifest(tmp_path, ALG4_JOB + body))
+    assert any(message in d.message for d in error.value.diagnostics), [d.message for d in error.value.diagnostics]
+
+
+# ---------------------------------------------------------------------------
+# verify --eventual: Molly's protocols, no EOT to guess
+
+SIMPLE = [str(EXAMPLES / "molly" / "simple_broadcast.ded"), str(EXAMPLES / "molly" / "broadcast_assert.ded")]
+SYNC = ["--delivery", "sync", "--eff", "3"]
+
+
+def answer(*args: str, code: int) -> dict:
+    result = run(*args, "--json")
+    assert result.exit_code == code, result.stdout
+    return json.loads(result.stdout)
+
+
+def test_retry_broadcast_bounded_counterexample_is_a_cut_short_run():
+    """The issue's case: at EOT 3 the retry has not happened yet (a counterexample), at EOT 4 it has; the eventual
+    verdict says it holds, exactly, with the threshold K, and no EOT."""
+    assert answer("verify", *RETRY, *SYNC, "--eot", "3", code=1)["holds"] is False
+    assert answer("verify", *RETRY, *SYNC, "--eot", "4", code=0)["holds"] is True
+    found = answer("verify", *RETRY, *SYNC, "--eventual", code=0)
+    assert found["holds"] is True and found["vacuous"] is False
+    assert found["exact"] is True and found["threshold_exact"] is True and found["reason"] is None
+    assert found["mode"] == "eventual" and found["bound"]["horizon"] is None and found["K"] >= 2
+    text = run("verify", *RETRY, *SYNC, "--eventual").stdout
+    assert text.startswith("holds: every pre fact is ultimately matched by its post fact")
+    assert f"exact: lassos of up to K = {found['K']} steps cover every infinite run" in text
+
+
+def test_simple_broadcast_lasso_counterexample_with_lineage():
+    """One omission breaks the one-shot broadcast forever: a lasso whose loop has pre(x, "hello") and never
+    post(x, "hello"), with the fewest faults (one) and the lineage of the missing post fact."""
+    found = answer("verify", *SIMPLE, *SYNC, "--eventual", code=1)
+    assert found["holds"] is False and found["exact"] is True
+    c = found["counterexample"]
+    assert c["faults"] == 1 and c["fewest_faults"] is True and len(c["lost"]) == 1
+    assert 0 <= c["loop_start"] and c["loop_start"] + c["period"] == found["K"]
+    (missing,) = c["missing"]
+    assert missing["relation"] == "pre" and missing["step"] >= c["loop_start"]
+    lost_to = c["lost"][0]["to"]
+    assert missing["args"][0] == lost_to  # the member whose copy was lost never logs
+    (why,) = c["lineage"]
+    text = run("verify", *SIMPLE, *SYNC, "--eventual").stdout
+    assert "counterexample, an infinite run" in text and "at every repetition of the loop" in text
+    assert f"(loop start {c['loop_start']}, period {c['period']})" in text
+    assert "it holds in a lasso without faults" in text and "LOST in the counterexample" in text
+
+
+def test_eventual_vacuous_holds(tmp_path):
+    """pre at a needs a ping at a, and nobody pings a: no run has a pre row in its loop."""
+    from conftest import VACUOUS
+
+    program = tmp_path / "vacuous.ded"
+    program.write_text(VACUOUS)
+    found = answer("verify", str(program), "--delivery", "sync", "--eventual", code=0)
+    assert found["holds"] is True and found["vacuous"] is True and found["exact"] is True
+    assert run("verify", str(program), "--delivery", "sync", "--eventual").stdout.startswith(
+        "holds vacuously: in every infinite run the pre facts stop for good after some step")
+
+
+def test_eventual_held_is_not_vacuous(tmp_path):
+    from conftest import HELD
+
+    program = tmp_path / "held.ded"
+    program.write_text(HELD)
+    found = answer("verify", str(program), "--delivery", "sync", "--eventual", code=0)
+    assert found["holds"] is True and found["vacuous"] is False
+
+
+def test_verify_eventual_out(tmp_path):
+    """--out DIR writes what bounded verify writes; each lasso run says where its loop starts."""
+    out = tmp_path / "runs"
+    result = run("verify", *SIMPLE, *SYNC, "--eventual", "--out", str(out))
+    assert result.exit_code == 1, result.output
+    document = json.loads((out / "runs.json").read_text())
+    assert document["exact"] is True and document["K"] >= 2 and document["bound"]["mode"] == "eventual"
+    statuses = [r["status"] for r in document["runs"]]
+    assert statuses == ["success", "failure"]
+    for r in document["runs"]:
+        assert r["loop_start"] + r["period"] == document["K"] == r["failureSpec"]["eot"]
+    page = (out / "index.html").read_text()
+    assert "every horizon: lasso runs of K =" in page and "repeat forever" in page
+    assert (out / "run-1.svg").is_file()
+
+
+# ---------------------------------------------------------------------------
+# cron --eventual: jcss2014's questions on ultimate outputs
+
+FIG4 = [str(EXAMPLES / "tplp2016" / "fig4_noncausal.ded"), "-i", str(EXAMPLES / "tplp2016" / "fig4.facts")]
+ALG1 = [str(EXAMPLES / "jcss2014" / "alg1.ded"), "-i", str(EXAMPLES / "jcss2014" / "alg1.facts")]
+ALG2 = [str(EXAMPLES / "jcss2014" / "alg2.ded"), "-i", str(EXAMPLES / "jcss2014" / "alg2_nonempty.facts")]
+
+
+def test_alg4_not_consistent_under_delay_2():
+    found = answer("cron", *ALG4, "--max-delay", "2", "--eventual", code=1)
+    assert found["consistent"] is False and found["exact"] is True
+    assert found["consistency"]["exact"] is True
+    assert sorted(tuple(w["output"]) for w in found["witnesses"]) == [(), ("T()",)]
+    for w in found["witnesses"]:
+        assert w["loop_start"] + w["period"] == found["consistency"]["K"]
+
+
+def test_alg4_consistent_under_delay_1():
+    """Under delay ≤ 1 A() and B() meet at step 1 in every causal run: "consistent" is the exact answer."""
+    found = answer("cron", *ALG4, "--max-delay", "1", "--eventual", code=1)  # exit 1: not tolerant (below)
+    assert found["consistent"] is True and found["consistency"]["exact"] is True
+    assert found["certain"] == found["possible"] == ["T()"]
+    assert run("cron", *ALG4, "--max-delay", "1", "--eventual").stdout.startswith("consistent")
+
+
+def test_fig4_not_tolerant():
+    found = answer("cron", *FIG4, "--max-delay", "1", "--eventual", code=1)
+    assert found["consistent"] is True and found["tolerant"] is False and found["exact"] is True
+    assert found["counterexample"]["lost"] == ["T()"] and found["counterexample"]["period"] >= 1
+    # into the past on the unrolled run (A <= s): not a loop message that arrives in the loop's next turn
+    backward = found["counterexample"]["noncausal_messages"]
+    assert backward and all(m["unrolled"] <= m["sent"] for m in backward)
+    assert all(m["unrolled"] > m["sent"] for m in found["counterexample"]["messages"] if m["unrolled"] is not None
+               and (m["from"], m["sent"], m["relation"]) not in {(b["from"], b["sent"], b["relation"]) for b in backward})
+
+
+@pytest.mark.parametrize("program", [ALG1, ALG2], ids=["alg1", "alg2"])
+def test_positive_algorithms_tolerant(program):
+    found = answer("cron", *program, "--max-delay", "1", "--eventual", code=0)
+    assert found["consistent"] is True and found["tolerant"] is True
+    assert found["consistency"]["exact"] is True
+    # the tolerance is exact when the choice lassos have a threshold; otherwise it says why and K
+    tolerance = found["tolerance"]
+    assert tolerance["exact"] is True or (tolerance["reason"] and found["exact"] is False and found["reason"])
+
+
+BLINK = ".output on.\non()@next :- not on(), id(_).\nid(x)@next :- id(x).\n"
+
+
+def test_blinking_light_has_no_ultimate_output(tmp_path):
+    """The issue's blinking light: on() is certain at horizon 3 and absent at 4; ultimately it is no output at all."""
+    from dedalus2asp import pipeline
+    from dedalus2asp.bounds import Bounds, Network
+    from dedalus2asp.inspect import enumerate_models
+    from dedalus2asp.asp.transform import transform
+    from dedalus2asp.questions.cron import model_output
+    from dedalus2asp.questions.eventual import lasso_bounds
+
+    program, facts = tmp_path / "blink.ded", tmp_path / "blink.facts"
+    program.write_text(BLINK)
+    facts.write_text("x { id(x). }\n")
+    bounded = answer("cron", str(program), "-i", str(facts), "--delivery", "sync", "--horizon", "3", code=0)
+    assert bounded["certain"] == ["on()"]
+    found = answer("cron", str(program), "-i", str(facts), "--delivery", "sync", "--eventual", code=0)
+    assert found["certain"] == found["possible"] == [] and found["exact"] is True and found["tolerant"] is True
+    # a lasso whose last step has on() holds it ultimately only if every loop step does: model_output reads the loop
+    prog, instance, _ = pipeline.load(program, facts, "auto")
+    compiled = transform(prog, instance, lasso_bounds(Bounds(0, network=Network("sync")), 4))
+    lassos = enumerate_models(compiled, 0).models
+    last = [m for m in lassos if "on()" in m.outputs(("on",))]
+    assert last and all(model_output(m, ("on",)) == frozenset() for m in last)
+
+
+# ---------------------------------------------------------------------------
+# verify --eventual against the explorer's eventual verdict (runs.eventual_verify: the configuration graph)
+
+
+@pytest.mark.parametrize("eff, crashes", [(3, 0), (3, 1), (0, 1)])
+@pytest.mark.parametrize("protocol", ["simple_broadcast", "retry_broadcast", "ack_broadcast", "classic_broadcast",
+                                      "two_phase_commit", "two_phase_commit_timeout"])
+def test_verify_eventual_agrees_with_the_explorer(protocol, eff, crashes):
+    """The solver's lasso verdict and the explorer's graph verdict: the same holds/vacuous, the same fewest faults,
+    the same completeness threshold K (Molly's protocols under sync, Molly's fault model)."""
+    from conftest import INVARIANTS
+    from dedalus2asp import pipeline
+    from dedalus2asp.bounds import Bounds, Network
+    from dedalus2asp.questions import verify
+    from dedalus2asp.runs import eventual_verify
+
+    files = [EXAMPLES / "molly" / f"{protocol}.ded", EXAMPLES / "molly" / f"{INVARIANTS[protocol]}.ded"]
+    program, instance, _ = pipeline.load(files, None, "auto")
+    bounds = Bounds(0, network=Network("sync", None, eff - 1 if eff else None, crashes), mode=Mode.EVENTUAL)
+    solver, explorer = verify.verify(program, instance, bounds), eventual_verify.verify(program, instance, bounds)
+    assert solver.exact is True and explorer.holds is not None
+    assert (solver.holds, solver.vacuous) == (explorer.holds, explorer.vacuous)
+    assert (solver.counterexample.faults if solver.counterexample else None) == explorer.faults
+    if explorer.threshold_exact:
+        assert solver.exactness.K == explorer.threshold
+
+
+# ---------------------------------------------------------------------------
+# the batch's eventual jobs: each records exact and K; a bad one its error, the others finish
+
+
+def test_eventual_jobs_record_exact_and_k(tmp_path):
+    from dedalus2asp.batch import execute, invariants, report
+
+    text = (
+        '[[job]]\nprogram = ["examples/molly/retry_broadcast.ded", "examples/molly/broadcast_assert.ded"]\n'
+        'task = "verify"\ndelivery = "sync"\neff = 3\neventual = true\n'
+        '[[job]]\nprogram = ["examples/molly/simple_broadcast.ded", "examples/molly/broadcast_assert.ded"]\n'
+        'task = "verify"\ndelivery = "sync"\neff = 3\neventual = true\npost = "nothing"\n'  # a bad invariant
+        + ALG4_JOB + 'task = "cron"\nmax_delay = 2\neventual = true\n'
+    )
+    jobs = read_manifest(manifest(tmp_path, text))
+    rows = {j.id: execute.execute_job(j)[0] for j in jobs}
+    retry, bad, alg4 = (rows[j.id] for j in jobs)
+    assert retry["status"] == "ok" and retry["holds"] is True and retry["horizon"] is None
+    found = json.loads(retry["verdicts"])
+    assert found["eventual"] is True and found["exact"] is True and found["K"] >= 2
+    assert invariants.words(retry) == f"holds eventually, exact (K = {found['K']})"
+    assert bad["status"] == "error" and "no relation 'nothing'" in bad["error"] and "give the key post" in bad["error"]
+    cron = json.loads(alg4["verdicts"])
+    assert alg4["status"] == "ok" and cron["consistent"] is False and cron["exact"] is True and cron["K"] >= 2
+    assert report.verdict(alg4) == f"not consistent, not tolerant eventually, exact (K = {cron['K']})"
+    summary = invariants.summary(jobs, rows)
+    assert summary["jobs"] == 2 and summary["hold"] == 1 and summary["unknown"] == 1
+    assert [r.get("K") for r in summary["results"]] == [found["K"], None]
