@@ -15,7 +15,7 @@ returns the text of a document:
 | `count` | the dictionary of `asp.solve.count` | text, json |
 | `exploration` | the summary of `explore` (a dictionary) | text, json |
 | `eventual` | `runs.eventual.Eventual`, what `explore --eventual` found | text, json |
-| `ultimate` | `questions.models.Ultimate`, what `models --eventual` found | text, json |
+| `ultimate` | `questions.models.Ultimate`, what `models --eventual` found | text, json, html |
 | `eventual_verdict` | `runs.eventual_verify.EventualVerdict`, what `explore --eventual --pre/--post` found | text, json |
 | `summary` | `charts.Report`, the summary of a `run` or `batch` directory | text, html |
 
@@ -27,7 +27,9 @@ dependency graph of `check --graph`, docs/coordination.md);
 `charts` draws the summaries of result directories; `molly` writes runs.json
 and index.html of `verify --out DIR`, `lineage` the lineages on that page.
 svg, dot and itf documents hold one model each: a set of models is written
-model by model (`models --format svg -o DIR`).
+model by model (`models --format svg -o DIR`). A lasso model (the eventual mode)
+renders in every model format with its loop: which steps repeat, the step after
+the last being the loop's first again, and its ultimate outputs (docs/inspecting.md).
 
 Options a writer takes: `width` and `color` (text of models, verdicts, summaries),
 `fragment` (html: a notebook fragment instead of a page), `program` and
@@ -102,6 +104,7 @@ WRITERS: dict[tuple[str, str], Callable[..., str]] = {
     ("eventual", "json"): json.as_dict,
     ("ultimate", "text"): text.ultimate,
     ("ultimate", "json"): json.as_dict,
+    ("ultimate", "html"): html.ultimate,
     ("eventual_verdict", "text"): text.eventual_verdict,
     ("eventual_verdict", "json"): json.as_dict,
     ("summary", "text"): text.summary,

@@ -6,13 +6,19 @@ x; a bundle's **curve** is its arrow (a line, bent round the ticks it would cros
 on one lane; a loop at its own step); its **label** sits at the first free spot along it
 (`placement`), or every arrow gets a key number when one finds no room. `svg` writes the
 document from these; nothing here writes SVG.
+
+In a **lasso** model (eventual mode: steps L..T are the loop, and the step after T is step L
+again) a message that arrives after T **wraps**: its arrow is the one it would have on the
+unrolled run, to step A > T, cut where it leaves the loop's last column (half a step after T)
+and each piece after a cut moved back by one period P, so that it leaves the loop on the right
+and comes back in on the left to its loop step L + (A − L) mod P (`wrapped`).
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Sequence
 
 import clingo
@@ -59,6 +65,13 @@ class Bundle:
     lost: bool = False
     silenced: bool = False
     """Lost because its sender had crashed (not an omission of its own)."""
+    loop_step: int | None = None
+    """In a lasso: the loop step a message that arrives after T (`arrives` is then its unrolled arrival,
+    `Message.unrolled`) comes back in at, on the loop's next pass; None when it arrives within 0..T."""
+
+    @property
+    def wraps(self) -> bool:
+        return self.loop_step is not None
 
     @property
     def pending(self) -> bool:
@@ -68,6 +81,8 @@ class Bundle:
         """The arrow's ends as "x:s → y:t" (or "y, pending", "y, lost")."""
         where = (f"{self.addressee}, lost" if self.lost else f"{self.addressee}, pending" if self.pending
                  else f"{self.addressee}:{self.arrives}")
+        if self.wraps:
+            where += f" (= {self.addressee}:{self.loop_step}, the loop's next pass)"
         return f"{self.send[0]}:{self.send[1]} → {where}"
 
     def tooltip(self) -> str:
@@ -81,13 +96,14 @@ class Bundle:
 
 def bundles(model: Model) -> tuple[Bundle, ...]:
     """The model's messages grouped by (send point, addressee, arrival step, non-causal), in send order;
-    then its lost messages, grouped by (send point, addressee)."""
+    then its lost messages, grouped by (send point, addressee). In a lasso, a bundle that arrives after T
+    knows its loop step."""
     into_past = set(model.noncausal())
     groups: dict[tuple, list[Message]] = defaultdict(list)
-    for m in model.messages:
-        groups[(m.send, m.addressee, m.arrives, m in into_past)].append(m)
+    for m in model.messages:  # a message that wraps by its unrolled arrival: where its arrow heads
+        groups[(m.send, m.addressee, m.unrolled if m.wraps else m.arrives, m in into_past)].append(m)
     return tuple(
-        Bundle(send, addressee, arrives, tuple(ms), noncausal)
+        Bundle(send, addressee, arrives, tuple(ms), noncausal, loop_step=ms[0].arrives if ms[0].wraps else None)
         for (send, addressee, arrives, noncausal), ms in groups.items()
     ) + tuple(
         Bundle(send, addressee, None, tuple(ms), False, lost=True,
@@ -108,11 +124,28 @@ def _group_lost(model: Model) -> dict[tuple, list[Message]]:
 
 @dataclass(frozen=True)
 class Layout:
-    """Where things go: a lane's y, a step's x, and the size of the drawing area."""
+    """Where things go: a lane's y, a step's x, and the size of the drawing area; for a lasso, where its
+    loop starts, and a higher top (room for the back-arrow over the step numbers)."""
 
     lanes: dict
     horizon: int
     left: float = LEFT
+    top: float = TOP
+    loop_start: int | None = None
+
+    @property
+    def period(self) -> int | None:
+        return None if self.loop_start is None else self.horizon + 1 - self.loop_start
+
+    @property
+    def loop_left(self) -> float:
+        """The left edge of the loop's columns: half a step before step L."""
+        return self.x(self.loop_start - 0.5)
+
+    @property
+    def loop_right(self) -> float:
+        """The right edge of the loop's columns, where the run leaves step T for step L: half a step after T."""
+        return self.x(self.horizon + 0.5)
 
     def x(self, step: float) -> float:
         return self.left + step * STEP
@@ -136,10 +169,15 @@ def lane_name(x) -> str:
     return "global" if x == GLOBAL_NODE else short(str(x), NAME_CHARS)
 
 
+LASSO_TOP = 30
+"""How much lower a lasso's lanes and step numbers sit: the room of its back-arrow."""
+
+
 def layout(model: Model) -> Layout:
     longest = max((len(lane_name(x)) for x in lane_owners(model)), default=0)
-    lanes = {x: TOP + 56 + i * LANE_GAP for i, x in enumerate(lane_owners(model))}
-    return Layout(lanes, model.horizon, max(LEFT, 50 + 0.6 * 13 * longest))
+    top = TOP if model.loop_start is None else TOP + LASSO_TOP
+    lanes = {x: top + 56 + i * LANE_GAP for i, x in enumerate(lane_owners(model))}
+    return Layout(lanes, model.horizon, max(LEFT, 50 + 0.6 * 13 * longest), top, model.loop_start)
 
 
 @dataclass(frozen=True)
@@ -161,13 +199,30 @@ class Curve:
             points = [((1 - t) * a[0] + t * b[0], (1 - t) * a[1] + t * b[1]) for a, b in zip(points, points[1:])]
         return points[0]
 
+    def split(self, t: float) -> tuple[Curve, Curve]:
+        """The curve cut at parameter t into two curves of the same degree (de Casteljau)."""
+        left, right, points = [self.points[0]], [self.points[-1]], list(self.points)
+        while len(points) > 1:
+            points = [((1 - t) * a[0] + t * b[0], (1 - t) * a[1] + t * b[1]) for a, b in zip(points, points[1:])]
+            left.append(points[0])
+            right.append(points[-1])
+        return Curve(tuple(left)), Curve(tuple(reversed(right)))
+
+    def shifted(self, dx: float) -> Curve:
+        return Curve(tuple((x + dx, y) for x, y in self.points))
+
     def samples(self, spacing: float = 5) -> list[tuple[float, float]]:
         length = sum(math.dist(a, b) for a, b in zip(self.points, self.points[1:]))
         n = max(2, int(length / spacing))
         return [self.at(i / n) for i in range(n + 1)]
 
 
-def curve(b: Bundle, geo: Layout) -> Curve:
+WRAP_LIFT = 26
+"""How much higher than an ordinary arc on its lane the arc of a message that wraps runs: its piece coming
+back in at the loop's left edge would otherwise lie on the arcs of the steps there."""
+
+
+def curve(b: Bundle, geo: Layout, lift_more: float = 0) -> Curve:
     """The arrow of a bundle.
 
     Between lanes a straight line, bent when it would run through a tick of a lane it
@@ -187,11 +242,34 @@ def curve(b: Bundle, geo: Layout) -> Curve:
         return Curve(((x1, y1), (x1 - 46, y1 - 64), (x1 + 46, y1 - 64), (x2, y2)))
     if y1 == y2:
         span = min(abs(x2 - x1) / STEP, 6)
-        lift = -(24 + 9 * span) if x2 > x1 else 24 + 9 * span
+        lift = -(24 + 9 * span + lift_more) if x2 > x1 else 24 + 9 * span + lift_more
         return Curve(((x1, y1), (x1, y1 + lift), (x2, y2 + lift), (x2, y2)))
     if _crosses_a_tick(x1, y1, x2, y2, geo):
         return Curve(((x1, y1), ((x1 + x2) / 2 + 0.4 * STEP, (y1 + y2) / 2), (x2, y2)))
     return Curve(((x1, y1), (x2, y2)))
+
+
+def wrapped(b: Bundle, geo: Layout) -> tuple[Curve, ...]:
+    """The pieces of the arrow of a bundle that arrives after T in a lasso (`b.wraps`).
+
+    Its curve on the unrolled run (from the send to step A > T, as `curve` draws it) is cut at every
+    x where the unrolled run leaves the loop's last column, T + 1/2, T + 1/2 + P, ...; the k-th piece
+    after a cut is moved back by k periods. The first piece leaves the loop on the right, the last
+    comes in on the left and ends at the loop step L + (A − L) mod P. The unrolled run has a tick at every step
+    up to A, each of which lands on a tick of the loop once moved back: the arrow is bent round those too."""
+    whole = curve(b, replace(geo, horizon=max(geo.horizon, b.arrives)), WRAP_LIFT)
+    pieces, shift, edge = [], 0.0, geo.loop_right
+    while whole.points[-1][0] > edge + 0.5:
+        low, high = 0.0, 1.0  # the unrolled arrow runs rightwards: bisect for the cut
+        for _ in range(40):
+            mid = (low + high) / 2
+            low, high = (mid, high) if whole.at(mid)[0] < edge else (low, mid)
+        piece, whole = whole.split((low + high) / 2)
+        pieces.append(piece.shifted(shift))
+        shift -= geo.period * STEP
+        edge += geo.period * STEP
+    pieces.append(whole.shifted(shift))
+    return tuple(pieces)
 
 
 def _crosses_a_tick(x1: float, y1: float, x2: float, y2: float, geo: Layout) -> bool:

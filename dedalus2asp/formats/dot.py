@@ -3,6 +3,9 @@
 * `happens_before`: ≺ of a model (tplp2016 §5.2.1), transitively reduced (the
   Hasse diagram of the partial order of a causal model), one row per node;
   lost messages end in a red ×, crashes are red notes on the crash point (issue #19).
+  A lasso model (eventual mode) is drawn as its edges instead (`lasso`): its
+  happens-before is that of the infinite run, which the drawing folds onto
+  steps 0..T.
 * `lineage`: a derivation (`inspect.explain`) as a graph from premises to
   conclusions, in the spirit of Molly's provenance diagrams.
 """
@@ -13,7 +16,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from ..lang.ast import show_fact
-from .svg import RED
+from .svg import BLUE, RED, SHADE, loop_sentence
 from .text import ARRIVED, FAULT, INPUT
 
 if TYPE_CHECKING:
@@ -33,6 +36,8 @@ def happens_before(model: Model) -> str:
     edge. A choice model may have cycles, where the reduction is not unique:
     then every local and message edge is drawn, the non-causal ones red.
     """
+    if model.loop_start is not None:
+        return lasso(model)
     hb = model.happens_before
     cyclic = any((a, a) in hb for a in model.points())
     into_past = {(m.send, m.arrival) for m in model.noncausal()}
@@ -55,6 +60,41 @@ def happens_before(model: Model) -> str:
         if (a, b) in into_past:
             attrs.append(f'color="{RED}", fontcolor="{RED}", style=dashed, penwidth=2.5')
         lines.append(f"  {name(a)} -> {name(b)}" + (f" [{', '.join(attrs)}]" if attrs else "") + ";")
+    lines += _faults(model, name)
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def lasso(model: Model) -> str:
+    """A lasso model in DOT: one row per node, the loop's points L..T filled pale blue, every local and message
+    edge of steps 0..T, a bold blue back edge (x,T) → (x,L) on every row ("step T+1 = step L"), and each message
+    that arrives after T as a blue edge to its loop step, marked "next pass"; messages into the past red and
+    dashed, faults as in a bounded model. The graph's label says which steps repeat."""
+    L, T = model.loop_start, model.horizon
+    into_past = set(model.noncausal())
+    name = lambda p: quote(f"{p[0]}:{p[1]}")  # noqa: E731
+    lines = ["digraph lasso {", "  rankdir=LR;", "  node [shape=circle, fontname=Helvetica, fontsize=10];",
+             f"  label={quote('a lasso: ' + loop_sentence(L, T))}; labelloc=t; fontname=Helvetica;"]
+    for i, x in enumerate(model.network):
+        points = "; ".join(name((x, s)) + (f' [style=filled, fillcolor="{SHADE}", color="{BLUE}"]' if s >= L else "")
+                          for s in range(T + 1))
+        lines.append(f"  subgraph cluster_{i} {{ label={quote(str(x))}; {points}; }}")
+    for x in model.network:
+        lines += [f"  {name((x, s))} -> {name((x, s + 1))};" for s in range(T)]
+        lines.append(f'  {name((x, T))} -> {name((x, L))} [color="{BLUE}", fontcolor="{BLUE}", style=bold, '
+                     f"label={quote(f'step {T + 1} = step {L}')}, constraint=false];")
+    edges: dict[tuple, list[str]] = defaultdict(list)
+    for m in model.messages:
+        if m.arrives is not None:
+            edges[(m.send, m.arrival, m.wraps, m in into_past)].append(m.fact)
+    for (a, b, wraps, past), facts in sorted(edges.items()):
+        label = ", ".join(facts) + (" (next pass)" if wraps else "")
+        attrs = [f"label={quote(label)}"]
+        if wraps:
+            attrs.append(f'color="{BLUE}", fontcolor="{BLUE}", constraint=false')
+        if past:
+            attrs.append(f'color="{RED}", fontcolor="{RED}", style=dashed, penwidth=2.5')
+        lines.append(f"  {name(a)} -> {name(b)} [{', '.join(attrs)}];")
     lines += _faults(model, name)
     lines.append("}")
     return "\n".join(lines) + "\n"

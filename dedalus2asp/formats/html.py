@@ -7,6 +7,12 @@ its state per step and its messages. `report` writes the page of the models of
 one question, with a note saying which and how to read the diagrams;
 `model_fragment` and `models_fragment` are what `inspect.Model` and
 `inspect.Models` show in a notebook.
+
+A lasso model (the eventual mode) says which steps repeat under its diagram,
+shades its loop's columns in the state table ("step k (loop)"), gives each
+message that arrives after T the loop step it comes back to, and its ultimate
+outputs instead of those at the last step; a page of lassos has a loop column
+in its summary and says how to read the loop. Bounded pages are unchanged.
 """
 
 from __future__ import annotations
@@ -15,10 +21,11 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from .svg import caption, spacetime_svg
+from .svg import SHADE, caption, loop_sentence, spacetime_svg
 
 if TYPE_CHECKING:
     from ..inspect.model import Model, Models
+    from ..questions.models import Ultimate
 
 STYLE = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em; color: #222; }
@@ -36,16 +43,19 @@ code { font-family: ui-monospace, Menlo, Consolas, monospace; }
 def _state_table(model: Model) -> str:
     """The facts of every node at every step, and a last row `global` for the facts of global relations
     (derived by global rules, which read all nodes at one step) when there are any."""
+    looped = (lambda s: False) if model.loop_start is None else (lambda s: s >= model.loop_start)
+    shade = lambda s: f' class="loop" style="background:{SHADE}"' if looped(s) else ""  # noqa: E731
+    td = lambda s: f'<td class="facts loop" style="background:{SHADE}">' if looped(s) else '<td class="facts">'  # noqa: E731
     rows = ["<table class=\"state\"><tr><th>node</th>"]
-    rows += [f"<th>step {s}</th>" for s in range(model.horizon + 1)]
+    rows += [f"<th{shade(s)}>step {s}{' (loop)' if looped(s) else ''}</th>" for s in range(model.horizon + 1)]
     rows.append("</tr>")
     for node in model.network:
         steps = (model.facts_at(node, step) for step in range(model.horizon + 1))
-        cells = "".join(f'<td class="facts">{"<br>".join(map(escape, facts))}</td>' for facts in steps)
+        cells = "".join(f'{td(s)}{"<br>".join(map(escape, facts))}</td>' for s, facts in enumerate(steps))
         rows.append(f"<tr><th>{escape(str(node))}</th>{cells}</tr>")
     if model.has_global:
         steps = (model.global_at(step) for step in range(model.horizon + 1))
-        cells = "".join(f'<td class="facts">{"<br>".join(map(escape, facts))}</td>' for facts in steps)
+        cells = "".join(f'{td(s)}{"<br>".join(map(escape, facts))}</td>' for s, facts in enumerate(steps))
         rows.append(f'<tr class="global"><th title="facts of global relations, held by no node">global</th>{cells}</tr>')
     rows.append("</table>")
     return "".join(rows)
@@ -60,9 +70,12 @@ def _messages_table(model: Model) -> str:
     for m in model.messages:
         flag = '<span class="noncausal">into the past</span>' if m in into_past else ""
         rule = ", ".join(f"{r.number}" for r in rules[m])
+        arrives = "pending" if m.arrives is None else m.arrives
+        if m.wraps:
+            arrives = f'{m.unrolled} <span class="wraps">= step {m.arrives}, the loop\'s next pass</span>'
         rows.append(
             f"<tr><td><code>{escape(m.fact)}</code></td><td>{escape(str(m.sender))}:{m.sent}</td>"
-            f"<td>{escape(str(m.addressee))}</td><td>{'pending' if m.arrives is None else m.arrives}</td>"
+            f"<td>{escape(str(m.addressee))}</td><td>{arrives}</td>"
             f"<td>{rule}</td><td>{flag}</td></tr>"
         )
     rows.append("</table>")
@@ -85,15 +98,22 @@ def _faults(model: Model) -> str:
 
 
 def model_fragment(model: Model) -> str:
-    """One model as an HTML fragment: its diagram, its per-step state, its messages, its faults and outputs."""
-    outputs = ", ".join(model.outputs()) or "none"
+    """One model as an HTML fragment: its diagram, its per-step state, its messages, its faults and outputs
+    (a lasso: which steps repeat, and its ultimate outputs)."""
+    if model.loop_start is None:
+        loop, outputs = "", f"<p>Outputs at step {model.horizon}: <code>{escape(', '.join(model.outputs()) or 'none')}</code></p>"
+    else:
+        loop = (f'<p class="loop">A lasso: {escape(loop_sentence(model.loop_start, model.horizon))}; the steps before '
+                f"step {model.loop_start} happen once.</p>")
+        outputs = ("<p>Ultimate outputs (they hold at every step of the loop): "
+                   f"<code>{escape(', '.join(model.ultimate()) or 'none')}</code></p>")
     return (
         f'<section class="model" id="model-{model.number}"><h2>{escape(caption(model))}</h2>'
-        f'<div class="diagram">{spacetime_svg(model)}</div>'
+        f'<div class="diagram">{spacetime_svg(model)}</div>{loop}'
         f"<h3>State per step</h3>{_state_table(model)}"
         f"<h3>Messages</h3>{_messages_table(model)}"
         f"{_faults(model)}"
-        f"<p>Outputs at step {model.horizon}: <code>{escape(outputs)}</code></p></section>"
+        f"{outputs}</section>"
     )
 
 
@@ -104,11 +124,14 @@ def _fault_words(model: Model) -> str:
 
 
 def _summary(models: Sequence[Model]) -> str:
-    """One row per model; a faults column when some model has faults (issue #19)."""
+    """One row per model; a faults column when some model has faults (issue #19); a loop column when some
+    model is a lasso, whose outputs are its ultimate ones."""
     faults = any(m.lost or m.crashes for m in models)
+    lassos = any(m.is_lasso for m in models)
     rows = [
         "<table class=\"summary\"><tr><th>model</th><th>messages</th><th>pending</th><th>into the past</th>"
-        + ("<th>faults</th>" if faults else "") + "<th>outputs at the horizon</th></tr>"
+        + ("<th>faults</th>" if faults else "") + ("<th>loop</th>" if lassos else "")
+        + ("<th>outputs (ultimate for a lasso)</th>" if lassos else "<th>outputs at the horizon</th>") + "</tr>"
     ]
     for m in models:
         into_past = len(m.noncausal())
@@ -116,10 +139,21 @@ def _summary(models: Sequence[Model]) -> str:
         rows.append(
             f'<tr><td><a href="#model-{m.number}">model {m.number}</a></td><td>{len(m.messages)}</td>'
             f"<td>{len(m.pending)}</td><td>{past}</td>" + (f"<td>{escape(_fault_words(m))}</td>" if faults else "")
-            + f"<td><code>{escape(', '.join(m.outputs()) or '—')}</code></td></tr>"
+            + (f"<td>{escape(_loop_words(m))}</td>" if lassos else "")
+            + f"<td><code>{escape(', '.join(m.ultimate() if m.is_lasso else m.outputs()) or '—')}</code></td></tr>"
         )
     rows.append("</table>")
     return "".join(rows)
+
+
+def _loop_words(model: Model) -> str:
+    """A lasso's loop in a few words, "steps 3–4 (prefix 0–2)"; "—" for a bounded model."""
+    if model.loop_start is None:
+        return "—"
+    L, T = model.loop_start, model.horizon
+    steps = f"step {L}" if L == T else f"steps {L}–{T}"
+    prefix = "" if L == 0 else " (prefix 0)" if L == 1 else f" (prefix 0–{L - 1})"
+    return steps + prefix
 
 
 def models_fragment(models: Iterable[Model]) -> str:
@@ -148,6 +182,14 @@ GUIDE = (
 )
 """How to read the diagrams of a report."""
 
+LASSO_GUIDE = (
+    "A lasso is an infinite run written over steps 0..T: the shaded steps L..T (the loop) repeat forever, the step "
+    "after T being step L again (the blue back-arrow). A blue arrow that leaves the loop on the right and comes back "
+    "in on the left is a message that arrives on the loop's next pass. Green boxes mark the ultimate outputs, which "
+    "hold at every step of the loop."
+)
+"""How to read the loop of a lasso, in a report of lasso models."""
+
 
 def report(models: Models, program: str | None = None, input: str | None = None) -> str:
     """The page of the models of one question: which program, input and bounds, how to read it, then the models.
@@ -160,11 +202,38 @@ def report(models: Models, program: str | None = None, input: str | None = None)
     where = (
         f"{semantics} semantics ({bounds.encoding.value} encoding), horizon {bounds.horizon}, {bounds.network.describe()}."
     )
+    if any(m.is_lasso for m in models):
+        where = f"{semantics} semantics ({bounds.encoding.value} encoding), lasso models, {bounds.network.describe()}."
     notes = [f"Program {program}, input {input}: {where}" if program is not None else where[0].upper() + where[1:], GUIDE]
+    if any(m.is_lasso for m in models):
+        notes.append(LASSO_GUIDE)
     if not models.complete:
         notes.append(f"The enumeration was stopped by the timeout after {len(models)} model(s).")
     name = f"{Path(program).name}: " if program is not None else ""
     return page(models, f"{name}{len(models)} {semantics} model(s)", notes)
+
+
+def ultimate(result: Ultimate, fragment: bool = False) -> str:
+    """What `models --eventual` found, as a page or a notebook fragment: whether the answer is exact (K, or why
+    not), a table of the distinct ultimate outputs, then for each one the lasso that has it (`model_fragment`)."""
+    exact = (f"Exact: K = {result.steps} is the completeness threshold, every infinite run is covered." if result.exact
+             else f"Not exact (the lassos of K = {result.steps} steps only): {result.reason}")
+    rows = ['<table class="ultimate"><tr><th></th><th>ultimate output</th><th>its lasso</th><th>loop</th></tr>']
+    for k, (output, lasso) in enumerate(zip(result.outputs, result.lassos), 1):
+        rows.append(f'<tr><td>{k}</td><td><code>{escape(", ".join(output) or "(none)")}</code></td>'
+                    f'<td><a href="#model-{lasso.number}">model {lasso.number}</a></td><td>{escape(_loop_words(lasso))}</td></tr>')
+    rows.append("</table>")
+    words = lambda facts: escape(", ".join(facts) or "(none)")  # noqa: E731
+    body = (f"<p>{escape(exact)}</p><p>{len(result.outputs)} distinct ultimate output(s)"
+            + ("" if result.complete else " (stopped by the timeout)") + f"; certain: <code>{words(result.certain)}</code>, "
+            f"possible: <code>{words(result.possible)}</code>.</p>" + "".join(rows)
+            + "".join(model_fragment(lasso) for lasso in result.lassos))
+    if fragment:
+        return body
+    title = f"{len(result.outputs)} ultimate output(s), {result.bounds.semantics.value}, {result.bounds.describe()}"
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n<body><h1>{escape(title)}</h1>"
+            f"<p>{escape(LASSO_GUIDE)}</p>{body}\n</body></html>\n")
 
 
 def model(model: Model, fragment: bool = False) -> str:

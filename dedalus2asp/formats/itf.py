@@ -27,6 +27,16 @@ below the one it was sent at (its addressee is behind), and is then delivered in
 earlier state than it is sent in, and never in flight. The trace's `#meta` holds the
 model's number, semantics, encoding, horizon, delay bound, nodes, outputs and its
 messages into the past (`Model.noncausal`, with their arrival step).
+
+A lasso model (eventual mode: steps L..T repeat forever, the step after T being step L)
+is an ITF lasso trace: ITF's trace field `loop` is the index of the state the last state
+goes on to (L), as Apalache and Quint write a lasso and itf-py and itf-rs read it; `#meta`
+repeats it as `loop`, with the `period` P and the `ultimate` outputs. The states L..T
+stand for every pass of the loop: a message that arrives after T is delivered at its loop
+step L + (A − L) mod P, and is in flight from its send to T and, on the next pass, from L
+until that step. The facts of the states repeat exactly; a buffer's messages repeat as the
+facts they carry (the eventual mode compares arrivals by addressee, relation and
+arguments), their send steps being those of the pass the lasso writes.
 """
 
 from __future__ import annotations
@@ -68,6 +78,15 @@ def in_flight(m: Message, k: int) -> bool:
     return m.sent <= k and (m.arrives is None or m.arrives > k)
 
 
+def in_flight_in_lasso(model: Model, m: Message, k: int) -> bool:
+    """In a lasso: in flight at step k on some pass of the loop, at an unrolled step u = k + nP (n ≥ 0; u = k in
+    the prefix) with sent ≤ u < the unrolled arrival A (`Message.unrolled`)."""
+    if m.unrolled is None or k < model.loop_start or m.sent < model.loop_start:
+        return m.sent <= k and (m.unrolled is None or m.unrolled > k)
+    first = k + max(0, -(-(m.sent - k) // model.period)) * model.period  # the first u ≥ sent with u ≡ k (mod P)
+    return first < m.unrolled
+
+
 def state(model: Model, k: int) -> dict:
     """Global step k: what every node holds, and the messages sent, delivered and in flight."""
     return {
@@ -76,7 +95,8 @@ def state(model: Model, k: int) -> dict:
         "facts": {"#map": [[str(x), itf_set(fact(r, a) for r, a in model.slice(x, k))] for x in model.network]},
         "sent": itf_set(message(m) for m in model.messages if m.sent == k),
         "delivered": itf_set(message(m) for m in model.messages if m.arrives == k),
-        "in_flight": itf_set(message(m) for m in model.messages if in_flight(m, k)),
+        "in_flight": itf_set(message(m) for m in model.messages
+                             if (in_flight_in_lasso(model, m, k) if model.is_lasso else in_flight(m, k))),
     } | ({"global": itf_set(fact(r, a) for r, a in model.slice(GLOBAL_NODE, k))} if model.has_global else {})
 
 
@@ -97,8 +117,15 @@ def trace(model: Model, source: str | None = None) -> dict:
         "outputs": list(model.outputs()),
         "noncausal": [m.as_dict() for m in model.noncausal()],
     }
+    if model.is_lasso:
+        meta["description"] = (f"model {model.number} of a Dedalus program, a lasso: one state per global step, "
+                               f"states {model.loop_start}..{model.horizon} repeating forever")
+        meta |= {"loop": model.loop_start, "period": model.period, "ultimate": list(model.ultimate())}
     names = list(VARS) + (["global"] if model.has_global else [])
-    return {"#meta": meta, "vars": names, "states": [state(model, k) for k in range(model.horizon + 1)]}
+    states = [state(model, k) for k in range(model.horizon + 1)]
+    if model.is_lasso:  # ITF's lasso: the state after the last is states[loop]
+        return {"#meta": meta, "vars": names, "loop": model.loop_start, "states": states}
+    return {"#meta": meta, "vars": names, "states": states}
 
 
 def itf_json(model: Model, source: str | None = None) -> str:

@@ -5,6 +5,10 @@
 writes its runs, times counted from 1; `index_html` is the page over that document, each run with its
 faults, its spacetime diagram and the lineage of each missing post fact (`lineage.html`). Both read
 the verdict and the models through their attributes.
+
+A run that is a lasso (the eventual mode: steps L..T repeat forever) also has `loop_start` (the step L)
+and `period` (P = T + 1 − L); a message of it that arrives on the loop's next pass keeps its unrolled
+`receiveTime` (after the eot) and has `loopReceiveTime`, the time of the loop step it comes back to.
 """
 
 from __future__ import annotations
@@ -51,7 +55,8 @@ def _run(number: int, status: str, model: Model, bounds: Bounds, lost: tuple[Los
         "model": {"tables": tables},
         "messages": [
             {"table": m.relation, "from": str(m.sender), "to": str(m.addressee), "sendTime": _molly_time(m.sent),
-             "receiveTime": None if m.arrives is None else _molly_time(m.arrives), "args": [str(a) for a in m.args]}
+             "receiveTime": None if m.arrives is None else _molly_time(m.unrolled if m.wraps else m.arrives),
+             "args": [str(a) for a in m.args], **({"loopReceiveTime": _molly_time(m.arrives)} if m.wraps else {})}
             for m in model.messages
         ],
     }

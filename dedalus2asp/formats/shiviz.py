@@ -21,6 +21,10 @@ predecessor's points are all predecessors (≺ is transitive and contains the lo
 edges), and a point's own counter is above every predecessor's. This needs ≺ to be a
 strict partial order: a model with a message into the past (`Model.noncausal`, a cycle
 of ≺) has no vector clocks and is refused.
+
+A lasso model (eventual mode) is logged over its steps 0..T, the prefix and one pass of
+the loop; a message that arrives on the loop's next pass (`Message.wraps`) is no edge of
+those steps, so its send says where it arrives and no event of this pass receives it.
 """
 
 from __future__ import annotations
@@ -69,9 +73,11 @@ def clocks(model: Model) -> dict[Point, dict[str, int]]:
 def event(model: Model, point: Point) -> str:
     """What node x does at step s, on one line: the messages it receives and sends."""
     x, s = point
-    received = [f"{m.fact} from {m.sender}:{m.sent}" for m in model.messages if m.arrival == point]
+    received = [f"{m.fact} from {m.sender}:{m.sent}" for m in model.messages if m.arrival == point and not m.wraps]
     sent = [
-        f"{m.fact} to {m.addressee} " + ("(pending)" if m.arrives is None else f"(arrives {m.addressee}:{m.arrives})")
+        f"{m.fact} to {m.addressee} " + ("(pending)" if m.arrives is None else
+                                         f"(arrives {m.addressee}:{m.unrolled} = {m.addressee}:{m.arrives}, the loop's next pass)"
+                                         if m.wraps else f"(arrives {m.addressee}:{m.arrives})")
         for m in model.messages
         if m.send == point
     ]

@@ -26,6 +26,23 @@ How to read it:
   it), a last dashed lane `global` holds the global facts of every step: no node holds them
   and no message reaches them.
 
+A **lasso** model (the eventual mode: an infinite run written over steps 0..T, steps L..T
+repeating forever, the step after T being step L again) is drawn over the same lanes, and:
+
+* the loop's steps L..T are **shaded** across every lane (one pale blue band, its edges
+  dashed blue lines), and their step numbers are blue; after the last one the step row says
+  "T+1 = L";
+* a blue **back-arrow** over the step numbers runs from step T back to step L, labelled
+  "step T+1 = step L: steps L–T repeat forever";
+* a message that arrives after T, on the loop's next pass, **wraps**: a blue arrow that
+  leaves the loop at its right edge and comes back in at its left edge to its loop step
+  L + (A − L) mod P, both cut ends marked by a small open circle (`arrows.wrapped`);
+* a message into the past is one that arrives at a step no later than its send step (the
+  eventual mode's rounds, `Model.noncausal`), drawn as in a bounded model;
+* there is nothing pending, and the **ultimate** output facts (jcss2014 §2.5.5: those that
+  hold at every step of the loop) are boxed in green at every loop tick and listed after the
+  lane's end.
+
 Labels never overlap each other nor the ticks and names (`placement`): each one sits on
 its own arrow at the first free spot along it that no other arrow runs through. When
 one finds no such spot, the diagram is *dense*: every arrow gets a small number instead,
@@ -43,8 +60,8 @@ from collections import defaultdict
 from html import escape
 from typing import TYPE_CHECKING, Sequence
 
-from .arrows import (FONT, KEY_FONT, TOP, Bundle, Curve, Label, Layout, bundles, curve, key_numbers, lane_name,
-                     lane_owners, layout, place_labels, short)
+from .arrows import (FONT, KEY_FONT, Bundle, Curve, Label, Layout, bundles, curve, key_numbers, lane_name,
+                     lane_owners, layout, place_labels, short, wrapped)
 from .placement import Placer, text_box
 from ..lang.ast import GLOBAL_NODE
 
@@ -54,6 +71,10 @@ if TYPE_CHECKING:
 
 INK = "#222"
 RED = "#d40000"
+BLUE = "#1f5fae"
+"""The loop of a lasso: its back-arrow, its step numbers, the messages that wrap."""
+SHADE = "#e6effa"
+"""The band behind a lasso's loop steps."""
 GREEN = "#1b7f3b"
 GREY = "#8a8a8a"
 FAINT = "#ececec"
@@ -68,15 +89,24 @@ CRASH_HALF = 15
 
 
 def caption(model: Model) -> str:
-    """The model's heading: number, semantics, horizon and delay bound."""
+    """The model's heading: number, semantics, horizon and delay bound; for a lasso, its loop."""
+    if model.loop_start is not None:
+        return (f"model {model.number} ({model.bounds.semantics.value}, {model.bounds.network.describe()}): "
+                f"a lasso, {loop_sentence(model.loop_start, model.horizon)}")
     return f"model {model.number} ({model.bounds.semantics.value}, {model.bounds.describe()})"
+
+
+def loop_sentence(loop_start: int, horizon: int) -> str:
+    """A lasso's loop in words: "steps 2–4 repeat forever (step 5 = step 2)"."""
+    steps = f"step {loop_start} repeats" if loop_start == horizon else f"steps {loop_start}–{horizon} repeat"
+    return f"{steps} forever (step {horizon + 1} = step {loop_start})"
 
 
 # -- drawing --------------------------------------------------------------------
 
 
-def _defs(uid: str) -> str:
-    marks = (("arrow", INK, 9), ("past", RED, 13), ("pending", PALE, 8))
+def _defs(uid: str, lasso: bool = False) -> str:
+    marks = (("arrow", INK, 9), ("past", RED, 13), ("pending", PALE, 8)) + ((("loop", BLUE, 10),) if lasso else ())
     return "<defs>" + "".join(
         f'<marker id="{uid}-{name}" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" '
         f'markerWidth="{size}" markerHeight="{size}" orient="auto-start-reverse">'
@@ -94,14 +124,59 @@ def _text(x: float, y: float, text: str, placer: Placer | None = None, size: flo
 
 def _steps(geo: Layout, placer: Placer) -> list[str]:
     """The step numbers above (and, with three lanes or more, below) the lanes, and a faint line per step."""
-    rows = [TOP - 14] + ([geo.bottom - 26] if len(geo.lanes) >= 3 else [])
-    parts = [f'<line x1="{geo.x(s):.1f}" y1="{TOP - 8}" x2="{geo.x(s):.1f}" y2="{geo.bottom - 40:.1f}" '
+    rows = [geo.top - 14] + ([geo.bottom - 26] if len(geo.lanes) >= 3 else [])
+    parts = [f'<line x1="{geo.x(s):.1f}" y1="{geo.top - 8}" x2="{geo.x(s):.1f}" y2="{geo.bottom - 40:.1f}" '
              f'stroke="{FAINT}"/>' for s in range(geo.horizon + 1)]
+    looped = (lambda s: False) if geo.loop_start is None else (lambda s: s >= geo.loop_start)
+    colour = lambda s: f' fill="{BLUE}" font-weight="bold"' if looped(s) else f' fill="{GREY}"'  # noqa: E731
     for y in rows:
         parts.append(_text(geo.left - 30, y, "step", placer, anchor="end", attrs=f' fill="{GREY}"'))
-        parts += [_text(geo.x(s), y, str(s), placer, attrs=f' fill="{GREY}"') for s in range(geo.horizon + 1)]
-        parts.append(_text(geo.lane_end, y, f"> {geo.horizon}", placer, attrs=f' fill="{GREY}" font-style="italic"'))
+        parts += [_text(geo.x(s), y, str(s), placer, attrs=colour(s)) for s in range(geo.horizon + 1)]
+        if geo.loop_start is None:
+            parts.append(_text(geo.lane_end, y, f"> {geo.horizon}", placer, attrs=f' fill="{GREY}" font-style="italic"'))
+        else:
+            parts.append(_text(geo.lane_end + 8, y, f"{geo.horizon + 1} = {geo.loop_start}", placer,
+                               attrs=f' fill="{BLUE}" font-style="italic"'))
     return parts
+
+
+def _loop_band(geo: Layout) -> list[str]:
+    """A lasso's loop shaded across every lane: one band over the columns of steps L..T, from the step numbers
+    above the lanes to those below (drawn under everything), its two edges dashed blue lines: the seam where the
+    run leaves step T on the right and comes back to step L on the left."""
+    x0, x1 = geo.loop_left, geo.loop_right
+    y0, y1 = geo.top - 27, geo.bottom - 18
+    edge = f'stroke="{BLUE}" stroke-width="1.2" stroke-dasharray="4 4" stroke-opacity="0.7"'
+    return [f'<g class="loop-band" data-from="{geo.loop_start}" data-to="{geo.horizon}">'
+            f'<title>the loop: steps {geo.loop_start}–{geo.horizon} repeat forever, on every lane</title>'
+            f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{x1 - x0:.1f}" height="{y1 - y0:.1f}" fill="{SHADE}"/>'
+            f'<line class="loop-edge" x1="{x0:.1f}" y1="{y0:.1f}" x2="{x0:.1f}" y2="{y1:.1f}" {edge}/>'
+            f'<line class="loop-edge" x1="{x1:.1f}" y1="{y0:.1f}" x2="{x1:.1f}" y2="{y1:.1f}" {edge}/></g>']
+
+
+def _back_arrow(geo: Layout, uid: str, placer: Placer) -> tuple[str, float]:
+    """A lasso's back-arrow over the step numbers, from step T to step L, labelled with the loop; returns it and
+    the right edge of its label (which the diagram must be wide enough for)."""
+    T, L = geo.horizon, geo.loop_start
+    low, high = geo.top - 28, geo.top - 52  # just over the step numbers; the level of the bend
+    xT, xL = geo.x(T), geo.x(L)
+    words = loop_sentence(L, T)
+    size = 12
+    width = 0.6 * size * len(words)
+    if L == T:  # a loop of one step: a small loop over its own number, the label beside it (left if it fits)
+        d = f"M{xT + 6:.1f},{low} C{xT + 34:.1f},{high - 8} {xT - 34:.1f},{high - 8} {xT - 6:.1f},{low}"
+        label_x, anchor, y = (xT - 30, "end", high) if xT - 30 - width >= 12 else (xT + 30, "start", high)
+    else:
+        r = 10
+        d = (f"M{xT:.1f},{low} L{xT:.1f},{high + r} Q{xT:.1f},{high} {xT - r:.1f},{high} L{xL + r:.1f},{high} "
+             f"Q{xL:.1f},{high} {xL:.1f},{high + r} L{xL:.1f},{low}")
+        label_x, anchor, y = max((xT + xL) / 2, 12 + width / 2), "middle", high - 6
+    placer.block((min(xL, xT) - 34, high - 10, max(xL, xT) + 34, low))
+    halo = ' stroke="white" stroke-width="4" stroke-linejoin="round" paint-order="stroke"'
+    label = _text(label_x, y, words, placer, size, anchor, f' fill="{BLUE}" font-weight="bold"{halo}')
+    right = text_box(label_x, y, words, size, anchor)[2]
+    return (f'<g class="loop-back" data-from="{T}" data-to="{L}"><title>{escape("the run goes on from step " + str(T) + " to step " + str(L) + " again: " + words)}</title>'
+            f'<path d="{d}" fill="none" stroke="{BLUE}" stroke-width="2.2" marker-end="url(#{uid}-loop)"/>{label}</g>', right)
 
 
 def _lanes(model: Model, geo: Layout, placer: Placer) -> list[str]:
@@ -127,8 +202,13 @@ def _lanes(model: Model, geo: Layout, placer: Placer) -> list[str]:
 
 
 def _outputs_by_node(model: Model) -> dict:
+    """Each lane's output facts at the last step; in a lasso its ultimate ones, held at every loop step."""
     wanted = set(model.program.output_relations) if model.program is not None else set()
-    return {x: [f for f in model.facts_at(x, model.horizon) if f.split("(", 1)[0] in wanted] for x in lane_owners(model)}
+    if model.loop_start is None:
+        return {x: [f for f in model.facts_at(x, model.horizon) if f.split("(", 1)[0] in wanted] for x in lane_owners(model)}
+    loop = range(model.loop_start, model.horizon + 1)
+    return {x: [f for f in model.facts_at(x, model.horizon) if f.split("(", 1)[0] in wanted
+                and all(f in model.facts_at(x, s) for s in loop)] for x in lane_owners(model)}
 
 
 def _lane_ends(model: Model, geo: Layout, placer: Placer) -> tuple[list[str], float]:
@@ -145,19 +225,24 @@ def _lane_ends(model: Model, geo: Layout, placer: Placer) -> tuple[list[str], fl
         count = _text(x0, geo.lanes[x] + 4, text, placer, anchor="start", attrs=f' fill="{GREY}"')
         parts.append(f'<g class="pending-count"><title>{escape(chr(10).join(items))}</title>{count}</g>')
         width = max(width, 0.6 * FONT * len(text))
+    lasso = model.loop_start is not None
+    boxed = range(model.loop_start, model.horizon + 1) if lasso else (model.horizon,)
     for x, facts in _outputs_by_node(model).items():
         if not facts:
             continue
-        y, cx = geo.lanes[x], geo.x(model.horizon)
-        lines = _wrap(["output:", *facts], 30)
+        y = geo.lanes[x]
+        lines = _wrap(["ultimately:" if lasso else "output:", *facts], 30)
         if len(lines) > 4:  # the rest is in the tooltip
             lines = lines[:3] + [short(lines[3] + " …", 30)]
-        texts = "".join(_text(x0, y + 22 + ROW * k, line, placer, anchor="start",
+        texts = "".join(_text(x0, y + 22 + ROW * k + (8 if lasso else 0), line, placer, anchor="start",
                               attrs=f' fill="{GREEN}" font-weight="bold"') for k, line in enumerate(lines))
         width = max(width, *(0.6 * FONT * len(line) for line in lines))
-        parts.append(f'<g class="output"><title>{escape(f"output facts of {lane_name(x)} at step {model.horizon}: " + ", ".join(facts))}</title>'
-                     f'<rect x="{cx - 8:.1f}" y="{y - 8}" width="16" height="16" rx="3" fill="none" stroke="{GREEN}" '
-                     f'stroke-width="2.5"/>{texts}</g>')
+        tip = (f"ultimate output facts of {lane_name(x)} (they hold at every step of the loop, "
+               f"{model.loop_start}–{model.horizon}): " if lasso else f"output facts of {lane_name(x)} at step {model.horizon}: ")
+        boxes = "".join(f'<rect x="{geo.x(s) - 8:.1f}" y="{y - 8}" width="16" height="16" rx="3" fill="none" stroke="{GREEN}" '
+                        f'stroke-width="2.5"/>' for s in boxed)
+        parts.append(f'<g class="output{" ultimate" if lasso else ""}"><title>{escape(tip + ", ".join(facts))}</title>'
+                     f'{boxes}{texts}</g>')
     return parts, width
 
 
@@ -183,6 +268,8 @@ def _style(b: Bundle) -> tuple[str, str, float, str, str]:
         return "message lost", RED, 1.4 + thick, ' stroke-dasharray="5 3"', ""
     if b.pending:
         return "message pending", PALE, 1.0 + thick / 2, ' stroke-dasharray="2 3"', "pending"
+    if b.wraps:
+        return "message wraps", BLUE, 1.6 + thick, "", "loop"
     return "message", INK, 1.4 + thick, "", "arrow"
 
 
@@ -195,6 +282,23 @@ def _arrow(b: Bundle, c: Curve, uid: str, index: int) -> str:
         f'<path d="{c.d}" fill="none" stroke="{colour}" stroke-width="{width:.1f}"{dash}{end}/>'
         + (_cross(*c.points[-1]) if b.lost else "") + "</g>"
     )
+
+
+def _wrapped_arrow(b: Bundle, pieces: Sequence[Curve], uid: str, index: int) -> str:
+    """A message arriving on the loop's next pass: its pieces (`arrows.wrapped`), the last with the arrowhead,
+    every cut end (where it leaves the loop on the right, where it comes back in on the left) an open circle."""
+    cls, colour, width, dash, marker = _style(b)
+    cls += " bundle" if len(b.messages) > 1 else ""
+    paths = "".join(
+        f'<path d="{c.d}" fill="none" stroke="{colour}" stroke-width="{width:.1f}"{dash}'
+        + (f' marker-end="url(#{uid}-{marker})"' if k == len(pieces) - 1 else "") + "/>"
+        for k, c in enumerate(pieces)
+    )
+    cuts = [c.points[-1] for c in pieces[:-1]] + [c.points[0] for c in pieces[1:]]
+    ends = "".join(f'<circle class="wrap-end" cx="{x:.1f}" cy="{y:.1f}" r="3.2" fill="white" stroke="{colour}" '
+                   f'stroke-width="1.6"/>' for x, y in cuts)
+    return (f'<g class="{cls}" id="{uid}-a{index}" data-count="{len(b.messages)}" data-loop-step="{b.loop_step}">'
+            f'<title>{escape(b.tooltip())}</title>{paths}{ends}</g>')
 
 
 def _cross(x: float, y: float) -> str:
@@ -220,7 +324,7 @@ def _crashes(model: Model, geo: Layout, placer: Placer) -> list[str]:
 
 def _label(b: Bundle, label: Label, uid: str, index: int) -> str:
     """A label on top of every arrow: text with a white halo, or a key number in a small box."""
-    colour = RED if b.noncausal or b.lost else INK
+    colour = RED if b.noncausal or b.lost else BLUE if b.wraps else INK
     x, y = label.centre
     head = f'<g class="label" data-for="{uid}-a{index}"><title>{escape(b.tooltip())}</title>'
     if label.keyed:
@@ -234,9 +338,10 @@ def _label(b: Bundle, label: Label, uid: str, index: int) -> str:
     return head + _text(x, y + 0.3 * FONT, label.text, attrs=f' fill="{colour}"{halo}{bold}') + "</g>"
 
 
-def _legend(top: float, width: float, uid: str, lost: bool = False, crash: bool = False) -> tuple[str, float]:
+def _legend(top: float, width: float, uid: str, lost: bool = False, crash: bool = False,
+            lasso: bool = False) -> tuple[str, float]:
     """What the marks mean, in rows as wide as the diagram (the fault marks only when the model has
-    them); returns the legend and its height."""
+    them, the loop's marks only for a lasso, which has nothing pending); returns the legend and its height."""
     items = [
         (f'<line x1="0" y1="0" x2="26" y2="0" stroke="{INK}" stroke-width="1.4" marker-end="url(#{uid}-arrow)"/>', "message"),
         (f'<line x1="0" y1="0" x2="26" y2="0" stroke="{INK}" stroke-width="3" marker-end="url(#{uid}-arrow)"/>',
@@ -248,6 +353,20 @@ def _legend(top: float, width: float, uid: str, lost: bool = False, crash: bool 
         (f'<rect x="7" y="-7" width="14" height="14" rx="3" fill="none" stroke="{GREEN}" stroke-width="2.5"/>',
          "output at the last step"),
     ]
+    if lasso:
+        items = [item for item in items if item[1] not in ("pending at the horizon", "output at the last step")]
+        items[1:1] = [
+            (f'<rect x="0" y="-9" width="26" height="18" fill="{SHADE}"/><line x1="0" y1="-9" x2="0" y2="9" stroke="{BLUE}" '
+             f'stroke-dasharray="4 4"/><line x1="26" y1="-9" x2="26" y2="9" stroke="{BLUE}" stroke-dasharray="4 4"/>',
+             "the loop: these steps repeat forever"),
+            (f'<line x1="0" y1="0" x2="12" y2="0" stroke="{BLUE}" stroke-width="1.6"/>'
+             f'<circle cx="12" cy="0" r="3.2" fill="white" stroke="{BLUE}" stroke-width="1.6"/>'
+             f'<circle cx="18" cy="0" r="3.2" fill="white" stroke="{BLUE}" stroke-width="1.6"/>'
+             f'<line x1="18" y1="0" x2="30" y2="0" stroke="{BLUE}" stroke-width="1.6" marker-end="url(#{uid}-loop)"/>',
+             "arrives on the loop's next pass (out on the right, back in on the left)"),
+        ]
+        items.append((f'<rect x="7" y="-7" width="14" height="14" rx="3" fill="none" stroke="{GREEN}" stroke-width="2.5"/>',
+                      "ultimate output (holds at every loop step)"))
     if lost:
         items.append((f'<line x1="0" y1="0" x2="20" y2="0" stroke="{RED}" stroke-width="1.4" stroke-dasharray="5 3"/>'
                       + _cross(20, 0), "lost message"))
@@ -297,30 +416,47 @@ def spacetime_svg(model: Model) -> str:
     step), `message` (one per arrow, `data-count` messages; also `bundle` when there are
     several, `pending`, `noncausal` or `lost`; a lost one holds a `cross`), `crash` (one per
     crashed node, `data-node` and `data-step`), `label`, `output` (output facts at the last step),
-    `pending-count`, `legend` and `key`.
+    `pending-count`, `legend` and `key`; in a lasso also `loop-band` (one per lane, `data-lane`),
+    `loop-back` (the back-arrow, `data-from` T and `data-to` L), `message wraps` (`data-loop-step`,
+    with a `wrap-end` circle at each cut) and `output ultimate`.
     """
     geo, placer, uid = layout(model), Placer(), f"m{model.number}"
+    lasso = model.loop_start is not None
     body = _steps(geo, placer) + _lanes(model, geo, placer) + _crashes(model, geo, placer)
+    back_right = 0.0
+    if lasso:
+        back, back_right = _back_arrow(geo, uid, placer)
+        body = _loop_band(geo) + body + [back]
     ends, end_width = _lane_ends(model, geo, placer)
-    arrows = [(b, curve(b, geo)) for b in bundles(model)]
+    pieces = {}
+    arrows = []
+    for b in bundles(model):
+        if b.wraps:  # the label goes on the piece that arrives
+            pieces[len(arrows)] = wrapped(b, geo)
+            arrows.append((b, pieces[len(arrows)][-1]))
+        else:
+            arrows.append((b, curve(b, geo)))
     for i, (b, c) in enumerate(arrows):
         if not b.pending:  # pending arrows are faint: a label may sit on them
-            placer.add_ink(i, c.samples())
+            for piece in pieces.get(i, (c,)):
+                placer.add_ink(i, piece.samples())
     labels, keyed = place_labels(arrows, placer)
-    width = max(geo.lane_end + 24 + max(end_width, 60), 760)
+    width = max(geo.lane_end + 24 + max(end_width, 60), 760, back_right + 12)
     table, table_height = _key_table(arrows, labels, geo.bottom + 28, width, uid) if keyed else ("", 0.0)
-    legend, legend_height = _legend(geo.bottom + 8 + table_height + 12, width, uid, bool(model.lost), bool(model.crashes))
+    legend, legend_height = _legend(geo.bottom + 8 + table_height + 12, width, uid, bool(model.lost), bool(model.crashes),
+                                    lasso)
     height = geo.bottom + 8 + table_height + 12 + legend_height
     order = sorted(range(len(arrows)), key=lambda i: not arrows[i][0].pending)  # pending ones underneath
+    draw = lambda i: _wrapped_arrow(arrows[i][0], pieces[i], uid, i) if i in pieces else _arrow(arrows[i][0], arrows[i][1], uid, i)  # noqa: E731
     return "\n".join([
         f'<svg xmlns="http://www.w3.org/2000/svg" class="spacetime" width="{width:.0f}" height="{height:.0f}" '
         f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="Helvetica, Arial, sans-serif" font-size="{FONT}">',
         f"<title>{escape(caption(model) + ': spacetime diagram')}</title>",
-        _defs(uid),
+        _defs(uid, lasso),
         f'<rect width="{width:.0f}" height="{height:.0f}" fill="white"/>',
         f'<text x="12" y="22" font-size="14" font-weight="bold">{escape(caption(model))}</text>',
         *body,
-        *(_arrow(arrows[i][0], arrows[i][1], uid, i) for i in order),
+        *(draw(i) for i in order),
         *ends,
         *(_label(arrows[i][0], label, uid, i) for i, label in sorted(labels.items())),
         table,

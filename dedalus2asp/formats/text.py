@@ -3,7 +3,10 @@
 A model is a node × step table of the facts each node holds (tplp2016 §5.1.5),
 with a last row `global` for the facts of global relations (held by no node),
 then its messages (sender@step → addressee@arrival step, the rule that sent
-each, those sent into the past marked) and its outputs. A set of models is
+each, those sent into the past marked) and its outputs. A lasso model (the
+eventual mode) heads the columns of its loop "step k (loop)", says under the
+table which steps repeat ("step T+1 = step L"), writes a message that arrives
+after T with the loop step it comes back to, and gives its ultimate outputs. A set of models is
 each model in turn and how many there are; a CRON verdict is its sentence and
 what supports it (jcss2014); a derivation an indented tree; a run (tplp2016
 §5.3.2) its transitions; a check report, a count and an exploration a few lines; the summary of a result directory its tables.
@@ -26,6 +29,7 @@ from rich.table import Table
 from ..lang.ast import show_fact
 from ..lang.diagnostics import format_diagnostic
 from . import charts
+from .svg import loop_sentence
 
 if TYPE_CHECKING:
     from ..bounds import Bounds
@@ -52,23 +56,32 @@ def console(width: int | None = None, color: bool = False) -> Console:
 
 
 def print_model(model: Model, out: Console) -> None:
-    """The node × step table of a model's facts, its messages, its faults (lost messages, crashes) and its outputs."""
-    table = Table(title=f"model {model.number} ({model.bounds.semantics.value}, horizon {model.horizon})", show_lines=True)
+    """The node × step table of a model's facts, its messages, its faults (lost messages, crashes) and its outputs;
+    for a lasso, its loop marked, and its ultimate outputs."""
+    lasso = model.loop_start is not None
+    shape = f"a lasso of {model.horizon + 1} steps" if lasso else f"horizon {model.horizon}"
+    table = Table(title=f"model {model.number} ({model.bounds.semantics.value}, {shape})", show_lines=True)
     table.add_column("node", style="bold")
     for step in range(model.horizon + 1):
-        table.add_column(f"step {step}")
+        table.add_column(f"step {step}" + (" (loop)" if lasso and step >= model.loop_start else ""))
     for node in model.network:
         table.add_row(str(node), *("\n".join(model.facts_at(node, step)) for step in range(model.horizon + 1)))
     if model.has_global:
         table.add_section()
         table.add_row("global", *("\n".join(model.global_at(step)) for step in range(model.horizon + 1)))
     out.print(table)
+    if lasso:
+        prefix = ("no prefix" if model.loop_start == 0 else "step 0 is the prefix" if model.loop_start == 1
+                  else f"steps 0–{model.loop_start - 1} are the prefix")
+        out.print(f"loop: {loop_sentence(model.loop_start, model.horizon)}; {prefix}")
     if model.messages:
         out.print("messages (sender@step → addressee@arrival step):")
         into_past = set(model.noncausal())
         rules = model.sending_rules
         for m in model.messages:
             arrival = f"{m.addressee} pending" if m.arrives is None else f"{m.addressee}@{m.arrives}"
+            if m.wraps:
+                arrival = f"{m.addressee}@{m.unrolled} = {m.addressee}@{m.arrives} on the loop's next pass"
             by = f"  [rule {', '.join(str(r.number) for r in rules[m])}]" if rules[m] else ""
             warning = "   ← sent into the past (non-causal)" if m in into_past else ""
             out.print(f"  {m.fact}: {m.sender}@{m.sent} → {arrival}{by}{warning}")

@@ -323,11 +323,13 @@ class Model:
         their send step: a message whose arrival already happens before its
         send is flagged and its edge left out. In tplp2016 Fig. 4, A() sent at
         z:0 arriving at z:1 is causal and B() sent at z:1 arriving at z:0 is not.
+
+        In a lasso model (eventual mode) every node takes step k in round k, so a message goes into the past
+        exactly when it arrives at a step no later than its send step on the unrolled run (`Message.unrolled`
+        ≤ s, the choice semantics' arrivals from s − D on); a message that wraps (arrives after T, on the loop's
+        next pass) arrives later than it was sent, even when its lasso step is at or before its send step.
         """
-        if self.is_lasso:
-            # the lasso's runs step in rounds (docs/semantics.md): on the unrolled run a message sent at step s and
-            # arriving at step A is caused iff A > s. A wrapping message (`Message.wraps`: A lies in the next turn of
-            # the loop) is shown at a lasso step at or before its send, yet goes forward: not into the past.
+        if self.loop_start is not None:
             return tuple(m for m in sorted(self.messages, key=lambda m: (m.sent, m.key()))
                          if m.unrolled is not None and m.unrolled <= m.sent)
         succ: dict[Point, set[Point]] = defaultdict(set)
@@ -399,9 +401,12 @@ class Model:
 
     def as_dict(self) -> dict:
         """The model as the JSON of docs/trace-schema.md (`dedalus2asp/trace/1`); `lost` and `crashes`
-        only when the network has faults."""
+        only when the network has faults; `loop_start`, `period` and the `ultimate` outputs only for a lasso,
+        whose every message also says whether it `wraps` (arrives on the loop's next pass: `arrives` is then
+        its loop step, `unrolled` the step after T where it arrives)."""
         into_past = set(self.noncausal())
         rules = self.sending_rules
+        lasso = self.loop_start is not None
         return {
             "number": self.number,
             "trace": [
@@ -419,11 +424,13 @@ class Model:
                     **m.as_dict(),
                     "noncausal": m in into_past,
                     "rule": [{"number": r.number, "text": str(r)} for r in rules[m]],
+                    **({"wraps": m.wraps} if lasso else {}),
                 }
                 for m in self.messages
             ],
             "happens_before": [[str(x), s, str(y), t] for ((x, s), (y, t)) in sorted(self.happens_before)],
             "outputs": list(self.outputs()),
+            **({"loop_start": self.loop_start, "period": self.period, "ultimate": list(self.ultimate())} if lasso else {}),
             **({
                 "lost": [{k: v for k, v in m.as_dict().items() if k != "arrives"} for m in self.lost],
                 "crashes": [{"node": str(x), "step": s} for x, s in self.crashes],
