@@ -74,6 +74,14 @@ def test_notebook_runs_top_to_bottom(name: str):
         assert "two_phase_commit: counterexample" in text and "crashed: c at step" in text
         assert "delay ≤ 1): pre(termination" in text
         assert "trace and pending messages: True" in text and "the counterexample's trace: True" in text
+    if name == "02_cron.ipynb":  # the papers' table over infinite runs, each verdict exact or labelled bounded
+        text = "".join(o.get("text", "") for c in code for o in c.outputs)
+        assert "jcss2014 Alg. 4, delay ≤ 2: not consistent: two infinite causal runs (lassos)" in text
+        assert "jcss2014 Alg. 4, delay ≤ 1: consistent but not tolerant: a choice lasso" in text
+        assert "jcss2014 Alg. 3, delay ≤ 1: consistent but not tolerant" in text
+        assert "tplp2016 Fig. 4, delay ≤ 1: consistent but not tolerant" in text
+        assert "jcss2014 Alg. 1, delay ≤ 1: consistent over every infinite run with delay ≤ 1 (exact)" in text
+        assert "into the past: B() sent at z:1, arrives at step 0 of the unrolled run" in text
     if name == "05_coordination.ipynb":  # the loci found, the message into the past, nothing to do on Alg. 1 and 2
         text = "".join(o.get("text", "") for c in code for o in c.outputs)
         assert "the negation of 'votes' in rule 13 closes over messages that may still arrive" in text
