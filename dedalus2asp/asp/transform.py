@@ -19,7 +19,7 @@ node `()`, so its predicate keeps the shape R(node, step, ā) of every other rel
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 
 from ..bounds import CRASH, Bounds, Encoding, Mode
@@ -227,6 +227,10 @@ def _lasso(program: Program, instance: Instance | None, bounds: Bounds, path: bo
     fast = bounds.encoding is Encoding.FAST
     parts = [_header(program, bounds, path)]
     instance = network.populate(instance)
+    first = read_steps(program, instance)
+    if instance is not None and path:  # an event past the path's last round has not happened yet: the capped clock tells
+        instance = replace(instance, facts={n: tuple(f for f in fs if f.step is None or f.step <= horizon)
+                                            for n, fs in instance.facts.items()})
     if instance is not None:
         parts.append(decl(restrict(instance, program), horizon, network.fail_stop))
     else:
@@ -243,9 +247,13 @@ def _lasso(program: Program, instance: Instance | None, bounds: Bounds, path: bo
     ))
     kept = persisted(program)
     messages = [MessageView(r, k, r in kept) for r, k in program.async_relations().items()]
-    first = read_steps(program, instance)
+    carried = carried_relations(program)
+    given = [(c, node, f) for c in carried for node, facts in (instance.facts.items() if instance else ())
+             for f in facts if f.predicate == c.relation and f.step is None]
     parts.append(env.get_template("lasso.lp.j2").render(
-        messages=messages, carried=carried_relations(program), causal=semantics.causal, finite=semantics.finite,
+        given=[c.given(str(node), "".join("," + str(a) for a in f.args)) + "." for c, node, f in given],
+        given_relations={c.relation for c, _, _ in given},
+        messages=messages, carried=carried, causal=semantics.causal, finite=semantics.finite,
         network=network, horizon=horizon, paper=not fast, path=path, first=first,
         cap=max(network.loss_until or 0, first + 1),
         crash=relation_name(CRASH) if program.schema().get(CRASH) == 2 else None,

@@ -251,6 +251,10 @@ class CarriedView:
     def atom(self, t: str) -> str:
         return f"{relation_name(self.relation)}(X,{t}{self.w})"
 
+    def given(self, node: str = "X", args: str | None = None) -> str:
+        """_given_R(X,W..): R(W..) is an input fact of X, so carrying it changes nothing (the loop-free path program)."""
+        return f"{internal('given', relation_name(self.relation))}({node}{self.w if args is None else args})"
+
 
 def carried_name(relation: str) -> str:
     """`_next_R`: what a step carries into its successor by R's inductive rules (the eventual mode)."""

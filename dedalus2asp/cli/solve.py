@@ -401,6 +401,8 @@ def cron_(
     else:
         say(render(verdict, "text", **text_options()))
     if not verdict.answer:
-        if not verdict.satisfiable:
+        if not verdict.satisfiable and eventual_:
+            stderr.print(f"no causal lasso: the program has no infinite run on this input (lassos of {verdict.K} step{'s' * (verdict.K != 1)})")
+        elif not verdict.satisfiable:
             stderr.print("no causal model: the program has no stable model on this input within the bounds")
         raise typer.Exit(EXIT_NO)

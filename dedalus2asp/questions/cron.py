@@ -342,7 +342,8 @@ class Verdict:
         label = "" if self.exact else "bounded, not exact: "
         network = self.bounds.network.describe()
         if not self.satisfiable:
-            return (f"{label}no infinite causal run {self.bound}: every run gets stuck (a message can never meet its "
+            runs = f"with {network}" if self.exact else f"among the lassos of at most {self.K} steps with {network}"
+            return (f"{label}no infinite causal run {runs}: every run gets stuck (a message can never meet its "
                     "delay bound), so there is no ultimate output to compare")
         if not self.consistent:
             differ = sorted(self.witnesses[0][1] ^ self.witnesses[1][1])

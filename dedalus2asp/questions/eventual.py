@@ -49,12 +49,18 @@ class Exactness:
         """Exact: "exact: lassos of up to K = 7 steps cover every infinite run (the completeness threshold)";
         else "bounded: ... (reason)"."""
         if self.exact:
-            return (f"exact: lassos of up to K = {self.K} steps cover every infinite run (K is the completeness "
-                    f"threshold: no run passes more than {self.K} distinct configurations in a row)")
-        return f"bounded, not exact: only the lassos of at most K = {self.K} steps were asked ({self.reason})"
+            steps, configurations = _plural(self.K, "step"), _plural(self.K, "distinct configuration")
+            return (f"exact: lassos of up to K = {steps} cover every infinite run (K is the completeness "
+                    f"threshold: no run passes more than {configurations} in a row)")
+        return f"bounded, not exact: only the lassos of at most K = {_plural(self.K, 'step')} were asked ({self.reason})"
 
     def as_dict(self) -> dict:
         return {"exact": self.exact, "K": self.K, "reason": self.reason or None}
+
+
+def _plural(n: int, noun: str) -> str:
+    """"1 step", "5 steps"."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def lasso_bounds(bounds: Bounds, K: int) -> Bounds:

@@ -143,6 +143,9 @@ class Expected:
     contrary: dict = field(default_factory=dict, compare=False, repr=False)
     stopped: bool = False
     """The timeout stopped the search for a run holding the post fact: `run` is the best found, or None."""
+    round_the_loop: bool = False
+    """A lasso's derivation that goes round its loop (`Message.wraps`: a message of the loop arrives in the next
+    turn at a lasso step at or before its send, whose premises lead back to the same fact): not drawn."""
 
     @property
     def faults(self) -> int:
@@ -160,6 +163,9 @@ class Expected:
             return (f"the timeout stopped the search for {run} where it holds" if self.stopped
                     else f"no {run[2:]} within the bounds holds it (nothing led to expect it)")
         stopped = " (stopped by the timeout: not proven the closest)" if self.stopped else ""
+        if self.round_the_loop:
+            stopped += ("; its derivation goes round the lasso's loop (a message of the loop arrives in the loop's next "
+                        "turn and leads back to this fact), which a tree of the lasso's steps cannot draw")
         loop = "" if not lasso else f", its loop from step {self.run.loop_start}"
         if not self.faults:
             return f"it holds in {run} without faults ({bounds}{loop}, the schedule closest to the counterexample's){stopped}"
@@ -244,6 +250,7 @@ class Expected:
             "root": 0 if facts else None,
             "facts": facts,
             "stopped": self.stopped,
+            **({"round_the_loop": True} if self.round_the_loop else {}),
         }
 
 
@@ -449,9 +456,16 @@ def expected(
             result.append(Expected(missing, node, step, fact, None, stopped=stopped))
             continue
         model, lineage = where
-        derivation = lineage.derive(node, step, fact)
         lost, crashes = _faults_of(model)
-        marks, contrary = _marks(derivation, {EXPECTED: lineage, COUNTEREXAMPLE: theirs})
+        try:
+            derivation = lineage.derive(node, step, fact)
+            marks, contrary = _marks(derivation, {EXPECTED: lineage, COUNTEREXAMPLE: theirs})
+        except RecursionError:  # only a lasso's wrapping messages make a derivation cyclic
+            if not model.is_lasso:
+                raise
+            result.append(Expected(missing, node, step, fact, model, lost, crashes, None, stopped=stopped,
+                                   round_the_loop=True))
+            continue
         result.append(Expected(missing, node, step, fact, model, lost, crashes, derivation, marks, contrary, stopped))
     return tuple(result)
 
