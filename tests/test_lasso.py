@@ -313,3 +313,24 @@ def test_models_and_count_eventual(files):
     for bad in (["--eventual"], ["--eventual", "--delivery", "sync", "--horizon", "3"]):
         result = runner.invoke(app, ["models", str(program), "-i", str(facts), *bad])
         assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+# ---------------------------------------------------------------------------
+# fast against paper: the same lassos (traces, loop starts, messages' unrolled arrivals), where no explorer
+# answers yet (delay bounds under rounds, choice, Molly's crash candidates, fail-stop)
+
+def shapes(prog, instance, network, steps, encoding, semantics) -> set:
+    return {(m.trace, m.loop_start, tuple((x.send, x.addressee, x.relation, x.args, x.unrolled) for x in m.messages),
+             m.crashes, tuple(x.send for x in m.lost))
+            for m in lassos(prog, instance, network, steps, encoding, semantics)}
+
+
+@pytest.mark.parametrize("semantics", list(Semantics), ids=lambda s: s.value)
+@pytest.mark.parametrize("network", [
+    Network(max_delay=1), Network(max_delay=2), Network(max_delay=1, loss_until=1, crashes=1),
+    Network("sync", loss_until=2, crashes=1), Network("sync", crashes=1, crash_model="fail-stop"),
+], ids=["d1", "d2", "d1-faults", "molly", "fail-stop"])
+def test_fast_and_paper_have_the_same_lassos(files, network, semantics):
+    prog, instance = loaded(*files(ONCE, TWO))
+    fast = shapes(prog, instance, network, 3, Encoding.FAST, semantics)
+    assert fast and fast == shapes(prog, instance, network, 3, Encoding.PAPER, semantics)

@@ -244,6 +244,10 @@ def test_the_ultimate_outputs_are_boxed_at_every_loop_step(models):
     assert "ultimately: T()" in "".join(out.itertext())
     legend = "".join(groups(root, "legend")[0].itertext())
     assert "the loop: these steps repeat forever" in legend and "pending at the horizon" not in legend
+    assert "arrives on the loop's next pass" in legend  # A() and B() sent at step 3 wrap
+    nothing_wraps = replace(m, messages=tuple(x for x in m.messages if not x.wraps))
+    legend = "".join(groups(ET.fromstring(formats.render(nothing_wraps, "svg")), "legend")[0].itertext())
+    assert "the loop: these steps repeat forever" in legend and "the loop's next pass" not in legend
 
 
 # -- DOT, HTML, ITF, the notebook ---------------------------------------------------

@@ -165,17 +165,7 @@ def count(
         if horizon is not None or split is not None or traces_only:
             usage("bad-option", "--eventual answers for every horizon: give it without --horizon/--eot, --split and "
                   "--traces-only", "--eventual")
-        answer = eventual_outputs(program, input_, semantics, encoding, network, steps, timeout, dialect)
-        summary = {"ultimate_outputs": len(answer.outputs), **{k: v for k, v in answer.as_dict().items()
-                                                               if k not in ("ultimate_outputs", "lassos", "certain", "possible")}}
-        if json_:
-            emit(render(summary, "json", kind="count"))
-        else:
-            say(f"{len(answer.outputs)} distinct ultimate output(s), lassos of K = {answer.steps} step(s); "
-                + ("exact (K is the completeness threshold)" if answer.exact else
-                   f"not exact (bounded: the lassos of {answer.steps} steps only): {answer.reason}") + "\n")
-        if not answer.exact:
-            raise typer.Exit(EXIT_INCOMPLETE)
+        count_eventual(eventual_outputs(program, input_, semantics, encoding, network, steps, timeout, dialect), json_)
         return
     if horizon is None:
         usage("missing-option", "give the horizon: --horizon T (steps 0..T), --eot N (T = N-1), or --eventual", "--horizon")
@@ -198,6 +188,20 @@ def count(
         say(render(result, "text", kind="count", bounds=bounds_))
     if not result["complete"]:
         incomplete("the count", timeout)
+
+
+def count_eventual(answer, json_: bool) -> None:
+    """`count --eventual`: how many distinct ultimate outputs, exact or not (exit 3)."""
+    summary = {"ultimate_outputs": len(answer.outputs), **{k: v for k, v in answer.as_dict().items()
+                                                           if k not in ("ultimate_outputs", "lassos", "certain", "possible")}}
+    if json_:
+        emit(render(summary, "json", kind="count"))
+    else:
+        say(f"{len(answer.outputs)} distinct ultimate output(s), lassos of K = {answer.steps} step(s); "
+            + ("exact (K is the completeness threshold)" if answer.exact else
+               f"not exact (bounded: the lassos of {answer.steps} steps only): {answer.reason}") + "\n")
+    if not answer.exact:
+        raise typer.Exit(EXIT_INCOMPLETE)
 
 
 def eventual_outputs(program: Path, input_, semantics: Semantics, encoding: Encoding, network: Network,

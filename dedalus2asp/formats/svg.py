@@ -339,9 +339,10 @@ def _label(b: Bundle, label: Label, uid: str, index: int) -> str:
 
 
 def _legend(top: float, width: float, uid: str, lost: bool = False, crash: bool = False,
-            lasso: bool = False) -> tuple[str, float]:
+            lasso: bool = False, wraps: bool = False) -> tuple[str, float]:
     """What the marks mean, in rows as wide as the diagram (the fault marks only when the model has
-    them, the loop's marks only for a lasso, which has nothing pending); returns the legend and its height."""
+    them, the loop's marks only for a lasso, which has nothing pending, and its wrapping arrow only when one
+    is drawn); returns the legend and its height."""
     items = [
         (f'<line x1="0" y1="0" x2="26" y2="0" stroke="{INK}" stroke-width="1.4" marker-end="url(#{uid}-arrow)"/>', "message"),
         (f'<line x1="0" y1="0" x2="26" y2="0" stroke="{INK}" stroke-width="3" marker-end="url(#{uid}-arrow)"/>',
@@ -359,12 +360,13 @@ def _legend(top: float, width: float, uid: str, lost: bool = False, crash: bool 
             (f'<rect x="0" y="-9" width="26" height="18" fill="{SHADE}"/><line x1="0" y1="-9" x2="0" y2="9" stroke="{BLUE}" '
              f'stroke-dasharray="4 4"/><line x1="26" y1="-9" x2="26" y2="9" stroke="{BLUE}" stroke-dasharray="4 4"/>',
              "the loop: these steps repeat forever"),
+        ] + ([
             (f'<line x1="0" y1="0" x2="12" y2="0" stroke="{BLUE}" stroke-width="1.6"/>'
              f'<circle cx="12" cy="0" r="3.2" fill="white" stroke="{BLUE}" stroke-width="1.6"/>'
              f'<circle cx="18" cy="0" r="3.2" fill="white" stroke="{BLUE}" stroke-width="1.6"/>'
              f'<line x1="18" y1="0" x2="30" y2="0" stroke="{BLUE}" stroke-width="1.6" marker-end="url(#{uid}-loop)"/>',
              "arrives on the loop's next pass (out on the right, back in on the left)"),
-        ]
+        ] if wraps else [])
         items.append((f'<rect x="7" y="-7" width="14" height="14" rx="3" fill="none" stroke="{GREEN}" stroke-width="2.5"/>',
                       "ultimate output (holds at every loop step)"))
     if lost:
@@ -444,7 +446,7 @@ def spacetime_svg(model: Model) -> str:
     width = max(geo.lane_end + 24 + max(end_width, 60), 760, back_right + 12)
     table, table_height = _key_table(arrows, labels, geo.bottom + 28, width, uid) if keyed else ("", 0.0)
     legend, legend_height = _legend(geo.bottom + 8 + table_height + 12, width, uid, bool(model.lost), bool(model.crashes),
-                                    lasso)
+                                    lasso, bool(pieces))
     height = geo.bottom + 8 + table_height + 12 + legend_height
     order = sorted(range(len(arrows)), key=lambda i: not arrows[i][0].pending)  # pending ones underneath
     draw = lambda i: _wrapped_arrow(arrows[i][0], pieces[i], uid, i) if i in pieces else _arrow(arrows[i][0], arrows[i][1], uid, i)  # noqa: E731

@@ -94,9 +94,8 @@ def print_model(model: Model, out: Console) -> None:
     for node, step in model.crashes:
         out.print(f"crash: {node} crashes at step {step} (from then on its messages to other nodes are lost)")
     if model.program is not None and model.program.output_relations:
-        if model.is_lasso:  # a lasso's output is its ultimate one: what holds at every step of its loop
-            out.print(f"ultimate outputs (every step {model.loop_start}..{model.horizon} of the loop): "
-                      f"{', '.join(model.ultimate()) or 'none'}")
+        if lasso:
+            out.print(f"ultimate outputs (they hold at every step of the loop): {', '.join(model.ultimate()) or 'none'}")
         else:
             out.print(f"outputs at step {model.horizon}: {', '.join(model.outputs()) or 'none'}")
 

@@ -68,12 +68,9 @@ GroundFact = tuple[str, tuple[clingo.Symbol, ...]]
 class Message:
     """A message R(args) sent at step `sent` of `sender`, arriving at step `arrives` of `addressee` (None: pending).
 
-    In a lasso model (`Model.is_lasso`) the arrival is chosen on the *unrolled* infinite run: `unrolled` is
-    that step A (which may lie past the lasso's last step T), and `arrives` is the lasso step it is, pos(A):
-    A itself when A <= T, else L + (A - L) mod P (L the loop start, P the period). A message sent in the
-    loop (`sent` >= L) is sent again every period, and arrives at A, A+P, A+2P, ...; `arrives` is its first
-    arrival's lasso step. Its edge wraps (`wraps`) when A > T: it arrives in the next turn of the loop,
-    at a lasso step that may be at or before its send. `unrolled` is None in a bounded model."""
+    In a lasso model `unrolled` is the arrival step A on the unrolled infinite run (None in a bounded model), and
+    `arrives` the lasso step pos(A): A when A <= T, else L + (A - L) mod P (loop start L, period P). A message
+    sent in the loop (`sent` >= L) recurs every period and arrives at A, A+P, ...; it `wraps` when A > T."""
 
     sender: clingo.Symbol
     sent: int
@@ -85,7 +82,6 @@ class Message:
 
     @property
     def wraps(self) -> bool:
-        """A lasso's message whose unrolled arrival lies past the lasso's last step (`arrives` != `unrolled`)."""
         return self.unrolled is not None and self.unrolled != self.arrives
 
     def key(self) -> tuple:
@@ -299,8 +295,7 @@ class Model:
     def edges(self) -> list[tuple[Point, Point, str]]:
         """The local edges (x,s) → (x,s+1) and the message edges (x,s) → (y,t), with their kind."""
         local = [((x, s), (x, s + 1), "local") for x in self.network for s in range(self.horizon)]
-        # a lasso's message that arrives in the next turn of the loop (`Message.wraps`) goes from step s to a
-        # later step of the unrolled run, which the lasso's steps 0..T do not hold: no edge among them
+        # a lasso's message that wraps arrives at a later step of the unrolled run than 0..T: no edge among them
         return local + [(m.send, m.arrival, "message") for m in self.messages if m.arrival is not None and not m.wraps]
 
     def recomputed_happens_before(self) -> frozenset[tuple[Point, Point]]:
@@ -329,7 +324,10 @@ class Model:
         ≤ s, the choice semantics' arrivals from s − D on); a message that wraps (arrives after T, on the loop's
         next pass) arrives later than it was sent, even when its lasso step is at or before its send step.
         """
-        if self.loop_start is not None:
+        if self.is_lasso:
+            # the lasso's runs step in rounds (docs/semantics.md): on the unrolled run a message sent at step s and
+            # arriving at step A is caused iff A > s. A wrapping message (`Message.wraps`: A lies in the next turn of
+            # the loop) is shown at a lasso step at or before its send, yet goes forward: not into the past.
             return tuple(m for m in sorted(self.messages, key=lambda m: (m.sent, m.key()))
                          if m.unrolled is not None and m.unrolled <= m.sent)
         succ: dict[Point, set[Point]] = defaultdict(set)
@@ -520,13 +518,10 @@ def decode(symbols: Iterable[clingo.Symbol], compiled: Compiled, number: int = 1
     )
 
 
-def _lasso_arrival(message: Message, loop: int, horizon: int) -> Message:
-    """A lasso's message with its unrolled arrival A kept in `unrolled` and `arrives` the lasso step pos(A)."""
-    a = message.arrives
-    if a is None:
-        return message
-    shown = a if a <= horizon else loop + (a - loop) % (horizon + 1 - loop)
-    return replace(message, arrives=shown, unrolled=a)
+def _lasso_arrival(m: Message, loop: int, horizon: int) -> Message:
+    """A lasso's message: its unrolled arrival A kept in `unrolled`, `arrives` the lasso step pos(A)."""
+    a = m.arrives
+    return m if a is None else replace(m, arrives=a if a <= horizon else loop + (a - loop) % (horizon + 1 - loop), unrolled=a)
 
 
 def enumerate_models(compiled: Compiled, limit: int = 0, **options) -> solve.Enumeration:
