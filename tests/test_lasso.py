@@ -334,3 +334,21 @@ def test_fast_and_paper_have_the_same_lassos(files, network, semantics):
     prog, instance = loaded(*files(ONCE, TWO))
     fast = shapes(prog, instance, network, 3, Encoding.FAST, semantics)
     assert fast and fast == shapes(prog, instance, network, 3, Encoding.PAPER, semantics)
+
+
+def test_an_alternation_no_lasso_shows_makes_the_list_not_exact():
+    """Two loops: f ultimately at node a in one, at node b in the other; both output {f}. A run that alternates
+    between them forever holds f at neither node: output {}, which the closure under intersection names."""
+    shown = lambda items: tuple(sorted({f for _, f in items}))  # noqa: E731
+    found = {frozenset({("a", "f")}): None, frozenset({("b", "f")}): None}
+    assert models.alternations(found, shown) == {()}
+    assert models.alternations({frozenset({("a", "f")}): None, frozenset(): None}, shown) == set()
+
+
+def test_choice_under_a_delay_bound_lists_the_alternation(files):
+    """A node sends itself A() at every step, delay <= 2: a run may receive it at some steps (p) and not at
+    others (q); ultimately it may hold p() only, or nothing: the lasso that alternates is found."""
+    prog, instance = loaded(*files(".output p, q.\nA()@async(X) :- id(X).\np() :- A().\nq() :- id(_), not A().\n", ONE))
+    answer = models.ultimate_outputs(prog, instance, Bounds(0, network=Network(max_delay=2)), ("p", "q"))
+    explored = eventual.explore(prog, instance, Bounds(0, network=Network(max_delay=2), mode=Mode.EVENTUAL), 1000, ("p", "q"))
+    assert answer.exact and set(answer.outputs) == set(explored.ultimate_outputs) == {(), ("p()",)}

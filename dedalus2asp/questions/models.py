@@ -19,10 +19,13 @@ arrive before its send, from a send past the path's end, which the path program 
 program that computes new values without bound (no finite set of configurations), or no K found within
 the limit; the answer is then the one for the lassos of the largest K tried, labelled so.
 
-`ultimate_outputs` enumerates the lassos of K steps projected onto their ultimate output atoms (clingo's
-projective enumeration): one lasso per distinct ultimate output. A run that alternates between two
-loops ultimately holds only what both hold; a lasso of K steps shows it when the two loops fit in K
-steps, and the explorer's graph (`runs.eventual`) lists it in any case (docs/semantics.md).
+`ultimate_outputs` enumerates the lassos of K steps projected onto their ultimate facts per node (clingo's
+projective enumeration), and keeps one lasso per distinct ultimate output (united over nodes). A run that
+alternates between loops forever holds, at each node, only what all of them hold: the intersection of
+their per-node ultimate sets, which a lasso of K steps shows only when the loops fit in it. Every such
+run's set is an intersection of simple loops' sets, which the lassos of K steps all have when K is the
+threshold; so when the per-node sets found, closed under intersection, give no output beyond those
+found, the list is complete (`exact`), and otherwise the answer says which outputs it cannot decide.
 """
 
 from __future__ import annotations
@@ -131,12 +134,35 @@ def ultimate_rules(compiled: transform.Compiled, outputs: tuple[str, ...]) -> st
             f"{broken}(X{w}) :- {name}(X,T{w}), _loop(L), time(U), U >= L, not {name}(X,U{w}).",
             f"{ultimate}(X{w}) :- {name}(X,T{w}), _loop(L), T >= L, not {broken}(X{w}).",
         ]
-        if relation in located:
-            lines.append(f"#project {ultimate}/{arity + 1}.")
-        else:
-            united = f"_ultimately_{name}"
-            lines += [f"{united}({w[1:]}) :- {ultimate}(X{w}).", f"#project {united}/{arity}."]
+        lines.append(f"#project {ultimate}/{arity + 1}.")
     return "\n".join(lines) + "\n"
+
+
+def ultimate_items(lasso: Model, outputs: tuple[str, ...]) -> frozenset:
+    """The ultimate facts of out(P) of a lasso, per node: (node, relation, args) holding at every loop step."""
+    loop = set(range(lasso.loop_start, lasso.horizon + 1))
+    steps: dict[tuple, set[int]] = {}
+    for x, s, r, a in lasso.trace:
+        if r in outputs and s in loop:
+            steps.setdefault((x, r, a), set()).add(s)
+    return frozenset(item for item, held in steps.items() if held == loop)
+
+
+def alternations(found, shown) -> set[tuple[str, ...]]:
+    """The ultimate outputs a run alternating between loops might hold that no lasso found has: the per-node
+    ultimate sets closed under intersection (a run that uses several loops forever holds, at each node, what
+    all of them hold), united over nodes, minus the outputs found."""
+    closed = set(found)
+    work = list(found)
+    while work:
+        items = work.pop()
+        for other in list(closed):
+            meet = items & other
+            if meet not in closed:
+                closed.add(meet)
+                work.append(meet)
+    known = {shown(items) for items in found}
+    return {shown(items) for items in closed} - known
 
 
 @dataclass(frozen=True)
@@ -208,13 +234,13 @@ def ultimate_outputs(program: Program, instance: Instance | None, bounds: Bounds
     ctl = clingo.Control(["0", "--project=project"], logger=lambda code, message: None)
     ctl.add("base", [], compiled.text + ultimate_rules(compiled, outputs))
     ctl.ground([("base", [])])
-    seen: dict[tuple[str, ...], Model] = {}
+    per_node: dict[frozenset, Model] = {}
     deadline = None if remaining is None else time.monotonic() + remaining
     complete = True
 
     def on_model(model: clingo.Model) -> None:
-        lasso = decode(model.symbols(atoms=True), compiled, len(seen) + 1)
-        seen.setdefault(lasso.ultimate(outputs), lasso)
+        lasso = decode(model.symbols(atoms=True), compiled, len(per_node) + 1)
+        per_node.setdefault(ultimate_items(lasso, outputs), lasso)
 
     with ctl.solve(on_model=on_model, async_=True) as handle:
         while not handle.wait(0.05):
@@ -223,7 +249,22 @@ def ultimate_outputs(program: Program, instance: Instance | None, bounds: Bounds
                 complete = False
                 break
         handle.get()
+    seen: dict[tuple[str, ...], Model] = {}
+    for items, lasso in sorted(per_node.items(), key=lambda pair: pair[1].number):
+        seen.setdefault(lasso.ultimate(outputs), lasso)
     ordered = sorted(seen, key=lambda o: (len(o), o))
     lassos = tuple(replace(seen[o], number=i) for i, o in enumerate(ordered, 1))
-    return Ultimate(tuple(ordered), lassos, steps, exact and complete, compiled.bounds, reason if complete else
-                    (reason + "; " if reason else "") + f"the enumeration stopped after {timeout} s", complete, outputs)
+    if not complete:
+        exact, reason = False, (reason + "; " if reason else "") + f"the enumeration stopped after {timeout} s"
+    missing = alternations(per_node, lambda items: tuple(sorted({lasso_fact(compiled, x, r, a) for x, r, a in items})))
+    if exact and missing:
+        exact = False
+        reason = ("a run that alternates between loops forever holds, at each node, only what all of them hold, and might "
+                  f"ultimately output {', '.join('{' + ', '.join(o) + '}' for o in sorted(missing))}, which no lasso of "
+                  f"{steps} steps shows (explore --eventual decides)")
+    return Ultimate(tuple(ordered), lassos, steps, exact, compiled.bounds, reason, complete, outputs)
+
+
+def lasso_fact(compiled: transform.Compiled, node, relation: str, args) -> str:
+    """An ultimate fact as the output shows it (`inspect.Model.output_fact`: a located relation's with its node)."""
+    return Model(0, frozenset(), (), (), compiled.bounds, program=compiled.program).output_fact(node, relation, args)
