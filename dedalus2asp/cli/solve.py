@@ -37,11 +37,6 @@ FORMAT_HELP = (
 )
 
 
-EventualHorizonOpt = typer.Option(
-    None, "--horizon", "-T", min=0, max=MAX_STEP, show_default=False,
-    help="Every node performs local steps 0..T (or --eventual: every horizon at once)",
-)
-
 StepsOpt = typer.Option(
     None, "--steps", min=1, max=MAX_STEP, show_default=False,
     help="With --eventual: lassos of exactly K steps (every shorter lasso is one of them), instead of the completeness "
