@@ -89,7 +89,7 @@ def test_notebook_runs_top_to_bottom(name: str):
         assert "alg1: loci 0, transient 0, confluent True, to rewrite ()" in text
     if name == "06_eventual.ipynb":  # the blinking light flips with T and has no ultimate output; Fig. 5 groups no lasso
         text = "".join(o.get("text", "") for c in code for o in c.outputs)
-        assert "horizon 3: certain output ['on()']" in text and "horizon 4: certain output none" in text
+        assert "horizon 3: certain output on()" in text and "horizon 4: certain output none" in text
         assert "loop start 0, period 2; ultimate output: none; K = 2, exact: True" in text
         assert "lassos of pure(P) with some rcvInf: 0" in text
         assert "causal       : ultimate outputs {T()}, K = 4, exact: True" in text
