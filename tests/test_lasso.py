@@ -70,9 +70,11 @@ def agree(prog, instance, network: Network, outputs=None, encodings=tuple(Encodi
     explored = eventual.explore(prog, instance, Bounds(0, network=network, mode=Mode.EVENTUAL), 20_000, outputs)
     if not explored.exact:
         pytest.skip(f"the explorer did not finish: {explored.reason}")
-    found = models.threshold(prog, instance, Bounds(0, semantics, network=network))
-    assert found.exact
-    assert found.steps <= max(explored.threshold, models.first_steps(prog, instance))  # see random_agreement
+    found = models.threshold(prog, instance, Bounds(0, semantics, network=network), timeout=10)
+    if not found.exact:  # jcss2014 Alg. 1 under D = 2: paths of more than 40 distinct configurations
+        pytest.skip(f"the threshold search did not finish: {found.reason}")
+    if network.sync:  # under a delay bound the path program's configurations hold the chosen arrivals: larger K
+        assert found.steps <= max(explored.threshold, models.first_steps(prog, instance))  # see random_agreement
     steps = max([found.steps] + [w.loop_start + w.period for w in explored.witnesses])
     for encoding in encodings:
         answer = models.ultimate_outputs(prog, instance, Bounds(0, semantics, encoding, network), outputs, steps=steps)
@@ -86,7 +88,10 @@ def agree(prog, instance, network: Network, outputs=None, encodings=tuple(Encodi
 # ---------------------------------------------------------------------------
 # The papers' examples
 
-@pytest.mark.parametrize("network", [SYNC, FAULTS], ids=["sync", "faults"])
+DELAYS = [Network(max_delay=1), Network(max_delay=2), Network(max_delay=1, loss_until=1, crashes=1, crash_times="any")]
+
+
+@pytest.mark.parametrize("network", [SYNC, FAULTS, *DELAYS], ids=["sync", "faults", "d1", "d2", "d1-faults"])
 @pytest.mark.parametrize("pair", SMALL, ids=[example_id(p) for p in SMALL])
 def test_examples_ultimate_outputs_agree_with_the_explorer(pair, network):
     agree(*loaded(EXAMPLES / pair[0], EXAMPLES / pair[1]), network)
@@ -105,7 +110,8 @@ def test_molly_protocols_ultimate_outputs_agree_with_the_explorer(name, network)
 # Random programs (tests/test_theorem4.py's generator)
 
 RANDOM_NETWORKS = [SYNC, Network("sync", loss_until=1), Network("sync", crashes=1, crash_times="any"),
-                   Network("sync", loss_until=1, crashes=1, omission="message", crash_times="any")]
+                   Network("sync", loss_until=1, crashes=1, omission="message", crash_times="any"),
+                   Network(max_delay=1), Network(max_delay=2)]
 
 
 def random_program(rule_texts, facts):
@@ -121,20 +127,24 @@ def random_agreement(program, instance, network, encodings):
     except DiagnosticError:  # an input arity the program reads otherwise
         assume(False)
     assume(explored.exact)
-    found = models.threshold(program, instance, Bounds(0, network=network))
-    assert found.exact
+    found = models.threshold(program, instance, Bounds(0, network=network), max_steps=12, timeout=5)
+    assume(found.exact)  # under D = 2 some random programs have long paths of distinct configurations
     # the explorer's configurations keep each message's sender, the path program's do not (under rounds no
-    # future step reads it): its paths of distinct configurations are at most as long
-    assert found.steps <= max(explored.threshold, models.first_steps(program, instance))
+    # future step reads it): its paths of distinct configurations are at most as long (under sync)
+    if network.sync:
+        assert found.steps <= max(explored.threshold, models.first_steps(program, instance))
     steps = max([found.steps] + [w.loop_start + w.period for w in explored.witnesses])
     assume(steps <= 12)
     for encoding in encodings:
-        answer = models.ultimate_outputs(program, instance, Bounds(0, encoding=encoding, network=network), outputs, steps=steps)
+        answer = models.ultimate_outputs(program, instance, Bounds(0, encoding=encoding, network=network), outputs,
+                                         steps=steps, timeout=10)
+        assume(answer.complete)
         assert set(answer.outputs) == set(explored.ultimate_outputs), encoding
     # the answer at the threshold itself (what models --eventual gives): every output it lists is one, and
     # it lists them all when the explorer's witnesses fit in K steps
-    exact = models.ultimate_outputs(program, instance, Bounds(0, encoding=encodings[0], network=network), outputs)
-    assert exact.exact and exact.steps == found.steps and set(exact.outputs) <= set(explored.ultimate_outputs)
+    exact = models.ultimate_outputs(program, instance, Bounds(0, encoding=encodings[0], network=network), outputs, timeout=10)
+    assume(exact.complete)
+    assert (exact.exact or "alternates" in exact.reason) and exact.steps == found.steps and set(exact.outputs) <= set(explored.ultimate_outputs)
     if steps == found.steps:
         assert set(exact.outputs) == set(explored.ultimate_outputs)
 
@@ -352,3 +362,15 @@ def test_choice_under_a_delay_bound_lists_the_alternation(files):
     answer = models.ultimate_outputs(prog, instance, Bounds(0, network=Network(max_delay=2)), ("p", "q"))
     explored = eventual.explore(prog, instance, Bounds(0, network=Network(max_delay=2), mode=Mode.EVENTUAL), 1000, ("p", "q"))
     assert answer.exact and set(answer.outputs) == set(explored.ultimate_outputs) == {(), ("p()",)}
+
+
+def test_count_eventual_of_a_molly_protocol_names_its_output_relations():
+    """Molly's protocols declare no .output: --output-relations names them; without, exit 2 saying so."""
+    program = str(EXAMPLES / "molly" / "simple_broadcast.ded")
+    result = runner.invoke(app, ["count", program, "--eventual", "--delivery", "sync", "--eff", "3", "--json",
+                                 "--output-relations", "log"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["exact"] is True and document["ultimate_outputs"] >= 2  # a lost message: some member never logs
+    result = runner.invoke(app, ["count", program, "--eventual", "--delivery", "sync"])
+    assert result.exit_code == 2 and "no output relation" in result.output

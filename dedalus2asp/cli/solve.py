@@ -37,6 +37,11 @@ FORMAT_HELP = (
 )
 
 
+RelationsOpt = typer.Option(
+    None, "--output-relations", show_default=False,
+    help="With --eventual: the output relations R,S,... whose ultimate facts are asked (default: the .output ones)",
+)
+
 StepsOpt = typer.Option(
     None, "--steps", min=1, max=MAX_STEP, show_default=False,
     help="With --eventual: lassos of exactly K steps (every shorter lasso is one of them), instead of the completeness "
@@ -64,6 +69,7 @@ def models(
     limits: Limits = LIMITS,
     eventual_: bool = EventualOpt,  # the one --eventual (cli/options.py): exactly one of it, --horizon and --eot
     steps: Optional[int] = StepsOpt,
+    relations: Optional[str] = RelationsOpt,
 ) -> None:
     """Enumerate models: each one's trace (node × step) and its messages, or a document (--format). Exit 1 if there is none.
     With --eventual: the distinct ultimate outputs, each with a lasso; exit 3 when the answer is not exact."""
@@ -74,7 +80,7 @@ def models(
         if horizon is not None or svg is not None or output is not None or fmt not in (Format.TEXT, Format.JSON):
             usage("bad-option", "--eventual answers for every horizon: give it without --horizon/--eot, --svg, -o and "
                   "--format other than text or json", "--eventual")
-        answer = eventual_outputs(program, input_, semantics, encoding, network, steps, timeout, dialect)
+        answer = eventual_outputs(program, input_, semantics, encoding, network, steps, timeout, dialect, relations)
         emit(render(answer, "json")) if fmt is Format.JSON else say(render(answer, "text", **text_options()))
         if not answer.lassos:
             stderr.print("no lasso: the program has no infinite run on this input" + (
@@ -158,6 +164,7 @@ def count(
     quiet: bool = QuietOpt,
     eventual_: bool = EventualOpt,  # the one --eventual (cli/options.py): exactly one of it, --horizon and --eot
     steps: Optional[int] = StepsOpt,
+    relations: Optional[str] = RelationsOpt,
 ) -> None:
     """Count stable models and distinct traces (projective enumeration); --split K counts K disjoint parts (progress: parts done, on standard error).
     With --eventual: the number of distinct ultimate outputs of the infinite runs."""
@@ -165,7 +172,8 @@ def count(
         if horizon is not None or split is not None or traces_only:
             usage("bad-option", "--eventual answers for every horizon: give it without --horizon/--eot, --split and "
                   "--traces-only", "--eventual")
-        count_eventual(eventual_outputs(program, input_, semantics, encoding, network, steps, timeout, dialect), json_)
+        count_eventual(eventual_outputs(program, input_, semantics, encoding, network, steps, timeout, dialect, relations),
+                       json_)
         return
     if horizon is None:
         usage("missing-option", "give the horizon: --horizon T (steps 0..T), --eot N (T = N-1), or --eventual", "--horizon")
@@ -205,7 +213,7 @@ def count_eventual(answer, json_: bool) -> None:
 
 
 def eventual_outputs(program: Path, input_, semantics: Semantics, encoding: Encoding, network: Network,
-                     steps: int | None, timeout: float | None, dialect):
+                     steps: int | None, timeout: float | None, dialect, relations: str | None = None):
     """`models --eventual` and `count --eventual`: the distinct ultimate outputs of the lassos (`questions.models`),
     with the threshold K; a network that is not finite-state exits 2."""
     from ..questions import models as lassos
@@ -217,7 +225,8 @@ def eventual_outputs(program: Path, input_, semantics: Semantics, encoding: Enco
         usage("bad-option", str(error), "--eventual")
     prog, instance = load(program, input_, dialect, network)
     try:
-        outputs = cron.outputs_of(prog, None)
+        requested = tuple(r.strip() for r in relations.split(",") if r.strip()) if relations else None
+        outputs = cron.outputs_of(prog, requested)
         return solve.isolated(lassos.ultimate_outputs, prog, instance, bounds_, outputs, steps, timeout=timeout)
     except DiagnosticError as error:  # an input event beyond the lassos' steps
         fail(error)
