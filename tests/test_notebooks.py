@@ -19,7 +19,7 @@ from conftest import ROOT
 
 NOTEBOOKS = ROOT / "notebooks"
 NAMES = ["01_stable_grounds.ipynb", "02_cron.ipynb", "03_at_scale.ipynb", "04_fault_tolerance.ipynb",
-         "05_coordination.ipynb"]
+         "05_coordination.ipynb", "06_eventual.ipynb"]
 CELL_TIMEOUT = 600  # seconds; the slowest cell (a Spark run on a loaded 2-core machine) takes about a minute
 
 
@@ -59,13 +59,14 @@ def test_notebook_runs_top_to_bottom(name: str):
     errors = [o for c in code for o in c.outputs if o.output_type == "error"]
     assert not errors, f"{name}: {errors[0].ename}: {errors[0].evalue}"
     # the pictures are there: the inspector's SVG diagrams (01, 02, 04: counterexamples with their faults),
-    # matplotlib plots (01, 03) and the tables of verdicts (04)
+    # matplotlib plots (01, 03), the tables of verdicts (04) and the lassos with their loop (06)
     kinds = {mime for c in code for o in c.outputs for mime in o.get("data", {})}
     expected = {"01_stable_grounds.ipynb": {"image/svg+xml", "image/png"},
                 "02_cron.ipynb": {"image/svg+xml"},
                 "03_at_scale.ipynb": {"image/png"},
                 "04_fault_tolerance.ipynb": {"image/svg+xml", "text/html"},
-                "05_coordination.ipynb": {"image/svg+xml", "text/html"}}[name]
+                "05_coordination.ipynb": {"image/svg+xml", "text/html"},
+                "06_eventual.ipynb": {"image/svg+xml", "text/html"}}[name]
     assert expected <= kinds, f"{name}: missing outputs of type {expected - kinds}"
     if name == "04_fault_tolerance.ipynb":  # the textbook verdicts (Molly's), and the run replayed
         text = "".join(o.get("text", "") for c in code for o in c.outputs)
@@ -73,8 +74,24 @@ def test_notebook_runs_top_to_bottom(name: str):
         assert "two_phase_commit: counterexample" in text and "crashed: c at step" in text
         assert "delay ≤ 1): pre(termination" in text
         assert "trace and pending messages: True" in text and "the counterexample's trace: True" in text
+    if name == "02_cron.ipynb":  # the papers' table over infinite runs, each verdict exact or labelled bounded
+        text = "".join(o.get("text", "") for c in code for o in c.outputs)
+        assert "jcss2014 Alg. 4, delay ≤ 2: not consistent: two infinite causal runs (lassos)" in text
+        assert "jcss2014 Alg. 4, delay ≤ 1: consistent but not tolerant: a choice lasso" in text
+        assert "jcss2014 Alg. 3, delay ≤ 1: consistent but not tolerant" in text
+        assert "tplp2016 Fig. 4, delay ≤ 1: consistent but not tolerant" in text
+        assert "jcss2014 Alg. 1, delay ≤ 1: consistent over every infinite run with delay ≤ 1 (exact)" in text
+        assert "into the past: B() sent at z:1, arrives at step 0 of the unrolled run" in text
     if name == "05_coordination.ipynb":  # the loci found, the message into the past, nothing to do on Alg. 1 and 2
         text = "".join(o.get("text", "") for c in code for o in c.outputs)
         assert "the negation of 'votes' in rule 13 closes over messages that may still arrive" in text
         assert "into the past: B() sent at z:1, arrives at z:0" in text
         assert "alg1: loci 0, transient 0, confluent True, to rewrite ()" in text
+    if name == "06_eventual.ipynb":  # the blinking light flips with T and has no ultimate output; Fig. 5 groups no lasso
+        text = "".join(o.get("text", "") for c in code for o in c.outputs)
+        assert "horizon 3: certain output on()" in text and "horizon 4: certain output none" in text
+        assert "loop start 0, period 2; ultimate output: none; K = 2, exact: True" in text
+        assert "lassos of pure(P) with some rcvInf: 0" in text
+        assert "causal       : ultimate outputs {T()}, K = 4, exact: True" in text
+        assert "causal-finite: ultimate outputs {T()}, K = 4, exact: True" in text
+        assert "the explorer's graph and the lassos agree on every program: True" in text
