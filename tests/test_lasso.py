@@ -374,3 +374,24 @@ def test_count_eventual_of_a_molly_protocol_names_its_output_relations():
     assert document["exact"] is True and document["ultimate_outputs"] >= 2  # a lost message: some member never logs
     result = runner.invoke(app, ["count", program, "--eventual", "--delivery", "sync"])
     assert result.exit_code == 2 and "no output relation" in result.output
+
+
+def test_models_eventual_writes_every_format(tmp_path):
+    """models --eventual: the answer as one document (text, json, html; -o FILE) or one picture per lasso (svg, dot,
+    itf; -o DIR), --svg DIR beside; ShiViz (a finite run) is refused with exit 2."""
+    program, facts = EXAMPLES / "jcss2014/alg4.ded", EXAMPLES / "jcss2014/alg4.facts"
+    ask = ["models", str(program), "-i", str(facts), "--eventual", "--max-delay", "2"]
+    page = tmp_path / "answer.html"
+    result = runner.invoke(app, ask + ["-f", "html", "-o", str(page), "--svg", str(tmp_path / "svg")])
+    assert result.exit_code == 0, result.output
+    assert "<html" in page.read_text().lower() and "T()" in page.read_text()
+    pictures = sorted(p.name for p in (tmp_path / "svg").iterdir())
+    assert pictures == ["model-1.svg", "model-2.svg"]  # Alg. 4 under D = 2: two ultimate outputs, a lasso each
+    result = runner.invoke(app, ask + ["-f", "itf", "-o", str(tmp_path / "itf")])
+    assert result.exit_code == 0, result.output
+    for path in (tmp_path / "itf").iterdir():
+        assert "loop" in json.loads(path.read_text())  # ITF's lasso: the index the trace loops back to
+    result = runner.invoke(app, ask + ["-f", "dot"])
+    assert result.exit_code == 0 and result.stdout.startswith("digraph")
+    result = runner.invoke(app, ask + ["-f", "shiviz"])
+    assert result.exit_code == 2 and "ShiViz" in result.output

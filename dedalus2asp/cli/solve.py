@@ -77,11 +77,12 @@ def models(
         usage("bad-option", f"--json is --format json: give one of them, not --format {fmt.value} too")
     fmt = Format.JSON if json_ else fmt
     if eventual_:
-        if horizon is not None or svg is not None or output is not None or fmt not in (Format.TEXT, Format.JSON):
-            usage("bad-option", "--eventual answers for every horizon: give it without --horizon/--eot, --svg, -o and "
-                  "--format other than text or json", "--eventual")
+        if horizon is not None:
+            usage("bad-option", "--eventual answers for every horizon: give it without --horizon/--eot", "--eventual")
+        if fmt is Format.SHIVIZ:
+            usage("bad-option", "a ShiViz log is a finite run: --eventual's lassos go in every other format", "--format")
         answer = eventual_outputs(program, input_, semantics, encoding, network, steps, timeout, dialect, relations)
-        emit(render(answer, "json")) if fmt is Format.JSON else say(render(answer, "text", **text_options()))
+        write_eventual(answer, fmt, output, svg, program)
         if not answer.lassos:
             stderr.print("no lasso: the program has no infinite run on this input" + (
                 "" if answer.exact else f" within lassos of {answer.steps} steps"))
@@ -107,6 +108,30 @@ def models(
         incomplete("the enumeration", timeout)
     if found.count == 0:
         no_model()
+
+
+def write_eventual(answer, fmt: Format, output: Optional[Path], svg: Optional[Path], program: Path) -> None:
+    """`models --eventual`'s answer: the distinct ultimate outputs as one document (text, json, html) on stdout or in
+    -o FILE; or one picture per lasso (svg, dot, itf) in -o DIR, as `write_each` writes bounded models; --svg DIR
+    adds a spacetime diagram per lasso."""
+    if answer.lassos:
+        lassos = inspect.Models(tuple(answer.lassos), answer.lassos[0].bounds, answer.lassos[0].network, answer.exact)
+        if svg is not None:
+            write_each(lassos, Format.SVG, svg, program)
+        if fmt.value not in formats.FORMATS["ultimate"]:
+            write_each(lassos, fmt, output, program)
+            return
+    elif fmt.value not in formats.FORMATS["ultimate"]:
+        return  # no lasso to draw: the answer's words on standard error say so
+    options = text_options() if fmt is Format.TEXT else {}
+    document = render(answer, fmt.value, **options)
+    if output is not None:
+        write(output, document if document.endswith("\n") else document + "\n")
+        stderr.print(f"wrote the eventual answer ({fmt.value}) to {output}")
+    elif fmt is Format.TEXT:
+        say(document)
+    else:
+        emit(document)
 
 
 def write_all(chosen: inspect.Models, fmt: Format, output: Optional[Path], program: Path, input_) -> None:
