@@ -153,13 +153,13 @@ def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> 
     if verdict.eventual:
         e, c = verdict.exactness, verdict.choice_exactness
         if verdict.satisfiable and verdict.consistent is False:  # exact at any K
-            out.print("exact: the two causal lassos below are infinite runs whose ultimate outputs differ, whatever K"
-                      + ("" if e.exact else f" (K = {e.K} is not the completeness threshold: {e.reason})"))
+            # the witnesses decide: they are infinite runs, so no threshold is needed (its words are for "consistent")
+            out.print("exact, whatever K: the two causal lassos below are infinite runs whose ultimate outputs differ")
         else:
             out.print(f"consistency (causal lassos): {e.words()}")
         if c is not None and verdict.tolerant is False:  # exact at any K
-            out.print("tolerance (choice lassos): exact: the choice lasso below is an infinite run whose ultimate output "
-                      "differs, whatever K" + ("" if c.exact else f" (K = {c.K} is not the completeness threshold: {c.reason})"))
+            out.print("tolerance (choice lassos): exact, whatever K: the choice lasso below is an infinite run whose "
+                      "ultimate output differs")
         elif c is not None:
             out.print(f"tolerance (choice lassos): {c.words()}")
         out.print(f"output relations: {', '.join(verdict.outputs)} (ultimate facts: held at every step of the loop, "

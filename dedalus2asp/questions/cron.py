@@ -469,14 +469,50 @@ def analyse_eventual(
     verdict = analyse(program, instance, eventual.lasso_bounds(bounds, causal.K), outs, deadline.remaining())
     choice = None
     if verdict.satisfiable and verdict.consistent:
+        causal, decided = per_node(program, instance, bounds, Semantics.CAUSAL_FINITE, causal, outs, deadline)
+        if decided is not None and len(decided.outputs) > 1:  # the explorer found a run alternating between loops
+            longer = analyse(program, instance, eventual.lasso_bounds(bounds, max(decided.explorer_steps, causal.K)), outs,
+                             deadline.remaining())  # its lasso, a closed walk through two loops, for the witnesses
+            if longer.satisfiable and longer.consistent is False:
+                verdict = longer
+            else:
+                causal = Exactness(causal.K, False, "the explorer finds ultimate outputs "
+                                   f"{', '.join('{' + ', '.join(o) + '}' for o in decided.outputs)} (a run alternating "
+                                   "between loops), but no lasso of its witnesses' length shows two of them")
+    if verdict.satisfiable and verdict.consistent:
         choice = eventual.threshold(program, instance, replace(bounds, semantics=Semantics.CHOICE), max_k,
                                     deadline.remaining())
+        choice, _ = per_node(program, instance, bounds, Semantics.CHOICE, replace(choice, K=max(choice.K, causal.K)),
+                             outs, deadline)
         if choice.K > causal.K:
             verdict = analyse(program, instance, eventual.lasso_bounds(bounds, choice.K), outs, deadline.remaining())
     verdict.exactness = causal
     verdict.choice_exactness = choice
     verdict.seconds = time.perf_counter() - start
     return verdict
+
+
+def per_node(program: Program, instance: Instance, bounds: Bounds, semantics: Semantics, found: Exactness,
+             outputs: tuple[str, ...], deadline: Deadline):
+    """Whether the lassos of K = `found.K` steps that agree on their ultimate output (united over nodes) decide it
+    for every run: a run alternating between loops forever holds, at each node, only the intersection of their
+    per-node ultimate sets, so the per-node sets the lassos have (`models.ultimate_outputs`) are closed under
+    intersection; when that gives an output beyond theirs, the explorer's graph decides (causal rounds, a small
+    graph), else the answer is not exact. Returns the exactness and, when the explorer decided, its answer."""
+    from . import models
+
+    if not found.exact:
+        return found, None
+    side = replace(bounds, semantics=semantics)
+    ultimate = models.ultimate_outputs(program, instance, side, outputs, steps=found.K, timeout=deadline.remaining(),
+                                       threshold_steps=True)
+    if not ultimate.complete:
+        return Exactness(found.K, False, ultimate.reason), None
+    if not ultimate.exact:
+        return Exactness(found.K, False, ultimate.reason), None
+    if ultimate.decided_by == "explorer":
+        return Exactness(found.K, True, "", "explorer"), ultimate
+    return found, None
 
 
 def search(
