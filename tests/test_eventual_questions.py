@@ -14,10 +14,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from dedalus2asp import pipeline
 from dedalus2asp.batch.manifest import read_manifest
-from dedalus2asp.bounds import Mode
+from dedalus2asp.bounds import Bounds, Mode, Network
 from dedalus2asp.cli import app
 from dedalus2asp.lang.diagnostics import DiagnosticError
+from dedalus2asp.questions import cron, eventual
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -219,8 +221,18 @@ def test_alg4_not_consistent_under_delay_2():
     assert found["consistent"] is False and found["exact"] is True
     assert found["consistency"]["exact"] is True
     assert sorted(tuple(w["output"]) for w in found["witnesses"]) == [(), ("T()",)]
-    for w in found["witnesses"]:
-        assert w["loop_start"] + w["period"] == found["consistency"]["K"]
+    # the shortest witnesses: A() and B() apart forever needs a loop of two steps after step 0 (3 steps), the
+    # threshold K is larger; the witnesses are infinite runs, so the text says "whatever K" and no threshold words
+    assert [w["loop_start"] + w["period"] for w in found["witnesses"]] == [3, 3] < [found["consistency"]["K"]] * 2
+    line = next(l for l in run("cron", *ALG4, "--max-delay", "2", "--eventual").stdout.splitlines() if "whatever K" in l)
+    assert "threshold" not in line and "exact" in line
+
+
+def test_alg4_no_shorter_witness_than_three_steps():
+    """The shortest-witness search starts at the fewest steps a lasso can have: 2 steps show no inconsistency."""
+    prog, instance, _ = pipeline.load(*[Path(p) for p in (ALG4[0], ALG4[2])], "auto")
+    two = cron.analyse(prog, instance, eventual.lasso_bounds(Bounds(0, network=Network(max_delay=2)), 2))
+    assert two.consistent is not False
 
 
 def test_alg4_consistent_under_delay_1():

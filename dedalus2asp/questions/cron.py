@@ -486,10 +486,42 @@ def analyse_eventual(
                              outs, deadline)
         if choice.K > causal.K:
             verdict = analyse(program, instance, eventual.lasso_bounds(bounds, choice.K), outs, deadline.remaining())
+    verdict = shortest_witness(program, instance, bounds, verdict, outs, deadline)
     verdict.exactness = causal
     verdict.choice_exactness = choice
     verdict.seconds = time.perf_counter() - start
     return verdict
+
+
+def shortest_witness(program: Program, instance: Instance, bounds: Bounds, found: Verdict, outputs: tuple[str, ...],
+                     deadline: Deadline) -> Verdict:
+    """The verdict with its witnesses as short as they come: two causal lassos that ultimately differ (not
+    consistent) or a choice lasso that differs from the consistent output (not tolerant) are infinite runs
+    whatever their number of steps (Heljanko and Niemelä, *Bounded LTL model checking with stable models*, TPLP
+    2003, §4), so the lassos of k = the fewest steps a lasso can have (`models.first_steps`), k + 1, ... are asked
+    until one shows such a witness; the lassos of the verdict's K did, so the search stops there at the latest. A
+    lasso of k steps stands for every shorter one, so the first k found is the shortest witness. The outputs, K
+    and the exactness stay those of the verdict's K (every run's); a timeout keeps its witnesses."""
+    from .models import first_steps
+
+    inconsistent = found.satisfiable and found.consistent is False
+    intolerant = found.satisfiable and found.consistent and found.tolerant is False
+    if not (inconsistent or intolerant):
+        return found
+    for k in range(max(1, first_steps(program, instance)), found.bounds.horizon + 1):
+        if deadline.remaining() is not None and deadline.remaining() <= 0:
+            break
+        try:
+            shorter = analyse(program, instance, eventual.lasso_bounds(bounds, k), outputs, deadline.remaining())
+        except Timeout:
+            break
+        if not shorter.satisfiable:
+            continue
+        if inconsistent and shorter.consistent is False:
+            return replace(found, witnesses=shorter.witnesses)
+        if intolerant and shorter.consistent and shorter.tolerant is False and shorter.certain == found.certain:
+            return replace(found, counterexample=shorter.counterexample, lost=shorter.lost, gained=shorter.gained)
+    return found
 
 
 def per_node(program: Program, instance: Instance, bounds: Bounds, semantics: Semantics, found: Exactness,
