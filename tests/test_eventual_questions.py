@@ -389,3 +389,46 @@ def test_no_infinite_run(tmp_path):
     assert found["satisfiable"] is False and found["exact"] is True
     result = run("cron", str(program), "-i", str(facts), "--max-delay", "0", "--eventual")
     assert result.stdout.startswith("no infinite causal run with delay ≤ 0: every run gets stuck")
+
+
+# ---------------------------------------------------------------------------
+# Exactness from the per-node ultimate sets; the shortest witnesses
+
+CLASSIC = [EXAMPLES / "molly" / "classic_broadcast.ded", EXAMPLES / "molly" / "broadcast_assert.ded"]
+
+
+def test_verify_eventual_counterexample_is_the_shortest_with_the_fewest_faults():
+    """Classic broadcast, losses before step 1 and one crash: the threshold is K = 6, the fewest faults found there;
+    the counterexample shown is a lasso of 3 steps with as few faults, and no lasso of 2 steps has one."""
+    from dedalus2asp.questions import verify
+
+    program, instance, _ = pipeline.load(CLASSIC, None, "auto")
+    bounds = Bounds(0, network=Network("sync", None, 1, 1), mode=Mode.EVENTUAL)
+    found = verify.verify(program, instance, bounds)
+    at_k = verify.verify_at(program, instance, eventual.lasso_bounds(bounds, found.exactness.K))
+    c = found.counterexample
+    assert found.exact and c.fewest and c.faults == at_k.counterexample.faults
+    assert c.model.loop_start + c.model.period == 3 < found.exactness.K
+    two = verify.verify_at(program, instance, eventual.lasso_bounds(bounds, 2)).counterexample
+    assert two is None or two.faults > c.faults
+
+
+def test_per_node_ultimate_sets_closed_under_intersection():
+    """f at node a only on one loop, at node b only on another: both output {f}; a run alternating between them
+    holds f at neither node, output {}, which the closure of the per-node sets shows and the outputs do not."""
+    from dedalus2asp.questions import models
+
+    at_a, at_b = frozenset({("a", "f", ())}), frozenset({("b", "f", ())})
+    shown = lambda items: tuple(sorted({f"{r}()" for _, r, _ in items}))  # noqa: E731 (united over nodes)
+    assert models.alternations({at_a, at_b}, shown) == {()}
+    assert models.alternations({at_a, at_a | at_b}, shown) == set()  # a ⊆ a ∪ b: nothing new
+    assert models.alternations({at_a}, shown) == set()
+
+
+def test_common_cases_stay_exact_decided_by_the_solver():
+    """Alg. 4 under delay ≤ 1: one ultimate output, the lassos' per-node sets closed under intersection add none,
+    so the solver decides, exactly, in cron --eventual (consistency) and count --eventual."""
+    found = answer("cron", *ALG4, "--max-delay", "1", "--eventual", code=1)
+    assert found["consistency"]["exact"] is True and found["consistency"]["decided_by"] == "solver"
+    counted = answer("count", *ALG4, "--max-delay", "1", "--eventual", code=None)
+    assert counted["exact"] is True and counted["decided_by"] == "solver"
