@@ -376,13 +376,20 @@ def ultimate(result: Ultimate, width: int | None = None, color: bool = False) ->
     ultimate outputs, and for each a lasso that has it (its loop start L and period P, then its table)."""
     out = console(width, color)
     out.print(f"eventual answer ({result.bounds.semantics.value}, {result.bounds.describe()}), lassos of K = {result.steps} step(s)")
-    out.print(f"exact: yes, K is the completeness threshold" if result.exact else
-              f"exact: no (bounded: the lassos of {result.steps} steps only), {result.reason}")
+    if result.exact and result.decided_by == "explorer":
+        out.print("exact: yes, decided by the explorer's configuration graph (explore --eventual): the lassos' per-node "
+                  "ultimate sets left open what a run alternating between loops holds")
+    else:
+        out.print(f"exact: yes, K is the completeness threshold" if result.exact else
+                  f"exact: no (bounded: the lassos of {result.steps} steps only), {result.reason}")
     for k, (output, lasso) in enumerate(zip(result.outputs, result.lassos), 1):
         prefix = "no prefix" if lasso.loop_start == 0 else f"prefix steps 0..{lasso.loop_start - 1}"
         out.print(f"{k}. ultimately: {', '.join(output) or '(none)'}   lasso: {prefix}, "
                   f"loop steps {lasso.loop_start}..{lasso.horizon} (period {lasso.period}), then step {lasso.loop_start} again")
         print_model(lasso, out)
+    for k, output in enumerate(result.outputs[len(result.lassos):], len(result.lassos) + 1):
+        out.print(f"{k}. ultimately: {', '.join(output) or '(none)'}   (only a run alternating between the loops above "
+                  "holds it: no lasso of K steps shows it; explore --eventual shows its witness)")
     out.print(f"{len(result.outputs)} distinct ultimate output(s)" + ("" if result.complete else " (stopped by the timeout)"))
     if result.outputs:
         out.print(f"certain: {', '.join(result.certain) or '(none)'}")

@@ -456,8 +456,11 @@ def analyse_eventual(
     """Consistency and tolerance on ultimate outputs (`cron --eventual`): `analyse` asked of the lasso models with K
     steps (`Mode.EVENTUAL`), their output facts the ultimate ones (`eventual.ultimate_rules`).
 
-    Consistent: every causal lasso has the same ultimate output (a run that alternates between two cycles holds
-    the intersection of theirs; when every simple lasso agrees, so does every run, so the simple lassos decide).
+    Consistent: every causal lasso has the same ultimate output. A run that alternates between two loops holds, at
+    each node, the intersection of their per-node ultimate sets, which lassos that agree on the output united over
+    nodes need not share (f at node a on one loop, at node b on the other: the alternating run holds neither), so
+    `per_node` closes the lassos' per-node sets under intersection and lets the explorer decide when that leaves an
+    output open. The witnesses shown are the shortest (`shortest_witness`).
     Tolerant: every choice lasso has that output too. Each side is asked at its own threshold (`eventual.threshold`:
     `causal`, and `choice` only when the causal side is consistent, since an inconsistency is exact at any K), both
     at the larger K (one solve at K covers every shorter lasso). Raises Timeout."""

@@ -25,7 +25,10 @@ alternates between loops forever holds, at each node, only what all of them hold
 their per-node ultimate sets, which a lasso of K steps shows only when the loops fit in it. Every such
 run's set is an intersection of simple loops' sets, which the lassos of K steps all have when K is the
 threshold; so when the per-node sets found, closed under intersection, give no output beyond those
-found, the list is complete (`exact`), and otherwise the answer says which outputs it cannot decide.
+found, the list is complete (`exact`); otherwise the explorer's configuration graph (`runs.eventual`, which
+enumerates every strongly connected edge set, alternations included) decides when it is built within
+`EXPLORER_LIMIT` configurations under the causal rounds (`decided_by: "explorer"`), and else the answer says which
+outputs it cannot decide.
 """
 
 from __future__ import annotations
