@@ -432,3 +432,18 @@ def test_common_cases_stay_exact_decided_by_the_solver():
     assert found["consistency"]["exact"] is True and found["consistency"]["decided_by"] == "solver"
     counted = answer("count", *ALG4, "--max-delay", "1", "--eventual", code=None)
     assert counted["exact"] is True and counted["decided_by"] == "solver"
+
+
+def test_explorer_decides_in_the_solver_s_words():
+    """`models.explorer_decides` (what settles an alternation the per-node sets leave open) gives the explorer's
+    exact outputs written as the solver's lassos write them, so the outputs only an alternating run holds are told
+    apart from those a lasso has; under the choice semantics, which the explorer does not build, it gives none."""
+    from dedalus2asp.bounds import Semantics
+    from dedalus2asp.questions import models
+
+    prog, instance, _ = pipeline.load(*[Path(p) for p in (ALG4[0], ALG4[2])], "auto")
+    bounds = Bounds(0, network=Network(max_delay=2))
+    solver = models.ultimate_outputs(prog, instance, bounds, ("T",))
+    explored = models.explorer_decides(prog, instance, bounds, ("T",))
+    assert explored is not None and set(explored.ultimate_outputs) == set(solver.outputs) == {(), ("T()",)}
+    assert models.explorer_decides(prog, instance, Bounds(0, Semantics.CHOICE, network=Network(max_delay=2)), ("T",)) is None
