@@ -447,3 +447,25 @@ def test_explorer_decides_in_the_solver_s_words():
     explored = models.explorer_decides(prog, instance, bounds, ("T",))
     assert explored is not None and set(explored.ultimate_outputs) == set(solver.outputs) == {(), ("T()",)}
     assert models.explorer_decides(prog, instance, Bounds(0, Semantics.CHOICE, network=Network(max_delay=2)), ("T",)) is None
+
+
+def test_cron_consistent_lassos_but_the_explorer_finds_more(monkeypatch):
+    """When the explorer (asked because the per-node sets left an output open) finds two ultimate outputs but no
+    lasso of its witnesses' length shows two, "consistent" is not exact and the reason says so. The explorer's
+    answer is stood in for (Alg. 4 under delay ≤ 1 has one ultimate output): the branch is what is tested."""
+    from dedalus2asp.questions import models
+
+    real = models.ultimate_outputs
+
+    def open_alternation(*args, **kwargs):
+        found = real(*args, **kwargs)
+        if not found.bounds.semantics.causal:
+            return found
+        return models.Ultimate(((), ("T()",)), found.lassos, found.steps, True, found.bounds, "", True,
+                               found.relations, "explorer", 3)
+
+    monkeypatch.setattr(models, "ultimate_outputs", open_alternation)
+    prog, instance, _ = pipeline.load(*[Path(p) for p in (ALG4[0], ALG4[2])], "auto")
+    verdict = cron.analyse_eventual(prog, instance, Bounds(0, network=Network(max_delay=1)))
+    assert verdict.consistent is True and verdict.consistency_exact is False
+    assert "the explorer finds ultimate outputs {}, {T()}" in verdict.reason
