@@ -14,10 +14,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from dedalus2asp import pipeline
 from dedalus2asp.batch.manifest import read_manifest
-from dedalus2asp.bounds import Mode
+from dedalus2asp.bounds import Bounds, Mode, Network
 from dedalus2asp.cli import app
 from dedalus2asp.lang.diagnostics import DiagnosticError
+from dedalus2asp.questions import cron, eventual
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -219,8 +221,18 @@ def test_alg4_not_consistent_under_delay_2():
     assert found["consistent"] is False and found["exact"] is True
     assert found["consistency"]["exact"] is True
     assert sorted(tuple(w["output"]) for w in found["witnesses"]) == [(), ("T()",)]
-    for w in found["witnesses"]:
-        assert w["loop_start"] + w["period"] == found["consistency"]["K"]
+    # the shortest witnesses: A() and B() apart forever needs a loop of two steps after step 0 (3 steps), the
+    # threshold K is larger; the witnesses are infinite runs, so the text says "whatever K" and no threshold words
+    assert [w["loop_start"] + w["period"] for w in found["witnesses"]] == [3, 3] < [found["consistency"]["K"]] * 2
+    line = next(l for l in run("cron", *ALG4, "--max-delay", "2", "--eventual").stdout.splitlines() if "whatever K" in l)
+    assert "threshold" not in line and "exact" in line
+
+
+def test_alg4_no_shorter_witness_than_three_steps():
+    """The shortest-witness search starts at the fewest steps a lasso can have: 2 steps show no inconsistency."""
+    prog, instance, _ = pipeline.load(*[Path(p) for p in (ALG4[0], ALG4[2])], "auto")
+    two = cron.analyse(prog, instance, eventual.lasso_bounds(Bounds(0, network=Network(max_delay=2)), 2))
+    assert two.consistent is not False
 
 
 def test_alg4_consistent_under_delay_1():
@@ -377,3 +389,83 @@ def test_no_infinite_run(tmp_path):
     assert found["satisfiable"] is False and found["exact"] is True
     result = run("cron", str(program), "-i", str(facts), "--max-delay", "0", "--eventual")
     assert result.stdout.startswith("no infinite causal run with delay ≤ 0: every run gets stuck")
+
+
+# ---------------------------------------------------------------------------
+# Exactness from the per-node ultimate sets; the shortest witnesses
+
+CLASSIC = [EXAMPLES / "molly" / "classic_broadcast.ded", EXAMPLES / "molly" / "broadcast_assert.ded"]
+
+
+def test_verify_eventual_counterexample_is_the_shortest_with_the_fewest_faults():
+    """Classic broadcast, losses before step 1 and one crash: the threshold is K = 6, the fewest faults found there;
+    the counterexample shown is a lasso of 3 steps with as few faults, and no lasso of 2 steps has one."""
+    from dedalus2asp.questions import verify
+
+    program, instance, _ = pipeline.load(CLASSIC, None, "auto")
+    bounds = Bounds(0, network=Network("sync", None, 1, 1), mode=Mode.EVENTUAL)
+    found = verify.verify(program, instance, bounds)
+    at_k = verify.verify_at(program, instance, eventual.lasso_bounds(bounds, found.exactness.K))
+    c = found.counterexample
+    assert found.exact and c.fewest and c.faults == at_k.counterexample.faults
+    assert c.model.loop_start + c.model.period == 3 < found.exactness.K
+    two = verify.verify_at(program, instance, eventual.lasso_bounds(bounds, 2)).counterexample
+    assert two is None or two.faults > c.faults
+
+
+def test_per_node_ultimate_sets_closed_under_intersection():
+    """f at node a only on one loop, at node b only on another: both output {f}; a run alternating between them
+    holds f at neither node, output {}, which the closure of the per-node sets shows and the outputs do not."""
+    from dedalus2asp.questions import models
+
+    at_a, at_b = frozenset({("a", "f", ())}), frozenset({("b", "f", ())})
+    shown = lambda items: tuple(sorted({f"{r}()" for _, r, _ in items}))  # noqa: E731 (united over nodes)
+    assert models.alternations({at_a, at_b}, shown) == {()}
+    assert models.alternations({at_a, at_a | at_b}, shown) == set()  # a ⊆ a ∪ b: nothing new
+    assert models.alternations({at_a}, shown) == set()
+
+
+def test_common_cases_stay_exact_decided_by_the_solver():
+    """Alg. 4 under delay ≤ 1: one ultimate output, the lassos' per-node sets closed under intersection add none,
+    so the solver decides, exactly, in cron --eventual (consistency) and count --eventual."""
+    found = answer("cron", *ALG4, "--max-delay", "1", "--eventual", code=1)
+    assert found["consistency"]["exact"] is True and found["consistency"]["decided_by"] == "solver"
+    counted = answer("count", *ALG4, "--max-delay", "1", "--eventual", code=None)
+    assert counted["exact"] is True and counted["decided_by"] == "solver"
+
+
+def test_explorer_decides_in_the_solver_s_words():
+    """`models.explorer_decides` (what settles an alternation the per-node sets leave open) gives the explorer's
+    exact outputs written as the solver's lassos write them, so the outputs only an alternating run holds are told
+    apart from those a lasso has; under the choice semantics, which the explorer does not build, it gives none."""
+    from dedalus2asp.bounds import Semantics
+    from dedalus2asp.questions import models
+
+    prog, instance, _ = pipeline.load(*[Path(p) for p in (ALG4[0], ALG4[2])], "auto")
+    bounds = Bounds(0, network=Network(max_delay=2))
+    solver = models.ultimate_outputs(prog, instance, bounds, ("T",))
+    explored = models.explorer_decides(prog, instance, bounds, ("T",))
+    assert explored is not None and set(explored.ultimate_outputs) == set(solver.outputs) == {(), ("T()",)}
+    assert models.explorer_decides(prog, instance, Bounds(0, Semantics.CHOICE, network=Network(max_delay=2)), ("T",)) is None
+
+
+def test_cron_consistent_lassos_but_the_explorer_finds_more(monkeypatch):
+    """When the explorer (asked because the per-node sets left an output open) finds two ultimate outputs but no
+    lasso of its witnesses' length shows two, "consistent" is not exact and the reason says so. The explorer's
+    answer is stood in for (Alg. 4 under delay ≤ 1 has one ultimate output): the branch is what is tested."""
+    from dedalus2asp.questions import models
+
+    real = models.ultimate_outputs
+
+    def open_alternation(*args, **kwargs):
+        found = real(*args, **kwargs)
+        if not found.bounds.semantics.causal:
+            return found
+        return models.Ultimate(((), ("T()",)), found.lassos, found.steps, True, found.bounds, "", True,
+                               found.relations, "explorer", 3)
+
+    monkeypatch.setattr(models, "ultimate_outputs", open_alternation)
+    prog, instance, _ = pipeline.load(*[Path(p) for p in (ALG4[0], ALG4[2])], "auto")
+    verdict = cron.analyse_eventual(prog, instance, Bounds(0, network=Network(max_delay=1)))
+    assert verdict.consistent is True and verdict.consistency_exact is False
+    assert "the explorer finds ultimate outputs {}, {T()}" in verdict.reason

@@ -101,7 +101,7 @@ def compile_(
         except ValueError as error:
             usage("bad-option", str(error), "--eventual")
     elif horizon is None:
-        usage("missing-option", "give the horizon: --horizon T (steps 0..T), or --eventual --steps K", "--horizon")
+        usage("missing-option", "give the horizon: --horizon T (steps 0..T), or Molly's end of time --eot N (T = N-1), or --eventual --steps K (a lasso program)", "--horizon")
     elif steps is not None:
         usage("bad-option", "--steps K goes with --eventual (the lasso's steps 0..K-1)", "--steps")
     else:

@@ -231,7 +231,9 @@ def count_eventual(answer, json_: bool) -> None:
         emit(render(summary, "json", kind="count"))
     else:
         say(f"{len(answer.outputs)} distinct ultimate output(s), lassos of K = {answer.steps} step(s); "
-            + ("exact (K is the completeness threshold)" if answer.exact else
+            + ("exact, decided by the explorer's configuration graph (a run alternating between loops)"
+               if answer.exact and answer.decided_by == "explorer" else
+               "exact (K is the completeness threshold)" if answer.exact else
                f"not exact (bounded: the lassos of {answer.steps} steps only): {answer.reason}") + "\n")
     if not answer.exact:
         raise typer.Exit(EXIT_INCOMPLETE)

@@ -153,13 +153,13 @@ def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> 
     if verdict.eventual:
         e, c = verdict.exactness, verdict.choice_exactness
         if verdict.satisfiable and verdict.consistent is False:  # exact at any K
-            out.print("exact: the two causal lassos below are infinite runs whose ultimate outputs differ, whatever K"
-                      + ("" if e.exact else f" (K = {e.K} is not the completeness threshold: {e.reason})"))
+            # the witnesses decide: they are infinite runs, so no threshold is needed (its words are for "consistent")
+            out.print("exact, whatever K: the two causal lassos below are infinite runs whose ultimate outputs differ")
         else:
             out.print(f"consistency (causal lassos): {e.words()}")
         if c is not None and verdict.tolerant is False:  # exact at any K
-            out.print("tolerance (choice lassos): exact: the choice lasso below is an infinite run whose ultimate output "
-                      "differs, whatever K" + ("" if c.exact else f" (K = {c.K} is not the completeness threshold: {c.reason})"))
+            out.print("tolerance (choice lassos): exact, whatever K: the choice lasso below is an infinite run whose "
+                      "ultimate output differs")
         elif c is not None:
             out.print(f"tolerance (choice lassos): {c.words()}")
         out.print(f"output relations: {', '.join(verdict.outputs)} (ultimate facts: held at every step of the loop, "
@@ -376,13 +376,20 @@ def ultimate(result: Ultimate, width: int | None = None, color: bool = False) ->
     ultimate outputs, and for each a lasso that has it (its loop start L and period P, then its table)."""
     out = console(width, color)
     out.print(f"eventual answer ({result.bounds.semantics.value}, {result.bounds.describe()}), lassos of K = {result.steps} step(s)")
-    out.print(f"exact: yes, K is the completeness threshold" if result.exact else
-              f"exact: no (bounded: the lassos of {result.steps} steps only), {result.reason}")
+    if result.exact and result.decided_by == "explorer":
+        out.print("exact: yes, decided by the explorer's configuration graph (explore --eventual): the lassos' per-node "
+                  "ultimate sets left open what a run alternating between loops holds")
+    else:
+        out.print(f"exact: yes, K is the completeness threshold" if result.exact else
+                  f"exact: no (bounded: the lassos of {result.steps} steps only), {result.reason}")
     for k, (output, lasso) in enumerate(zip(result.outputs, result.lassos), 1):
         prefix = "no prefix" if lasso.loop_start == 0 else f"prefix steps 0..{lasso.loop_start - 1}"
         out.print(f"{k}. ultimately: {', '.join(output) or '(none)'}   lasso: {prefix}, "
                   f"loop steps {lasso.loop_start}..{lasso.horizon} (period {lasso.period}), then step {lasso.loop_start} again")
         print_model(lasso, out)
+    for k, output in enumerate(result.outputs[len(result.lassos):], len(result.lassos) + 1):
+        out.print(f"{k}. ultimately: {', '.join(output) or '(none)'}   (only a run alternating between the loops above "
+                  "holds it: no lasso of K steps shows it; explore --eventual shows its witness)")
     out.print(f"{len(result.outputs)} distinct ultimate output(s)" + ("" if result.complete else " (stopped by the timeout)"))
     if result.outputs:
         out.print(f"certain: {', '.join(result.certain) or '(none)'}")

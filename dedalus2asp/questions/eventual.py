@@ -44,10 +44,15 @@ class Exactness:
     K: int
     exact: bool
     reason: str = ""
+    decided_by: str = "solver"  # "explorer": the configuration graph decided what the lassos' per-node sets left open
 
     def words(self) -> str:
         """Exact: "exact: lassos of up to K = 7 steps cover every infinite run (the completeness threshold)";
         else "bounded: ... (reason)"."""
+        if self.exact and self.decided_by == "explorer":
+            return ("exact, decided by the explorer's configuration graph (explore --eventual): every run, those that "
+                    f"alternate between loops included; the lassos of K = {_plural(self.K, 'step')} alone could not "
+                    "tell, since a run alternating between loops holds at each node only what all of them hold")
         if self.exact:
             steps, configurations = _plural(self.K, "step"), _plural(self.K, "distinct configuration")
             return (f"exact: lassos of up to K = {steps} cover every infinite run (K is the completeness "
@@ -55,7 +60,8 @@ class Exactness:
         return f"bounded, not exact: only the lassos of at most K = {_plural(self.K, 'step')} were asked ({self.reason})"
 
     def as_dict(self) -> dict:
-        return {"exact": self.exact, "K": self.K, "reason": self.reason or None}
+        return {"exact": self.exact, "K": self.K, "reason": self.reason or None,
+                "decided_by": self.decided_by if self.exact else None}
 
 
 def _plural(n: int, noun: str) -> str:

@@ -25,7 +25,10 @@ alternates between loops forever holds, at each node, only what all of them hold
 their per-node ultimate sets, which a lasso of K steps shows only when the loops fit in it. Every such
 run's set is an intersection of simple loops' sets, which the lassos of K steps all have when K is the
 threshold; so when the per-node sets found, closed under intersection, give no output beyond those
-found, the list is complete (`exact`), and otherwise the answer says which outputs it cannot decide.
+found, the list is complete (`exact`); otherwise the explorer's configuration graph (`runs.eventual`, which
+enumerates every strongly connected edge set, alternations included) decides when it is built within
+`EXPLORER_LIMIT` configurations under the causal rounds (`decided_by: "explorer"`), and else the answer says which
+outputs it cannot decide.
 """
 
 from __future__ import annotations
@@ -44,6 +47,10 @@ from ..lang.ast import Instance, Program
 
 MAX_STEPS = 40
 """The largest K the threshold search tries before it answers `exact: false`."""
+
+EXPLORER_LIMIT = 20_000
+"""The most configurations the explorer's graph (`runs.eventual.explore`) may have when it is asked to decide what
+the per-node ultimate sets of the lassos leave open (a run alternating between loops): past it, `exact: false`."""
 
 UNKNOWN_STEPS = 6
 """K when no threshold can be established (`not_exact`) and none is given: the answer is then labelled bounded."""
@@ -182,6 +189,8 @@ class Ultimate:
     reason: str = ""
     complete: bool = True
     relations: tuple[str, ...] = field(default=())
+    decided_by: str = "solver"  # "explorer": the configuration graph settled what the lassos left open
+    explorer_steps: int = 0  # when the explorer decided: its longest witness lasso (prefix + loop), in steps
 
     @property
     def certain(self) -> tuple[str, ...]:
@@ -203,6 +212,7 @@ class Ultimate:
                 for o, m in zip(self.outputs, self.lassos)
             ],
             "exact": self.exact,
+            "decided_by": self.decided_by if self.exact else None,
             "K": self.steps,
             "reason": self.reason or None,
             "complete": self.complete,
@@ -219,13 +229,18 @@ def lasso_models(program: Program, instance: Instance | None, bounds: Bounds, st
 
 
 def ultimate_outputs(program: Program, instance: Instance | None, bounds: Bounds, outputs: tuple[str, ...],
-                     steps: int | None = None, max_steps: int = MAX_STEPS, timeout: float | None = None) -> Ultimate:
+                     steps: int | None = None, max_steps: int = MAX_STEPS, timeout: float | None = None,
+                     threshold_steps: bool = False) -> Ultimate:
     """The distinct ultimate outputs of the lassos of K steps: K = `steps` if given (then `exact` is False: no
-    threshold was established), else the completeness threshold (`threshold`)."""
+    threshold was established, unless `threshold_steps` says the caller found `steps` to be the completeness
+    threshold), else the completeness threshold (`threshold`)."""
     start = time.monotonic()
     if steps is None:
         found = threshold(program, instance, bounds, max_steps, timeout)
         steps, exact, reason = found.steps, found.exact, found.reason
+    elif threshold_steps:
+        transform.lasso_ready(bounds)
+        exact, reason = True, ""
     else:
         transform.lasso_ready(bounds)
         exact, reason = False, f"lassos of {steps} steps only (--steps): no completeness threshold was established"
@@ -257,12 +272,41 @@ def ultimate_outputs(program: Program, instance: Instance | None, bounds: Bounds
     if not complete:
         exact, reason = False, (reason + "; " if reason else "") + f"the enumeration stopped after {timeout} s"
     missing = alternations(per_node, lambda items: tuple(sorted({lasso_fact(compiled, x, r, a) for x, r, a in items})))
+    decided_by, extra, explorer_steps = "solver", (), 0
     if exact and missing:
         exact = False
-        reason = ("a run that alternates between loops forever holds, at each node, only what all of them hold, and might "
-                  f"ultimately output {', '.join('{' + ', '.join(o) + '}' for o in sorted(missing))}, which no lasso of "
-                  f"{steps} steps shows (explore --eventual decides)")
-    return Ultimate(tuple(ordered), lassos, steps, exact, compiled.bounds, reason, complete, outputs)
+        reason = alternation_reason(missing, steps)
+        explored = explorer_decides(program, instance, compiled.bounds, outputs)
+        if explored is not None:
+            exact, reason, decided_by = True, "", "explorer"
+            explorer_steps = max((w.loop_start + w.period for w in explored.witnesses), default=0)
+            # the outputs only an alternating run holds come after those with a lasso, without one
+            extra = tuple(sorted((o for o in explored.ultimate_outputs if o not in seen), key=lambda o: (len(o), o)))
+    return Ultimate(tuple(ordered) + extra, lassos, steps,
+                    exact, compiled.bounds, reason, complete, outputs, decided_by, explorer_steps)
+
+
+def alternation_reason(missing, steps: int) -> str:
+    """Why the per-node ultimate sets of the lassos found do not settle the answer, in words."""
+    return ("a run that alternates between loops forever holds, at each node, only what all of them hold, and might "
+            f"ultimately output {', '.join('{' + ', '.join(o) + '}' for o in sorted(missing))}, which no lasso of "
+            f"{steps} steps shows")
+
+
+def explorer_decides(program: Program, instance: Instance | None, bounds: Bounds, outputs: tuple[str, ...],
+                     limit: int = EXPLORER_LIMIT):
+    """The explorer's exact answer (`runs.eventual.explore`: every strongly connected edge set of the configuration
+    graph, alternations included) when its graph has at most `limit` configurations and the causal rounds are the
+    semantics asked (the explorer has no choice semantics); else None."""
+    from ..runs import eventual as explorer
+
+    if not bounds.semantics.causal:
+        return None
+    try:
+        explored = explorer.explore(program, instance, replace(bounds, mode=Mode.EVENTUAL), limit, outputs)
+    except ValueError:
+        return None
+    return explored if explored.graph_complete and explored.exact else None
 
 
 def lasso_fact(compiled: transform.Compiled, node, relation: str, args) -> str:

@@ -216,9 +216,32 @@ def verify_eventual(
     left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
     verdict = verify_at(program, instance, eventual.lasso_bounds(bounds, exactness.K), pre, post, left, all_)
     c = verdict.counterexample
+    if c is not None and c.fewest:
+        verdict = shortest(program, instance, bounds, exactness.K, verdict, pre, post, timeout, began)
+        c = verdict.counterexample
     if c is not None and not exactness.exact:
         c = replace(c, fewest=False)  # the fewest among the lassos of ≤ K steps only
     return replace(verdict, counterexample=c, exactness=exactness, seconds=time.perf_counter() - began)
+
+
+def shortest(program: Program, instance: Instance, bounds: Bounds, K: int, found: Verdict, pre: str, post: str,
+             timeout: float | None, began: float) -> Verdict:
+    """The shortest lasso among the counterexamples with the fewest faults: the lassos of K steps found the fewest
+    faults n; the lassos of k < K steps (every shorter one among them) cannot have fewer, so the first k from the
+    fewest steps a lasso can have (`models.first_steps`) whose optimum has n faults gives the shortest
+    counterexample with n faults (Heljanko and Niemelä, *Bounded LTL model checking with stable models*, TPLP 2003,
+    §4: a witness found at k is an infinite run, whatever k). A timeout keeps the one of K steps."""
+    from .models import first_steps
+
+    fewest = found.counterexample.faults
+    for k in range(max(1, first_steps(program, instance)), K):
+        left = None if timeout is None else timeout - (time.perf_counter() - began)
+        if left is not None and left <= 0:
+            break
+        c = verify_at(program, instance, eventual.lasso_bounds(bounds, k), pre, post, left).counterexample
+        if c is not None and c.fewest and c.faults == fewest:  # the verdict's K, and fault sets (--all), stay K's
+            return replace(found, counterexample=c)
+    return found
 
 
 def verify_at(
