@@ -168,25 +168,37 @@ def explore(
             f"the output relation '{observed[0]}' is global (a global rule derives it from all nodes at one step); the "
             "eventual explorer reads the facts of the nodes only: name a relation the nodes derive"
         )
-    instance = bounds.network.populate(instance)
-    if instance is None:
-        raise ValueError("the program has no input H and names no node: give --input, or --nodes")
-    instance = restrict(instance, program)
-    graph = Graph(program, instance, bounds.network)
+    graph = graph_of(program, instance, bounds, observe=False)
     nodes = tuple(str(x) for x in graph.names)
-    enabled = gc.isenabled()
-    gc.disable()  # millions of acyclic tuples and frozensets: cycle collection only costs time
     try:
-        graph.build(max_configurations)
+        build(graph, max_configurations)
     except ConfigurationLimit as stop:
         unsafe = coordination.analyse(program).unbounded  # the props draft's temporal safety: a likely cause
         reason = str(stop) + (f"; and the program computes new values: {unsafe[0].message}" if unsafe else "")
         return Eventual(stop.configurations, sum(map(len, graph.edges)), 0, (), (), False, None, False, bounds,
                         reason=reason, nodes=nodes, graph_complete=False)
+    return _ultimate(graph, outputs, bounds, nodes)
+
+
+def graph_of(program: Program, instance: Instance, bounds: Bounds, observe: bool) -> Graph:
+    """The (unbuilt) configuration graph of `program` on `instance` with the `--nodes` of `bounds.network`, the
+    input restricted to what the program reads; `observe`: remember the global rules' fixed-step reads (verify)."""
+    populated = bounds.network.populate(instance)
+    if populated is None:
+        raise ValueError("the program has no input H and names no node: give --input, or --nodes")
+    return Graph(program, restrict(populated, program), bounds.network, observe=observe)
+
+
+def build(graph: Graph, max_configurations: int) -> None:
+    """`graph.build` with Python's cycle collector off (millions of acyclic tuples and frozensets: collecting
+    cycles only costs time); ConfigurationLimit past `max_configurations`."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        graph.build(max_configurations)
     finally:
         if enabled:
             gc.enable()
-    return _ultimate(graph, outputs, bounds, nodes)
 
 
 def _ultimate(graph: Graph, outputs: tuple[str, ...], bounds: Bounds, nodes: tuple[str, ...]) -> Eventual:

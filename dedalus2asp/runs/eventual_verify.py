@@ -36,17 +36,15 @@ Public names: `verify` (the verdict of P on H under `bounds.network`), `Eventual
 
 from __future__ import annotations
 
-import gc
 import heapq
 from dataclasses import dataclass, field
 
 import clingo
 
 from ..bounds import Bounds, Mode
-from ..lang.analysis import restrict
 from ..lang.ast import GLOBAL_NODE, Instance, Program, show_fact
 from .configurations import ConfigurationLimit, Graph
-from .eventual import Lasso, cyclic, shortest_path, shown_steps, strongly_connected, threshold_of
+from .eventual import Lasso, build, cyclic, graph_of, shortest_path, shown_steps, strongly_connected, threshold_of
 from .local import observed
 
 Row = tuple[clingo.Symbol, ...]
@@ -140,21 +138,13 @@ def verify(
         raise InvariantRelations(
             f"a row of '{pre}' has {k} column{'s' * (k != 1)} and one of '{post}' {k_post} (a located relation's "
             "location column counts): a pre row is matched by the post row with the same columns")
-    instance = bounds.network.populate(instance)
-    if instance is None:
-        raise ValueError("the program has no input H and names no node: give --input, or --nodes")
-    graph = Graph(program, restrict(instance, program), bounds.network, observe=True)
+    graph = graph_of(program, instance, bounds, observe=True)
     nodes = tuple(str(x) for x in graph.names)
-    enabled = gc.isenabled()
-    gc.disable()  # millions of acyclic tuples and frozensets: cycle collection only costs time
     try:
-        graph.build(max_configurations)
+        build(graph, max_configurations)
     except ConfigurationLimit as stop:
         return EventualVerdict(None, False, bounds, pre, post, stop.configurations, sum(map(len, graph.edges)), 0,
                                None, False, reason=str(stop), nodes=nodes)
-    finally:
-        if enabled:
-            gc.enable()
     return _verdict(graph, bounds, pre, post, pre_global, post_global, nodes)
 
 
