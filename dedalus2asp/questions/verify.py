@@ -77,6 +77,20 @@ def invariant_rows(program: Program, pre: str, post: str) -> tuple[int, bool, bo
     return k, pre_global, post_global
 
 
+def row_atoms(program: Program, pre: str, post: str, step: str) -> tuple[str, str, str]:
+    """The row term (A1,..,Ak) and the atoms that read a `pre` row and a `post` row at `step` (a number, or a
+    variable of the caller's rule): a global relation's row is its arguments, a located one's its location column
+    followed by its arguments (`invariant_rows` checks the two relations)."""
+    k, pre_global, post_global = invariant_rows(program, pre, post)
+    columns = [f"A{i}" for i in range(1, k + 1)]
+
+    def reads(name: str, is_global: bool) -> str:
+        node, args = ("()", columns) if is_global else (columns[0], columns[1:])
+        return f"{relation_name(name)}({','.join([node, step, *args])})"
+
+    return tuple_term(columns), reads(pre, pre_global), reads(post, post_global)
+
+
 def invariant(program: Program, compiled: Compiled, pre: str, post: str) -> str:
     """The rules that make a model a counterexample (`violation`), and the fewest faults its optimum (see the
     module docstring)."""
@@ -91,20 +105,14 @@ def violation(program: Program, compiled: Compiled, pre: str, post: str) -> str:
     relation's location column followed by its arguments; a pre row needs the same post row."""
     if compiled.bounds.mode is Mode.EVENTUAL:
         return eventual_violation(program, compiled, pre, post)
-    k, pre_global, post_global = invariant_rows(program, pre, post)
     horizon = compiled.bounds.horizon
-    columns = [f"A{i}" for i in range(1, k + 1)]
-    row = tuple_term(columns)
-
-    def reads(name: str, is_global: bool) -> str:
-        node, args = ("()", columns) if is_global else (columns[0], columns[1:])
-        return f"{relation_name(name)}({','.join([node, str(horizon), *args])})"
+    row, pre_atom, post_atom = row_atoms(program, pre, post, str(horizon))
 
     lines = [
         "",
         f"% verify: a model is a run in which some {pre} row has no matching {post} row at step {horizon}",
-        f"{PRE_ROW}({row}) :- {reads(pre, pre_global)}.",
-        f"{POST_ROW}({row}) :- {reads(post, post_global)}.",
+        f"{PRE_ROW}({row}) :- {pre_atom}.",
+        f"{POST_ROW}({row}) :- {post_atom}.",
         f"{MISSING}(R) :- {PRE_ROW}(R), not {POST_ROW}(R).",
         f"{VIOLATED} :- {MISSING}(R).",
         f":- not {VIOLATED}.",
@@ -122,21 +130,15 @@ def eventual_violation(program: Program, compiled: Compiled, pre: str, post: str
         _pre_row(R,S) :- pre(X,S,..), _loop(L), S >= L.     _post_row(R,S) :- post(X,S,..).
         _missing_at(R,S) :- _pre_row(R,S), not _post_row(R,S).   _missing(R) :- _missing_at(R,_).
         _violated :- _missing(R).   :- not _violated."""
-    k, pre_global, post_global = invariant_rows(program, pre, post)
-    columns = [f"A{i}" for i in range(1, k + 1)]
-    row = tuple_term(columns)
-
-    def reads(name: str, is_global: bool) -> str:
-        node, args = ("()", columns) if is_global else (columns[0], columns[1:])
-        return f"{relation_name(name)}({','.join([node, 'S', *args])})"
+    row, pre_atom, post_atom = row_atoms(program, pre, post, "S")
 
     lines = [
         "",
         f"% verify --eventual: a model is a lasso in which some {pre} row has no matching {post} row at a step of",
         "% the loop, so at infinitely many steps of the infinite run (Heljanko and Niemelä, Bounded LTL model",
         "% checking with stable models, TPLP 2003: the loop steps are the ones a k-loop visits forever)",
-        f"{PRE_ROW}({row},S) :- {reads(pre, pre_global)}, {LOOP}(L), S >= L.",
-        f"{POST_ROW}({row},S) :- {reads(post, post_global)}.",
+        f"{PRE_ROW}({row},S) :- {pre_atom}, {LOOP}(L), S >= L.",
+        f"{POST_ROW}({row},S) :- {post_atom}.",
         f"{MISSING_AT}(R,S) :- {PRE_ROW}(R,S), not {POST_ROW}(R,S).",
         f"{MISSING}(R) :- {MISSING_AT}(R,_).",
         f"{VIOLATED} :- {MISSING}(R).",

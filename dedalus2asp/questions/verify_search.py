@@ -41,15 +41,15 @@ from dataclasses import replace
 
 import clingo
 
-from ..asp.incremental import Unrolling, incremental, tuple_term
-from ..asp.names import CRASHED, LOST, PENDING, SILENCED, internal, message_relation, omission_key, relation_name
+from ..asp.incremental import Unrolling, incremental
+from ..asp.names import CRASHED, LOST, PENDING, SILENCED, internal, message_relation, omission_key
 from ..asp.transform import Compiled
 from ..bounds import CRASH, Bounds, Encoding, Semantics
 from ..lang.ast import Instance, Program
 from ..lang.located import check_events
 from .verdict import Verdict
 from .verify import (CHECK_PRE, HAS_PRE, MISSING, POST_ROW, PRE_ROW, VIOLATED, counterexample_of, optimum,
-                     optimum_with_pre, invariant_rows, minimal_fault_sets, verify)
+                     optimum_with_pre, minimal_fault_sets, row_atoms, verify)
 
 QUERY = "_query"
 
@@ -59,13 +59,7 @@ PER_HORIZON = "one program per horizon"
 
 def check_part(program: Program, pre: str, post: str, plan: bool = False) -> str:
     """`#program check(h).`: the invariant at step h, under the external `_query(h)` (see the module docstring)."""
-    k, pre_global, post_global = invariant_rows(program, pre, post)
-    columns = [f"A{i}" for i in range(1, k + 1)]
-    row = tuple_term(columns)
-
-    def reads(name: str, is_global: bool) -> str:
-        node, args = ("()", columns) if is_global else (columns[0], columns[1:])
-        return f"{relation_name(name)}({','.join([node, 'h', *args])})"
+    row, pre_atom, post_atom = row_atoms(program, pre, post, "h")
 
     return "\n".join([
         "",
@@ -73,8 +67,8 @@ def check_part(program: Program, pre: str, post: str, plan: bool = False) -> str
         f"% verify at horizon h: a model is a run in which some {pre} row has no matching {post} row at step h",
         f"#external {QUERY}(h).",
         f"#external {CHECK_PRE}(h).  % the vacuity check at h (verify.vacuity): any run with a pre row at step h",
-        f"{PRE_ROW}(h,{row}) :- {reads(pre, pre_global)}.",
-        f"{POST_ROW}(h,{row}) :- {reads(post, post_global)}.",
+        f"{PRE_ROW}(h,{row}) :- {pre_atom}.",
+        f"{POST_ROW}(h,{row}) :- {post_atom}.",
         f"{MISSING}(h,R) :- {PRE_ROW}(h,R), not {POST_ROW}(h,R).",
         f"{VIOLATED}(h) :- {MISSING}(h,R).",
         f":- {QUERY}(h), not {VIOLATED}(h), not {CHECK_PRE}(h).",
