@@ -196,6 +196,12 @@ def transform(program: Program, instance: Instance | None, bounds: Bounds, path:
         traces = env.get_template("traces.lp.j2").render(**options)
         trace_text = _lines([parts[0] + TRACE_LEVEL_HEADER, *parts[1:], traces, *tail])
     parts += [env.get_template("fast.lp.j2" if fast else "messages.lp.j2").render(**options), *tail]
+    return _compiled(program, bounds, parts, messages, horizon, trace_text)
+
+
+def _compiled(program: Program, bounds: Bounds, parts: list[str], messages, horizon: int,
+              trace_text: str | None = None) -> Compiled:
+    """The generated program's text and how to read its models: the clingo names of P's relations and messages."""
     relations = program.schema()
     return Compiled(
         text=_lines(parts),
@@ -262,13 +268,4 @@ def _lasso(program: Program, instance: Instance | None, bounds: Bounds, path: bo
         parts.append(encoding("lasso_causal.lp" if fast else "causal.lp"))
     if semantics.finite:
         parts.append(encoding("fast_finite.lp" if fast else "finite.lp"))
-    relations = program.schema()
-    return Compiled(
-        text=_lines(parts),
-        relations={relation_name(r): r for r in relations},
-        arities=relations,
-        messages={message_relation("chosen", m.relation): m.relation for m in messages},
-        bounds=bounds,
-        program=program,
-        warnings=late_steps(program, horizon),
-    )
+    return _compiled(program, bounds, parts, messages, horizon)
