@@ -218,14 +218,20 @@ class Verdict:
             f"  faults: {c.faults}" + ("" if c.fewest else " (not proven to be the fewest: stopped)")
             + ("" if c.faults or not c.fewest else " — it breaks without any fault"),
         ]
-        if self.fault_sets is not None:
-            n = len(self.fault_sets)
-            lines.append(f"  {n} minimal fault set{'s' * (n != 1)} break{'s' * (n == 1)} it"
-                         + (f"; the first {SHOWN_FAULT_SETS} (all of them in --json and --out):" if n > SHOWN_FAULT_SETS else ":"))
-            lines += [f"    {{{f}}}" for f in self.fault_sets[:SHOWN_FAULT_SETS]]
-            lines.append("  the counterexample, with the fewest faults:")
+        lines += self._fault_sets_lines("")
         lines += self._faults_and_lineage(c)
         return "\n".join(lines) + "\n" + searched
+
+    def _fault_sets_lines(self, within: str) -> list[str]:
+        """With --all: how many minimal fault sets break the invariant (`within`: where they were looked for), the
+        first SHOWN_FAULT_SETS of them, and the line that introduces the counterexample."""
+        if self.fault_sets is None:
+            return []
+        n = len(self.fault_sets)
+        return [f"  {n} minimal fault set{'s' * (n != 1)} break{'s' * (n == 1)} it{within}"
+                + (f"; the first {SHOWN_FAULT_SETS} (all of them in --json and --out):" if n > SHOWN_FAULT_SETS else ":"),
+                *(f"    {{{f}}}" for f in self.fault_sets[:SHOWN_FAULT_SETS]),
+                "  the counterexample, with the fewest faults:"]
 
     @staticmethod
     def _faults_and_lineage(c: Counterexample) -> list[str]:
@@ -270,12 +276,7 @@ class Verdict:
             + (f" (K = {exactness.K}, the completeness threshold: no run breaks it with fewer faults)" if exactness.exact
                else f" (K = {exactness.K} is not the completeness threshold: {exactness.reason})"),
         ]
-        if self.fault_sets is not None:
-            n = len(self.fault_sets)
-            lines.append(f"  {n} minimal fault set{'s' * (n != 1)} break{'s' * (n == 1)} it within lassos of ≤ {exactness.K} steps"
-                         + (f"; the first {SHOWN_FAULT_SETS} (all of them in --json and --out):" if n > SHOWN_FAULT_SETS else ":"))
-            lines += [f"    {{{f}}}" for f in self.fault_sets[:SHOWN_FAULT_SETS]]
-            lines.append("  the counterexample, with the fewest faults:")
+        lines += self._fault_sets_lines(f" within lassos of ≤ {exactness.K} steps")
         lines += self._faults_and_lineage(c)
         return "\n".join(lines) + "\n"
 
