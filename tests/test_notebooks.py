@@ -80,7 +80,10 @@ def test_notebook_runs_top_to_bottom(name: str):
         assert "jcss2014 Alg. 4, delay ≤ 1: consistent but not tolerant: a choice lasso" in text
         assert "jcss2014 Alg. 3, delay ≤ 1: consistent but not tolerant" in text
         assert "tplp2016 Fig. 4, delay ≤ 1: consistent but not tolerant" in text
-        assert "jcss2014 Alg. 1, delay ≤ 1: consistent over every infinite run with delay ≤ 1 (exact)" in text
+        assert ("jcss2014 Alg. 1, delay ≤ 1: consistent and tolerant: every infinite causal and choice run with delay ≤ 1 "
+                "has the same ultimate output") in text
+        assert "jcss2014 Alg. 2, S empty, delay ≤ 1: consistent and tolerant: every infinite causal and choice run" in text
+        assert "(bounded, not exact)" in text  # Alg. 3 fixed: not confluent, its tolerance labelled bounded
         assert "into the past: B() sent at z:1, arrives at step 0 of the unrolled run" in text
     if name == "05_coordination.ipynb":  # the loci found, the message into the past, nothing to do on Alg. 1 and 2
         text = "".join(o.get("text", "") for c in code for o in c.outputs)

@@ -28,6 +28,7 @@ from rich.table import Table
 
 from ..lang.ast import show_fact
 from ..lang.diagnostics import format_diagnostic
+from ..questions.eventual import CONFLUENCE
 from . import charts
 from .svg import loop_sentence
 
@@ -152,12 +153,16 @@ def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> 
         return out.file.getvalue()
     if verdict.eventual:
         e, c = verdict.exactness, verdict.choice_exactness
-        if verdict.satisfiable and verdict.consistent is False:  # exact at any K
+        if e.decided_by == "confluence" and c is not None and c.decided_by == "confluence":
+            out.print(f"consistency and tolerance (causal and choice lassos): {e.words()}")
+        elif verdict.satisfiable and verdict.consistent is False:  # exact at any K
             # the witnesses decide: they are infinite runs, so no threshold is needed (its words are for "consistent")
             out.print("exact, whatever K: the two causal lassos below are infinite runs whose ultimate outputs differ")
         else:
             out.print(f"consistency (causal lassos): {e.words()}")
-        if c is not None and verdict.tolerant is False:  # exact at any K
+        if c is not None and c.decided_by == "confluence":
+            pass  # said with consistency
+        elif c is not None and verdict.tolerant is False:  # exact at any K
             out.print("tolerance (choice lassos): exact, whatever K: the choice lasso below is an infinite run whose "
                       "ultimate output differs")
         elif c is not None:
@@ -376,7 +381,9 @@ def ultimate(result: Ultimate, width: int | None = None, color: bool = False) ->
     ultimate outputs, and for each a lasso that has it (its loop start L and period P, then its table)."""
     out = console(width, color)
     out.print(f"eventual answer ({result.bounds.semantics.value}, {result.bounds.describe()}), lassos of K = {result.steps} step(s)")
-    if result.exact and result.decided_by == "explorer":
+    if result.exact and result.decided_by == "confluence":
+        out.print(f"exact: yes, {CONFLUENCE}")
+    elif result.exact and result.decided_by == "explorer":
         out.print("exact: yes, decided by the explorer's configuration graph (explore --eventual): the lassos' per-node "
                   "ultimate sets left open what a run alternating between loops holds")
     else:

@@ -467,6 +467,10 @@ def analyse_eventual(
     start = time.perf_counter()
     deadline = Deadline(timeout)
     outs = outputs_of(program, outputs)
+    settled = by_confluence(program, instance, bounds, outs, deadline, max_k)
+    if settled is not None:
+        settled.seconds = time.perf_counter() - start
+        return settled
     causal = eventual.threshold(program, instance, replace(bounds, semantics=Semantics.CAUSAL_FINITE), max_k,
                                 deadline.remaining())
     verdict = analyse(program, instance, eventual.lasso_bounds(bounds, causal.K), outs, deadline.remaining())
@@ -493,6 +497,28 @@ def analyse_eventual(
     verdict.exactness = causal
     verdict.choice_exactness = choice
     verdict.seconds = time.perf_counter() - start
+    return verdict
+
+
+def by_confluence(program: Program, instance: Instance, bounds: Bounds, outputs: tuple[str, ...], deadline: Deadline,
+                  max_k: int) -> Verdict | None:
+    """The eventual verdict of a confluent program (`eventual.confluent`): every infinite run, causal or choice, has
+    the same ultimate output, so the shortest lassos there are (`models.confluent_steps`) show it, and "consistent
+    and tolerant" is exact at their K, with no completeness threshold to find (under a delay bound of 2 the
+    messages' delays alone make paths of distinct configurations exponentially long). None when the program is not
+    confluent, has no lasso of at most `max_k` steps, or its lassos disagree (which the argument rules out; the
+    thresholds then decide, and say what the lassos show)."""
+    from .models import confluent_steps
+
+    if not eventual.confluent(program, instance, bounds.network):
+        return None
+    k = confluent_steps(program, instance, bounds, max_k, deadline.remaining())
+    if k is None:
+        return None
+    verdict = analyse(program, instance, eventual.lasso_bounds(bounds, k), outputs, deadline.remaining())
+    if not (verdict.satisfiable and verdict.consistent and verdict.tolerant):
+        return None
+    verdict.exactness = verdict.choice_exactness = Exactness(k, True, "", "confluence")
     return verdict
 
 

@@ -128,6 +128,21 @@ def threshold(program: Program, instance: Instance | None, bounds: Bounds, max_s
                      time.monotonic() - start)
 
 
+def confluent_steps(program: Program, instance: Instance | None, bounds: Bounds, max_steps: int = MAX_STEPS,
+                    timeout: float | None = None) -> int | None:
+    """The fewest steps K ≥ `first_steps` of a lasso under `bounds` (the first satisfiable lasso program), or None
+    when there is none up to `max_steps` or the search stops at `timeout`. For a confluent program
+    (`eventual.confluent`) every lasso shows the one ultimate output, so the shortest will do."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    for k in range(first_steps(program, instance), max_steps + 1):
+        found = satisfiable(lasso_models(program, instance, bounds, k).text, deadline)
+        if found is None:
+            return None
+        if found:
+            return k
+    return None
+
+
 def ultimate_rules(compiled: transform.Compiled, outputs: tuple[str, ...]) -> str:
     """The ultimate facts of out(P) and the projection onto the ultimate output (united over nodes, but a located
     relation's with its node: it shows in the fact's location column)."""
@@ -234,8 +249,17 @@ def ultimate_outputs(program: Program, instance: Instance | None, bounds: Bounds
     """The distinct ultimate outputs of the lassos of K steps: K = `steps` if given (then `exact` is False: no
     threshold was established, unless `threshold_steps` says the caller found `steps` to be the completeness
     threshold), else the completeness threshold (`threshold`)."""
+    from .eventual import confluent
+
     start = time.monotonic()
-    if steps is None:
+    decided_by = "solver"
+    shortest = None
+    if steps is None and confluent(program, instance, bounds.network):
+        transform.lasso_ready(bounds)
+        shortest = confluent_steps(program, instance, bounds, max_steps, timeout)
+    if shortest is not None:  # every run has the ultimate output of any lasso: the shortest will do
+        steps, exact, reason, decided_by = shortest, True, "", "confluence"
+    elif steps is None:
         found = threshold(program, instance, bounds, max_steps, timeout)
         steps, exact, reason = found.steps, found.exact, found.reason
     elif threshold_steps:
@@ -272,8 +296,11 @@ def ultimate_outputs(program: Program, instance: Instance | None, bounds: Bounds
     if not complete:
         exact, reason = False, (reason + "; " if reason else "") + f"the enumeration stopped after {timeout} s"
     missing = alternations(per_node, lambda items: tuple(sorted({lasso_fact(compiled, x, r, a) for x, r, a in items})))
-    decided_by, extra, explorer_steps = "solver", (), 0
-    if exact and missing:
+    extra, explorer_steps = (), 0
+    if decided_by == "confluence" and len(ordered) > 1:  # which the argument rules out: say so rather than hide it
+        exact, decided_by = False, "solver"
+        reason = f"the program is confluent, yet the lassos of {steps} steps show {len(ordered)} ultimate outputs"
+    if exact and missing and decided_by != "confluence":
         exact = False
         reason = alternation_reason(missing, steps)
         explored = explorer_decides(program, instance, compiled.bounds, outputs)
