@@ -1,6 +1,6 @@
 """Confluent programs in the eventual mode: every infinite run, causal or choice, has the same ultimate output.
 
-`questions.eventual.confluent` (the Dedalus properties draft's criterion, with jcss2014 §4.1.1's argument for
+`questions.models.confluent` (the Dedalus properties draft's criterion, with jcss2014 §4.1.1's argument for
 Algorithm 2 made general) lets `cron --eventual`, `models --eventual` and `count --eventual` answer exactly where
 no completeness threshold is found: under the choice semantics a message may arrive before its send, and under a
 delay bound of 2 the delays alone make paths of distinct configurations exponentially long. Checked here:
@@ -27,7 +27,7 @@ from dedalus2asp.bounds import Bounds, Mode, Network, Semantics
 from dedalus2asp.cli import app
 from dedalus2asp.lang.facts import parse_facts
 from dedalus2asp.lang.parser import parse_program
-from dedalus2asp.questions import cron, eventual, models
+from dedalus2asp.questions import cron, models
 from dedalus2asp.runs import eventual as explorer
 
 from conftest import EXAMPLES
@@ -55,7 +55,7 @@ def loaded(program: str, facts: str | None):
 @pytest.mark.parametrize("program,facts", CONFLUENT, ids=lambda p: str(p))
 def test_confluent_examples_are_tolerant_exactly(program, facts, network):
     prog, instance = loaded(program, facts)
-    assert eventual.confluent(prog, instance, network)
+    assert models.confluent(prog, instance, network)
     verdict = cron.analyse_eventual(prog, instance, Bounds(0, network=network), timeout=60)
     assert verdict.consistent and verdict.tolerant and verdict.exact
     assert verdict.exactness.decided_by == verdict.choice_exactness.decided_by == "confluence"
@@ -70,7 +70,7 @@ def test_confluent_examples_are_tolerant_exactly(program, facts, network):
 @pytest.mark.parametrize("program,facts", NOT_CONFLUENT, ids=lambda p: str(p))
 def test_the_criterion_leaves_the_others_to_the_thresholds(program, facts):
     prog, instance = loaded(program, facts)
-    assert not eventual.confluent(prog, instance, Network(max_delay=1))
+    assert not models.confluent(prog, instance, Network(max_delay=1))
     verdict = cron.analyse_eventual(prog, instance, Bounds(0, network=Network(max_delay=1)), timeout=60)
     assert verdict.exactness.decided_by != "confluence"
     assert verdict.choice_exactness is None or verdict.choice_exactness.decided_by != "confluence"
@@ -78,14 +78,14 @@ def test_the_criterion_leaves_the_others_to_the_thresholds(program, facts):
 
 def test_faults_and_global_rules_are_outside_the_criterion():
     prog, instance = loaded("jcss2014/alg1.ded", "jcss2014/alg1.facts")
-    assert not eventual.confluent(prog, instance, Network("sync", crashes=1))
-    assert not eventual.confluent(prog, instance, Network("sync", loss_until=2))
+    assert not models.confluent(prog, instance, Network("sync", crashes=1))
+    assert not models.confluent(prog, instance, Network("sync", loss_until=2))
 
 
 def test_two_messages_that_must_meet_are_consistent_but_not_tolerant():
     prog = parse_program(MEET, "meet.ded")
     instance = parse_facts("a { id(a). }\n", "a.facts")
-    assert prog.positive and not eventual.confluent(prog, instance, Network(max_delay=1))
+    assert prog.positive and not models.confluent(prog, instance, Network(max_delay=1))
     verdict = cron.analyse_eventual(prog, instance, Bounds(0, network=Network(max_delay=1)), timeout=60)
     assert verdict.consistent and verdict.tolerant is False and verdict.exact
     assert verdict.certain == {"out()"} and verdict.lost == {"out()"}
@@ -95,8 +95,8 @@ def test_an_input_event_is_not_fixed_by_the_input():
     """`start()@0` holds at step 0 only: what is derived from it need not grow, so the criterion must not hold."""
     prog = parse_program(".output got.\nm()@async(X) :- start(), id(X).\nm()@next :- m().\ngot() :- m(), start().\n"
                          "got()@next :- got().\n", "event.ded")
-    assert eventual.confluent(prog, parse_facts("a { id(a). start(). }\n", "a.facts"), Network(max_delay=1))
-    assert not eventual.confluent(prog, parse_facts("a { id(a). start()@0. }\n", "a.facts"), Network(max_delay=1))
+    assert models.confluent(prog, parse_facts("a { id(a). start(). }\n", "a.facts"), Network(max_delay=1))
+    assert not models.confluent(prog, parse_facts("a { id(a). start()@0. }\n", "a.facts"), Network(max_delay=1))
 
 
 # ---------------------------------------------------------------------------
@@ -140,7 +140,7 @@ FACTS = st.sampled_from([
 def test_random_confluent_programs_have_one_ultimate_output_in_every_run(text, facts, network):
     prog = parse_program(text, "random.ded")
     instance = parse_facts(facts, "random.facts")
-    holds = eventual.confluent(prog, instance, network)
+    holds = models.confluent(prog, instance, network)
     event("confluent" if holds else "not confluent")
     assume(holds)
     explored = explorer.explore(prog, instance, Bounds(0, network=network, mode=Mode.EVENTUAL), 3_000, ("out",))

@@ -50,7 +50,7 @@ from ..bounds import Bounds, Encoding, Mode, Semantics
 from ..inspect.model import Model, decode, show_fact
 from ..lang.ast import Instance, Program
 from ..lang.diagnostics import Diagnostic, DiagnosticError
-from . import eventual
+from . import eventual, models
 from .eventual import Exactness
 
 
@@ -502,17 +502,15 @@ def analyse_eventual(
 
 def by_confluence(program: Program, instance: Instance, bounds: Bounds, outputs: tuple[str, ...], deadline: Deadline,
                   max_k: int) -> Verdict | None:
-    """The eventual verdict of a confluent program (`eventual.confluent`): every infinite run, causal or choice, has
+    """The eventual verdict of a confluent program (`models.confluent`): every infinite run, causal or choice, has
     the same ultimate output, so the shortest lassos there are (`models.confluent_steps`) show it, and "consistent
     and tolerant" is exact at their K, with no completeness threshold to find (under a delay bound of 2 the
     messages' delays alone make paths of distinct configurations exponentially long). None when the program is not
     confluent, has no lasso of at most `max_k` steps, or its lassos disagree (which the argument rules out; the
     thresholds then decide, and say what the lassos show)."""
-    from .models import confluent_steps
-
-    if not eventual.confluent(program, instance, bounds.network):
+    if not models.confluent(program, instance, bounds.network):
         return None
-    k = confluent_steps(program, instance, bounds, max_k, deadline.remaining())
+    k = models.confluent_steps(program, instance, bounds, max_k, deadline.remaining())
     if k is None:
         return None
     verdict = analyse(program, instance, eventual.lasso_bounds(bounds, k), outputs, deadline.remaining())
@@ -531,13 +529,11 @@ def shortest_witness(program: Program, instance: Instance, bounds: Bounds, found
     until one shows such a witness; the lassos of the verdict's K did, so the search stops there at the latest. A
     lasso of k steps stands for every shorter one, so the first k found is the shortest witness. The outputs, K
     and the exactness stay those of the verdict's K (every run's); a timeout keeps its witnesses."""
-    from .models import first_steps
-
     inconsistent = found.satisfiable and found.consistent is False
     intolerant = found.satisfiable and found.consistent and found.tolerant is False
     if not (inconsistent or intolerant):
         return found
-    for k in range(max(1, first_steps(program, instance)), found.bounds.horizon + 1):
+    for k in range(max(1, models.first_steps(program, instance)), found.bounds.horizon + 1):
         if deadline.remaining() is not None and deadline.remaining() <= 0:
             break
         try:
@@ -560,8 +556,6 @@ def per_node(program: Program, instance: Instance, bounds: Bounds, semantics: Se
     per-node ultimate sets, so the per-node sets the lassos have (`models.ultimate_outputs`) are closed under
     intersection; when that gives an output beyond theirs, the explorer's graph decides (causal rounds, a small
     graph), else the answer is not exact. Returns the exactness and, when the explorer decided, its answer."""
-    from . import models
-
     if not found.exact:
         return found, None
     side = replace(bounds, semantics=semantics)

@@ -25,9 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..asp.names import LOOP, OUTPUT, relation_name
-from ..bounds import Bounds, Mode, Network
-from ..lang import coordination
-from ..lang.ast import Instance, Program, RuleKind
+from ..bounds import Bounds, Mode
+from ..lang.ast import Instance, Program
 
 NOT_ALWAYS = "_not_always"
 """_not_always(x, "R", (x, w̄)): node x lacks R(w̄) at some step of the loop, so R(w̄) is no ultimate fact of x."""
@@ -47,7 +46,7 @@ class Exactness:
     reason: str = ""
     decided_by: str = "solver"
     """"explorer": the configuration graph decided what the lassos' per-node sets left open; "confluence": the
-    program is confluent (`confluent`), so every run has the same ultimate output and any lasso shows it."""
+    program is confluent (`models.confluent`), so every run has the same ultimate output and any lasso shows it."""
 
     def words(self) -> str:
         """Exact: "exact: lassos of up to K = 7 steps cover every infinite run (the completeness threshold)";
@@ -72,34 +71,7 @@ class Exactness:
 CONFLUENCE = ("the program is confluent by the Dedalus properties draft's criterion (see `check`), so "
               "every infinite run, causal or not, ends holding the same facts (jcss2014 §4.1.1's argument for "
               "Algorithm 2: what arrives, even before its send, is persisted), and any lasso shows its ultimate output")
-"""Why a confluent program's eventual answer is exact (`confluent`), in words."""
-
-
-def confluent(program: Program, instance: Instance | None, network: Network) -> bool:
-    """Whether every infinite run of P on H, causal or choice (messages may arrive before their send), ends holding
-    the same facts, so that every run has the same ultimate output and any lasso shows it: P is confluent by the
-    Dedalus properties draft's criterion (`lang.coordination`: temporally safe, no locus of coordination, every
-    asynchronous relation simply persisted, every relation carried to a later step growing) and temporally
-    stratifiable, has no global rule, and the network has no faults.
-
-    The argument is jcss2014's for Algorithm 2 (§4.1.1: "even if messages are sent into the past, the inductive
-    rule persists any received identifier towards the future"), made general. A growing relation's rules read
-    growing relations positively and negate or aggregate only relations fixed by the input (the same at every
-    step), so at each node its facts never shrink and, finitely many (temporal safety), stop growing at some step.
-    They are then exactly those of G, the least fixpoint of the program read without time (an asynchronous head at
-    its addressee): every fact of a stable model has a derivation, which read without time is one in G (⊆); past
-    the step where every node's growing facts stop changing, every rule whose body holds fires at every step, and
-    a message sent at each of those steps arrives at one of them, wherever the arrival choice puts it (at most D
-    steps before or after its send), and stays, being simply persisted (⊇). What is read at one step only is, at
-    each such step, the one stratified model (temporal stratification) over those facts and the input. G does not
-    depend on the run, so neither does the ultimate output: the program is consistent and tolerates
-    non-causality."""
-    if network.faulty or any(r.kind is RuleKind.GLOBAL for r in program.rules):
-        return False
-    facts = [*(f for fs in (instance.facts.values() if instance else ()) for f in fs),
-             *(instance.everywhere if instance else ())]
-    found = coordination.analyse(program, {f.predicate for f in facts if f.step is not None})
-    return found.confluent and found.temporally_stratifiable
+"""Why a confluent program's eventual answer is exact (`models.confluent`), in words."""
 
 
 def _plural(n: int, noun: str) -> str:

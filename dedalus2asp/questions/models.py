@@ -40,10 +40,10 @@ import clingo
 
 from ..asp import transform
 from ..asp.names import relation_name
-from ..bounds import Bounds, Mode
+from ..bounds import Bounds, Mode, Network
 from ..inspect.model import Model, decode
 from ..lang import coordination
-from ..lang.ast import Instance, Program
+from ..lang.ast import Instance, Program, RuleKind
 
 MAX_STEPS = 40
 """The largest K the threshold search tries before it answers `exact: false`."""
@@ -128,11 +128,38 @@ def threshold(program: Program, instance: Instance | None, bounds: Bounds, max_s
                      time.monotonic() - start)
 
 
+def confluent(program: Program, instance: Instance | None, network: Network) -> bool:
+    """Whether every infinite run of P on H, causal or choice (messages may arrive before their send), ends holding
+    the same facts, so that every run has the same ultimate output and any lasso shows it: P is confluent by the
+    Dedalus properties draft's criterion (`lang.coordination`: temporally safe, no locus of coordination, every
+    asynchronous relation simply persisted, every relation carried to a later step growing) and temporally
+    stratifiable, has no global rule, and the network has no faults.
+
+    The argument is jcss2014's for Algorithm 2 (§4.1.1: "even if messages are sent into the past, the inductive
+    rule persists any received identifier towards the future"), made general. A growing relation's rules read
+    growing relations positively and negate or aggregate only relations fixed by the input (the same at every
+    step), so at each node its facts never shrink and, finitely many (temporal safety), stop growing at some step.
+    They are then exactly those of G, the least fixpoint of the program read without time (an asynchronous head at
+    its addressee): every fact of a stable model has a derivation, which read without time is one in G (⊆); past
+    the step where every node's growing facts stop changing, every rule whose body holds fires at every step, and
+    a message sent at each of those steps arrives at one of them, wherever the arrival choice puts it (at most D
+    steps before or after its send), and stays, being simply persisted (⊇). What is read at one step only is, at
+    each such step, the one stratified model (temporal stratification) over those facts and the input. G does not
+    depend on the run, so neither does the ultimate output: the program is consistent and tolerates
+    non-causality."""
+    if network.faulty or any(r.kind is RuleKind.GLOBAL for r in program.rules):
+        return False
+    facts = [*(f for fs in (instance.facts.values() if instance else ()) for f in fs),
+             *(instance.everywhere if instance else ())]
+    found = coordination.analyse(program, {f.predicate for f in facts if f.step is not None})
+    return found.confluent and found.temporally_stratifiable
+
+
 def confluent_steps(program: Program, instance: Instance | None, bounds: Bounds, max_steps: int = MAX_STEPS,
                     timeout: float | None = None) -> int | None:
     """The fewest steps K ≥ `first_steps` of a lasso under `bounds` (the first satisfiable lasso program), or None
     when there is none up to `max_steps` or the search stops at `timeout`. For a confluent program
-    (`eventual.confluent`) every lasso shows the one ultimate output, so the shortest will do."""
+    (`confluent`) every lasso shows the one ultimate output, so the shortest will do."""
     deadline = None if timeout is None else time.monotonic() + timeout
     for k in range(first_steps(program, instance), max_steps + 1):
         found = satisfiable(lasso_models(program, instance, bounds, k).text, deadline)
@@ -249,8 +276,6 @@ def ultimate_outputs(program: Program, instance: Instance | None, bounds: Bounds
     """The distinct ultimate outputs of the lassos of K steps: K = `steps` if given (then `exact` is False: no
     threshold was established, unless `threshold_steps` says the caller found `steps` to be the completeness
     threshold), else the completeness threshold (`threshold`)."""
-    from .eventual import confluent
-
     start = time.monotonic()
     decided_by = "solver"
     shortest = None
