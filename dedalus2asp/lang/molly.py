@@ -10,7 +10,11 @@ Molly's dialect through these steps, each with a warning:
   relation (`static_relations`) at another node reads every node's copy of it,
   `R_everywhere(x, ā)`, where the rule would otherwise be refused;
   `remote_write` finds the rule that writes at one node what the run derives at another, which
-  cannot be read so (`remote_write_message` says why);
+  cannot be read so;
+* **lock-step rules** (`lockstep_relations`, `lockstep_warning`): such a write, when its head has a
+  location column, is read as Molly reads it, a `RuleKind.LOCKSTEP` rule (its head holds at the node
+  its first column names at the very step its body holds), which only Molly's rounds
+  (`--delivery sync`) give a meaning; a write whose head has no node is refused (`remote_write_message`);
 * **Molly's built-in relations** (`MOLLY_RELATIONS`, `molly_warnings`), which
   mean nothing in tplp2016's semantics.
 
@@ -194,6 +198,68 @@ def remote_write(rules: list[Rule], marked, relation: str, held: frozenset[str])
                 return rule
             todo += [b.atom.predicate for b in rule.body if isinstance(b, Literal) and b.atom.predicate in held]
     return None
+
+
+def _steering(rules: list[Rule], held: frozenset[str]) -> list[str]:
+    """The global relations that a node's rules keep, send or read (`RemoteWrites.derives`, `.reads`), in order."""
+    found: dict[str, None] = {}
+    for rule in rules:
+        if rule.head.predicate in held:
+            if rule.kind is not RuleKind.DEDUCTIVE:
+                found.setdefault(rule.head.predicate)
+            continue
+        for b in rule.body:
+            if isinstance(b, Literal) and b.atom.predicate in held:
+                found.setdefault(b.atom.predicate)
+    return list(found)
+
+
+def lockstep_relations(rules: list[Rule], marked) -> frozenset[str]:
+    """The relations written by Molly's lock-step rules: the heads of the rules that `remote_write` finds (a
+    deductive rule writing at its head's node what the run derives at another, the head's relation then kept,
+    sent or read by the nodes), when the head has a node to be held at (its location column, not `_`).
+
+    Such a relation is located (`global_relations(..., located=)`), so the relations computed from it at its
+    node are located too; found again until no more: gstore's `ja(Leader, Server, Id, Yid, "R") :- next(Server,
+    Id), j_buf(Server, Leader, Id, Group), ...` makes `ja` located, and then `begin_delete(Leader, Server, Id) :-
+    ja(Leader, _, Id, _, "R"), ...`, all at Leader, is an ordinary rule of Leader."""
+    located: set[str] = set()
+    while True:
+        held = global_relations(rules, marked, frozenset(located))
+        roots = [remote_write(rules, marked, relation, held) for relation in _steering(rules, held)]
+        new = {root.head.predicate for root in roots if root is not None and _has_node(root, marked)} - located
+        if not new:
+            return frozenset(located)
+        located |= new
+
+
+def _has_node(rule: Rule, marked) -> bool:
+    home = location_of(unmarked_atom(rule.head), marked)
+    return home is not None and not (isinstance(home, Variable) and home.anonymous)
+
+
+def reads_elsewhere(rule: Rule, marked) -> bool:
+    """Whether the deductive `rule` reads some body atom at another node than its head's: a lock-step rule when
+    its head's relation is one of `lockstep_relations`."""
+    home = location_of(unmarked_atom(rule.head), marked)
+    return any(location_of(unmarked_atom(b.atom), marked) != home for b in rule.body if isinstance(b, Literal))
+
+
+def lockstep_warning(rule: Rule, marked) -> str:
+    """What a lock-step rule means, and what it needs (`lockstep_relations`)."""
+    home = location_of(unmarked_atom(rule.head), marked)
+    places = list(dict.fromkeys(str(location_of(unmarked_atom(b.atom), marked)) for b in rule.body
+                                if isinstance(b, Literal) and location_of(unmarked_atom(b.atom), marked) != home))
+    where = ", ".join(f"'{p}'" for p in places)
+    return (
+        f"rule {rule.number} writes '{rule.head.predicate}' at '{home}' (its first column) from what holds at {where} "
+        "at the same step: a lock-step rule. Molly evaluates a deductive rule over one database of all nodes per "
+        f"time (its DedalusRewrites gives the head the body's time and no place), so '{home}' holds the fact at "
+        "the very step the body holds, as if the nodes computed each round together. That needs every node's "
+        "step s to be round s of one clock: give --delivery sync (Molly's rounds) to solve, verify and cron; "
+        "under async delivery, and in explore and run (one node's step at a time), it is refused. Write the "
+        "head with @async to send the fact instead (it arrives a step later)"
+    )
 
 
 def _derived_elsewhere(rule: Rule, marked, static, held) -> list[str]:
