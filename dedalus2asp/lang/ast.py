@@ -360,8 +360,9 @@ class Program:
         return {r.head.predicate: r.head.arity for r in self.rules_of(RuleKind.GLOBAL)}
 
     def idb(self) -> dict[str, int]:
-        """idb(P): the relations in rule heads."""
-        return {r.head.predicate: r.head.arity for r in self.rules}
+        """idb(P): the relations in rule heads (a lock-step rule's head counted without its location, `arity_in`)."""
+        held_by_none = self.global_relations()
+        return {r.head.predicate: arity_in(r, r.head, held_by_none) for r in self.rules}
 
     def edb(self) -> dict[str, int]:
         """edb(P) = sch(P) \\ idb(P)."""

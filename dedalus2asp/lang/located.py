@@ -212,11 +212,11 @@ def locate(
     rules = [s.rule if isinstance(s, Timestamped) else s for s in statements]
     marked = location_columns(rules, error)
     copies: dict[str, str] = {}
+    lockstep = lockstep_relations(rules, marked) if dialect == "molly" else frozenset()
     if dialect == "molly":
-        statements, copies = remote_reads(statements, marked, error)
+        statements, copies = remote_reads(statements, marked, error, lockstep)
         rules = [s.rule if isinstance(s, Timestamped) else s for s in statements]
     schema = {a.predicate for r in rules for a in r.atoms}
-    lockstep = lockstep_relations(rules, marked) if dialect == "molly" else frozenset()
     held_by_none = global_relations(rules, marked, lockstep)
     locator = _Locator(marked, _identity_name(schema), error, held_by_none, lockstep)
     source, transparent, facts = _read(statements, rules, locator, dialect)

@@ -108,7 +108,7 @@ def _copy_name(relation: str, taken: set[str]) -> str:
 
 
 def remote_reads(
-    statements: list[Rule | Timestamped], marked: Mapping[str, int], error
+    statements: list[Rule | Timestamped], marked: Mapping[str, int], error, lockstep: frozenset[str] = frozenset()
 ) -> tuple[list[Rule | Timestamped], dict[str, str]]:
     """Molly's one global database, for the rules that read another node's static relations.
 
@@ -129,11 +129,12 @@ def remote_reads(
     global relation observes a run and never steers it. The rule
     runs at its head's node (deductive, @next) or its first positive body atom's (@async). An atom of a
     relation that is not static, read at another node, is left as it is (an error of `check`).
-    Returns the statements and the copies (relation → copy relation).
+    A lock-step rule (of a relation of `lockstep`, `lockstep_relations`) reads every node at its step as it is,
+    and is left so. Returns the statements and the copies (relation → copy relation).
     """
     rules = [s.rule if isinstance(s, Timestamped) else s for s in statements]
     static = static_relations(rules)
-    held = global_relations(rules, marked)
+    held = global_relations(rules, marked, lockstep)
     steering = {r.head.predicate for r in rules if r.kind is not RuleKind.DEDUCTIVE and r.head.predicate in held}
     for rule in rules:
         if rule.kind is not RuleKind.DEDUCTIVE:
@@ -151,7 +152,8 @@ def remote_reads(
     out: list[Rule | Timestamped] = []
     for statement in statements:
         rule = statement.rule if isinstance(statement, Timestamped) else statement
-        rewritten = rule if isinstance(statement, Timestamped) else _read_remote(
+        lock_step = rule.kind is RuleKind.DEDUCTIVE and rule.head.predicate in lockstep and reads_elsewhere(rule, marked)
+        rewritten = rule if isinstance(statement, Timestamped) or lock_step else _read_remote(
             rule, marked, static, steering, copies, taken, error)
         out.append(rewritten if not isinstance(statement, Timestamped) else statement)
     number = max((r.number for r in rules), default=0)
