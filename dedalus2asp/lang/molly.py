@@ -273,23 +273,23 @@ def _derived_elsewhere(rule: Rule, marked, static, held) -> list[str]:
 
 
 def remote_write_message(root: Rule, marked, rules: list[Rule], held: frozenset[str], uses: list[str]) -> str:
-    """Why the rule `root` (`remote_write`) is refused: what Molly does with it, and what tplp2016's runs cannot."""
+    """Why the rule `root` (`remote_write`) is refused: it reads what the run derives at another node, as a
+    lock-step rule does (`lockstep_relations`), but its head names no node to hold the fact at."""
     home = location_of(unmarked_atom(root.head), marked)
     derived = _derived_elsewhere(root, marked, static_relations(rules), held)
     places = sorted({str(location_of(unmarked_atom(b.atom), marked)) for b in root.body
                      if isinstance(b, Literal) and b.atom.predicate in derived})
     where = f"at '{places[0]}'" if len(places) == 1 else "at other nodes (" + ", ".join(f"'{p}'" for p in places) + ")"
+    head = "has no location column" if home is None else f"is at '{home}', which names no node"
     return (
-        f"rule {root.number} writes '{root.head.predicate}' at '{home}' (its first column) from what the run derives "
-        f"{where} at the same time ({', '.join(map(repr, derived))}), and the run keeps, sends or reads it there "
-        f"({'; '.join(uses[:4])}{f'; and {len(uses) - 4} more' if len(uses) > 4 else ''}). Molly evaluates a deductive rule over one database of all nodes per time (its "
-        "DedalusRewrites gives the head the body's time and no place), so '" + str(home) + "' holds the fact at "
-        "the very time the body holds elsewhere. A node of tplp2016 (§5.1) takes its step from its own state and "
-        "the messages that arrived: a write into another node's state within a step needs Molly's lock-step "
-        "rounds (the fixpoint of every node at a time computed together), which the explorer (one node's step at "
-        "a time), the solver's runs and the run engines do not have, so dedalus2asp refuses it rather than read "
-        "it otherwise (docs/molly.md). Send the fact instead: write the head with @async (under --delivery sync "
-        "it arrives one step later), or derive it at the node of the body"
+        f"rule {root.number} writes '{root.head.predicate}' from what the run derives {where} at the same time "
+        f"({', '.join(map(repr, derived))}), and the run keeps, sends or reads it at a node "
+        f"({'; '.join(uses[:4])}{f'; and {len(uses) - 4} more' if len(uses) > 4 else ''}); but its head {head}. "
+        "Molly evaluates a deductive rule over one database of all nodes per time (its DedalusRewrites gives the "
+        "head the body's time and no place); dedalus2asp reads such a write as a lock-step rule, which writes the "
+        "head at the node its first column names (docs/molly.md), and this head names none. Give the head a first "
+        "column naming the node that holds it, or send the fact with @async (under --delivery sync it arrives "
+        "one step later)"
     )
 
 
