@@ -184,3 +184,19 @@ def test_a_lock_step_rule_is_no_global_rule_and_is_stratified_with_the_deductive
     done = _cli("check", "q.ded", cwd=tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "closes the cycle" in done.stderr and "seen" in done.stderr
+
+
+def test_the_multi_shot_program_reads_it_under_sync_and_refuses_it_otherwise(tmp_path):
+    """`verify --search-horizon` (the multi-shot program): the same first violating horizon as the one-shot
+    program (horizon 1: a holds val(1), b's ack arrives at step 2), and the refusal under async delivery."""
+    (tmp_path / "p.ded").write_text(ACK)
+    searched = _cli("verify", "p.ded", "-T", "3", "--delivery", "sync", "--nodes", "a,b", "--search-horizon", "--json",
+                    cwd=tmp_path)
+    assert searched.returncode == 1 and "Traceback" not in searched.stderr
+    found = json.loads(searched.stdout)
+    assert found["bound"]["horizon"] == 1 and found["bound"]["search"] == "multi-shot"
+    one_shot = _cli("verify", "p.ded", "-T", "1", "--delivery", "sync", "--nodes", "a,b", cwd=tmp_path)
+    assert one_shot.returncode == 1 and one_shot.stdout.startswith("counterexample at horizon 1")
+    refused = _cli("verify", "p.ded", "-T", "3", "--max-delay", "1", "--nodes", "a,b", "--search-horizon", cwd=tmp_path)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "p.ded:7:1: error: rule 6 writes 'seen'" in refused.stderr

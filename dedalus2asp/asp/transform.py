@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from importlib import resources
 
-from ..bounds import CRASH, Bounds, Encoding, Mode
+from ..bounds import CRASH, Bounds, Encoding, Mode, Network
 from ..lang.analysis import restrict
 from ..lang.ast import Instance, Literal, Program
 from ..lang.diagnostics import Diagnostic, DiagnosticError, Severity, diagnostic_in, rule_name
@@ -148,12 +148,12 @@ def read_steps(program: Program, instance: Instance | None) -> int:
     return max(steps, default=-1)
 
 
-def lockstep_ready(program: Program, bounds: Bounds) -> None:
+def lockstep_ready(program: Program, network: Network) -> None:
     """Raise `DiagnosticError` when P has lock-step rules (Molly's writes into another node within a step,
     `ast.RuleKind.LOCKSTEP`) and the delivery is not `sync`: a lock-step rule makes step s of its head's node
     the very step s of its body's nodes, which Molly's rounds are and tplp2016's asynchronous runs, where each
     node takes its steps on its own, are not."""
-    if bounds.network.sync:
+    if network.sync:
         return
     raise DiagnosticError([diagnostic_in(
         program, "lockstep-async",
@@ -172,7 +172,7 @@ def transform(program: Program, instance: Instance | None, bounds: Bounds, path:
     pairwise distinct configurations in a row from the start). A lock-step rule needs `--delivery sync`
     (`lockstep_ready`)."""
     if program.lockstep_rules():
-        lockstep_ready(program, bounds)
+        lockstep_ready(program, bounds.network)
     if bounds.mode is Mode.EVENTUAL:
         return _lasso(program, instance, bounds, path)
     if path:
