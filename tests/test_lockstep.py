@@ -200,3 +200,10 @@ def test_the_multi_shot_program_reads_it_under_sync_and_refuses_it_otherwise(tmp
     refused = _cli("verify", "p.ded", "-T", "3", "--max-delay", "1", "--nodes", "a,b", "--search-horizon", cwd=tmp_path)
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
     assert "p.ded:7:1: error: rule 6 writes 'seen'" in refused.stderr
+
+
+def test_convert_cannot_write_it_location_transparently(tmp_path):
+    (tmp_path / "p.ded").write_text(COUNTER)
+    done = _cli("convert", "p.ded", cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "rule 6 'seen(B, V) :- val(A, V), peer(A, B).' writes at the node its first column names" in done.stderr
