@@ -99,14 +99,18 @@ def test_the_solver_writes_at_b_what_a_holds_in_the_same_round(tmp_path, encodin
 
 
 def test_a_crashed_body_node_writes_nothing_under_fail_stop(tmp_path):
-    """Molly fires a rule at its first body atom's node: once a has crashed (fail-stop), b sees nothing more."""
+    """Molly fires a rule at its first body atom's node: once a has crashed (fail-stop), b sees nothing more; nor
+    once b has crashed (a crashed node holds nothing)."""
     program, instance, _ = _load(tmp_path, COUNTER)
     bounds = _sync(3, crashes=1, crash_model="fail-stop", crash_times="any")
     text = transform(program, instance, bounds).text
-    assert "seen(B,S,V) :- val(A,S,V), peer(A,S,B), not _silenced(A,S)." in text
+    assert "seen(B,S,V) :- val(A,S,V), peer(A,S,B), not _silenced(A,S), not _silenced(B,S)." in text
     found = inspect.traces(transform(program, instance, bounds), timeout=60)
     seen = {frozenset(_facts(m.trace, {"seen"})) for m in found.models}
     assert frozenset() in seen and frozenset({('"b"', 1, "seen", ("1",))}) in seen
+    for model in found.models:  # whoever crashed holds no seen from its crash step on
+        crashed = {str(x): s for x, s in model.crashes}
+        assert not any(s >= min(crashed.values(), default=99) for _, s, _, _ in _facts(model.trace, {"seen"}))
 
 
 def test_the_lasso_program_reads_it_too(tmp_path):

@@ -26,7 +26,7 @@ The constructs of the Dedalus people write (issue #18) are written here, once fo
 * a lock-step rule of Molly's (`RuleKind.LOCKSTEP`, only under `--delivery sync`) reads its body as a global
   rule does and writes its head at the node its first argument names, at the same step:
   `ja(L,s,S,I) :- next(S,s,I), j_buf(S,s,L,I).` Under fail-stop crashes it fires where Molly places it, at
-  its first body atom's node: `not _silenced(S,s)`.
+  its first body atom's node, and writes into no crashed node: `not _silenced(S,s), not _silenced(L,s)`.
 """
 
 from __future__ import annotations
@@ -134,16 +134,17 @@ class RuleView:
         """A global or lock-step rule: each body atom is read at the node its first argument names."""
         return self.rule.kind in (RuleKind.GLOBAL, RuleKind.LOCKSTEP)
 
-    @property
-    def fires_at(self) -> str | None:
-        """The node whose crash silences the rule (fail-stop): x, or a lock-step rule's first body atom's node
-        (Molly locates a rule at its first body atom); a global rule observes and is never silenced (None)."""
+    def silenced(self, step: str) -> str:
+        """`, not _silenced(n,step)` for each node whose crash silences the rule under fail-stop crashes: x; for a
+        lock-step rule its first body atom's node (Molly locates a rule at its first body atom) and its head's
+        node (a crashed node holds nothing); none for a global rule, which observes."""
         if self.rule.kind is RuleKind.GLOBAL:
-            return None
+            return ""
+        nodes = [self.x]
         if self.rule.kind is RuleKind.LOCKSTEP:
             first = next(b for b in self.rule.body if isinstance(b, Literal))
-            return term(first.atom.args[0], self)
-        return self.x
+            nodes = list(dict.fromkeys([term(first.atom.args[0], self), term(self.rule.head.args[0], self)]))
+        return "".join(f", not _silenced({n},{step})" for n in nodes)
 
     @property
     def positive(self) -> bool:
