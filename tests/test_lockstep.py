@@ -16,6 +16,8 @@ import clingo
 import pytest
 
 from dedalus2asp import inspect, pipeline
+from dedalus2asp.asp import budget
+from dedalus2asp.lang import pdg
 from dedalus2asp.asp.transform import transform
 from dedalus2asp.bounds import Bounds, Encoding, Mode, Network
 from dedalus2asp.lang.ast import RuleKind
@@ -211,3 +213,17 @@ def test_convert_cannot_write_it_location_transparently(tmp_path):
     done = _cli("convert", "p.ded", cwd=tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "rule 6 'seen(B, V) :- val(A, V), peer(A, B).' writes at the node its first column names" in done.stderr
+
+
+def test_the_static_analyses_and_the_budget_count_the_rule(tmp_path):
+    """The dependency graph has the lock-step rule's edges (same step, not temporal), and the ground budget
+    counts its instances once over all nodes, as a global rule's, within a factor of what clingo grounds."""
+    program, instance, _ = _load(tmp_path, COUNTER)
+    edges = {(d.head, d.body): d for d in pdg.dependencies(program)}
+    assert not edges[("seen", "val")].temporal and edges[("seen", "val")].rules == (6,)
+    assert ("echo", "seen") in edges and edges[("mute", "seen")].monotone
+    found = budget.estimate(program, instance, _sync(3))
+    [part] = [p for p in found.parts if p.rule is not None and p.rule.number == 6 and "valuation" in p.what]
+    assert "over all nodes" in part.what and part.size >= 1
+    grounded = budget.measured(program, instance, _sync(3))
+    assert grounded is not None and grounded <= 10 * found.total
