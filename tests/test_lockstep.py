@@ -17,6 +17,7 @@ import pytest
 
 from dedalus2asp import inspect, pipeline
 from dedalus2asp.asp import budget
+from dedalus2asp.inspect import explain
 from dedalus2asp.lang import pdg
 from dedalus2asp.asp.transform import transform
 from dedalus2asp.bounds import Bounds, Encoding, Mode, Network
@@ -227,3 +228,27 @@ def test_the_static_analyses_and_the_budget_count_the_rule(tmp_path):
     assert "over all nodes" in part.what and part.size >= 1
     grounded = budget.measured(program, instance, _sync(3))
     assert grounded is not None and grounded <= 10 * found.total
+
+
+@pytest.mark.parametrize("encoding", [Encoding.FAST, Encoding.PAPER], ids=["fast", "paper"])
+def test_an_aggregate_is_written_at_the_heads_node(tmp_path, encoding):
+    """`seen(B, max<V>)`: b holds, at each step, the largest value a holds then (7 at step 1, beside 1), and the
+    lineage gives every valuation of the group as premises at a."""
+    program, instance, _ = _load(tmp_path, COUNTER.replace("seen(B, V) :- val(A, V), peer(A, B);",
+                                                           "seen(B, max<V>) :- val(A, V), peer(A, B);\n"
+                                                           "val(A, 7)@next :- start(A, _);"))
+    [model] = inspect.traces(transform(program, instance, _sync(3, encoding)), timeout=60).models
+    assert _facts(model.trace, {"seen"}) == {('"b"', 1, "seen", ("7",)), ('"b"', 2, "seen", ("2",)),
+                                             ('"b"', 3, "seen", ("3",))}
+    derivation = explain.Lineage(model, instance).derive(clingo.String("b"), 1, ("seen", (clingo.Number(7),)))
+    assert {(str(p.node), p.step, p.fact[0], str(p.fact[1][0])) for p in derivation.premises} == {
+        ('"a"', 1, "val", "1"), ('"a"', 1, "val", "7"), ('"a"', 1, "peer", '"b"')}
+
+
+def test_a_head_held_at_an_aggregate_is_refused(tmp_path):
+    (tmp_path / "p.ded").write_text(COUNTER.replace("seen(B, V) :- val(A, V), peer(A, B);",
+                                                    "seen(max<B>, V) :- val(A, V), peer(A, B);"))
+    done = _cli("check", "p.ded", cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "p.ded:7:6: error: rule 6 writes 'seen' at the node its first column names, but that column is an " \
+           "aggregate, 'max<B>'" in done.stderr

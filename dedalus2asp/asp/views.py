@@ -433,7 +433,7 @@ def _group_columns(view: RuleView) -> tuple[list[str], list[str]]:
 def group(view: RuleView) -> str:
     """`_group_r<n>(x,s,ḡ)`: the values ḡ of the head's other arguments for which the body holds."""
     columns, _ = _group_columns(view)
-    where = [] if view.is_global else [view.x]
+    where = [] if view.reads_nodes else [view.x]  # a lock-step head's node is one of the columns
     return f"{view.group}({','.join(where + [view.s] + columns)})"
 
 

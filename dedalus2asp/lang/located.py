@@ -403,12 +403,12 @@ class _Locator:
                        "whose body reads several nodes, like an assertion): nothing a node holds may depend on it",
                        read.atom.span)
             return None
-        if plain.aggregates:
+        if isinstance(plain.head.args[0], Aggregate):
             self.error("lockstep-aggregate",
-                       f"rule {rule.number} writes '{plain.head.predicate}' at another node than its body's (a "
-                       f"lock-step rule) with an aggregate, '{plain.aggregates[0]}': not supported; aggregate at the "
-                       "node of the body, then write the result with a rule without aggregate",
-                       plain.aggregates[0].span)
+                       f"rule {rule.number} writes '{plain.head.predicate}' at the node its first column names, but "
+                       f"that column is an aggregate, '{plain.head.args[0]}': a fact is held at a node, not at a "
+                       "value computed over several; aggregate another column",
+                       plain.head.args[0].span)
             return None
         self.error("lockstep", lockstep_warning(plain, self.columns), plain.span, Severity.WARNING)
         body = tuple(replace(b, atom=self.location_first(b.atom)) if isinstance(b, Literal) else b for b in plain.body)
