@@ -258,7 +258,7 @@ def lockstep_warning(rule: Rule, marked) -> str:
         "at the same step: a lock-step rule. Molly evaluates a deductive rule over one database of all nodes per "
         f"time (its DedalusRewrites gives the head the body's time and no place), so '{home}' holds the fact at "
         "the very step the body holds, as if the nodes computed each round together. That needs every node's "
-        "step s to be round s of one clock: give --delivery sync (Molly's rounds) to solve, verify and cron; "
+        "step s to be round s of one clock: give --delivery sync (Molly's rounds) to verify, models, count and cron; "
         "under async delivery, and in explore and run (one node's step at a time), it is refused. Write the "
         "head with @async to send the fact instead (it arrives a step later)"
     )
