@@ -221,26 +221,35 @@ def test_a_deductive_rule_writes_at_its_heads_node(tmp_path):
         (a, 0, "knows", (clingo.String("Z"),)), (a, 1, "knows", (clingo.String("Z"),))}
 
 
-def test_a_remote_write_of_what_the_run_derives_is_one_error_at_its_rule(tmp_path):
+def test_a_remote_write_of_what_the_run_derives_is_a_lock_step_rule(tmp_path):
     """Only static relations are copied. A deductive rule that writes at another node what the run derives
-    (Molly's gstore: `ja(Leader, ...) :- j_buf(Server, ...)`) is refused with one error at that rule, which says
-    what Molly does (one database per time) and why tplp2016's runs cannot (lock-step rounds), and lists the
-    rules it steers, those of an included file with their file, instead of an error at each of them."""
+    (Molly's gstore: `ja(Leader, ...) :- j_buf(Server, ...)`) is read as Molly reads it, a lock-step rule: `check`
+    loads it with one warning at that rule, which says what it means and that it needs --delivery sync, also
+    when an included file's rule reads what it writes (tests/test_lockstep.py solves such programs)."""
     (tmp_path / "more.ded").write_text('kept(B, A)@next :- got(B, A);\n')
     (tmp_path / "p.ded").write_text('include "more.ded";\ngo("a", "b")@1;\nseen(A, B) :- go(A, B);\n'
                                     'got(B, A) :- seen(A, B);\ngot(B, A)@next :- got(B, A);\n')
     done = _cli("check", "p.ded", cwd=tmp_path)
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+    assert ": error: " not in done.stderr
+    warnings = [line for line in done.stderr.splitlines() if "lock-step" in line]
+    assert len(warnings) == 1 and warnings[0].startswith("p.ded:4:1: warning: rule 4 writes 'got' at 'B' (its first "
+                                                          "column) from what holds at 'A' at the same step")
+    assert "--delivery sync" in warnings[0]
+    assert "rule  4 lock-step    got(B, A) :- seen(A, B)." in done.stdout
+
+
+def test_a_remote_write_whose_head_names_no_node_is_one_error_at_its_rule(tmp_path):
+    """A lock-step rule writes its head at the node its first column names: a head without one, kept by an
+    @next rule, is still refused, with one error at the write that says why and what to write instead."""
+    (tmp_path / "p.ded").write_text('go("a", "b")@1;\nseen(A, B) :- go(A, B);\nflag() :- seen(A, B);\n'
+                                    'flag()@next :- flag();\n')
+    done = _cli("check", "p.ded", cwd=tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     errors = [line for line in done.stderr.splitlines() if ": error: " in line]
-    assert len(errors) == 1 and errors[0].startswith("p.ded:4:1: error: rule 4 writes 'got' at 'B' (its first "
-                                                      "column) from what the run derives at 'A' at the same time ('seen')")
-    assert "rule 1 (@next, more.ded line 1) reads 'got'" in errors[0]
-    assert "rule 5 (@next, line 5) derives 'got'" in errors[0]
-    assert "lock-step rounds" in errors[0] and "@async" in errors[0]
-    # sent instead, it loads
-    (tmp_path / "p.ded").write_text('include "more.ded";\ngo("a", "b")@1;\nseen(A, B) :- go(A, B);\n'
-                                    'got(B, A)@async :- seen(A, B);\ngot(B, A)@next :- got(B, A);\n')
-    assert _cli("check", "p.ded", cwd=tmp_path).returncode == 0
+    assert len(errors) == 1 and errors[0].startswith(
+        "p.ded:3:1: error: rule 3 writes 'flag' from what the run derives at 'A' at the same time ('seen')")
+    assert "rule 4 (@next, line 4) derives 'flag'" in errors[0] and "its head has no location column" in errors[0]
 
 
 # --- Molly's corpus: an include Molly cannot read either ---------------------------------------------------------

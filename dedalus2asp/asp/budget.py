@@ -149,6 +149,7 @@ def input_sizes(instance: Instance | None) -> dict[str, float]:
 
 
 NODES = ("", -1)  # the column of locations a global rule reads: the nodes
+READS_NODES = (RuleKind.GLOBAL, RuleKind.LOCKSTEP)  # rules whose body atoms have their node first (once for all nodes)
 
 
 def columns(program: Program, instance: Instance | None, dom: int, nodes: int, steps: int = 1) -> dict[tuple[str, int], float]:
@@ -170,12 +171,14 @@ def columns(program: Program, instance: Instance | None, dom: int, nodes: int, s
         bound: dict[str, tuple[str, int]] = {}
         for lit in rule.body:
             if isinstance(lit, Literal) and not lit.negated:
-                shift = 1 if rule.kind is RuleKind.GLOBAL and lit.atom.predicate not in global_relations else 0
+                shift = 1 if rule.kind in READS_NODES and lit.atom.predicate not in global_relations else 0
                 for j, arg in enumerate(lit.atom.args):
                     if isinstance(arg, Variable) and not arg.anonymous:
                         bound.setdefault(arg.name, NODES if j < shift else (lit.atom.predicate, j - shift))
         for i, arg in enumerate(rule.head.args):
-            col = (rule.head.predicate, i)
+            if rule.kind is RuleKind.LOCKSTEP and i == 0:
+                continue  # the node the head is written at, not a column of its relation
+            col = (rule.head.predicate, i - (rule.kind is RuleKind.LOCKSTEP))
             base.setdefault(col, 0.0)
             if isinstance(arg, Variable) and arg.name in bound:
                 flows.setdefault(bound[arg.name], set()).add(col)
@@ -219,7 +222,7 @@ def bindings(rule: Rule, size, column, nodes: int, global_relations=frozenset())
     while pending:  # greedily, the atom that adds fewest bindings first
         best = None
         for lit in pending:
-            shift = 1 if rule.kind is RuleKind.GLOBAL and lit.atom.predicate not in global_relations else 0
+            shift = 1 if rule.kind in READS_NODES and lit.atom.predicate not in global_relations else 0
             rows = size(lit.atom.predicate) * (nodes if shift else 1)
             fresh, new, selected = 1.0, set(), 1.0
             for j, arg in enumerate(lit.atom.args):
@@ -361,7 +364,7 @@ def rule_parts(program: Program, valuations: list[float], nodes: int, steps: int
     parts: list[Part] = []
     for rule, found in zip(program.rules, valuations):
         mean = found / max(1, steps)
-        if rule.kind is RuleKind.GLOBAL:
+        if rule.kind in READS_NODES:
             parts.append(Part(f"{_n(mean)} valuation(s) of its body over all nodes × {steps} step(s)", _cap(found), rule))
         elif rule.kind is RuleKind.ASYNC:
             parts.append(Part(

@@ -26,7 +26,7 @@ is followed for fewer steps (at least two), so that the estimate stays a fractio
 
 HUGE = 10.0**30  # sizes are floats, capped here
 
-SAME_STEP = (RuleKind.DEDUCTIVE, RuleKind.GLOBAL)
+SAME_STEP = (RuleKind.DEDUCTIVE, RuleKind.LOCKSTEP, RuleKind.GLOBAL)
 
 
 def carries(rule: Rule) -> bool:

@@ -49,6 +49,7 @@ import clingo
 from ..bounds import CRASH, Network, Semantics
 from ..lang.ast import Aggregate, Arithmetic, Instance, Literal, Program, RuleKind
 from .names import fresh, in_comment, internal, message_relation, relation_name
+from .transform import lockstep_ready
 from .views import environment, keys, projections, rule_view, term
 
 LAST = "_last"
@@ -311,7 +312,10 @@ def incremental(
 
 def _check_writable(program: Program, semantics: Semantics, network: Network, horizon: int | None) -> None:
     """Refuse what the multi-shot program does not write: non-causal semantics, fail-stop crashes, values
-    computed in heads without the last horizon."""
+    computed in heads without the last horizon; and a lock-step rule without sync delivery (`DiagnosticError`,
+    `transform.lockstep_ready`): under sync it is written at step _t as in the one-shot program."""
+    if program.lockstep_rules():
+        lockstep_ready(program, network)
     if not semantics.causal:
         raise ValueError("the incremental program is written for causal semantics only")
     if network.fail_stop:

@@ -22,10 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from importlib import resources
 
-from ..bounds import CRASH, Bounds, Encoding, Mode
+from ..bounds import CRASH, Bounds, Encoding, Mode, Network
 from ..lang.analysis import restrict
 from ..lang.ast import Instance, Literal, Program
-from ..lang.diagnostics import Diagnostic, Severity
+from ..lang.diagnostics import Diagnostic, DiagnosticError, Severity, diagnostic_in, rule_name
 from ..lang.located import check_events
 from .names import SILENCED, in_comment, message_relation, relation_name
 from .views import MessageView, carried_relations, environment, keys, persisted, projections, rule_view
@@ -148,13 +148,31 @@ def read_steps(program: Program, instance: Instance | None) -> int:
     return max(steps, default=-1)
 
 
+def lockstep_ready(program: Program, network: Network) -> None:
+    """Raise `DiagnosticError` when P has lock-step rules (Molly's writes into another node within a step,
+    `ast.RuleKind.LOCKSTEP`) and the delivery is not `sync`: a lock-step rule makes step s of its head's node
+    the very step s of its body's nodes, which Molly's rounds are and tplp2016's asynchronous runs, where each
+    node takes its steps on its own, are not."""
+    if network.sync:
+        return
+    raise DiagnosticError([diagnostic_in(
+        program, "lockstep-async",
+        f"{rule_name(rule)} writes '{rule.head.predicate}' at the node its first column names from what holds at "
+        "other nodes at the same step (a lock-step rule, as Molly's one database per time reads it): that needs "
+        "every node's step s to be round s of one clock, Molly's rounds; give --delivery sync",
+        rule.span) for rule in program.lockstep_rules()])
+
+
 def transform(program: Program, instance: Instance | None, bounds: Bounds, path: bool = False) -> Compiled:
     """Write the clingo program for P on H (or, without H, P alone with `time(0..T)`) within `bounds`.
 
     In the eventual mode (`bounds.mode` is `Mode.EVENTUAL`) it is the lasso program over the steps
     0..K-1, K = horizon + 1, its loop start chosen by the solver (`_loop(L)`, templates/lasso.lp.j2); with
     `path`, the loop-free path program of the completeness threshold (satisfiable iff some run has K
-    pairwise distinct configurations in a row from the start)."""
+    pairwise distinct configurations in a row from the start). A lock-step rule needs `--delivery sync`
+    (`lockstep_ready`)."""
+    if program.lockstep_rules():
+        lockstep_ready(program, bounds.network)
     if bounds.mode is Mode.EVENTUAL:
         return _lasso(program, instance, bounds, path)
     if path:

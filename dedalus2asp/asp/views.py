@@ -22,7 +22,11 @@ The constructs of the Dedalus people write (issue #18) are written here, once fo
   `tally(x,s,C,A) :- _group_r1(x,s,C), A = #count{ M : vote(x,s,C,M) }.`;
 * a global rule (`RuleKind.GLOBAL`) reads every body atom at the node its first argument names
   (a global relation: at node `()`), and its head is held by node `()`, which no node can be
-  (`ast.GLOBAL_NODE`): `post((),s,X) :- decision(A1,s,X,_), decision(A2,s,X,_), A1 != A2.`
+  (`ast.GLOBAL_NODE`): `post((),s,X) :- decision(A1,s,X,_), decision(A2,s,X,_), A1 != A2.`;
+* a lock-step rule of Molly's (`RuleKind.LOCKSTEP`, only under `--delivery sync`) reads its body as a global
+  rule does and writes its head at the node its first argument names, at the same step:
+  `ja(L,s,S,I) :- next(S,s,I), j_buf(S,s,L,I).` Under fail-stop crashes it fires where Molly places it, at
+  its first body atom's node, and writes into no crashed node: `not _silenced(S,s), not _silenced(L,s)`.
 """
 
 from __future__ import annotations
@@ -114,7 +118,7 @@ class RuleView:
     def kind(self) -> str:
         return {
             RuleKind.DEDUCTIVE: "deductive", RuleKind.INDUCTIVE: "inductive", RuleKind.ASYNC: "async",
-            RuleKind.GLOBAL: "global",
+            RuleKind.GLOBAL: "global", RuleKind.LOCKSTEP: "lockstep",
         }[self.rule.kind]
 
     @property
@@ -124,6 +128,23 @@ class RuleView:
     @property
     def is_global(self) -> bool:
         return self.rule.kind is RuleKind.GLOBAL
+
+    @property
+    def reads_nodes(self) -> bool:
+        """A global or lock-step rule: each body atom is read at the node its first argument names."""
+        return self.rule.kind in (RuleKind.GLOBAL, RuleKind.LOCKSTEP)
+
+    def silenced(self, step: str) -> str:
+        """`, not _silenced(n,step)` for each node whose crash silences the rule under fail-stop crashes: x; for a
+        lock-step rule its first body atom's node (Molly locates a rule at its first body atom) and its head's
+        node (a crashed node holds nothing); none for a global rule, which observes."""
+        if self.rule.kind is RuleKind.GLOBAL:
+            return ""
+        nodes = [self.x]
+        if self.rule.kind is RuleKind.LOCKSTEP:
+            first = next(b for b in self.rule.body if isinstance(b, Literal))
+            nodes = list(dict.fromkeys([term(first.atom.args[0], self), term(self.rule.head.args[0], self)]))
+        return "".join(f", not _silenced({n},{step})" for n in nodes)
 
     @property
     def positive(self) -> bool:
@@ -137,7 +158,7 @@ class RuleView:
         its own node) binds the rest."""
         if self.positive:
             return ""
-        if self.is_global or self.rule.positive:
+        if self.reads_nodes or self.rule.positive:
             return f"time({self.s})"
         return f"all({self.x}), time({self.s})"
 
@@ -312,7 +333,7 @@ def term(item: Term, view: RuleView) -> str:
 def _placed(atom: Atom, view: RuleView, x: str, s: str) -> tuple[str, str, list[str]]:
     """The node, step and arguments of a body atom as clingo reads it."""
     args = [term(a, view) for a in atom.args]
-    if not view.is_global:
+    if not view.reads_nodes:
         return x, s, args
     if atom.predicate in view.globals_:
         return GLOBAL, s, args
@@ -325,9 +346,13 @@ def head_args(view: RuleView) -> list[str]:
 
 
 def head(view: RuleView, x: str, s: str) -> str:
-    """The head at node x and step s: a global rule's at node `()`, an aggregate as its variable."""
+    """The head at node x and step s: a global rule's at node `()`, a lock-step rule's at the node its first
+    argument names, an aggregate as its variable."""
+    args = head_args(view)
+    if view.rule.kind is RuleKind.LOCKSTEP:
+        x, args = args[0], args[1:]
     node = GLOBAL if view.is_global else x
-    return f"{relation_name(view.rule.head.predicate)}({','.join([node, s, *head_args(view)])})"
+    return f"{relation_name(view.rule.head.predicate)}({','.join([node, s, *args])})"
 
 
 def lt(atom: Atom, view: RuleView, x: str, s: str) -> str:
@@ -408,7 +433,7 @@ def _group_columns(view: RuleView) -> tuple[list[str], list[str]]:
 def group(view: RuleView) -> str:
     """`_group_r<n>(x,s,ḡ)`: the values ḡ of the head's other arguments for which the body holds."""
     columns, _ = _group_columns(view)
-    where = [] if view.is_global else [view.x]
+    where = [] if view.reads_nodes else [view.x]  # a lock-step head's node is one of the columns
     return f"{view.group}({','.join(where + [view.s] + columns)})"
 
 

@@ -156,6 +156,8 @@ def replay_(
     say(render(run, "text"))
     try:
         replayed = run.replay(prepared.program, prepared.instance)
+    except DiagnosticError as error:  # a lock-step rule (one node's step at a time)
+        fail(error)
     except ValueError as error:
         stdout.print(f"the operational semantics rejects this run: {error}")
         raise typer.Exit(EXIT_NO)

@@ -364,6 +364,8 @@ def explore_eventual(program: Path, input_, network: Network, max_states: int, o
         stderr.print("no output relation (.output R. or --output R): every ultimate output is empty")
     try:
         result = eventual.explore(prog, instance, bounds_, max_configurations=max_states, outputs=outputs)
+    except DiagnosticError as error:  # a lock-step rule (one node's step at a time)
+        fail(error)
     except ValueError as error:  # not finite-state by construction: async without a delay bound, crash/2 read
         usage("bad-option", str(error), "--eventual")
     emit(render(result, "json")) if json_ else say(render(result, "text"))
@@ -384,6 +386,8 @@ def explore_invariant(program: Path, input_, network: Network, max_states: int, 
         verdict = eventual_verify.verify(prog, instance, bounds_, pre, post, max_configurations=max_states)
     except eventual_verify.InvariantRelations as error:
         usage("bad-option", str(error), "--pre")
+    except DiagnosticError as error:  # a lock-step rule (one node's step at a time)
+        fail(error)
     except ValueError as error:  # not finite-state by construction: async without a delay bound, crash/2 read
         usage("bad-option", str(error), "--eventual")
     emit(render(verdict, "json")) if json_ else say(render(verdict, "text"))

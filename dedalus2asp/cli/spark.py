@@ -14,6 +14,7 @@ from rich.markup import escape
 from .. import pipeline
 from ..lang import located, parser
 from ..lang.diagnostics import DiagnosticError
+from ..runs.evaluator import one_node_at_a_time
 from .console import EXIT_INTERRUPTED, EXIT_NO, fail, stderr, stdout, usage, warn
 from .progress import Progress, QuietOpt
 from .options import (CrashModelOpt, CrashesOpt, Dialect, DialectOpt, EffOpt, LossOpt, MasterOpt, NodesOpt, Prog, check_engine, need_instance,
@@ -72,6 +73,10 @@ def run_(
     named = network(nodes=nodes)  # --nodes: Molly's -N
     start = time.perf_counter()
     prog, data, spark = _loaded(program, input_, steps, dialect, engine_, master, level, named)
+    try:  # before a Spark session starts
+        one_node_at_a_time(prog, f"the {engine_} run engine")
+    except DiagnosticError as error:
+        fail(error)
     loaded = time.perf_counter() - start
     if engine_ == "spark" and data.rows is not None:
         spark = engines.spark_session(master, log_level=level)

@@ -27,7 +27,11 @@ derived by a group of valuations, and its premises are the positive body facts
 of all of them; arithmetic is evaluated as the rule's instance is (the
 evaluator's own); a body atom at a fixed step `p(ā)@k` is a premise at (x,k);
 a fact of the global node (`GLOBAL_NODE`) is deduced by a global rule from the
-facts of several nodes at its step, each a premise at its own node. `Derivation` is the tree;
+facts of several nodes at its step, each a premise at its own node. A fact written
+by a lock-step rule of Molly's (`RuleKind.LOCKSTEP`, under `--delivery sync`) at the
+node its head's first argument names is deduced from the facts of several nodes at the
+same step, each a premise at its own node, before that node's own deductive rules read it
+(`lockstep`). `Derivation` is the tree;
 `dedalus2asp.formats` prints it indented (text) or draws it as a lineage graph
 (DOT, in the spirit of Molly's provenance diagrams).
 """
@@ -108,6 +112,8 @@ class Lineage:
         self.plan = Plan.of(self.program)
         self.global_strata = tuple(tuple(r for c in stratum for r in c.rules) for stratum in self.plan.globals)
         self.held_by_none = set(self.program.global_relations())
+        self.lockstep_rules = self.program.lockstep_rules()
+        self.lockstep_reads = {a.predicate for r in self.lockstep_rules for a in (*r.positive, *r.negative)}
         self.node = Node()  # the evaluator at one node, on the model's facts
         self._reasons: dict[Point, dict[GroundFact, list[Reason]]] = {}
         self._derivations: dict[tuple, Derivation] = {}
@@ -120,6 +126,23 @@ class Lineage:
             return held
         gathered = {(r, (x, *a)) for x in self.model.network for r, a in self.model.slice(x, step) if r in self.plan.observed}
         return held | gathered
+
+    def gathered(self, step: int) -> frozenset[GroundFact]:
+        """What the lock-step rules read at `step`: every node's facts of their body relations, each with its
+        node as first argument (Molly's one database at one time)."""
+        return frozenset((r, (x, *a)) for x in self.model.network for r, a in self.model.slice(x, step)
+                         if r in self.lockstep_reads)
+
+    def lockstep(self, node: clingo.Symbol, step: int) -> Iterator[tuple[GroundFact, "Reason"]]:
+        """The facts the lock-step rules write at `node` at `step`, each with its rule instance: the instances
+        on every node's facts of that step (`gathered`) whose head's first argument is `node`."""
+        if not self.lockstep_rules:
+            return
+        facts = self.gathered(step)
+        for rule in self.lockstep_rules:
+            for b, (relation, args), group in self.instances(rule, facts):
+                if args and args[0] == node:
+                    yield (relation, args[1:]), Reason(DEDUCED, rule, tuple(sorted(b.items())), group=group)
 
     def inputs(self, node: clingo.Symbol, step: int) -> frozenset[GroundFact]:
         """H(x) at step s: the persistent input facts and the events R(ā)@s of the node."""
@@ -167,6 +190,8 @@ class Lineage:
             for m in self.model.messages:
                 if m.arrival == point:
                     found[(m.relation, m.args)].append(Reason(ARRIVED, message=m))
+            for fact, reason in self.lockstep(node, step):  # written before the node's own rules read them
+                found[fact].append(reason)
             if step > 0:
                 before = self.model.slice(node, step - 1)
                 for rule in self.inductive:
@@ -246,6 +271,7 @@ class Lineage:
         premises: dict[tuple[Point, GroundFact], None] = {}
         absent: dict[GroundFact, None] = {}
         literals = [b for b in rule.body if isinstance(b, Literal)]
+        spread = rule.kind is RuleKind.LOCKSTEP  # each body atom at the node its first argument names
         for binding in bindings:
             for literal in literals:
                 args = self.node.instance(literal.atom, binding)
@@ -253,15 +279,16 @@ class Lineage:
                 if literal.negated:
                     absent[(literal.atom.predicate, tuple(ANY if v is None else v for v in args))] = None
                     continue
-                held = sorted(self.facts(*where))
+                held = sorted(self.gathered(where[1]) if spread else self.facts(*where))
                 found = next(f for f in held if _matches(literal.atom, args, f))
-                premises[self._located(where, found)] = None
+                premises[self._located(where, found, spread)] = None
         return at, list(premises), tuple(absent)
 
-    def _located(self, where: Point, fact: GroundFact) -> tuple[Point, GroundFact]:
-        """A premise read at `where`: at the global node, a fact of a node's relation is that node's fact."""
+    def _located(self, where: Point, fact: GroundFact, spread: bool = False) -> tuple[Point, GroundFact]:
+        """A premise read at `where`: at the global node, or by a lock-step rule (`spread`), a fact of a node's
+        relation is that node's fact."""
         relation, args = fact
-        if where[0] == GLOBAL_NODE and relation not in self.held_by_none:
+        if (where[0] == GLOBAL_NODE or spread) and relation not in self.held_by_none:
             return (args[0], where[1]), (relation, args[1:])
         return where, fact
 

@@ -53,9 +53,9 @@ def _similar(name: str, candidates) -> str:
 
 
 def _same_step_rules(program: Program) -> tuple[Rule, ...]:
-    """The rules that derive facts at the step they read: deductive and global rules (the global rules'
-    heads are global relations, which no deductive rule reads, so the two are stratified apart)."""
-    return tuple(r for r in program.rules if r.kind in (RuleKind.DEDUCTIVE, RuleKind.GLOBAL))
+    """The rules that derive facts at the step they read: deductive, lock-step and global rules (the global
+    rules' heads are global relations, which no deductive rule reads, so the two are stratified apart)."""
+    return tuple(r for r in program.rules if r.kind in (RuleKind.DEDUCTIVE, RuleKind.LOCKSTEP, RuleKind.GLOBAL))
 
 
 def _dependencies(program: Program) -> dict[str, list[tuple[str, bool, Rule, Atom]]]:

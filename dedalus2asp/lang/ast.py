@@ -228,6 +228,15 @@ class RuleKind(str, Enum):
     write them): every body atom keeps its location as its first argument, the body reads the facts
     of all nodes at one step, and the head is a *global* relation, held by no node (`GLOBAL_NODE` in
     a trace). Only global rules may read global relations, so they observe a run without changing it."""
+    LOCKSTEP = "lock-step"
+    """A deductive rule whose body reads several nodes at one step and whose head is held at the node its
+    first column names (Molly's dialect only): `ja(L, S, I) :- next(S, I), j_buf(S, L, I).` writes at L
+    what holds at S at that very step. Molly (Alvaro, Rosen, Hellerstein, *Lineage-driven fault
+    injection*, SIGMOD 2015) evaluates every rule over one database of all nodes per time, and its
+    DedalusRewrites gives a deductive head its body's time and no place, so the write lands at L within
+    the step. Every atom, the head's too, keeps its location as first argument. It means something only
+    when step s of every node is round s of one clock (`--delivery sync`, Molly's rounds); unlike a
+    global rule it steers the run (its head is a located relation, read, kept and sent by the nodes)."""
 
 
 @dataclass(frozen=True)
@@ -279,7 +288,7 @@ class Rule:
         return self.head.aggregates
 
     def __str__(self) -> str:
-        annotation = {RuleKind.DEDUCTIVE: "", RuleKind.GLOBAL: "", RuleKind.INDUCTIVE: "@next"}.get(
+        annotation = {RuleKind.DEDUCTIVE: "", RuleKind.GLOBAL: "", RuleKind.LOCKSTEP: "", RuleKind.INDUCTIVE: "@next"}.get(
             self.kind, f"@async({self.addressee})"
         )
         body = ", ".join(map(str, self.body))
@@ -315,7 +324,10 @@ class Output:
 
 def arity_in(rule: "Rule", atom: Atom, held_by_none) -> int:
     """The arity of `atom`'s relation as `rule` reads it: a global rule reads a located relation with its
-    location column first, which the relation's own arity (held at every node) does not count."""
+    location column first, which the relation's own arity (held at every node) does not count; so does every
+    atom of a lock-step rule, its head's too."""
+    if rule.kind is RuleKind.LOCKSTEP and atom.predicate not in held_by_none:
+        return max(atom.arity - 1, 0)
     if rule.kind is RuleKind.GLOBAL and atom is not rule.head and atom.predicate not in held_by_none:
         return max(atom.arity - 1, 0)
     return atom.arity
@@ -348,8 +360,9 @@ class Program:
         return {r.head.predicate: r.head.arity for r in self.rules_of(RuleKind.GLOBAL)}
 
     def idb(self) -> dict[str, int]:
-        """idb(P): the relations in rule heads."""
-        return {r.head.predicate: r.head.arity for r in self.rules}
+        """idb(P): the relations in rule heads (a lock-step rule's head counted without its location, `arity_in`)."""
+        held_by_none = self.global_relations()
+        return {r.head.predicate: arity_in(r, r.head, held_by_none) for r in self.rules}
 
     def edb(self) -> dict[str, int]:
         """edb(P) = sch(P) \\ idb(P)."""
@@ -358,6 +371,10 @@ class Program:
 
     def rules_of(self, kind: RuleKind) -> tuple[Rule, ...]:
         return tuple(r for r in self.rules if r.kind is kind)
+
+    def lockstep_rules(self) -> tuple[Rule, ...]:
+        """The lock-step rules (`RuleKind.LOCKSTEP`): a Molly program's writes into another node within a step."""
+        return self.rules_of(RuleKind.LOCKSTEP)
 
     def async_relations(self) -> dict[str, int]:
         """The relations R that asynchronous rules send (one cand_R/chosen_R/other_R each)."""

@@ -28,6 +28,12 @@ def transparent_text(located: LocatedProgram) -> str:
             "location-transparent notation of tplp2016 cannot write it, since there a rule reads the facts of "
             "its own node only"
         )
+    for rule in located.program.lockstep_rules():
+        raise ValueError(
+            f"rule {rule.number} '{rule}' writes at the node its first column names what holds at other nodes at the "
+            "same step (a lock-step rule, Molly's one database per time): the location-transparent notation of "
+            "tplp2016 cannot write it, since there a rule reads and writes the facts of its own node only"
+        )
     stepped = next((r for r in located.program.rules for b in r.body if isinstance(b, Literal) and b.step is not None),
                    None)
     if stepped is not None:

@@ -61,7 +61,8 @@ from .ast import (Aggregate, Atom, Constant, Fact, Instance, Literal, Output, Pr
                   Rule, RuleKind, Span, Term, Timestamped, Variable)
 from .diagnostics import Diagnostic, DiagnosticError, Severity, raise_if_errors
 from .location import global_relations, location_columns, unmarked_atom, unmarked_term
-from .molly import RemoteWrites, molly_warnings, projected, remote_reads
+from .molly import (RemoteWrites, lockstep_relations, lockstep_warning, molly_warnings, projected, reads_elsewhere,
+                    remote_reads)
 
 IDENTITY_NAMES = ("id", "node_id")
 
@@ -211,12 +212,13 @@ def locate(
     rules = [s.rule if isinstance(s, Timestamped) else s for s in statements]
     marked = location_columns(rules, error)
     copies: dict[str, str] = {}
+    lockstep = lockstep_relations(rules, marked) if dialect == "molly" else frozenset()
     if dialect == "molly":
-        statements, copies = remote_reads(statements, marked, error)
+        statements, copies = remote_reads(statements, marked, error, lockstep)
         rules = [s.rule if isinstance(s, Timestamped) else s for s in statements]
     schema = {a.predicate for r in rules for a in r.atoms}
-    held_by_none = global_relations(rules, marked)
-    locator = _Locator(marked, _identity_name(schema), error, held_by_none)
+    held_by_none = global_relations(rules, marked, lockstep)
+    locator = _Locator(marked, _identity_name(schema), error, held_by_none, lockstep)
     source, transparent, facts = _read(statements, rules, locator, dialect)
     if dialect == "molly":
         molly_warnings(rules, error)
@@ -256,7 +258,12 @@ def _read(
         plain = _unmarked(rule)
         source.append(plain)
         head_at = None if plain.head.predicate in locator.held_by_none else locator.location(plain.head)
-        if rule.kind is RuleKind.DEDUCTIVE and plain.head.predicate in locator.held_by_none:
+        if (rule.kind is RuleKind.DEDUCTIVE and plain.head.predicate in locator.lockstep
+                and reads_elsewhere(plain, locator.columns)):
+            ir = locator.lockstep_rule(rule, plain, step)
+            if ir is not None:
+                transparent.append(ir)
+        elif rule.kind is RuleKind.DEDUCTIVE and plain.head.predicate in locator.held_by_none:
             ir = locator.global_rule(rule, plain, step)
             if ir is not None:
                 transparent.append(ir)
@@ -307,6 +314,8 @@ class _Locator:
     identity: str
     error: Callable[..., None]
     held_by_none: frozenset[str] = frozenset()
+    lockstep: frozenset[str] = frozenset()
+    """The relations Molly's lock-step rules write (`molly.lockstep_relations`): located, whatever their rules read."""
 
     def column(self, predicate: str) -> int:
         """The location column of `predicate`: the argument marked `#`, else the first."""
@@ -377,6 +386,33 @@ class _Locator:
             replace(b, atom=self.location_first(b.atom)) if isinstance(b, Literal) else b for b in plain.body
         )
         return replace(plain, kind=RuleKind.GLOBAL, body=body)
+
+    def lockstep_rule(self, rule: Rule, plain: Rule, step: int | None) -> Rule | None:
+        """The IR of a lock-step rule (`molly.lockstep_relations`), with a warning: every atom, the head's too,
+        keeps its location first, `ja(L, S, I) :- next(S, I), j_buf(S, L, I).` as written; the rule reads
+        each body atom at its node and writes the head at its node, at one step (`RuleKind.LOCKSTEP`)."""
+        if step is not None:
+            self.error("event-rule", f"'@{step}' may only follow a fact: '{plain.head}' is derived by a rule",
+                       rule.head.span)
+            return None
+        read = next((b for b in plain.body if isinstance(b, Literal) and b.atom.predicate in self.held_by_none), None)
+        if read is not None:
+            self.error("global-read",
+                       f"rule {rule.number} writes '{plain.head.predicate}' at another node than its body's (a "
+                       f"lock-step rule) and reads '{read.atom.predicate}', a global relation (derived by a rule "
+                       "whose body reads several nodes, like an assertion): nothing a node holds may depend on it",
+                       read.atom.span)
+            return None
+        if isinstance(plain.head.args[0], Aggregate):
+            self.error("lockstep-aggregate",
+                       f"rule {rule.number} writes '{plain.head.predicate}' at the node its first column names, but "
+                       f"that column is an aggregate, '{plain.head.args[0]}': a fact is held at a node, not at a "
+                       "value computed over several; aggregate another column",
+                       plain.head.args[0].span)
+            return None
+        self.error("lockstep", lockstep_warning(plain, self.columns), plain.span, Severity.WARNING)
+        body = tuple(replace(b, atom=self.location_first(b.atom)) if isinstance(b, Literal) else b for b in plain.body)
+        return replace(plain, kind=RuleKind.LOCKSTEP, head=self.location_first(plain.head), body=body)
 
     def location_first(self, atom: Atom) -> Atom:
         """A located relation's atom with its location column first (a global relation's as it is)."""

@@ -65,7 +65,7 @@ def location_of(atom: Atom, columns: Mapping[str, int]) -> Term | None:
     return unmarked_term(atom.args[k]) if atom.arity > k else None
 
 
-def global_relations(rules: list[Rule], marked: Mapping[str, int]) -> frozenset[str]:
+def global_relations(rules: list[Rule], marked: Mapping[str, int], located: frozenset[str] = frozenset()) -> frozenset[str]:
     """The relations held by no node: the heads of the *global* rules (`RuleKind.GLOBAL`).
 
     A deductive rule is global when the location of its head's relation is never marked `#` and
@@ -75,11 +75,13 @@ def global_relations(rules: list[Rule], marked: Mapping[str, int]) -> frozenset[
     (c) it reads a global relation, or (d) another rule for its head's relation is global. Inductive and
     asynchronous rules are never global (a global relation is held by no node, so it can be neither kept
     nor sent); a rule whose head is marked `#` is located, and mixing locations there is an error
-    (tr2009 §6.2).
+    (tr2009 §6.2). The relations `located` (the heads of Molly's lock-step rules, `molly.lockstep_relations`)
+    are held at the node their location column names, whatever their rules read.
     """
     found: set[str] = set()
     candidates = [r for r in rules if r.kind is RuleKind.DEDUCTIVE and r.body
-                  and any(isinstance(b, Literal) for b in r.body) and r.head.predicate not in marked]
+                  and any(isinstance(b, Literal) for b in r.body) and r.head.predicate not in marked
+                  and r.head.predicate not in located]
     changed = True
     while changed:
         changed = False

@@ -10,7 +10,11 @@ Molly's dialect through these steps, each with a warning:
   relation (`static_relations`) at another node reads every node's copy of it,
   `R_everywhere(x, ā)`, where the rule would otherwise be refused;
   `remote_write` finds the rule that writes at one node what the run derives at another, which
-  cannot be read so (`remote_write_message` says why);
+  cannot be read so;
+* **lock-step rules** (`lockstep_relations`, `lockstep_warning`): such a write, when its head has a
+  location column, is read as Molly reads it, a `RuleKind.LOCKSTEP` rule (its head holds at the node
+  its first column names at the very step its body holds), which only Molly's rounds
+  (`--delivery sync`) give a meaning; a write whose head has no node is refused (`remote_write_message`);
 * **Molly's built-in relations** (`MOLLY_RELATIONS`, `molly_warnings`), which
   mean nothing in tplp2016's semantics.
 
@@ -104,7 +108,7 @@ def _copy_name(relation: str, taken: set[str]) -> str:
 
 
 def remote_reads(
-    statements: list[Rule | Timestamped], marked: Mapping[str, int], error
+    statements: list[Rule | Timestamped], marked: Mapping[str, int], error, lockstep: frozenset[str] = frozenset()
 ) -> tuple[list[Rule | Timestamped], dict[str, str]]:
     """Molly's one global database, for the rules that read another node's static relations.
 
@@ -125,11 +129,12 @@ def remote_reads(
     global relation observes a run and never steers it. The rule
     runs at its head's node (deductive, @next) or its first positive body atom's (@async). An atom of a
     relation that is not static, read at another node, is left as it is (an error of `check`).
-    Returns the statements and the copies (relation → copy relation).
+    A lock-step rule (of a relation of `lockstep`, `lockstep_relations`) reads every node at its step as it is,
+    and is left so. Returns the statements and the copies (relation → copy relation).
     """
     rules = [s.rule if isinstance(s, Timestamped) else s for s in statements]
     static = static_relations(rules)
-    held = global_relations(rules, marked)
+    held = global_relations(rules, marked, lockstep)
     steering = {r.head.predicate for r in rules if r.kind is not RuleKind.DEDUCTIVE and r.head.predicate in held}
     for rule in rules:
         if rule.kind is not RuleKind.DEDUCTIVE:
@@ -147,7 +152,8 @@ def remote_reads(
     out: list[Rule | Timestamped] = []
     for statement in statements:
         rule = statement.rule if isinstance(statement, Timestamped) else statement
-        rewritten = rule if isinstance(statement, Timestamped) else _read_remote(
+        lock_step = rule.kind is RuleKind.DEDUCTIVE and rule.head.predicate in lockstep and reads_elsewhere(rule, marked)
+        rewritten = rule if isinstance(statement, Timestamped) or lock_step else _read_remote(
             rule, marked, static, steering, copies, taken, error)
         out.append(rewritten if not isinstance(statement, Timestamped) else statement)
     number = max((r.number for r in rules), default=0)
@@ -196,6 +202,68 @@ def remote_write(rules: list[Rule], marked, relation: str, held: frozenset[str])
     return None
 
 
+def _steering(rules: list[Rule], held: frozenset[str]) -> list[str]:
+    """The global relations that a node's rules keep, send or read (`RemoteWrites.derives`, `.reads`), in order."""
+    found: dict[str, None] = {}
+    for rule in rules:
+        if rule.head.predicate in held:
+            if rule.kind is not RuleKind.DEDUCTIVE:
+                found.setdefault(rule.head.predicate)
+            continue
+        for b in rule.body:
+            if isinstance(b, Literal) and b.atom.predicate in held:
+                found.setdefault(b.atom.predicate)
+    return list(found)
+
+
+def lockstep_relations(rules: list[Rule], marked) -> frozenset[str]:
+    """The relations written by Molly's lock-step rules: the heads of the rules that `remote_write` finds (a
+    deductive rule writing at its head's node what the run derives at another, the head's relation then kept,
+    sent or read by the nodes), when the head has a node to be held at (its location column, not `_`).
+
+    Such a relation is located (`global_relations(..., located=)`), so the relations computed from it at its
+    node are located too; found again until no more: gstore's `ja(Leader, Server, Id, Yid, "R") :- next(Server,
+    Id), j_buf(Server, Leader, Id, Group), ...` makes `ja` located, and then `begin_delete(Leader, Server, Id) :-
+    ja(Leader, _, Id, _, "R"), ...`, all at Leader, is an ordinary rule of Leader."""
+    located: set[str] = set()
+    while True:
+        held = global_relations(rules, marked, frozenset(located))
+        roots = [remote_write(rules, marked, relation, held) for relation in _steering(rules, held)]
+        new = {root.head.predicate for root in roots if root is not None and _has_node(root, marked)} - located
+        if not new:
+            return frozenset(located)
+        located |= new
+
+
+def _has_node(rule: Rule, marked) -> bool:
+    home = location_of(unmarked_atom(rule.head), marked)
+    return home is not None and not (isinstance(home, Variable) and home.anonymous)
+
+
+def reads_elsewhere(rule: Rule, marked) -> bool:
+    """Whether the deductive `rule` reads some body atom at another node than its head's: a lock-step rule when
+    its head's relation is one of `lockstep_relations`."""
+    home = location_of(unmarked_atom(rule.head), marked)
+    return any(location_of(unmarked_atom(b.atom), marked) != home for b in rule.body if isinstance(b, Literal))
+
+
+def lockstep_warning(rule: Rule, marked) -> str:
+    """What a lock-step rule means, and what it needs (`lockstep_relations`)."""
+    home = location_of(unmarked_atom(rule.head), marked)
+    places = list(dict.fromkeys(str(location_of(unmarked_atom(b.atom), marked)) for b in rule.body
+                                if isinstance(b, Literal) and location_of(unmarked_atom(b.atom), marked) != home))
+    where = ", ".join(f"'{p}'" for p in places)
+    return (
+        f"rule {rule.number} writes '{rule.head.predicate}' at '{home}' (its first column) from what holds at {where} "
+        "at the same step: a lock-step rule. Molly evaluates a deductive rule over one database of all nodes per "
+        f"time (its DedalusRewrites gives the head the body's time and no place), so '{home}' holds the fact at "
+        "the very step the body holds, as if the nodes computed each round together. That needs every node's "
+        "step s to be round s of one clock: give --delivery sync (Molly's rounds) to verify, models, count and cron; "
+        "under async delivery, and in explore and run (one node's step at a time), it is refused. Write the "
+        "head with @async to send the fact instead (it arrives a step later)"
+    )
+
+
 def _derived_elsewhere(rule: Rule, marked, static, held) -> list[str]:
     """The relations, derived by the run and held by nodes, that `rule` reads at another node than its head's."""
     home = location_of(unmarked_atom(rule.head), marked)
@@ -205,23 +273,23 @@ def _derived_elsewhere(rule: Rule, marked, static, held) -> list[str]:
 
 
 def remote_write_message(root: Rule, marked, rules: list[Rule], held: frozenset[str], uses: list[str]) -> str:
-    """Why the rule `root` (`remote_write`) is refused: what Molly does with it, and what tplp2016's runs cannot."""
+    """Why the rule `root` (`remote_write`) is refused: it reads what the run derives at another node, as a
+    lock-step rule does (`lockstep_relations`), but its head names no node to hold the fact at."""
     home = location_of(unmarked_atom(root.head), marked)
     derived = _derived_elsewhere(root, marked, static_relations(rules), held)
     places = sorted({str(location_of(unmarked_atom(b.atom), marked)) for b in root.body
                      if isinstance(b, Literal) and b.atom.predicate in derived})
     where = f"at '{places[0]}'" if len(places) == 1 else "at other nodes (" + ", ".join(f"'{p}'" for p in places) + ")"
+    head = "has no location column" if home is None else f"is at '{home}', which names no node"
     return (
-        f"rule {root.number} writes '{root.head.predicate}' at '{home}' (its first column) from what the run derives "
-        f"{where} at the same time ({', '.join(map(repr, derived))}), and the run keeps, sends or reads it there "
-        f"({'; '.join(uses[:4])}{f'; and {len(uses) - 4} more' if len(uses) > 4 else ''}). Molly evaluates a deductive rule over one database of all nodes per time (its "
-        "DedalusRewrites gives the head the body's time and no place), so '" + str(home) + "' holds the fact at "
-        "the very time the body holds elsewhere. A node of tplp2016 (§5.1) takes its step from its own state and "
-        "the messages that arrived: a write into another node's state within a step needs Molly's lock-step "
-        "rounds (the fixpoint of every node at a time computed together), which the explorer (one node's step at "
-        "a time), the solver's runs and the run engines do not have, so dedalus2asp refuses it rather than read "
-        "it otherwise (docs/molly.md). Send the fact instead: write the head with @async (under --delivery sync "
-        "it arrives one step later), or derive it at the node of the body"
+        f"rule {root.number} writes '{root.head.predicate}' from what the run derives {where} at the same time "
+        f"({', '.join(map(repr, derived))}), and the run keeps, sends or reads it at a node "
+        f"({'; '.join(uses[:4])}{f'; and {len(uses) - 4} more' if len(uses) > 4 else ''}); but its head {head}. "
+        "Molly evaluates a deductive rule over one database of all nodes per time (its DedalusRewrites gives the "
+        "head the body's time and no place); dedalus2asp reads such a write as a lock-step rule, which writes the "
+        "head at the node its first column names (docs/molly.md), and this head names none. Give the head a first "
+        "column naming the node that holds it, or send the fact with @async (under --delivery sync it arrives "
+        "one step later)"
     )
 
 

@@ -133,7 +133,8 @@ def confluent(program: Program, instance: Instance | None, network: Network) -> 
     the same facts, so that every run has the same ultimate output and any lasso shows it: P is confluent by the
     Dedalus properties draft's criterion (`lang.coordination`: temporally safe, no locus of coordination, every
     asynchronous relation simply persisted, every relation carried to a later step growing) and temporally
-    stratifiable, has no global rule, and the network has no faults.
+    stratifiable, has no global rule and no lock-step rule (its argument reads each node alone), and the network
+    has no faults.
 
     The argument is jcss2014's for Algorithm 2 (§4.1.1: "even if messages are sent into the past, the inductive
     rule persists any received identifier towards the future"), made general. A growing relation's rules read
@@ -147,7 +148,7 @@ def confluent(program: Program, instance: Instance | None, network: Network) -> 
     each such step, the one stratified model (temporal stratification) over those facts and the input. G does not
     depend on the run, so neither does the ultimate output: the program is consistent and tolerates
     non-causality."""
-    if network.faulty or any(r.kind is RuleKind.GLOBAL for r in program.rules):
+    if network.faulty or any(r.kind in (RuleKind.GLOBAL, RuleKind.LOCKSTEP) for r in program.rules):
         return False
     facts = [*(f for fs in (instance.facts.values() if instance else ()) for f in fs),
              *(instance.everywhere if instance else ())]

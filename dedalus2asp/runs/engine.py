@@ -33,7 +33,7 @@ import clingo
 
 from ..lang.ast import Fact, Instance, Program
 from ..lang.diagnostics import Diagnostic, DiagnosticError
-from .evaluator import Plan, execute
+from .evaluator import Plan, execute, one_node_at_a_time
 from .local import EventRow, FactRow, Local
 from .schedule import SCHEDULES, Schedule
 from .session import spark_session
@@ -261,6 +261,7 @@ def run(
 
     `progress(k, rows)` is called when step k - 1 is done, with the trace rows of steps 0..k-1.
     """
+    one_node_at_a_time(program, f"the {engine} run engine")
     plan = Plan.of(program, incremental)
     start = time.perf_counter()
     if engine == "local":

@@ -55,6 +55,7 @@ from ..bounds import CRASH
 from ..lang.analysis import strata as stratify
 from ..lang.analysis import strongly_connected
 from ..lang.ast import Comparison, Constant, Literal, Program, Rule, RuleKind
+from ..lang.diagnostics import DiagnosticError, diagnostic_in, rule_name
 from .backend import Backend
 from .body import FRESH, Body, Read
 from .schedule import Schedule
@@ -147,6 +148,21 @@ class Plan:
             frozenset(a.predicate for r in global_rules for a in (*r.positive, *r.negative)) - held,
             {k: frozenset(v) for k, v in sorted(remembered.items())},
         )
+
+
+def one_node_at_a_time(program: Program, what: str) -> None:
+    """Raise `DiagnosticError` when P has lock-step rules (`ast.RuleKind.LOCKSTEP`, Molly's writes into another
+    node within a step): `what` (the explorer, a run engine) takes one node's step at a time (tplp2016 §5.1), so
+    no step of one node can write into another's; the solver under `--delivery sync` reads them as Molly does."""
+    rules = program.lockstep_rules()
+    if rules:
+        raise DiagnosticError([diagnostic_in(
+            program, "lockstep-operational",
+            f"{rule_name(rule)} writes '{rule.head.predicate}' at the node its first column names from what holds "
+            f"at other nodes at the same step (a lock-step rule, Molly's one database per time): {what} takes one "
+            "node's step at a time (tplp2016 §5.1), in which no node writes into another's; ask the solver "
+            "with --delivery sync (verify, models, count, cron), which computes every node's round together",
+            rule.span) for rule in rules])
 
 
 def _global_strata(rules: Sequence[Rule]) -> Strata:

@@ -41,7 +41,7 @@ import clingo
 from ..bounds import CRASH, Network
 from ..lang.analysis import check, restrict
 from ..lang.ast import Aggregate, Arithmetic, Constant, Fact, Instance, Program, Rule, Trace
-from .evaluator import Plan
+from .evaluator import Plan, one_node_at_a_time
 from .local import Node, observed
 from .values import Numbered
 
@@ -140,6 +140,7 @@ class System:
     this system (node -> its crash step)."""
 
     def __init__(self, program: Program, instance: Instance, network: Network = Network(), crash: CrashPlan | None = None):
+        one_node_at_a_time(program, "the operational explorer")
         crash = crash or {}
         instance = with_crashes(network.populate(instance), program, crash)
         check(program, instance)
