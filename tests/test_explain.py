@@ -216,3 +216,15 @@ def test_a_global_fact_is_explained_by_the_facts_of_several_nodes():
                 d = explain.explain(model, GLOBAL_NODE, step, ("settled", args))
                 assert {(p.node, p.step, p.fact[0]) for p in d.premises} == {(args[0], 1, "decision"), (GLOBAL_NODE, step, "deciders")}
     assert found
+
+
+def test_explain_at_a_node_named_only_by_nodes(tmp_path):
+    """Molly's -N: a node no fact names (b, named by `--nodes`) is a node of the network for `explain --at`."""
+    program = tmp_path / "pp.ded"
+    program.write_text('ping(B, A)@async :- peer(A, B);\npong(A, B)@async :- ping(B, A);\npeer("a","b")@1;\n')
+    common = [str(program), "--eot", "3", "--nodes", "a,b", "--delivery", "sync"]
+    done = CliRunner().invoke(app, ["explain", *common, "--fact", 'ping("a")', "--at", '"b":1'])
+    assert done.exit_code == 0, done.output
+    assert 'ping("a") at "b":1: arrived from "a" (sent at "a":0)' in done.output
+    done = CliRunner().invoke(app, ["explain", *common, "--fact", 'ping("a")', "--at", '"c":1'])
+    assert done.exit_code == 2 and '"c" is not a node of the network ("a", "b")' in done.output

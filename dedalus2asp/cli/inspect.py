@@ -61,7 +61,8 @@ def report(
         usage("missing-option", f"report on the program {target} needs -o FILE.html, the page to write")
     prepared = prepare(target, input_, bounds(horizon, semantics, encoding, network), dialect, limits=limits)
     found = solve.isolated(inspect.enumerate_models, prepared.compiled, number, timeout=timeout, max_memory=limits.max_memory)
-    chosen = inspect.Models(tuple(found.models), prepared.compiled.bounds, tuple(prepared.instance.network), found.complete)
+    nodes = prepared.compiled.bounds.network.populate(prepared.instance).network  # with the nodes named only by --nodes
+    chosen = inspect.Models(tuple(found.models), prepared.compiled.bounds, tuple(nodes), found.complete)
     write(output, render(chosen, "html", program=str(target), input=input_))
     stderr.print(f"wrote {output} ({found.count} model(s))")
     if not found.complete:
@@ -113,10 +114,11 @@ def explain_(
     schema = prepared.program.schema()
     if wanted[0] not in schema:
         usage("unknown-relation", f"--fact {fact_}: '{wanted[0]}' is not a relation of {program} ({', '.join(sorted(schema))})", "--fact")
-    if node not in prepared.instance.network and str(node) == "global" and wanted[0] in prepared.program.global_relations():
+    nodes = bounds_.network.populate(prepared.instance).network  # with the nodes named only by --nodes
+    if node not in nodes and str(node) == "global" and wanted[0] in prepared.program.global_relations():
         node = GLOBAL_NODE  # the facts of global relations (global rules: assertions over several nodes)
-    if node not in prepared.instance.network and node != GLOBAL_NODE:
-        usage("bad-option", f"--at {at}: {node} is not a node of the network ({', '.join(map(str, prepared.instance.network))})", "--at")
+    if node not in nodes and node != GLOBAL_NODE:
+        usage("bad-option", f"--at {at}: {node} is not a node of the network ({', '.join(map(str, nodes))})", "--at")
     if step > horizon:
         usage("bad-option", f"--at {at}: step {step} is beyond the horizon {horizon}", "--at")
     chosen = nth_model(prepared, model, timeout, limits)
