@@ -107,7 +107,7 @@ def test_a_crashed_body_node_writes_nothing_under_fail_stop(tmp_path):
     program, instance, _ = _load(tmp_path, COUNTER)
     bounds = _sync(3, crashes=1, crash_model="fail-stop", crash_times="any")
     text = transform(program, instance, bounds).text
-    assert "seen(B,S,V) :- val(A,S,V), peer(A,S,B), not _silenced(A,S), not _silenced(B,S)." in text
+    assert "seen(B,S,V) :- val(A,S,V), peer(A,S,B), all(B), not _silenced(A,S), not _silenced(B,S)." in text
     found = inspect.traces(transform(program, instance, bounds), timeout=60)
     seen = {frozenset(_facts(m.trace, {"seen"})) for m in found.models}
     assert frozenset() in seen and frozenset({('"b"', 1, "seen", ("1",))}) in seen
@@ -252,3 +252,16 @@ def test_a_head_held_at_an_aggregate_is_refused(tmp_path):
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "p.ded:7:6: error: rule 6 writes 'seen' at the node its first column names, but that column is an " \
            "aggregate, 'max<B>'" in done.stderr
+
+
+@pytest.mark.parametrize("encoding", [Encoding.FAST, Encoding.PAPER], ids=["fast", "paper"])
+def test_a_write_at_a_name_that_is_no_node_lands_nowhere(tmp_path, encoding):
+    """post(X) is written at the node X names: at "b" it is held and kept; "c" is no node, so nothing holds it
+    there (as a message to a name that is no node), and no node of the network is written in its place."""
+    text = ('post(X) :- d(A, X), d(B, X);\npost(X)@next :- post(X);\nd(A, X) :- e(A, X);\n'
+            'e("a", "b")@1;\ne("b", "c")@1;\ne("a", "c")@1;\n')
+    program, instance, _ = _load(tmp_path, text)
+    [rule] = program.lockstep_rules()
+    found = inspect.traces(transform(program, instance, _sync(2, encoding)), timeout=60)
+    [model] = found.models
+    assert _facts(model.trace, {"post"}) == {('"b"', s, "post", ()) for s in (0, 1, 2)}

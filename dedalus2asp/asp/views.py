@@ -478,9 +478,11 @@ def aggregate(view: RuleView, position: int) -> str:
 def premise(view: RuleView) -> str:
     """The body of the rule written for `view`: the guard and B^{x,s}, or for a head with
     aggregates the group atom and one clingo aggregate per aggregate of the head."""
+    # a lock-step rule writes at a network node only: a name that is no node holds nothing (as a message to it)
+    node = [f"all({term(view.rule.head.args[0], view)})"] if view.rule.kind is RuleKind.LOCKSTEP else []
     if view.aggregates:
-        return ", ".join([group(view), *(aggregate(view, i) for i in view.aggregates)])
-    return ", ".join(p for p in [view.guard, body(view)] if p)
+        return ", ".join([group(view), *(aggregate(view, i) for i in view.aggregates), *node])
+    return ", ".join(p for p in [view.guard, body(view), *node] if p)
 
 
 def cand(view: RuleView, arrival: bool = True) -> str:
