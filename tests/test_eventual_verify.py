@@ -16,17 +16,16 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 from dedalus2asp import pipeline
 from dedalus2asp.bounds import Bounds, Mode, Network
-from dedalus2asp.cli import app
 from dedalus2asp.lang.diagnostics import DiagnosticError
 from dedalus2asp.lang.facts import parse_facts
 from dedalus2asp.questions import verify as bounded
 from dedalus2asp.runs import eventual_verify
 
 from conftest import EXAMPLES
+from test_eventual_explorer import invoke  # the command line, no traceback
 from test_molly_library import BROKEN, FAULTS
 from test_theorem4 import inputs, rules, well_formed
 
@@ -134,15 +133,7 @@ def test_refusals(tmp_path):
         eventual_verify.verify(program, instance, Bounds(3, network=Network("sync")))
 
 
-RUNNER = CliRunner()
 RETRY_CLI = (MOLLY / "retry_broadcast.ded", MOLLY / "broadcast_assert.ded", "--eventual", "--delivery", "sync")
-
-
-def invoke(*args):
-    result = RUNNER.invoke(app, [str(a) for a in args])
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    assert "Traceback" not in result.stdout + result.stderr
-    return result
 
 
 def test_cli_violated_json_exits_1():

@@ -31,13 +31,9 @@ from dedalus2asp.questions import models
 from dedalus2asp.runs import eventual
 
 from conftest import EXAMPLES, SMALL, example_id
+from test_eventual_explorer import BLINK, ONCE, ONE, RETRY, THREE  # the explorer's small programs, asked again here
 from test_theorem4 import inputs, rules, well_formed
 
-BLINK = ".output on.\non()@next :- not on(), id(_).\n"
-ONE = "a { id(a). }\n"
-RETRY = ".output got.\nmsg()@async(Y) :- start(), node(Y).\ngot(X) :- msg(), id(X).\ngot(X)@next :- got(X).\n"
-ONCE = RETRY.replace("start(), node(Y)", "start(), not sent(), node(Y)") + "sent()@next :- start().\nsent()@next :- sent().\n"
-THREE = "a { id(a). start(). node(b). node(c). }\nb { id(b). }\nc { id(c). }\n"
 TWO = "a { id(a). start(). node(b). }\nb { id(b). }\n"
 
 SYNC = Network("sync")

@@ -19,21 +19,16 @@ import pytest
 
 import lassos
 from conftest import ROOT
+from test_svg import SVG, groups, texts  # the diagrams' geometry, read as test_svg reads it
 from dedalus2asp import formats
 from dedalus2asp.formats import arrows, itf, placement
 from dedalus2asp.formats.molly import index_html, runs_document
 from dedalus2asp.inspect import Models
 
-SVG = "{http://www.w3.org/2000/svg}"
-
 
 @pytest.fixture(scope="module")
 def models():
     return {"molly": lassos.molly(), "fig4": lassos.solved_fig4(), "fig4-sync": lassos.fig4_sync()}
-
-
-def groups(root, cls: str) -> list:
-    return [g for g in root.iter() if cls in (g.get("class") or "").split()]
 
 
 def numbers(d: str) -> list[float]:
@@ -84,26 +79,6 @@ def test_json_has_the_loop_and_the_ultimate_outputs(models):
 
 
 # -- the spacetime diagram --------------------------------------------------------
-
-
-def texts(root):
-    """Every <text> with its box (0.6 × font size per character, translations applied)."""
-    found = []
-
-    def walk(element, dx, dy, size):
-        size = float(element.get("font-size", size))
-        move = re.match(r"translate\(([-\d.]+),([-\d.]+)\)", element.get("transform", ""))
-        if move:
-            dx, dy = dx + float(move.group(1)), dy + float(move.group(2))
-        if element.tag == f"{SVG}text":
-            content = "".join(element.itertext())
-            found.append((content, placement.text_box(float(element.get("x")) + dx, float(element.get("y")) + dy,
-                                                      content, size, element.get("text-anchor", "start"))))
-        for child in element:
-            walk(child, dx, dy, size)
-
-    walk(root, 0.0, 0.0, 16.0)
-    return found
 
 
 @pytest.mark.parametrize("case", ["molly", "fig4", "fig4-sync"])
