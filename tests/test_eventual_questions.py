@@ -11,15 +11,24 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 from typer.testing import CliRunner
 
 from dedalus2asp import pipeline
+from dedalus2asp.asp.transform import transform
+from dedalus2asp.batch import execute, invariants, report
 from dedalus2asp.batch.manifest import read_manifest
-from dedalus2asp.bounds import Bounds, Mode, Network
+from dedalus2asp.bounds import Bounds, Mode, Network, Semantics
 from dedalus2asp.cli import app
+from dedalus2asp.inspect import enumerate_models, explain
 from dedalus2asp.lang.diagnostics import DiagnosticError
-from dedalus2asp.questions import cron, eventual
+from dedalus2asp.questions import cron, eventual, models, verify
+from dedalus2asp.questions.cron import model_output
+from dedalus2asp.questions.eventual import lasso_bounds
+from dedalus2asp.runs import eventual_verify
+
+from conftest import HELD, INVARIANTS, VACUOUS
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -170,8 +179,6 @@ def test_simple_broadcast_lasso_counterexample_with_lineage():
 
 def test_eventual_vacuous_holds(tmp_path):
     """pre at a needs a ping at a, and nobody pings a: no run has a pre row in its loop."""
-    from conftest import VACUOUS
-
     program = tmp_path / "vacuous.ded"
     program.write_text(VACUOUS)
     found = answer("verify", str(program), "--delivery", "sync", "--eventual", code=0)
@@ -181,8 +188,6 @@ def test_eventual_vacuous_holds(tmp_path):
 
 
 def test_eventual_held_is_not_vacuous(tmp_path):
-    from conftest import HELD
-
     program = tmp_path / "held.ded"
     program.write_text(HELD)
     found = answer("verify", str(program), "--delivery", "sync", "--eventual", code=0)
@@ -200,8 +205,6 @@ def test_verify_eventual_out(tmp_path):
     assert statuses == ["success", "failure"]
     for r in document["runs"]:
         assert r["loop_start"] + r["period"] == document["K"] == r["failureSpec"]["eot"]
-    import jsonschema
-
     jsonschema.validate(document, json.loads((ROOT / "docs" / "runs-schema.json").read_text()))
     page = (out / "index.html").read_text()
     assert "every horizon: lasso runs of K =" in page and "repeat forever" in page
@@ -273,13 +276,6 @@ BLINK = ".output on.\non()@next :- not on(), id(_).\nid(x)@next :- id(x).\n"
 
 def test_blinking_light_has_no_ultimate_output(tmp_path):
     """The issue's blinking light: on() is certain at horizon 3 and absent at 4; ultimately it is no output at all."""
-    from dedalus2asp import pipeline
-    from dedalus2asp.bounds import Bounds, Network
-    from dedalus2asp.inspect import enumerate_models
-    from dedalus2asp.asp.transform import transform
-    from dedalus2asp.questions.cron import model_output
-    from dedalus2asp.questions.eventual import lasso_bounds
-
     program, facts = tmp_path / "blink.ded", tmp_path / "blink.facts"
     program.write_text(BLINK)
     facts.write_text("x { id(x). }\n")
@@ -305,12 +301,6 @@ def test_blinking_light_has_no_ultimate_output(tmp_path):
 def test_verify_eventual_agrees_with_the_explorer(protocol, eff, crashes):
     """The solver's lasso verdict and the explorer's graph verdict: the same holds/vacuous, the same fewest faults,
     the same completeness threshold K (Molly's protocols under sync, Molly's fault model)."""
-    from conftest import INVARIANTS
-    from dedalus2asp import pipeline
-    from dedalus2asp.bounds import Bounds, Network
-    from dedalus2asp.questions import verify
-    from dedalus2asp.runs import eventual_verify
-
     files = [EXAMPLES / "molly" / f"{protocol}.ded", EXAMPLES / "molly" / f"{INVARIANTS[protocol]}.ded"]
     program, instance, _ = pipeline.load(files, None, "auto")
     bounds = Bounds(0, network=Network("sync", None, eff - 1 if eff else None, crashes), mode=Mode.EVENTUAL)
@@ -327,8 +317,6 @@ def test_verify_eventual_agrees_with_the_explorer(protocol, eff, crashes):
 
 
 def test_eventual_jobs_record_exact_and_k(tmp_path):
-    from dedalus2asp.batch import execute, invariants, report
-
     text = (
         '[[job]]\nprogram = ["examples/molly/retry_broadcast.ded", "examples/molly/broadcast_assert.ded"]\n'
         'task = "verify"\ndelivery = "sync"\neff = 3\neventual = true\n'
@@ -368,8 +356,6 @@ def test_both_encodings_give_the_same_eventual_verdict(question):
 def test_a_derivation_round_the_loop_is_said_not_drawn(monkeypatch):
     """On a lasso, a message of the loop may arrive in the loop's next turn at a step at or before its send; a
     derivation through it can lead back to its own fact. The lineage says so instead of failing (forced here)."""
-    from dedalus2asp.inspect import explain
-
     def cyclic(self, node, step, fact):
         raise RecursionError("maximum recursion depth exceeded")
 
@@ -400,8 +386,6 @@ CLASSIC = [EXAMPLES / "molly" / "classic_broadcast.ded", EXAMPLES / "molly" / "b
 def test_verify_eventual_counterexample_is_the_shortest_with_the_fewest_faults():
     """Classic broadcast, losses before step 1 and one crash: the threshold is K = 6, the fewest faults found there;
     the counterexample shown is a lasso of 3 steps with as few faults, and no lasso of 2 steps has one."""
-    from dedalus2asp.questions import verify
-
     program, instance, _ = pipeline.load(CLASSIC, None, "auto")
     bounds = Bounds(0, network=Network("sync", None, 1, 1), mode=Mode.EVENTUAL)
     found = verify.verify(program, instance, bounds)
@@ -416,8 +400,6 @@ def test_verify_eventual_counterexample_is_the_shortest_with_the_fewest_faults()
 def test_per_node_ultimate_sets_closed_under_intersection():
     """f at node a only on one loop, at node b only on another: both output {f}; a run alternating between them
     holds f at neither node, output {}, which the closure of the per-node sets shows and the outputs do not."""
-    from dedalus2asp.questions import models
-
     at_a, at_b = frozenset({("a", "f", ())}), frozenset({("b", "f", ())})
     shown = lambda items: tuple(sorted({f"{r}()" for _, r, _ in items}))  # noqa: E731 (united over nodes)
     assert models.alternations({at_a, at_b}, shown) == {()}
@@ -438,9 +420,6 @@ def test_explorer_decides_in_the_solver_s_words():
     """`models.explorer_decides` (what settles an alternation the per-node sets leave open) gives the explorer's
     exact outputs written as the solver's lassos write them, so the outputs only an alternating run holds are told
     apart from those a lasso has; under the choice semantics, which the explorer does not build, it gives none."""
-    from dedalus2asp.bounds import Semantics
-    from dedalus2asp.questions import models
-
     prog, instance, _ = pipeline.load(*[Path(p) for p in (ALG4[0], ALG4[2])], "auto")
     bounds = Bounds(0, network=Network(max_delay=2))
     solver = models.ultimate_outputs(prog, instance, bounds, ("T",))
@@ -453,8 +432,6 @@ def test_cron_consistent_lassos_but_the_explorer_finds_more(monkeypatch):
     """When the explorer (asked because the per-node sets left an output open) finds two ultimate outputs but no
     lasso of its witnesses' length shows two, "consistent" is not exact and the reason says so. The explorer's
     answer is stood in for (Alg. 4 under delay ≤ 1 has one ultimate output): the branch is what is tested."""
-    from dedalus2asp.questions import models
-
     real = models.ultimate_outputs
 
     def open_alternation(*args, **kwargs):
