@@ -21,9 +21,12 @@ import lassos
 from conftest import ROOT
 from test_svg import SVG, groups, texts  # the diagrams' geometry, read as test_svg reads it
 from dedalus2asp import formats
+from dedalus2asp.bounds import Bounds, Network, Semantics
 from dedalus2asp.formats import arrows, itf, placement
 from dedalus2asp.formats.molly import index_html, runs_document
 from dedalus2asp.inspect import Models
+from dedalus2asp.pipeline import prepare
+from dedalus2asp.questions.models import ultimate_outputs
 
 
 @pytest.fixture(scope="module")
@@ -353,10 +356,6 @@ def test_a_lasso_report_in_chromium(tmp_path):
 def test_the_answer_of_models_eventual_as_a_page():
     """questions.models.ultimate_outputs (models --eventual) on Fig. 4 under choice, lassos of 3 steps: a page that
     says it is not exact, lists the distinct ultimate outputs, and draws one lasso per output with its loop."""
-    from dedalus2asp.bounds import Bounds, Network, Semantics
-    from dedalus2asp.pipeline import prepare
-    from dedalus2asp.questions.models import ultimate_outputs
-
     bounds = Bounds(2, Semantics.CHOICE, network=Network(max_delay=1))
     prepared = prepare(*lassos.FIG4, bounds)
     result = ultimate_outputs(prepared.program, prepared.instance, bounds, ("T",), steps=3)
