@@ -16,6 +16,7 @@ from ..formats import render
 from ..lang import analysis
 from ..lang.diagnostics import DiagnosticError
 from ..questions import cron
+from ..questions import models as lassos
 from ..runs import eventual, eventual_verify, operational
 from .progress import Progress, QuietOpt
 from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, incomplete, no_model, say, stderr, text_options, usage, warn, write
@@ -245,8 +246,6 @@ def eventual_outputs(program: Path, input_, semantics: Semantics, encoding: Enco
                      steps: int | None, timeout: float | None, dialect, relations: str | None = None):
     """`models --eventual` and `count --eventual`: the distinct ultimate outputs of the lassos (`questions.models`),
     with the threshold K; a network that is not finite-state exits 2."""
-    from ..questions import models as lassos
-
     try:
         bounds_ = Bounds(0, semantics, encoding, network, Mode.EVENTUAL)
         lassos.transform.lasso_ready(bounds_)

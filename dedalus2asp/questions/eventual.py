@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from ..asp.names import LOOP, OUTPUT, relation_name
 from ..bounds import Bounds, Mode
 from ..lang.ast import Instance, Program
+from .models import threshold as loop_free  # the lasso encoding's threshold search
 
 NOT_ALWAYS = "_not_always"
 """_not_always(x, "R", (x, w̄)): node x lacks R(w̄) at some step of the loop, so R(w̄) is no ultimate fact of x."""
@@ -89,8 +90,6 @@ def threshold(program: Program, instance: Instance, bounds: Bounds, max_k: int =
     """The completeness threshold K of P on H under `bounds` (its network and semantics; `Mode.EVENTUAL`), found
     by the "loop-free path" programs of the lasso encoding (`questions.models.threshold`), or, when that search
     stops at `max_k` steps or at `timeout`, the largest K it tried, not exact, with the reason."""
-    from .models import threshold as loop_free  # the lasso encoding's threshold search
-
     found = loop_free(program, instance, bounds, max_steps=max_k, timeout=timeout)
     return Exactness(found.steps, found.exact, found.reason)
 

@@ -44,6 +44,7 @@ from ..bounds import Bounds, Mode, Network
 from ..inspect.model import Model, decode
 from ..lang import coordination
 from ..lang.ast import Instance, Program, RuleKind
+from ..runs import eventual as explorer
 
 MAX_STEPS = 40
 """The largest K the threshold search tries before it answers `exact: false`."""
@@ -351,8 +352,6 @@ def explorer_decides(program: Program, instance: Instance | None, bounds: Bounds
     """The explorer's exact answer (`runs.eventual.explore`: every strongly connected edge set of the configuration
     graph, alternations included) when its graph has at most `limit` configurations and the causal rounds are the
     semantics asked (the explorer has no choice semantics); else None."""
-    from ..runs import eventual as explorer
-
     if not bounds.semantics.causal:
         return None
     try:

@@ -34,6 +34,7 @@ from ..bounds import Bounds, Mode
 from ..inspect.model import Model, decode
 from ..lang.ast import Instance, Program
 from . import eventual
+from .models import first_steps
 from .verdict import Counterexample, Crash, FaultSet, Lost, Missing, Verdict
 
 MISSING = "_missing"
@@ -233,8 +234,6 @@ def shortest(program: Program, instance: Instance, bounds: Bounds, K: int, found
     fewest steps a lasso can have (`models.first_steps`) whose optimum has n faults gives the shortest
     counterexample with n faults (Heljanko and Niemelä, *Bounded LTL model checking with stable models*, TPLP 2003,
     §4: a witness found at k is an infinite run, whatever k). A timeout keeps the one of K steps."""
-    from .models import first_steps
-
     fewest = found.counterexample.faults
     for k in range(max(1, first_steps(program, instance)), K):
         left = None if timeout is None else timeout - (time.perf_counter() - began)
