@@ -65,14 +65,20 @@ def test_monotonic_components_collapse_positive_cycles_and_split_at_negation():
 # --- temporal stratification ---------------------------------------------------------------------
 
 
-def test_a_negation_on_a_cycle_without_a_plus_edge_is_reported_at_its_position():
-    text = "p(X) :- q(X).\nq(X) :- p(X), e(X).\np(X)@next :- e(X), not q(X).\n"
-    c = analysed(text)
-    assert not c.temporally_stratifiable
+def test_temporal_stratification_is_at_the_rule_as_tr2009_defines_it():
+    """Issue 38, item 4: tr2009 Def. 3 asks the deductive reduction (the deductive rules) to be stratifiable. Rule 3
+    negates q in an @next rule: it reads the previous step, so no fact depends on its own negation, although rule 1
+    makes the edge p ← q deductive. The positive edge p ← q of rule 1 stays in the components: {p, q} is one."""
+    c = analysed("p(X) :- q(X).\nq(X) :- p(X), e(X).\np(X)@next :- e(X), not q(X).\n")
+    assert c.temporally_stratifiable and not c.cycles
+    assert ("p", "q") in c.components
+    (edge,) = [d for d in c.dependencies if (d.head, d.body) == ("p", "q")]
+    assert edge.negated and edge.read_positively and not edge.temporal
+    # the deductive reduction with a negation on a cycle is not temporally stratifiable (and not well formed)
+    c = coordination.analyse(parse_program("p(X) :- e(X), not q(X).\nq(X) :- p(X).\nq(X)@next :- p(X).\n", "p.ded"))
     (d,) = c.cycles
-    assert (d.line, d.col, d.code) == (3, 24, "temporal-stratification")
-    assert "the negation of 'q' in rule 3 is on the cycle p → q → p with no + edge" in d.message
-    assert "make one of the rules on the cycle @next" in d.message
+    assert (d.line, d.col, d.code) == (1, 19, "temporal-stratification")
+    assert "the negation of 'q' in rule 1 is on the cycle p → q → p with no + edge" in d.message
 
 
 def test_a_cycle_through_negation_with_a_plus_edge_is_temporally_stratified():
@@ -100,7 +106,8 @@ def test_a_rule_that_computes_new_values_on_a_cycle_is_not_temporally_safe():
 def test_the_negation_of_votes_in_rule_13_of_the_molly_2pc_is_a_locus():
     c = example("molly/two_phase_commit.ded")
     loci = {x.rule.number: x for x in c.loci}
-    assert sorted(loci) == [9, 13, 14]
+    assert sorted(loci) == [9, 13, 14, 22]  # 22: a deadline race, 'can' holds from step 1 on (issue 38, item 2)
+    assert loci[22].relation == "can" and loci[22].joins == "prepare" and "a deadline race" in loci[22].diagnostic.message
     votes = loci[13]
     assert (votes.relation, votes.reached_by[0], votes.diagnostic.line, votes.diagnostic.col) == ("votes", "vote", 34, 57)
     assert "the negation of 'votes' in rule 13 closes over messages that may still arrive" in votes.diagnostic.message
@@ -171,7 +178,7 @@ def test_check_prints_and_writes_it(tmp_path):
     data = json.loads(RUNNER.invoke(app, ["check", "--json", str(EXAMPLES / "molly/two_phase_commit.ded")]).stdout)
     c = data["coordination"]
     assert c["temporally_stratifiable"] and c["temporally_safe"] and not c["confluent"]
-    assert [(x["rule"], x["line"], x["col"]) for x in c["loci"]] == [(9, 29, 44), (13, 34, 57), (14, 35, 46)]
+    assert [(x["rule"], x["line"], x["col"]) for x in c["loci"]] == [(9, 29, 44), (13, 34, 57), (14, 35, 46), (22, 46, 52)]
     assert c["events"] == ["agent", "begin", "can"]
     assert "locus in rule 13: negation of 'votes'" in c["reasons"]
 
@@ -302,7 +309,7 @@ def test_the_dependency_graph_in_dot_svg_and_html():
     paths = [e for e in root.iter("{http://www.w3.org/2000/svg}path") if e.get("fill") == "none"]
     drawn = [d for d in c.dependencies if d.head in dependency.derived(c) and d.body in dependency.derived(c)]
     assert len(paths) == len(drawn)
-    assert sum(1 for p in paths if p.get("stroke") == dependency.RED) == 3  # the three loci
+    assert sum(1 for p in paths if p.get("stroke") == dependency.RED) == 4  # the four loci
     assert "locus: rule 13" in svg and "input relations (not drawn): begin, id" in svg
     page = render(c, "html", program="2pc.ded")
     assert page.startswith("<!DOCTYPE html>") and "<svg" in page and "rule 13 closes over messages" in page
@@ -329,5 +336,62 @@ def test_every_finding_has_its_place_its_rule_and_a_suggestion(path):
     for d in findings:
         assert d.line >= 1 and d.col >= 1 and d.filename.endswith(".ded"), d
         assert "rule " in d.message and "(" in d.message, d.message
-    for x in c.loci:  # the suggestion of a locus: where to wait, or the rewrite
-        assert "make the rule wait until every" in x.diagnostic.message and "convert --to lamport" in x.diagnostic.message
+    for x in c.loci:  # the suggestion of a locus: where to wait, or the rewrite (which does not order deadlines)
+        assert "make the rule wait until every" in x.diagnostic.message
+        assert ("convert --to lamport" if x.joins is None else "not a message and a deadline") in x.diagnostic.message
+
+
+# --- issue 38: a deadline race is a locus; an aggregate is not positive ------------------------------------------
+
+DEADLINE = """.output acc.
+m(X)@async(Y) :- src(X), sink(Y).
+m(X)@next :- m(X).
+t(0) :- not ticked().
+ticked()@next :- t(_N).
+t(N + 1)@next :- t(N), N < 6.
+late() :- t(N), N >= 2.
+late()@next :- late().
+acc(X)@next :- m(X), not late().
+acc(X)@next :- acc(X).
+"""
+
+
+def test_a_deadline_race_is_a_locus(tmp_path):
+    """Issue 38, item 2: `late` is local state that changes with time (a timer), no message reaches it, and rule 8
+    joins it with `m`, which arrives when it likes: whether `acc` holds is a race with the deadline."""
+    c = analysed(DEADLINE)
+    (locus,) = c.loci
+    assert (locus.rule.number, locus.relation, locus.joins, locus.reached_by) == (8, "late", "m", ("m",))
+    assert "a deadline race" in locus.diagnostic.message and (locus.diagnostic.line, locus.diagnostic.col) == (9, 26)
+    assert c.lamport_relations() == ("m",)
+    assert not any("'late'" in d.message for d in c.unsettled)  # the locus is its root cause
+    # `late` only gains facts (it is persisted): a note on it says so when no message joins it
+    quiet = analysed(DEADLINE.replace("acc(X)@next :- m(X), not late().", "acc(X)@next :- src(X), not late()."))
+    (note,) = [d for d in quiet.unsettled if "'late'" in d.message]
+    assert "it is persisted, so it only gains facts, but when it gains them depends on the step" in note.message
+    (tmp_path / "d.ded").write_text(DEADLINE, encoding="utf-8")
+    (tmp_path / "d.facts").write_text("a { src(1). sink(b). }\n", encoding="utf-8")
+    result = RUNNER.invoke(app, ["cron", str(tmp_path / "d.ded"), "--input", str(tmp_path / "d.facts"), "-T", "8", "-D", "2",
+                                 "--nodes", "b"])
+    assert result.exit_code == 1 and result.stdout.startswith("not consistent: two causal models"), result.output
+    converted = RUNNER.invoke(app, ["convert", "--to", "lamport", str(tmp_path / "d.ded")])
+    assert converted.exit_code == 0 and "m_wait(X, S)@async(Y) :- src(X), sink(Y), lamport_clock(S)." in converted.stdout
+
+
+FIG4_COUNT = "ab(1) :- A().\nab(2) :- B().\nc(count<K>) :- ab(K).\nT() :- A(), c(N), N < 2.\n"
+
+
+def test_an_aggregate_is_not_positive_for_theorem_4_1(tmp_path):
+    """Issue 38, item 3: tplp2016 Fig. 4 with `count` in place of `not` is not tolerant, and jcss2014 Theorem 4.1
+    does not cover it: an aggregate needs its whole group, as a negation does."""
+    fig4 = (EXAMPLES / "tplp2016/fig4_noncausal.ded").read_text(encoding="utf-8")
+    text = fig4.replace("T() :- A(), not B().", FIG4_COUNT)
+    assert text != fig4
+    program = parse_program(text, "fig4_count.ded")
+    assert not program.positive and not coordination.analyse(program).positive
+    (tmp_path / "p.ded").write_text(text, encoding="utf-8")
+    check_ = RUNNER.invoke(app, ["check", str(tmp_path / "p.ded")])
+    assert "positive: no (uses negation or an aggregate)" in check_.stdout
+    data = json.loads(RUNNER.invoke(app, ["cron", str(tmp_path / "p.ded"), "--input", str(EXAMPLES / "tplp2016/fig4.facts"),
+                                          "-T", "3", "-D", "1", "--json"]).stdout)
+    assert data["consistent"] and not data["tolerant"] and not data["positive"] and data["theorem"] is None

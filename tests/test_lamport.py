@@ -9,7 +9,7 @@ import json
 
 import clingo
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -20,6 +20,7 @@ from dedalus2asp.cli import app
 from dedalus2asp.lang import coordination, lamport, parser
 from dedalus2asp.lang.analysis import check
 from dedalus2asp.lang.facts import load_instance
+from dedalus2asp.lang.ast import RuleKind
 from dedalus2asp.lang.parser import parse_program
 
 from conftest import EXAMPLES
@@ -183,6 +184,53 @@ def test_the_rewrite_tolerates_non_causality_with_the_same_causal_outputs(rewrit
     assert fixed["choice_certain"] == fixed["certain"]
 
 
+RACE = """.output fresh.
+msg(X)@async(Y) :- src(X), peer(Y).
+msg(X)@next :- msg(X).
+fresh(X)@next :- want(X), not msg(X).
+fresh(X)@next :- fresh(X).
+"""
+
+
+def test_a_race_the_rewrite_removes_is_shown_beside_its_verdict(tmp_path):
+    """Issue 38, item 1: `msg` sent at a@0 may arrive causally at b@0 (the nodes' steps are independent), where it
+    keeps `fresh(1)` from holding; the rewrite delivers it at b@1 at the earliest, so the rewrite alone is consistent.
+    cron on the rewrite shows the original's race beside it, and does not answer yes."""
+    (tmp_path / "race.ded").write_text(RACE, encoding="utf-8")
+    (tmp_path / "race.facts").write_text("a { src(1). peer(b). }  b { want(1). want(2). }\n", encoding="utf-8")
+    original = cron(tmp_path / "race.ded", tmp_path / "race.facts", "-T", 5, "-D", 1)
+    assert original["consistent"] is False and original["possible"] == ["fresh(1)", "fresh(2)"]
+    (tmp_path / "lamport.ded").write_text(rewritten(str(tmp_path / "race.ded")), encoding="utf-8")
+    result = RUNNER.invoke(app, ["cron", str(tmp_path / "lamport.ded"), "--input", str(tmp_path / "race.facts"),
+                                 "-T", "5", "-D", "1"])
+    assert result.exit_code == 1, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "consistent and tolerant: no counterexample up to horizon 5 with delay ≤ 1"
+    assert lines[1].startswith("the original program (the Lamport rewrite undone): not consistent: two causal models "
+                               "up to horizon 5 with delay ≤ 1 differ on fresh(1). That is a race, not non-causality")
+    fixed = cron(tmp_path / "lamport.ded", tmp_path / "race.facts", "-T", 5, "-D", 1)
+    assert fixed["original"]["consistent"] is False and fixed["original"]["witnesses"]
+
+
+def test_undo_gives_back_every_example_rewritten_whole():
+    """`lamport.undo` (what cron answers the original's question with) inverts the rewrite of every asynchronous
+    relation, in every notation."""
+    done = 0
+    for path in sorted(EXAMPLES.rglob("*.ded")):
+        source = parser.load_source(path)
+        program = source.program if hasattr(source, "program") else source
+        relations = tuple(program.async_relations())
+        if not relations or any(r.span.source for r in program.rules if r.kind is RuleKind.ASYNC):
+            continue  # a rule of an included file is not rewritten in place
+        text = lamport.rewrite(source, relations).text
+        again = parser.parse_source(text, str(path), getattr(source, "dialect", "transparent"))
+        back = lamport.undo(again.program if hasattr(again, "program") else again)
+        assert sorted(map(str, back.rules)) == sorted(map(str, program.rules)), path
+        done += 1
+    assert lamport.undo(program) is None  # not a rewrite
+    assert done >= 20
+
+
 def traces(path, facts, horizon, semantics, encoding=Encoding.FAST, max_delay=1):
     program, instance = parser.load_program(path), load_instance(facts)
     compiled = transform(program, instance, Bounds(horizon, semantics, encoding, Network(max_delay=max_delay)))
@@ -243,9 +291,16 @@ def test_bounded_theorem_4_on_the_rewrites(rewrites, pair, horizon, max_delay):
 # --- the guarantee on random programs ----------------------------------------------------------
 
 
+# the race of issue 38 in the generator's vocabulary: random programs of three rules seldom race in a way the rewrite
+# hides (none of 200 at horizon 2, delay 1; none of 120 at horizon 3, delay 2), so it is given as an example
+RACE_RULES = ["q(X)@async(Y) :- p(X), nd(Y).", "q(X)@next :- q(X).", "r(X)@next :- e(X, X), not q(X).", "r(X)@next :- r(X)."]
+RACE_FACTS = "nd(n1). nd(n2).\nn1 { p(a). }\nn2 { e(a, a). e(b, b). }\n"
+
+
 @settings(max_examples=80, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(st.lists(rules(), min_size=1, max_size=3), inputs())
+@example(RACE_RULES, RACE_FACTS)
 def test_with_every_message_rewritten_every_model_has_an_output_of_a_causal_run(tmp_path_factory, rule_texts, facts):
     """The rewrite's guarantee (lang/lamport.py): with every asynchronous relation rewritten, each model of the
     rewrite, choice or causal, has the output of a causal run of the original (its messages arriving at
@@ -271,7 +326,13 @@ def test_with_every_message_rewritten_every_model_has_an_output_of_a_causal_run(
     assert set(before["certain"]) <= set(after["choice_certain"]), text
     if before["consistent"]:
         assert after["consistent"] and after["tolerant"] and after["certain"] == before["certain"], text
-    EXERCISED.append((before["consistent"], before["tolerant"]))
+    # the rewrite removes causal runs (a message is used only after its send step), so its own verdict may hide a
+    # race: the original's verdict is always given beside it, and the answer is yes only if the original is consistent
+    if not before["consistent"]:  # a race: a verdict on the rewrite must not clear it
+        assert after.get("original", {}).get("consistent") is False, text
+    original = {k: v for k, v in after["original"].items() if k != "seconds"}
+    assert original == {k: v for k, v in before.items() if k != "seconds"}, text
+    EXERCISED.append((before["consistent"], before["tolerant"], after["consistent"]))
 
 
 EXERCISED = []
@@ -279,6 +340,8 @@ EXERCISED = []
 
 def test_the_random_rewrites_include_intolerant_originals():
     # run after the property (file order): programs were rewritten, and some of them needed it
-    print(f"{len(EXERCISED)} random programs rewritten; {EXERCISED.count((True, False))} were consistent and "
-          "intolerant before, and tolerant after")
-    assert len(EXERCISED) >= 30 and (True, False) in EXERCISED
+    repaired = sum(1 for c, t, _ in EXERCISED if c and not t)
+    hidden = sum(1 for c, _, after in EXERCISED if not c and after)
+    print(f"{len(EXERCISED)} random programs rewritten; {repaired} were consistent and intolerant before, and tolerant "
+          f"after; {hidden} raced, and their rewrite alone is consistent (the original's verdict shows the race)")
+    assert len(EXERCISED) >= 30 and repaired and hidden

@@ -147,6 +147,8 @@ def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> 
     """A CRON verdict in one sentence, then what supports it: outputs, witnesses, a counterexample."""
     out = console(width, color)
     out.print(verdict.sentence())
+    if verdict.original_sentence():
+        out.print(verdict.original_sentence())
     if verdict.search is not None:
         out.print(search(verdict))
     if not verdict.satisfiable:
@@ -276,9 +278,9 @@ def report(report: Report, program: str = "<program>") -> str:
         "strata of the deductive rules: "
         + ("; ".join(f"{i}: {', '.join(s)}" for i, s in enumerate(report.strata, 1)) or "none"),
         f"asynchronous relations: {listed(report.async_relations)}",
-        "positive: yes (no negation: if consistent, it tolerates non-causality, jcss2014 Theorem 4.1)"
+        "positive: yes (no negation, no aggregate: if consistent, it tolerates non-causality, jcss2014 Theorem 4.1)"
         if report.positive
-        else "positive: no (uses negation)",
+        else "positive: no (uses negation or an aggregate)",
         f"output relations: {', '.join(report.outputs) or 'none declared (.output R.)'}",
     ]
     if report.coordination is not None:

@@ -63,6 +63,9 @@ class Locus:
     reached_by: tuple[str, ...]
     carried: bool
     diagnostic: Diagnostic
+    joins: str | None = None
+    """A deadline race: `relation` is local state that changes with time (a timer's `late`), reached by no message,
+    and the rule joins `joins`, which messages reach; `reached_by` reach `joins`."""
 
     @property
     def head(self) -> str:
@@ -71,6 +74,7 @@ class Locus:
     def as_dict(self) -> dict:
         return {"rule": self.rule.number, "relation": self.relation, "head": self.head,
                 "what": "aggregate" if self.aggregate else "negation", "reached_by": list(self.reached_by),
+                "joins": self.joins,
                 **{k: self.diagnostic.as_dict()[k] for k in ("file", "line", "col", "message")}}
 
 
@@ -125,7 +129,7 @@ class Coordination:
         reach = reachable(self.dependencies)
         chosen = set()
         for locus in self.loci:
-            chosen |= {a for a in self.asynchronous if locus.relation in reach[a]}
+            chosen |= {a for a in self.asynchronous if locus.relation in reach[a] or locus.joins in reach[a]}
             chosen |= {a for a in self.asynchronous if a == locus.head or a in reach[locus.head]}
         return tuple(a for a in self.asynchronous if a in chosen and a not in self.clocked)
 
@@ -166,17 +170,21 @@ def _where(rule: Rule, literal: Literal):
 
 
 def temporal_cycles(program: Program, deps: tuple[Dependency, ...]) -> list[Diagnostic]:
-    """Every ¬ edge (negation or aggregate) on a cycle of edges none of which is +, at the literal's position."""
-    later = {(d.head, d.body) for d in deps if d.temporal}
+    """Every negation or aggregate of a deductive rule on a cycle of edges none of which is +, at the literal's
+    position. tr2009 Def. 3 at the rule: the program's deductive reduction (its deductive rules) is syntactically
+    stratifiable; a negation in an inductive or asynchronous rule reads an earlier step and closes no cycle, even when
+    a deductive rule joins the same pair (`p(X) :- q(X).` beside `p(X)@next :- e(X), not q(X).`)."""
     succ: dict[str, list[str]] = defaultdict(list)
     for d in deps:
-        if not d.temporal:
+        if not d.temporal:  # some deductive (or lock-step) rule makes the edge: it is in the deductive reduction
             succ[d.head].append(d.body)
     out = []
     for rule in graph_rules(program):
+        if rule.kind in (RuleKind.INDUCTIVE, RuleKind.ASYNC):
+            continue
         for literal in literals(rule):
             head, body = rule.head.predicate, literal.atom.predicate
-            if (head, body) in later or not (literal.negated or rule.aggregates):
+            if not (literal.negated or rule.aggregates):
                 continue
             back = shortest_path(succ, body, head)
             if back is None:
@@ -316,10 +324,11 @@ def clocked(program: Program) -> tuple[str, ...]:
 
 
 def _monotone(deps: tuple[Dependency, ...]) -> dict[str, list[str]]:
-    """The graph of the monotone edges: head → the relations it reads monotonically."""
+    """The graph of the monotone edges: head → the relations it reads monotonically (through some rule: an edge that
+    one rule negates and another reads positively is both)."""
     monotone: dict[str, list[str]] = defaultdict(list)
     for d in deps:
-        if d.monotone:
+        if d.monotone or d.read_positively:
             monotone[d.head].append(d.body)
     return monotone
 
@@ -332,10 +341,29 @@ def monotonic_components(relations: tuple[str, ...], deps: tuple[Dependency, ...
     return tuple(tuple(sorted(c, key=written.__getitem__)) for c in strongly_connected(list(relations), monotone))
 
 
+def _deadline(rule: Rule, literal: Literal, asynchronous: tuple[str, ...], reach: dict[str, set[str]],
+              constant: set[str]) -> tuple[str | None, tuple[str, ...]]:
+    """A deadline race: `literal` negates (or aggregates over) local state that changes with time (not fixed by the
+    input, e.g. a timer's `late`) and `rule` joins a relation that messages reach. The relation joined, and the
+    asynchronous relations that reach it; (None, ()) when `literal` is no such read."""
+    if not literal.negated or literal.atom.predicate in constant:  # an aggregate over messages is a locus already
+        return None, ()
+    for other in rule.positive:
+        if other is literal.atom:
+            continue
+        by = tuple(a for a in asynchronous if other.predicate in reach[a])
+        if by:
+            return other.predicate, by
+    return None, ()
+
+
 def loci_of_coordination(program: Program, deps: tuple[Dependency, ...], relations: tuple[str, ...],
-                         asynchronous: tuple[str, ...], kept: set[str]) -> tuple[list[Locus], list[Locus]]:
+                         asynchronous: tuple[str, ...], kept: set[str],
+                         constant: set[str] = frozenset()) -> tuple[list[Locus], list[Locus]]:
     """The loci of coordination and the transient reads: every negation or aggregate over a relation an
-    asynchronous one reaches, a locus when what it concludes is `kept` (`carried`), transient otherwise."""
+    asynchronous one reaches, or over local state that changes with time in a rule that joins what messages reach
+    (a deadline race: whether the message comes before the deadline); a locus when what it concludes is `kept`
+    (`carried`), transient otherwise."""
     monotone = _monotone(deps)
     reach = reachable(deps)
     depends: dict[str, list[str]] = defaultdict(list)
@@ -354,10 +382,31 @@ def loci_of_coordination(program: Program, deps: tuple[Dependency, ...], relatio
                 continue
             body = literal.atom.predicate
             by = tuple(sorted((a for a in asynchronous if body in reach[a]), key=lambda a: distance(a, body)))
+            joins = None
             if not by:
-                continue
+                joins, by = _deadline(rule, literal, asynchronous, reach, constant)
+                if joins is None:
+                    continue
+                by = tuple(sorted(by, key=lambda a: distance(a, joins)))
             is_carried = rule.kind is not RuleKind.DEDUCTIVE or rule.head.predicate in kept
             arrives = f"'{by[0]}' is asynchronous" + ("" if by[0] == body else f" and reaches '{body}'")
+            if joins is not None:
+                arrives = (f"'{body}' is local state that changes with time, and the rule joins '{joins}', which "
+                           f"messages reach ('{by[0]}' is asynchronous): a deadline race")
+                what = f"{_what(rule, literal)} in {rule_name(rule)}"
+                later = ("it decides what is sent" if rule.kind is RuleKind.ASYNC else
+                         "it decides what holds at the next step" if rule.kind is RuleKind.INDUCTIVE else
+                         f"'{rule.head.predicate}' is kept for later steps")
+                message = (f"{what} races with arrivals ({arrives}), and {later}: a locus of coordination (make the "
+                           f"rule wait until every '{joins}' it depends on is known; Lamport clocks order messages, "
+                           "not a message and a deadline)" if is_carried else
+                           f"{what} races with arrivals ({arrives}), but '{rule.head.predicate}' is read at its own "
+                           "step only: it is evaluated afresh at every step, so it is not a locus")
+                found = Locus(rule, body, not literal.negated, by, is_carried,
+                              diagnostic_in(program, "locus" if is_carried else "transient", message,
+                                            _where(rule, literal), Severity.NOTE), joins)
+                (loci if is_carried else transient).append(found)
+                continue
             if is_carried:
                 later = ("it decides what is sent" if rule.kind is RuleKind.ASYNC else
                          "it decides what holds at the next step" if rule.kind is RuleKind.INDUCTIVE else
@@ -402,12 +451,15 @@ def time_sensitive(program: Program, events: set[str], asynchronous: tuple[str, 
                if p in asynchronous and p not in persisted else
                "it has input events, which hold at one step only" if p in events else
                f"it is read at step {literal.step} only" if literal.step is not None else
-               "it may lose facts from one step to the next")
+               "it is persisted, so it only gains facts, but when it gains them depends on the step" if p in persisted else
+               "it is neither fixed by the input nor persisted, so it may hold at some steps only")
         use = "negates" if literal.negated else "aggregates over" if rule.aggregates else "joins"
         out.append(diagnostic_in(
             program, "time-sensitive",
             f"{rule_name(rule)} {use} '{p}', and {why}; what it derives is carried to a later step, so it may depend "
-            f"on when '{p}' holds (persist '{p}', or derive it from relations that only grow)",
+            f"on when '{p}' holds ("
+            + ("derive it from relations fixed by the input" if p in persisted else
+               f"persist '{p}', or derive it from relations that only grow") + ")",
             literal.atom.span, Severity.NOTE))
     return out, settled
 
@@ -422,7 +474,7 @@ def analyse(program: Program, events: Iterable[str] = ()) -> Coordination:
     components = monotonic_components(relations, deps)
     asynchronous = tuple(program.async_relations())
     kept = carried(program)
-    found, transient = loci_of_coordination(program, deps, relations, asynchronous, kept)
+    found, transient = loci_of_coordination(program, deps, relations, asynchronous, kept, _constant(program, events))
     persisted = simply_persisted(program)
     unsettled, settled = time_sensitive(program, events, asynchronous, persisted, kept, found)
     return Coordination(

@@ -49,9 +49,9 @@ macros, facts, the dialect: location-transparent, tr2009 located with `#`, or Mo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from .ast import Literal, Marked, Program, Rule, RuleKind, Span, printable
+from .ast import Atom, Comparison, Literal, Marked, Program, Rule, RuleKind, Span, Variable, printable
 from .diagnostics import line_starts
 from .located import LocatedProgram
 
@@ -227,3 +227,57 @@ def _appended(program: Program, d: _Dialect, waits: dict[str, str], clock: str, 
             f"{d.atom(relation, args, where, column)} :- {message}, {now}, S < C{e}",
         ]
     return "\n".join(lines) + "\n"
+
+
+def _delivery(rule: Rule) -> tuple[str, str] | None:
+    """(W, K) when `rule` is a rewrite's delivery `R(X̄) :- W(X̄, S), K(C), S < C.`, else None."""
+    literals = [b for b in rule.body if isinstance(b, Literal)]
+    comparisons = rule.comparisons
+    if rule.kind is not RuleKind.DEDUCTIVE or len(literals) != 2 or len(comparisons) != 1 or any(x.negated for x in literals):
+        return None
+    message, clock = literals
+    test = comparisons[0]
+    if not (message.atom.args and len(clock.atom.args) == 1 and test.op == "<"):
+        return None
+    stamp, now = message.atom.args[-1], clock.atom.args[0]
+    same = [str(a) for a in message.atom.args[:-1]] == [str(a) for a in rule.head.args]
+    if same and isinstance(stamp, Variable) and isinstance(now, Variable) and (str(test.left), str(test.right)) == (str(stamp), str(now)):
+        return message.atom.predicate, clock.atom.predicate
+    return None
+
+
+def undo(program: Program) -> Program | None:
+    """The program a Lamport rewrite (`rewrite`) was made from, or None when `program` is no rewrite.
+
+    Every asynchronous relation W delivered by a rule `R(X̄) :- W(X̄, S), K(C), S < C.` was R: its sending rules
+    get back the head R(ū) (the send step S dropped) and lose their clock atom K(S); the waiting and delivering
+    rules of W go, and so do the clock's rules (K and the relations only they read). `cron` answers the original's
+    question beside the rewrite's with it: the rewrite removes causal runs, and may hide a race."""
+    sent = program.async_relations()
+    found = {w: (rule.head.predicate, k) for rule in program.rules if (wk := _delivery(rule)) and (w := wk[0]) in sent
+             for k in (wk[1],)}
+    if not found:
+        return None
+    clock = {k for _, k in found.values()}
+    heads = {r.head.predicate for r in program.rules}
+    todo = list(clock)
+    while todo:  # the clock's machinery: the relations its rules read (its tick, its start)
+        relation = todo.pop()
+        for rule in (r for r in program.rules if r.head.predicate == relation):
+            for atom in rule.atoms[1:]:
+                if atom.predicate not in clock and atom.predicate in heads and atom.predicate not in sent:
+                    clock.add(atom.predicate)
+                    todo.append(atom.predicate)
+    rules = []
+    for rule in program.rules:
+        head = rule.head.predicate
+        if head in clock or head in found and rule.kind is not RuleKind.ASYNC or _delivery(rule) in {
+                (w, k) for w, (_, k) in found.items()}:
+            continue
+        if head in found and rule.kind is RuleKind.ASYNC:
+            stamp = str(rule.head.args[-1])
+            body = tuple(b for b in rule.body if not (isinstance(b, Literal) and b.atom.predicate in clock
+                                                       and [str(a) for a in b.atom.args] == [stamp]))
+            rule = replace(rule, head=Atom(found[head][0], rule.head.args[:-1], rule.head.span), body=body)
+        rules.append(rule)
+    return replace(program, rules=tuple(rules))

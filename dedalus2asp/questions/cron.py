@@ -50,6 +50,7 @@ from ..bounds import Bounds, Encoding, Mode, Semantics
 from ..inspect.model import Model, decode, show_fact
 from ..lang.ast import Instance, Program
 from ..lang.diagnostics import Diagnostic, DiagnosticError
+from ..lang.lamport import undo
 from . import eventual, models
 from .eventual import Exactness
 
@@ -243,6 +244,8 @@ class Verdict:
     search: dict | None = None
     exactness: Exactness | None = None  # --eventual: the causal threshold K (consistency), and whether it was found
     choice_exactness: Exactness | None = None  # --eventual: the choice threshold (tolerance); None: not asked
+    original: "Verdict | None" = None
+    """On a Lamport rewrite (`lamport.undo`): the verdict on the program it was made from, within the same bounds."""
 
     @property
     def eventual(self) -> bool:
@@ -309,8 +312,19 @@ class Verdict:
 
     @property
     def answer(self) -> bool:
-        """Yes (exit 0) only for consistent and tolerant."""
-        return bool(self.consistent and self.tolerant)
+        """Yes (exit 0) only for consistent and tolerant, and, on a Lamport rewrite, an original that is consistent:
+        the rewrite removes causal runs, so its own consistency does not clear a race of the original."""
+        return bool(self.consistent and self.tolerant and (self.original is None or self.original.consistent))
+
+    def original_sentence(self) -> str | None:
+        """On a Lamport rewrite: the original's verdict, and what it means for the rewrite's (None otherwise)."""
+        if self.original is None:
+            return None
+        said = f"the original program (the Lamport rewrite undone): {self.original.sentence()}"
+        if self.original.satisfiable and not self.original.consistent:
+            return (said + ". That is a race, not non-causality: the rewrite delivers a message only at a step after "
+                    "its send step, which removes causal runs, so the rewrite's answer does not clear the original")
+        return said
 
     @property
     def bound(self) -> str:
@@ -400,6 +414,7 @@ class Verdict:
                     "exact": self.choice_exactness.exact, **self.choice_exactness.as_dict(), "semantics": "choice"},
             }),
             "search": self.search,
+            **({} if self.original is None else {"original": self.original.as_dict()}),
             "seconds": round(self.seconds, 4),
         }
 
@@ -441,6 +456,9 @@ def analyse(
                 verdict.counterexample = model
                 verdict.lost = found.certain - model_output(model, outs)
                 verdict.gained = model_output(model, outs) - found.certain
+    original = undo(program)
+    if original is not None:
+        verdict.original = analyse(original, instance, bounds, outs, deadline.remaining())
     verdict.seconds = time.perf_counter() - start
     return verdict
 
