@@ -345,3 +345,64 @@ def test_the_random_rewrites_include_intolerant_originals():
     print(f"{len(EXERCISED)} random programs rewritten; {repaired} were consistent and intolerant before, and tolerant "
           f"after; {hidden} raced, and their rewrite alone is consistent (the original's verdict shows the race)")
     assert len(EXERCISED) >= 30 and repaired and hidden
+
+
+# --- issue 38, item 5: the rewrite's text ----------------------------------------------------------------------
+
+
+def test_a_comment_before_the_terminator_does_not_swallow_the_clock(tmp_path):
+    for name, dialect, text in [
+        ("t.ded", "transparent", "A()@async(X) :- S(), Id(X).\nB()@async(X) :- A(), Id(X) % note\n.\nT() :- A(), not B().\nT()@next :- T().\n"),
+        ("m.ded", "molly", "a(X, Y)@async :- s(X, Y);\nb(Y, X)@async :- a(X, Y) // note\n;\nt(X) :- a(X, _), notin b(X, _);\n"
+                           "t(X)@next :- t(X);\n"),
+    ]:
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        out = rewritten(str(tmp_path / name), "--relations", "b" if dialect == "molly" else "B")
+        again = parser.parse_source(out, name, dialect)  # parses: the clock atom is outside the comment
+        program = again.program if hasattr(again, "program") else again
+        assert coordination.analyse(program).clocked, out
+        assert ("Id(X), lamport_clock(S1) % note\n." if dialect == "transparent" else "lamport_clock(X, S) // note\n;") in out
+
+
+def test_the_rewrite_drops_the_remark_that_no_longer_holds_and_names_no_variable_like_a_relation():
+    text = rewritten(ALG3[0])
+    assert "NON-CAUSALITY" not in text and "does not tolerate non-causality is dropped here" in text
+    # Alg. 3 has a relation S(): no variable of the rewrite is called S
+    assert "A_wait(S1)@async(X) :- S(), Id(X), lamport_clock(S1)." in text
+    assert "B() :- B_wait(S1), lamport_clock(C), S1 < C." in text
+    assert not any(v.name == "S" for r in parse_program(text, "alg3.ded").rules for v in r.variables())
+
+
+def test_check_on_a_rewrite_advises_no_rewrite(rewrites):
+    result = RUNNER.invoke(app, ["check", str(rewrites[FIG4[0]][0])])
+    assert "would rewrite" not in result.stdout and "already waiting for a Lamport clock" in result.stdout
+    assert "its messages already wait for a Lamport clock: `dedalus2asp cron` tells whether that suffices" in result.stdout
+    assert "convert --to lamport`)" not in result.stdout
+
+
+def test_convert_with_no_relation_named_says_so(tmp_path):
+    result = RUNNER.invoke(app, ["convert", "--to", "lamport", str(EXAMPLES / FIG4[0]), "--relations", ""])
+    assert result.exit_code == 2 and "--relations names no relation: give R,S (asynchronous relations of the program: A, B)" in result.output
+
+
+LOCKSTEP_LOCUS = """
+peer("a", "b")@1;
+peer(A, B)@next :- peer(A, B);
+start("a", 1)@1;
+val(A, V)@next :- start(A, V);
+val(A, V)@next :- val(A, V);
+seen(B, A, V) :- val(A, V), peer(A, B);
+ack(A, B, V)@async :- seen(B, A, V);
+acked(A, V) :- ack(A, _, V);
+acked(A, V)@next :- acked(A, V);
+missing(A, V) :- val(A, V), notin acked(A, V);
+missing(A, V)@next :- missing(A, V);
+"""
+
+
+def test_on_a_lock_step_program_the_rewrite_would_change_nothing(tmp_path):
+    (tmp_path / "ack.ded").write_text(LOCKSTEP_LOCUS, encoding="utf-8")
+    result = RUNNER.invoke(app, ["check", "--dialect", "molly", str(tmp_path / "ack.ded")])
+    assert "loci of coordination: 1" in result.stdout
+    assert ("`dedalus2asp convert --to lamport` would change nothing: the lock-step rules (6) run with synchronous "
+            "delivery only") in result.stdout

@@ -144,6 +144,10 @@ def convert(
     if to is Notation.LAMPORT:
         chosen = (tuple(dict.fromkeys(r.strip() for r in relations.split(",") if r.strip())) if relations is not None
                   else _coordination(prog, given).lamport_relations())
+        if relations is not None and not chosen:
+            fail(DiagnosticError([Diagnostic("convert", "--relations names no relation: give R,S (asynchronous relations "
+                                             f"of the program: {', '.join(prog.async_relations()) or 'none'}), or leave "
+                                             "it out for those a locus of coordination involves", filename=str(program))]))
         try:
             sys.stdout.write(lamport.rewrite(source, chosen).text)
         except ValueError as exc:

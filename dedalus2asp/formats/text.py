@@ -319,7 +319,11 @@ def coordination(c: Coordination) -> list[str]:
     else:
         lines.append("  confluent by the properties draft's criterion: not shown")
         lines += [f"    - {reason}" for reason in c.reasons()]
-    if c.lamport_relations():
+    if c.lamport_relations() and c.lockstep:
+        lines.append(f"  `dedalus2asp convert --to lamport` would change nothing: the lock-step rules "
+                     f"({', '.join(map(str, c.lockstep))}) run with synchronous delivery only, where every message arrives "
+                     "at its receiver's next step, so no run is non-causal (tr2009 §6.6)")
+    elif c.lamport_relations():
         lines.append(f"  `dedalus2asp convert --to lamport` would rewrite: {', '.join(c.lamport_relations())} (tr2009 §6.6)")
     if c.clocked:
         lines.append(f"  already waiting for a Lamport clock (tr2009 §6.6): {', '.join(c.clocked)}")

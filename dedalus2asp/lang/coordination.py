@@ -98,6 +98,10 @@ class Coordination:
     """Every relation carried to a later step grows (`unsettled` lists the root causes when not)."""
     clocked: tuple[str, ...] = ()
     """Asynchronous relations that already wait for a Lamport clock (`clocked`): not rewritten again."""
+    lockstep: tuple[int, ...] = ()
+    """The lock-step rules (Molly's writes into another node within a step): the program runs with synchronous
+    delivery only, where every message arrives at its receiver's next step, so no run is non-causal and the Lamport
+    rewrite changes nothing."""
 
     @property
     def temporally_stratifiable(self) -> bool:
@@ -156,6 +160,7 @@ class Coordination:
             "reasons": self.reasons(),
             "lamport_relations": list(self.lamport_relations()),
             "clocked": list(self.clocked),
+            "lockstep": list(self.lockstep),
         }
 
 
@@ -359,7 +364,7 @@ def _deadline(rule: Rule, literal: Literal, asynchronous: tuple[str, ...], reach
 
 def loci_of_coordination(program: Program, deps: tuple[Dependency, ...], relations: tuple[str, ...],
                          asynchronous: tuple[str, ...], kept: set[str],
-                         constant: set[str] = frozenset()) -> tuple[list[Locus], list[Locus]]:
+                         constant: set[str] = frozenset(), waiting: set[str] = frozenset()) -> tuple[list[Locus], list[Locus]]:
     """The loci of coordination and the transient reads: every negation or aggregate over a relation an
     asynchronous one reaches, or over local state that changes with time in a rule that joins what messages reach
     (a deadline race: whether the message comes before the deadline); a locus when what it concludes is `kept`
@@ -407,14 +412,15 @@ def loci_of_coordination(program: Program, deps: tuple[Dependency, ...], relatio
                                             _where(rule, literal), Severity.NOTE), joins)
                 (loci if is_carried else transient).append(found)
                 continue
+            restore = ("; its messages already wait for a Lamport clock: `dedalus2asp cron` tells whether that suffices"
+                       if set(by) <= waiting else ", or restore causal order with `dedalus2asp convert --to lamport`")
             if is_carried:
                 later = ("it decides what is sent" if rule.kind is RuleKind.ASYNC else
                          "it decides what holds at the next step" if rule.kind is RuleKind.INDUCTIVE else
                          f"'{rule.head.predicate}' is kept for later steps")
                 message = (f"{_what(rule, literal)} in {rule_name(rule)} closes over messages that may still arrive "
                            f"({arrives}) and {later}: a locus of coordination (make the rule wait until every "
-                           f"'{body}' it depends on is known, or restore causal order with "
-                           f"`dedalus2asp convert --to lamport`)")
+                           f"'{body}' it depends on is known{restore})")
                 severity = Severity.NOTE  # a place to look at, not a fault: the program may be right as it is
             else:
                 message = (f"{_what(rule, literal)} in {rule_name(rule)} reads messages that may still arrive "
@@ -474,7 +480,8 @@ def analyse(program: Program, events: Iterable[str] = ()) -> Coordination:
     components = monotonic_components(relations, deps)
     asynchronous = tuple(program.async_relations())
     kept = carried(program)
-    found, transient = loci_of_coordination(program, deps, relations, asynchronous, kept, _constant(program, events))
+    found, transient = loci_of_coordination(program, deps, relations, asynchronous, kept, _constant(program, events),
+                                            set(clocked(program)))
     persisted = simply_persisted(program)
     unsettled, settled = time_sensitive(program, events, asynchronous, persisted, kept, found)
     return Coordination(
@@ -492,4 +499,5 @@ def analyse(program: Program, events: Iterable[str] = ()) -> Coordination:
         events=tuple(sorted(events)),
         settled=settled,
         clocked=clocked(program),
+        lockstep=tuple(r.number for r in program.lockstep_rules()),
     )

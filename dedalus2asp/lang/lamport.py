@@ -121,6 +121,11 @@ def _location(rule: Rule, dialect: _Dialect) -> str | None:
     raise ValueError(f"rule {rule.number} '{rule}' has no body atom with a location: it cannot read the clock")
 
 
+def _variable(name: str, taken: set[str]) -> str:
+    """`name`, or `name1`, `name2`, ...: the first one not in `taken` (variables of the rule, relations, names made)."""
+    return next(n for n in (name, *(f"{name}{i}" for i in range(1, 1000))) if n not in taken)
+
+
 def _variables(rule: Rule) -> set[str]:
     names = {v.name for v in rule.variables()}
     for atom in rule.atoms:
@@ -166,13 +171,12 @@ def rewrite(source: Program | LocatedProgram, relations: tuple[str, ...]) -> Rew
         head_begin, head_end = _slice(starts, rule.head.span)
         head = text[head_begin:head_end]
         inner = head[head.index("(") + 1:head.rindex(")")].strip() if "(" in head else ""
-        step = next(n for n in ("S", *(f"S{i}" for i in range(1, 1000))) if n not in _variables(rule))
+        step = _variable("S", _variables(rule) | taken)
         where = _location(rule, dialect)
         clock_atom = dialect.atom(clock, [step], where)
         new_head = f"{waits[rule.head.predicate]}({inner + ', ' if inner else ''}{step})"
-        rest = text[head_end:end].rstrip()
-        terminator = rest[-1]
-        new = written[:head_begin - begin] + new_head + rest[:-1].rstrip() + f", {clock_atom}{terminator}"
+        last = _slice(starts, rule.body[-1].span)[1]  # the clock joins the body there, before any comment
+        new = written[:head_begin - begin] + new_head + text[head_end:last] + f", {clock_atom}" + text[last:end]
         note = (f"{c} Lamport clocks ({SECTION}): this rule sent {rule.head.predicate} directly; now the message carries "
                 f"its send step {step} (an entanglement, tr2009 §6.5.2)\n{c} and waits in "
                 f"{waits[rule.head.predicate]} until the receiver's clock has passed {step} (rules at the end).\n")
@@ -183,11 +187,35 @@ def rewrite(source: Program | LocatedProgram, relations: tuple[str, ...]) -> Rew
         out.append(new)
         last = end
     out.append(text[last:])
-    body = "".join(out)
+    body = _without_intolerance("".join(out), c)
     if not body.endswith("\n"):
         body += "\n"
     return Rewrite(_header(program, relations, c) + body + _appended(program, dialect, waits, clock, ticked, start),
                    tuple(relations), waits, clock)
+
+
+def _without_intolerance(text: str, c: str) -> str:
+    """`text` without its comment paragraphs that say the program does not tolerate non-causality (jcss2014 Alg. 3's
+    header): the rewrite is meant to make that false, and `cron` tells whether it did."""
+    lines, out, paragraph = text.split("\n"), [], []
+
+    def flush():
+        words = " ".join(line.strip()[len(c):] for line in paragraph).lower().split()
+        if "not tolerate non-causality" in " ".join(words):
+            out.append(f"{c} (A remark of the original that it does not tolerate non-causality is dropped here: the "
+                       "rewrite is meant to; `dedalus2asp cron` tells.)")
+        else:
+            out.extend(paragraph)
+        paragraph.clear()
+
+    for line in lines:
+        if line.strip().startswith(c) and line.strip() != c:
+            paragraph.append(line)
+        else:
+            flush()
+            out.append(line)
+    flush()
+    return "\n".join(out)
 
 
 def _header(program: Program, relations: tuple[str, ...], c: str) -> str:
@@ -198,7 +226,9 @@ def _header(program: Program, relations: tuple[str, ...], c: str) -> str:
 def _appended(program: Program, d: _Dialect, waits: dict[str, str], clock: str, ticked: str, start: str | None) -> str:
     c, e = d.comment, d.end
     arity = program.schema()
-    L = "L"  # the location variable of the generated rules (located dialects); no user variable occurs in them
+    names = set(arity) | set(waits.values()) | {clock, ticked, start}  # a variable is never named like a relation
+    # the generated rules' variables; no user variable occurs in these rules. L: the location (located dialects)
+    L, N, S, C = (_variable(v, names) for v in ("L", "N", "S", "C"))
     lines = ["", f"{c} ---- Lamport clocks: {CITATION} ----",
              f"{c} Each node's clock is its local step: 0 at the first step (no step ticked before it), then one more at",
              f"{c} every step. It grows without bound: within a horizon T it takes the values 0..T.",
@@ -211,20 +241,21 @@ def _appended(program: Program, d: _Dialect, waits: dict[str, str], clock: str, 
                   f"{d.atom(start, [L], L)} :- not {d.atom(ticked, [], L)}{e}",
                   f"{d.atom(clock, ['0'], L)} :- {d.atom(start, ['_Me'], L)}{e}"]
     lines += [f"{d.atom(ticked, [], L if d.located else None)}@next :- {d.atom(clock, ['_N'], L if d.located else None)}{e}",
-              f"{d.atom(clock, ['N + 1'], L if d.located else None)}@next :- {d.atom(clock, ['N'], L if d.located else None)}{e}"]
+              f"{d.atom(clock, [f'{N} + 1'], L if d.located else None)}@next :- {d.atom(clock, [N], L if d.located else None)}{e}"]
     for relation, wait in waits.items():
-        args = [f"X{i}" for i in range(1, arity[relation] + 1)]
+        args = [_variable(f"X{i}", names) for i in range(1, arity[relation] + 1)]
         column = d.column(relation)
         where = L if d.located else None
-        message = d.atom(wait, args + ["S"], where, column)
-        now = d.atom(clock, ["C"], where)
+        message = d.atom(wait, args + [S], where, column)
+        now = d.atom(clock, [C], where)
         lines += [
-            f"{c} {relation} arrives in {wait} with S, its sender's step. A message from the future (S >= the receiver's",
-            f"{c} clock C) waits: the receiver's clock advances by waiting ({SECTION}).",
-            f"{message}@next :- {message}, {now}, S >= C{e}",
-            f"{c} It is delivered at the first step whose clock exceeds S, so no derivation from it precedes its cause",
+            f"{c} {relation} arrives in {wait} with {S}, its sender's step. A message from the future ({S} >= the "
+            f"receiver's clock {C})",
+            f"{c} waits: the receiver's clock advances by waiting ({SECTION}).",
+            f"{message}@next :- {message}, {now}, {S} >= {C}{e}",
+            f"{c} It is delivered at the first step whose clock exceeds {S}, so no derivation from it precedes its cause",
             f"{c} (tr2009 writes @next here: one step later; see docs/coordination.md).",
-            f"{d.atom(relation, args, where, column)} :- {message}, {now}, S < C{e}",
+            f"{d.atom(relation, args, where, column)} :- {message}, {now}, {S} < {C}{e}",
         ]
     return "\n".join(lines) + "\n"
 
