@@ -395,3 +395,15 @@ def test_an_aggregate_is_not_positive_for_theorem_4_1(tmp_path):
     data = json.loads(RUNNER.invoke(app, ["cron", str(tmp_path / "p.ded"), "--input", str(EXAMPLES / "tplp2016/fig4.facts"),
                                           "-T", "3", "-D", "1", "--json"]).stdout)
     assert data["consistent"] and not data["tolerant"] and not data["positive"] and data["theorem"] is None
+
+
+def test_check_json_on_an_invalid_program_prints_its_diagnostics_as_json(tmp_path):
+    """Issue 38, item 7: exit 2, the diagnostics as JSON on stdout, the usual text on stderr."""
+    (tmp_path / "bad.ded").write_text("p(X) :- e(X), not q(X).\nq(X) :- p(X).\nr(X :- p(X).\n", encoding="utf-8")
+    result = RUNNER.invoke(app, ["check", "--json", str(tmp_path / "bad.ded")])
+    assert result.exit_code == 2
+    data = json.loads(result.stdout)
+    assert data["valid"] is False and data["errors"] >= 1
+    first = data["diagnostics"][0]
+    assert first["severity"] == "error" and first["line"] >= 1 and first["file"].endswith("bad.ded")
+    assert "error(s)" in result.stderr

@@ -406,3 +406,15 @@ def test_on_a_lock_step_program_the_rewrite_would_change_nothing(tmp_path):
     assert "loci of coordination: 1" in result.stdout
     assert ("`dedalus2asp convert --to lamport` would change nothing: the lock-step rules (6) run with synchronous "
             "delivery only") in result.stdout
+
+
+def test_cron_eventual_on_a_rewrite_names_its_clock_and_answers_the_original(rewrites):
+    """Issue 38, item 6: the rewrite's clock grows at every step, so it has no lasso; the cause is named (not the
+    delay bound), and the original's eventual answer is given beside it."""
+    path, facts = rewrites[FIG4[0]]
+    result = RUNNER.invoke(app, ["cron", str(path), "--input", str(facts), "--eventual", "-D", "1"])
+    assert result.exit_code == 1
+    first, second = result.stdout.splitlines()[:2]
+    assert "the rewrite's Lamport clock grows by one at every step (rule 8: lamport_clock(N + 1)@next :- lamport_clock(N).)" in first
+    assert "a message can never meet its delay bound" not in result.output and "no causal lasso" not in result.output
+    assert second.startswith("the original program (the Lamport rewrite undone): consistent but not tolerant: a choice lasso")

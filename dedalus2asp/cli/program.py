@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import sys
 from enum import Enum
 from pathlib import Path
@@ -46,6 +48,9 @@ def check(
         prog, carried, loaded = pipeline.load(program, dialect=dialect.value)
         report = analysis.report(prog, _coordination(prog, carried))
     except DiagnosticError as error:
+        if json_:  # the diagnostics as JSON too (stdout), besides the usual text (stderr), exit 2
+            emit(json.dumps({"valid": False, "errors": sum(d.is_error for d in error.diagnostics),
+                             "diagnostics": [d.as_dict() for d in error.diagnostics]}, indent=2, ensure_ascii=False))
         fail(error)
     if graph is not None:
         options = {"program": printable(str(program))} if graph is Graph.HTML else {}

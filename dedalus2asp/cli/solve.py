@@ -446,7 +446,7 @@ def cron_(
     else:
         say(render(verdict, "text", **text_options()))
     if not verdict.answer:
-        if not verdict.satisfiable and eventual_:
+        if not verdict.satisfiable and eventual_ and verdict.clock is None:  # a rewrite's clock is named already
             stderr.print(f"no causal lasso: the program has no infinite run on this input (lassos of {verdict.K} step{'s' * (verdict.K != 1)})")
         elif not verdict.satisfiable:
             stderr.print("no causal model: the program has no stable model on this input within the bounds")

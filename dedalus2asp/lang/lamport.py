@@ -277,6 +277,13 @@ def _delivery(rule: Rule) -> tuple[str, str] | None:
     return None
 
 
+def clock_rule(program: Program) -> Rule | None:
+    """On a rewrite: the rule that advances the Lamport clock at every step (`K(N + 1)@next :- K(N).`), which makes
+    every run of the rewrite infinite-state (no lasso repeats a state); None on another program."""
+    clocks = {k for rule in program.rules if (wk := _delivery(rule)) and wk[0] in program.async_relations() for k in wk[1:]}
+    return next((r for r in program.rules_of(RuleKind.INDUCTIVE) if r.head.predicate in clocks), None)
+
+
 def undo(program: Program) -> Program | None:
     """The program a Lamport rewrite (`rewrite`) was made from, or None when `program` is no rewrite.
 

@@ -49,8 +49,8 @@ from ..asp.transform import Compiled, transform
 from ..bounds import Bounds, Encoding, Mode, Semantics
 from ..inspect.model import Model, decode, show_fact
 from ..lang.ast import Instance, Program
-from ..lang.diagnostics import Diagnostic, DiagnosticError
-from ..lang.lamport import undo
+from ..lang.diagnostics import Diagnostic, DiagnosticError, rule_name
+from ..lang.lamport import clock_rule, undo
 from . import eventual, models
 from .eventual import Exactness
 
@@ -246,6 +246,8 @@ class Verdict:
     choice_exactness: Exactness | None = None  # --eventual: the choice threshold (tolerance); None: not asked
     original: "Verdict | None" = None
     """On a Lamport rewrite (`lamport.undo`): the verdict on the program it was made from, within the same bounds."""
+    clock: str | None = None
+    """On a Lamport rewrite asked --eventual: the rule that advances its clock (`lamport.clock_rule`), named."""
 
     @property
     def eventual(self) -> bool:
@@ -357,6 +359,10 @@ class Verdict:
         network = self.bounds.network.describe()
         if not self.satisfiable:
             runs = f"with {network}" if self.exact else f"among the lassos of at most {self.K} steps with {network}"
+            if self.clock is not None:  # a Lamport rewrite: its clock, not the network, leaves no lasso
+                return (f"{label}no infinite causal run {runs}: the rewrite's Lamport clock grows by one at every step "
+                        f"({self.clock}), so no run returns to a state it was in and none has an ultimate output "
+                        "(the bounded cron answers the rewrite; the original's eventual answer follows)")
             return (f"{label}no infinite causal run {runs}: every run gets stuck (a message can never meet its "
                     "delay bound), so there is no ultimate output to compare")
         if not self.consistent:
@@ -457,7 +463,7 @@ def analyse(
                 verdict.lost = found.certain - model_output(model, outs)
                 verdict.gained = model_output(model, outs) - found.certain
     original = undo(program)
-    if original is not None:
+    if original is not None and bounds.mode is not Mode.EVENTUAL:  # analyse_eventual asks the original itself
         verdict.original = analyse(original, instance, bounds, outs, deadline.remaining())
     verdict.seconds = time.perf_counter() - start
     return verdict
@@ -487,6 +493,7 @@ def analyse_eventual(
     outs = outputs_of(program, outputs)
     settled = by_confluence(program, instance, bounds, outs, deadline, max_k)
     if settled is not None:
+        _beside_original(program, instance, bounds, outs, deadline, max_k, settled)
         settled.seconds = time.perf_counter() - start
         return settled
     causal = eventual.threshold(program, instance, replace(bounds, semantics=Semantics.CAUSAL_FINITE), max_k,
@@ -514,8 +521,20 @@ def analyse_eventual(
     verdict = shortest_witness(program, instance, bounds, verdict, outs, deadline)
     verdict.exactness = causal
     verdict.choice_exactness = choice
+    _beside_original(program, instance, bounds, outs, deadline, max_k, verdict)
     verdict.seconds = time.perf_counter() - start
     return verdict
+
+
+def _beside_original(program: Program, instance: Instance, bounds: Bounds, outs: tuple[str, ...], deadline: Deadline,
+                     max_k: int, verdict: Verdict) -> None:
+    """On a Lamport rewrite: the original's eventual verdict, and the rule of the rewrite's clock (it grows at every
+    step, so the rewrite has no lasso)."""
+    original = undo(program)
+    if original is not None:
+        verdict.original = analyse_eventual(original, instance, bounds, outs, deadline.remaining(), max_k)
+        rule = clock_rule(program)
+        verdict.clock = f"{rule_name(rule)}: {rule}" if rule is not None else None
 
 
 def by_confluence(program: Program, instance: Instance, bounds: Bounds, outputs: tuple[str, ...], deadline: Deadline,
