@@ -293,8 +293,8 @@ def coordination(c: Coordination) -> list[str]:
     monotonic components, the loci of coordination, and the confluence criterion; every finding with its position."""
     indent = lambda d: "    " + format_diagnostic(d).replace("\n", "\n    ")  # noqa: E731
     lines = ["coordination (Dedalus properties draft; `dedalus2asp cron` checks it on an input):"]
-    lines.append("  temporally stratifiable: yes (every cycle through a negation has a + edge)" if c.temporally_stratifiable
-                 else "  temporally stratifiable: no")
+    lines.append("  temporally stratifiable: yes (no negation or aggregate of a deductive rule is on a cycle of "
+                 "same-step rules, tr2009 Def. 3)" if c.temporally_stratifiable else "  temporally stratifiable: no")
     lines += [indent(d) for d in c.cycles]
     lines.append("  temporally safe: yes (no rule computes new values without bound)" if c.temporally_safe
                  else "  temporally safe: no (some relation grows without bound: no finite eventual model)")
