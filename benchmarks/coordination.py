@@ -92,7 +92,10 @@ def analysis_of(revision: str):
 
 
 def loci(analysis, program, carried) -> dict:
-    events = {f.predicate for facts in (carried.facts.values() if carried else ()) for f in facts if f.step is not None}
+    facts = [f for fs in (carried.facts.values() if carried else ()) for f in fs]
+    # what check passes: before issue 38 every relation with a fact at a fixed step, now `events_of`
+    events = (coordination.events_of(program, facts) if analysis is coordination else
+              {f.predicate for f in facts if f.step is not None})
     c = analysis.analyse(program, events)
     return {"loci": [f"{x.rule.number}:{'¬' if not x.aggregate else 'agg '}{x.relation}" for x in c.loci],
             "stratifiable": c.temporally_stratifiable, "lamport": list(c.lamport_relations()),

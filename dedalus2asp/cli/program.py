@@ -31,9 +31,9 @@ class Graph(str, Enum):
 
 
 def _coordination(prog, carried):
-    """`coordination.analyse` of PROG, the relations of the facts it carries at a fixed step as its events."""
-    events = {f.predicate for facts in (carried.facts.values() if carried else ()) for f in facts if f.step is not None}
-    return coordination.analyse(prog, events)
+    """`coordination.analyse` of PROG, the relations its facts make change with time as its events (`events_of`)."""
+    facts = [f for fs in (carried.facts.values() if carried else ()) for f in fs]
+    return coordination.analyse(prog, coordination.events_of(prog, facts))
 
 
 def check(

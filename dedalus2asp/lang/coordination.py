@@ -470,6 +470,22 @@ def time_sensitive(program: Program, events: set[str], asynchronous: tuple[str, 
     return out, settled
 
 
+def _held(program: Program, events: set[str]) -> set[str]:
+    """The relations that hold the same facts at every step: fixed by the input (`_constant`), or an input relation
+    without events whose only rules persist it (`can(A, X)@next :- can(A, X);` beside facts from the first step)."""
+    rules = _by_head(graph_rules(program))
+    return _constant(program, events) | {p for p, mine in rules.items() if p not in events and all(
+        r.kind is RuleKind.INDUCTIVE and simply_persists(r) for r in mine)}
+
+
+def events_of(program: Program, facts: Iterable) -> set[str]:
+    """The relations whose input facts `facts` (each with its `step`, None when it holds at every step) make them change
+    with time: a fact at a step after the first, or at the first step (Molly's `@1`) of a relation that is not simply
+    persisted. A persisted relation whose facts all hold from the first step on holds them at every step: fixed."""
+    persisted = simply_persisted(program)
+    return {f.predicate for f in facts if f.step is not None and (f.step > 0 or f.predicate not in persisted)}
+
+
 def analyse(program: Program, events: Iterable[str] = ()) -> Coordination:
     """Every analysis of this module on `program`; `events` names the relations that have input events (facts that
     hold at one step only, e.g. Molly's `begin(c, t1)@1;`)."""
@@ -480,7 +496,7 @@ def analyse(program: Program, events: Iterable[str] = ()) -> Coordination:
     components = monotonic_components(relations, deps)
     asynchronous = tuple(program.async_relations())
     kept = carried(program)
-    found, transient = loci_of_coordination(program, deps, relations, asynchronous, kept, _constant(program, events),
+    found, transient = loci_of_coordination(program, deps, relations, asynchronous, kept, _held(program, events),
                                             set(clocked(program)))
     persisted = simply_persisted(program)
     unsettled, settled = time_sensitive(program, events, asynchronous, persisted, kept, found)
