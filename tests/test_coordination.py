@@ -24,7 +24,7 @@ from dedalus2asp.formats import dependency, render
 from dedalus2asp.lang import coordination
 from dedalus2asp.lang.analysis import check
 from dedalus2asp.lang.facts import load_instance, parse_facts
-from dedalus2asp.lang.parser import load_program, load_source, parse_program
+from dedalus2asp.lang.parser import load_program, load_source, parse_program, parse_source
 
 from conftest import EXAMPLES, SMALL
 from test_theorem4 import inputs, rules
@@ -80,6 +80,16 @@ def test_temporal_stratification_is_at_the_rule_as_tr2009_defines_it():
     (d,) = c.cycles
     assert (d.line, d.col, d.code) == (1, 19, "temporal-stratification")
     assert "the negation of 'q' in rule 1 is on the cycle p → q → p with no + edge" in d.message
+
+
+def test_molly_real_chord_rule_67_is_temporally_stratifiable():
+    """Molly's real_chord.ded:67 (palvaro/molly, examples_ft): `succ` negated in an @next rule beside a deductive rule
+    that derives `succ` from `succ`; the deductive reduction has no negation."""
+    text = ("succ(H, S)@next :- join(H, S), notin succ(H, _);\n"
+            "succ(H, S) :- join(H, S), succ(H, S2), closeness(H, S, D1), closeness(H, S2, D2), D1 < D2;\n"
+            "succ(H, S)@next :- succ(H, S), notin succ_change(H, _);\n")
+    c = coordination.analyse(parse_source(text, "chord.ded", "molly").program)
+    assert c.temporally_stratifiable and not c.cycles
 
 
 def test_a_cycle_through_negation_with_a_plus_edge_is_temporally_stratified():
