@@ -11,13 +11,14 @@ labelled
 
 From the graph (global rules, which observe a run and never steer it, are left out):
 
-* **temporal stratification** (§Temporal Stratification): every cycle with a ¬ edge has a + edge;
-  otherwise the cycle is reported at the negation's position;
+* **temporal stratification**, at the rule as tr2009 Def. 3 defines it: the deductive rules alone are
+  stratifiable (a negation in an inductive or asynchronous rule reads an earlier step and closes no cycle,
+  even when a deductive rule joins the same pair); otherwise the cycle is reported at the negation's position;
 * **temporal safety**: no rule computes a new value (`p(X + 1)`) on a cycle of the graph without a
   comparison in its body to bound it; such a rule has no finite eventual model;
 * **monotonic components** (§Identifying Loci of Coordination): the strongly connected components of
-  the graph of the monotone edges, listed dependencies first; a non-monotone edge is never inside one
-  unless its two relations also depend on each other positively;
+  the graph of the monotone edges (an edge that some rule reads positively, outside an aggregate, even if
+  another rule negates it), listed dependencies first;
 * **loci of coordination**: the non-monotone edges whose body relation an asynchronous relation
   reaches (through any rules) and whose result is carried to a later step — the rule is inductive or
   asynchronous, or its head is read, through deductive rules, by one that is. There, a negation or an
@@ -27,7 +28,9 @@ From the graph (global rules, which observe a run and never steer it, are left o
   asynchronous relation but read only at its own step (jcss2014 Alg. 2: `missing() :- Node(Y), not
   empty(Y).`) is re-evaluated at every step over what has arrived, so once everything has arrived it
   sees everything; it is listed as *transient*, not as a locus. This is the draft's remark that the
-  harm is done when "results of this incomplete quantification may be forever persisted";
+  harm is done when "results of this incomplete quantification may be forever persisted". A negation of
+  local state that changes with time (not held the same at every step: a timer's `late()`), in a rule that
+  joins what messages reach, is a locus too although no message reaches it: a *deadline race*;
 * **confluence** by the draft's criterion ("all monotonic programs with simply persisted asynchronous
   predicates are confluent"), made precise so that it is a sufficient condition: the program is
   temporally safe, has no locus, every asynchronous relation is simply persisted (`R(X̄)@next :-

@@ -28,12 +28,20 @@ change the output at a bounded horizon.
 
 What it guarantees: every use of a rewritten message at step t of its receiver has t > S, its send step
 (Lamport's clock condition, with the step as the clock: "advancing the clock" by waiting). When every
-asynchronous relation is rewritten, a choice model (tplp2016 pure_ch, messages may arrive in the past)
-of the rewritten program has the same user facts as a causal run of the original in which each message
+asynchronous relation is rewritten, a choice model (tplp2016 pure_ch, messages may arrive in the past) of
+the rewritten program has the same user facts as a causal run of the original in which each message
 arrives at max(its arrival, S + 1): along every message the step grows, so that run's happens-before is
 acyclic. With a delay bound D ≥ 1 that run respects the bound. So the rewritten program's outputs are
 outputs of causal runs of the original: if the original is consistent, the rewrite tolerates
-non-causality with the same output (the `cron` tests check it on tplp2016 Fig. 4 and jcss2014 Alg. 3).
+non-causality with the same output (the `cron` tests check it on tplp2016 Fig. 4, jcss2014 Alg. 3 and
+random programs).
+
+What it does not guarantee: the nodes' step counters are independent (tplp2016), so a message sent at
+a's step 0 may arrive causally at b's step 0; the rewrite forbids that run. It removes causal runs, and
+a program whose causal runs disagree (a race) may come out consistent. `undo` recovers the original
+from a rewrite, and `cron` gives the original's verdict beside the rewrite's. (A clock carried as data,
+max(own, S) + 1 at a receipt, would keep every causal run, but clingo would have to ground its values
+along every possible round trip, through the past too, without bound.)
 
 Tie-breaking: Lamport clocks order all events totally by appending a node identifier to equal clock
 values (tr2009 §6.6). The rewrite needs no total order, only that a message is used after its send
