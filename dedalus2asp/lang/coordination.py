@@ -367,7 +367,8 @@ def _deadline(rule: Rule, literal: Literal, asynchronous: tuple[str, ...], reach
 
 def loci_of_coordination(program: Program, deps: tuple[Dependency, ...], relations: tuple[str, ...],
                          asynchronous: tuple[str, ...], kept: set[str],
-                         constant: set[str] = frozenset(), waiting: set[str] = frozenset()) -> tuple[list[Locus], list[Locus]]:
+                         constant: set[str] = frozenset(),
+                         waiting: set[str] = frozenset()) -> tuple[list[Locus], list[Locus]]:
     """The loci of coordination and the transient reads: every negation or aggregate over a relation an
     asynchronous one reaches, or over local state that changes with time in a rule that joins what messages reach
     (a deadline race: whether the message comes before the deadline); a locus when what it concludes is `kept`
@@ -460,7 +461,8 @@ def time_sensitive(program: Program, events: set[str], asynchronous: tuple[str, 
                if p in asynchronous and p not in persisted else
                "it has input events, which hold at one step only" if p in events else
                f"it is read at step {literal.step} only" if literal.step is not None else
-               "it is persisted, so it only gains facts, but when it gains them depends on the step" if p in persisted else
+               "it is persisted, so it only gains facts, but when it gains them depends on the step"
+               if p in persisted else
                "it is neither fixed by the input nor persisted, so it may hold at some steps only")
         use = "negates" if literal.negated else "aggregates over" if rule.aggregates else "joins"
         out.append(diagnostic_in(
