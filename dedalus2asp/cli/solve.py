@@ -15,7 +15,7 @@ from ..bounds import MAX_STEP, Bounds, Encoding, Mode, Network, Semantics
 from ..formats import render
 from ..lang import analysis
 from ..lang.diagnostics import DiagnosticError
-from ..questions import cron
+from ..questions import cron, cron_eventual
 from ..questions import models as lassos
 from ..runs import eventual, eventual_verify, operational
 from .progress import Progress, QuietOpt
@@ -435,7 +435,7 @@ def cron_(
     warn(warnings)
     within(program, prog, instance, bounds_, limits)
     try:
-        question = cron.analyse_eventual if eventual_ else cron.search if search_horizon else cron.analyse
+        question = cron_eventual.analyse_eventual if eventual_ else cron.search if search_horizon else cron.analyse
         verdict = solve.isolated(question, prog, instance, bounds_, outputs, timeout=timeout, max_memory=limits.max_memory)
     except cron.Timeout:
         incomplete("the analysis", timeout)
