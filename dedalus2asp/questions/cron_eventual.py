@@ -77,14 +77,15 @@ def analyse_eventual(
 def by_confluence(program: Program, instance: Instance, bounds: Bounds, outputs: tuple[str, ...], deadline: Deadline,
                   max_k: int) -> Verdict | None:
     """The eventual verdict of a confluent program (`models.confluent`): every infinite run, causal or choice, has
-    the same ultimate output, so the shortest lassos there are (`models.confluent_steps`) show it, and "consistent
-    and tolerant" is exact at their K, with no completeness threshold to find (under a delay bound of 2 the
-    messages' delays alone make paths of distinct configurations exponentially long). None when the program is not
-    confluent, has no lasso of at most `max_k` steps, or its lassos disagree (which the argument rules out; the
-    thresholds then decide, and say what the lassos show)."""
+    the same ultimate output, so any lassos show it (`models.confluent_lasso_steps`: the shortest and those of up to
+    D more steps, a self-check that can fail), and "consistent and tolerant" is exact at their K, with no
+    completeness threshold to find (under a delay bound of 2 the messages' delays alone make paths of distinct
+    configurations exponentially long). None when the program is not confluent, has no such lasso of at most
+    `max_k` steps, or its lassos disagree (which the argument rules out; the thresholds then decide, and say what
+    the lassos show)."""
     if not models.confluent(program, instance, bounds.network):
         return None
-    k = models.confluent_steps(program, instance, bounds, max_k, deadline.remaining())
+    k = models.confluent_lasso_steps(program, instance, bounds, max_k, deadline.remaining())
     if k is None:
         return None
     verdict = analyse(program, instance, eventual.lasso_bounds(bounds, k), outputs, deadline.remaining())

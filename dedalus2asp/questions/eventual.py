@@ -53,7 +53,9 @@ class Exactness:
         """Exact: "exact: lassos of up to K = 7 steps cover every infinite run (the completeness threshold)";
         else "bounded: ... (reason)"."""
         if self.exact and self.decided_by == "confluence":
-            return f"exact: {CONFLUENCE} (here the shortest lassos, of K = {_plural(self.K, 'step')})"
+            return (f"exact: {CONFLUENCE} (here the lassos of up to K = {_plural(self.K, 'step')}: "
+                    "the fewest a lasso has plus the delay bound, so that runs whose messages take their longest delay "
+                    "are among them)")
         if self.exact and self.decided_by == "explorer":
             return ("exact, decided by the explorer's configuration graph (explore --eventual): every run, those that "
                     f"alternate between loops included; the lassos of K = {_plural(self.K, 'step')} alone could not "

@@ -172,6 +172,21 @@ def confluent_steps(program: Program, instance: Instance | None, bounds: Bounds,
     return None
 
 
+def confluent_lasso_steps(program: Program, instance: Instance | None, bounds: Bounds, max_steps: int = MAX_STEPS,
+                          timeout: float | None = None) -> int | None:
+    """The K at which a confluent program's lassos are asked: the fewest steps a lasso has (`confluent_steps`) plus
+    the delay bound D (None: no lasso, or K above `max_steps`). The argument of `confluent` says every lasso shows
+    the one ultimate output, the shortest included; but the shortest lassos hold only the runs that settle early
+    (each message on time, the loop right after the last input event), where a criterion that wrongly admitted a
+    program goes unseen (an input event on a derived relation did: the run whose message arrives D steps late
+    misses it). The lassos of D more steps hold the runs whose messages take their longest delay, so this self-check
+    can fail: when they disagree, the callers say so, or leave the answer to the thresholds."""
+    shortest = confluent_steps(program, instance, bounds, max_steps, timeout)
+    if shortest is None or shortest + (bounds.network.delay_bound or 0) > max_steps:
+        return None
+    return shortest + (bounds.network.delay_bound or 0)
+
+
 def ultimate_rules(compiled: transform.Compiled, outputs: tuple[str, ...]) -> str:
     """The ultimate facts of out(P) and the projection onto the ultimate output (united over nodes, but a located
     relation's with its node: it shows in the fact's location column)."""
@@ -283,8 +298,8 @@ def ultimate_outputs(program: Program, instance: Instance | None, bounds: Bounds
     shortest = None
     if steps is None and confluent(program, instance, bounds.network):
         transform.lasso_ready(bounds)
-        shortest = confluent_steps(program, instance, bounds, max_steps, timeout)
-    if shortest is not None:  # every run has the ultimate output of any lasso: the shortest will do
+        shortest = confluent_lasso_steps(program, instance, bounds, max_steps, timeout)
+    if shortest is not None:  # every run has the ultimate output of any lasso: those a few steps past the shortest
         steps, exact, reason, decided_by = shortest, True, "", "confluence"
     elif steps is None:
         found = threshold(program, instance, bounds, max_steps, timeout)
