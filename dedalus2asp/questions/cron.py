@@ -246,6 +246,7 @@ class Verdict:
     search: dict | None = None
     exactness: Exactness | None = None  # --eventual: the causal threshold K (consistency), and whether it was found
     choice_exactness: Exactness | None = None  # --eventual: the choice threshold (tolerance); None: not asked
+    growing: str | None = None  # --eventual: a rule that computes new values without bound, `file:line:col: rule`
 
     @property
     def eventual(self) -> bool:
@@ -360,6 +361,10 @@ class Verdict:
         network = self.bounds.network.describe()
         if not self.satisfiable:
             runs = f"with {network}" if self.exact else f"among the lassos of at most {self.K} steps with {network}"
+            if self.growing:  # the cause is the values, not the delays
+                return (f"{label}no infinite causal run {runs}: a value grows without bound at {self.growing} (a clock "
+                        "that counts forever never repeats a configuration, so no run is a lasso), so there is no "
+                        "ultimate output to compare")
             return (f"{label}no infinite causal run {runs}: every run gets stuck (a message can never meet its "
                     "delay bound), so there is no ultimate output to compare")
         if not self.consistent:
@@ -416,6 +421,7 @@ class Verdict:
                 "tolerance": None if self.choice_exactness is None else self.side(
                     self.choice_exactness, self.tolerance_exact, "choice"),
             }),
+            **({"growing": self.growing} if self.growing else {}),
             "search": self.search,
             "seconds": round(self.seconds, 4),
         }

@@ -33,7 +33,7 @@ from ..asp.transform import Compiled, transform
 from ..bounds import Bounds, Mode
 from ..inspect.model import Model, decode
 from ..lang.ast import Instance, Program
-from . import eventual
+from . import deepening, eventual
 from .models import first_steps
 from .verdict import Counterexample, Crash, FaultSet, Lost, Missing, Verdict
 
@@ -206,7 +206,7 @@ def verify(
 
 def verify_eventual(
     program: Program, instance: Instance, bounds: Bounds, pre: str = "pre", post: str = "post",
-    timeout: float | None = None, all_: bool = False, max_k: int = eventual.MAX_K,
+    timeout: float | None = None, all_: bool = False, max_k: int = deepening.MAX_K,
 ) -> Verdict:
     """Every pre row ultimately matched in every infinite run with the faults of `bounds.network`, or a lasso
     counterexample in which some pre row lacks its post row at a step of the loop (`eventual_violation`), the
@@ -218,6 +218,11 @@ def verify_eventual(
     exactness = eventual.threshold(program, instance, bounds, max_k, timeout)
     left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
     verdict = verify_at(program, instance, eventual.lasso_bounds(bounds, exactness.K), pre, post, left, all_)
+    if verdict.holds and not exactness.exact:
+        left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+        verdict, exactness = never_weaker(program, instance, bounds, pre, post, verdict, exactness, left, all_, max_k)
+    if verdict.bounded_run:
+        return replace(verdict, exactness=exactness, seconds=time.perf_counter() - began)
     c = verdict.counterexample
     if c is not None and c.fewest:
         verdict = shortest(program, instance, bounds, exactness.K, verdict, pre, post, timeout, began)
@@ -225,6 +230,48 @@ def verify_eventual(
     if c is not None and not exactness.exact:
         c = replace(c, fewest=False)  # the fewest among the lassos of ≤ K steps only
     return replace(verdict, counterexample=c, exactness=exactness, seconds=time.perf_counter() - began)
+
+
+def never_weaker(program: Program, instance: Instance, bounds: Bounds, pre: str, post: str, found: Verdict,
+                 exactness: eventual.Exactness, timeout: float | None, all_: bool, max_k: int):
+    """A bounded "holds" (no completeness threshold) deepened, so that it is never weaker than bounded `verify`:
+    for K = the fewest steps a lasso has, and on (`deepening.deepen`, until `max_k` or the time limit), the
+    lassos of K steps past the K already asked, then the runs of K steps at their last step (`verify --eot K`,
+    which lassos do not cover: a counter that grows forever has no lasso at all). The first counterexample found
+    is the verdict: a lasso (an infinite run, exact whatever K); a bounded run only when no lasso of more steps
+    shows it within the time left, and then marked so (`Verdict.bounded_run`: not shown to lack its post row
+    forever). Else `found`, "holds" over the deepest lassos, its exactness saying how far both searches went."""
+    asked = exactness.K
+    began = time.monotonic()
+
+    def lasso(k: int, left: float) -> Verdict | None:
+        answer = verify_at(program, instance, eventual.lasso_bounds(bounds, k), pre, post, left, all_)
+        return None if answer.holds is None else answer
+
+    def lasso_then_run(k: int, left: float) -> Verdict | None:
+        start = time.monotonic()
+        deeper = lasso(k, left) if k > asked else found
+        if deeper is None or deeper.holds is False:
+            return deeper
+        run = verify_at(program, instance, replace(bounds, horizon=k - 1, mode=Mode.BOUNDED), pre, post,
+                        max(left - (time.monotonic() - start), 0.0))
+        return None if run.holds is None else replace(run, bounded_run=True) if run.holds is False else deeper
+
+    broken = lambda answer: answer.holds is False  # noqa: E731
+    K, answer, stopped = deepening.deepen(first_steps(program, instance) - 1, lasso_then_run, broken, timeout, max_k)
+    if answer is not None and answer.bounded_run:  # a lasso that shows it forever, if one comes in the time left
+        left = None if timeout is None else timeout - (time.monotonic() - began)
+        k, longer, stopped = deepening.deepen(max(K, asked), lasso, broken, left, max_k)
+        if longer is not None and longer.holds is False:
+            answer = longer
+        K = k  # the lassos asked, whatever the run's steps
+    deepest = exactness.deepened(max(K, asked), stopped, answer is not None and broken(answer) and not answer.bounded_run)
+    if answer is None:
+        return found, deepest
+    if answer.holds is False:
+        return answer, deepest
+    return answer, replace(deepest, reason=f"{deepest.reason}; no run of at most {K} steps breaks it at its last "
+                           f"step either (verify --eot K for each K up to {K})")
 
 
 def shortest(program: Program, instance: Instance, bounds: Bounds, K: int, found: Verdict, pre: str, post: str,
