@@ -3,9 +3,9 @@
 `cron`, `models`, `count` and `verify --eventual` each answer exactly (for every infinite run) or bounded (the lassos
 of K steps only). The text's words and the JSON's `exact` come from one value: a side of `cron` made exact by its
 witness (two lassos that ultimately differ, a choice lasso that does) says "exact, whatever K" in the text and
-`"exact": true` in the JSON. The exit status follows it: 0 an exact yes, 1 a counterexample or an exact no, 3 an
-answer that is not exact (as `models --eventual` always did), so a script can tell a bounded "consistent" from an
-exact one.
+`"exact": true` in the JSON. The exit status follows it: 0 an exact yes, 1 an exact no (a lasso counterexample), 3
+an answer that is not exact, whatever it says (as `models --eventual` always did), so a script can tell a bounded
+"consistent" from an exact one.
 """
 
 from __future__ import annotations
@@ -87,4 +87,4 @@ def test_verify_text_and_json_say_the_same(args):
     assert lines[0] == found["verdict"]
     said = [line.strip() for line in lines if line.strip().startswith(("exact", "bounded"))]
     assert said and exact_words(said[0]) == found["exact"]
-    assert code == (1 if found["holds"] is False else 0 if found["exact"] else 3)
+    assert code == (3 if not found["exact"] else 1 if found["holds"] is False else 0)

@@ -4,7 +4,8 @@ Where no threshold K is known (`questions.eventual`: a program that computes new
 a delay bound, a search that stopped), the lassos of one K say nothing of the longer ones, and a bounded question
 (`verify --eot K`, `cron --horizon`) may find what they miss. So `verify`, `cron` and `models --eventual` ask the
 lassos of K + 1, K + 2, ... steps in turn, as `verify --search-horizon` grows its horizon, until a counterexample
-(exact whatever K: a lasso is an infinite run), `MAX_K`, or the time limit, and report the deepest K reached.
+(exact whatever K: a lasso is an infinite run), `MAX_K`, or the time limit, and report the deepest K reached
+(`verify` then asks `verify --eot K` at that K too: `questions.verify.never_weaker`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ MAX_K = 20
 answers bounded, and the deepest a bounded answer deepens to: the lasso programs grow with K, and the choice lassos
 of Alg. 4 took 87 s at K = 24."""
 
-DEEPEN_SECONDS = 10.0
+DEEPEN_SECONDS = 5.0
 """How long a bounded eventual answer deepens its lassos when no time limit (`--timeout`) is given."""
 
 

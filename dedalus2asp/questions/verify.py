@@ -234,44 +234,32 @@ def verify_eventual(
 
 def never_weaker(program: Program, instance: Instance, bounds: Bounds, pre: str, post: str, found: Verdict,
                  exactness: eventual.Exactness, timeout: float | None, all_: bool, max_k: int):
-    """A bounded "holds" (no completeness threshold) deepened, so that it is never weaker than bounded `verify`:
-    for K = the fewest steps a lasso has, and on (`deepening.deepen`, until `max_k` or the time limit), the
-    lassos of K steps past the K already asked, then the runs of K steps at their last step (`verify --eot K`,
-    which lassos do not cover: a counter that grows forever has no lasso at all). The first counterexample found
-    is the verdict: a lasso (an infinite run, exact whatever K); a bounded run only when no lasso of more steps
-    shows it within the time left, and then marked so (`Verdict.bounded_run`: not shown to lack its post row
-    forever). Else `found`, "holds" over the deepest lassos, its exactness saying how far both searches went."""
-    asked = exactness.K
+    """A bounded "holds" (no completeness threshold) made never weaker than bounded `verify`: the lassos are
+    deepened past the K asked (`deepening.deepen`, to `max_k` or the time limit) until one is a counterexample (an
+    infinite run: exact whatever K). If none is, bounded `verify --eot K` is asked at the deepest K reached, the
+    runs of as many steps as those lassos, which lassos do not cover (a counter that grows forever has no lasso at
+    all): a counterexample there is the verdict, marked a bounded run (`Verdict.bounded_run`: not shown to lack its
+    post row forever, so not exact). Else `found`'s "holds", over the deepest lassos and the runs of K steps. The
+    runs of fewer steps are not asked: one cut before its post row arrives (the retry broadcast at EOT 3,
+    docs/faults.md) stands for no infinite run, and a K that deepens further asks a later EOT."""
     began = time.monotonic()
 
     def lasso(k: int, left: float) -> Verdict | None:
         answer = verify_at(program, instance, eventual.lasso_bounds(bounds, k), pre, post, left, all_)
         return None if answer.holds is None else answer
 
-    def lasso_then_run(k: int, left: float) -> Verdict | None:
-        start = time.monotonic()
-        deeper = lasso(k, left) if k > asked else found
-        if deeper is None or deeper.holds is False:
-            return deeper
-        run = verify_at(program, instance, replace(bounds, horizon=k - 1, mode=Mode.BOUNDED), pre, post,
-                        max(left - (time.monotonic() - start), 0.0))
-        return None if run.holds is None else replace(run, bounded_run=True) if run.holds is False else deeper
-
     broken = lambda answer: answer.holds is False  # noqa: E731
-    K, answer, stopped = deepening.deepen(first_steps(program, instance) - 1, lasso_then_run, broken, timeout, max_k)
-    if answer is not None and answer.bounded_run:  # a lasso that shows it forever, if one comes in the time left
-        left = None if timeout is None else timeout - (time.monotonic() - began)
-        k, longer, stopped = deepening.deepen(max(K, asked), lasso, broken, left, max_k)
-        if longer is not None and longer.holds is False:
-            answer = longer
-        K = k  # the lassos asked, whatever the run's steps
-    deepest = exactness.deepened(max(K, asked), stopped, answer is not None and broken(answer) and not answer.bounded_run)
-    if answer is None:
-        return found, deepest
-    if answer.holds is False:
+    K, answer, stopped = deepening.deepen(exactness.K, lasso, broken, timeout, max_k)
+    deepest = exactness.deepened(K, stopped, answer is not None and broken(answer))
+    if answer is not None and broken(answer):
         return answer, deepest
-    return answer, replace(deepest, reason=f"{deepest.reason}; no run of at most {K} steps breaks it at its last "
-                           f"step either (verify --eot K for each K up to {K})")
+    left = None if timeout is None else max(timeout - (time.monotonic() - began), 0.0)
+    run = verify_at(program, instance, replace(bounds, horizon=K - 1, mode=Mode.BOUNDED), pre, post, left, all_)
+    if run.holds is False:
+        return replace(run, bounded_run=True), deepest
+    said = ("no run of {K} steps breaks it at its last step either (verify --eot {K})" if run.holds else
+            "verify --eot {K} was stopped by the time limit").format(K=K)
+    return answer or found, replace(deepest, reason=f"{deepest.reason}; {said}")
 
 
 def shortest(program: Program, instance: Instance, bounds: Bounds, K: int, found: Verdict, pre: str, post: str,
