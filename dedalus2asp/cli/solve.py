@@ -419,8 +419,7 @@ def cron_(
     bounded).
 
     Exit status: 0 consistent and tolerant; 1 not consistent, not tolerant, or no causal model at all;
-    2 bad program, input or option; 3 timeout, or with --eventual an answer that is not exact (bounded: the
-    lassos of K steps only), whatever it says, as models --eventual.
+    2 bad program, input or option; 3 timeout, or with --eventual a bounded answer (not exact), whatever it says.
     """
     if eventual_ and search_horizon:
         usage("bad-option", "--eventual answers for every horizon at once: give it without --search-horizon", "--eventual")

@@ -76,8 +76,7 @@ def verify_(
     --split K: K parts of the fault space (progress on standard error).
     --eventual: every pre fact ultimately matched in every infinite run, or a lasso counterexample (no --eot to guess).
     Exit status: 0 holds within the bounds, 1 counterexample (with --eventual a lasso),
-    2 bad program, input or option, 3 stopped before an answer, or with --eventual an answer that is
-    not exact (a "holds" over the lassos of K steps only, or a bounded run).
+    2 bad program, input or option, 3 stopped before an answer, or with --eventual a bounded answer (not exact).
     """
     _check_split(split, engine_, search_horizon)
     if eventual and (search_horizon or split is not None):
