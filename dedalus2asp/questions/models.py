@@ -318,7 +318,8 @@ def ultimate_outputs(program: Program, instance: Instance | None, bounds: Bounds
         transform.lasso_ready(bounds)
         exact, reason = False, f"lassos of {steps} steps only (--steps): no completeness threshold was established"
     remaining = None if timeout is None else max(0.0, timeout - (time.monotonic() - start))
-    compiled, per_node, complete = lassos or enumerated(program, instance, bounds, steps, outputs, remaining, whole=True)
+    compiled, per_node, complete = lassos or enumerated(program, instance, bounds, steps, outputs, remaining,
+                                                         whole=True)
     seen: dict[tuple[str, ...], Model] = {}
     for items, lasso in sorted(per_node.items(), key=lambda pair: pair[1].number):
         seen.setdefault(lasso.ultimate(outputs), lasso)

@@ -177,7 +177,7 @@ class Verdict:
     search: str | None = None  # --search-horizon: how the horizons were tried (verify_search: multi-shot or one program each)
     vacuous: bool = False  # it holds since no run within the bounds (a search: at its largest horizon) has a pre row at the last step
     exactness: "Exactness | None" = None  # --eventual: K, the lasso length asked, and whether it is the completeness threshold
-    bounded_run: bool = False  # --eventual, deepened: the counterexample is a run of K steps (verify --eot K's), no lasso
+    bounded_run: bool = False  # --eventual, deepened: the counterexample is verify --eot K's run, no lasso
 
     @property
     def eventual(self) -> bool:
@@ -293,9 +293,10 @@ class Verdict:
             f"{', '.join(map(str, c.missing))} without " + (f"its {self.post} fact" if len(c.missing) == 1 else
                                                            f"their {self.post} facts") + " at its last step",
             f"  faults: {c.faults}" + ("" if c.faults else " — it breaks without any fault"),
-            f"  bounded, not exact: no lasso of at most {self.exactness.K} steps shows it unmatched forever, so whether "
-            f"{invariant} in every infinite run is not known ({self.exactness.reason})",
+            f"  bounded, not exact: no lasso of at most {self.exactness.K} steps shows it unmatched forever, so "
+            f"whether {invariant} in every infinite run is not known ({self.exactness.reason})",
         ]
+        lines += self._fault_sets_lines(f" within runs of {steps} steps")
         return "\n".join(lines + self._faults_and_lineage(c)) + "\n"
 
     @property
