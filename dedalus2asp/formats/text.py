@@ -294,9 +294,17 @@ def coordination(c: Coordination) -> list[str]:
     lines.append("  temporally stratifiable: yes (every cycle through a negation has a + edge)" if c.temporally_stratifiable
                  else "  temporally stratifiable: no")
     lines += [indent(d) for d in c.cycles]
-    lines.append("  temporally safe: yes (no rule computes new values without bound)" if c.temporally_safe
-                 else "  temporally safe: no (some relation grows without bound: no finite eventual model)")
+    if c.temporally_safe:
+        lines.append("  temporally safe: yes (no rule computes new values without bound)")
+    elif c.finite_when_cut:
+        lines.append("  temporally safe: no, but every value that grows is a counter the eventual mode cuts "
+                     "(value ranges below): finite-state")
+    else:
+        lines.append("  temporally safe: no (some relation grows without bound: no finite eventual model)")
     lines += [indent(d) for d in c.unbounded]
+    if c.values:
+        lines.append("  value ranges (relations with a computed column):")
+        lines += [f"    {relation}: {kind} ({why})" for relation, kind, why in c.values]
     lines.append("  monotonic components (dependencies first): "
                  + " ".join("{" + ", ".join(comp) + "}" for comp in c.components))
     if not c.asynchronous:

@@ -42,7 +42,7 @@ from ..asp import transform
 from ..asp.names import relation_name
 from ..bounds import Bounds, Mode, Network
 from ..inspect.model import Model, decode
-from ..lang import coordination
+from ..lang import coordination, ranges
 from ..lang.ast import Instance, Program, RuleKind
 from ..runs import eventual as explorer
 
@@ -70,15 +70,31 @@ class Threshold:
     seconds: float = 0.0
 
 
-def not_exact(program: Program, bounds: Bounds) -> str:
-    """Why the lassos of no K are known to be enough ('' when a threshold can be established)."""
-    unsafe = coordination.analyse(program).unbounded
-    if unsafe:
-        return f"the program may compute new values without bound ({unsafe[0].message}): its configurations need not be finitely many"
+def not_exact(program: Program, bounds: Bounds, instance: Instance | None = None) -> str:
+    """Why the lassos of no K are known to be enough ('' when a threshold can be established). A program whose values
+    may grow (`lang.ranges`: no guard bounds the move, no counter cut makes it finite) is still finite on `instance`
+    when the explorer's configuration graph closes within `EXPLORER_LIMIT` configurations (causal rounds)."""
+    unsafe = ranges.analyse(program, instance).unbounded
+    if unsafe and not _closes(program, instance, bounds):
+        return (f"the program may compute new values without bound ({unsafe[0].words()}) and the explorer's graph does "
+                f"not close within {EXPLORER_LIMIT} configurations: its configurations need not be finitely many")
     if not bounds.semantics.causal and not bounds.network.sync:
         return ("under the choice semantics with a delay bound a message may arrive before its send, from a send past "
                 "any path the threshold program looks at: no completeness threshold is established")
     return ""
+
+
+def _closes(program: Program, instance: Instance | None, bounds: Bounds) -> bool:
+    """Whether the explorer's graph of P on H (causal rounds, `bounds.network`) has at most `EXPLORER_LIMIT`
+    configurations: then P is finite-state on H whatever its syntax says."""
+    if instance is None:
+        return False
+    try:
+        graph = explorer.graph_of(program, instance, bounds, observe=False)
+        explorer.build(graph, EXPLORER_LIMIT)
+    except (explorer.ConfigurationLimit, ValueError):
+        return False
+    return True
 
 
 def eventual_bounds(bounds: Bounds, steps: int) -> Bounds:
@@ -113,7 +129,7 @@ def threshold(program: Program, instance: Instance | None, bounds: Bounds, max_s
     deadline = None if timeout is None else start + timeout
     transform.lasso_ready(bounds)
     least = first_steps(program, instance)
-    why = not_exact(program, bounds)
+    why = not_exact(program, bounds, instance)
     if why:
         return Threshold(max(least, UNKNOWN_STEPS), False, why, 0.0)
     for k in range(1, max_steps + 1):

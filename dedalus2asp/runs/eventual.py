@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 
 from ..bounds import Bounds, Mode
 from ..lang.ast import Instance, Program, show_fact
-from ..lang import coordination
+from ..lang import coordination, ranges
 from ..lang.analysis import restrict, strongly_connected as tarjan
 from .configurations import ConfigurationLimit, Graph
 
@@ -186,6 +186,7 @@ def graph_of(program: Program, instance: Instance, bounds: Bounds, observe: bool
     populated = bounds.network.populate(instance)
     if populated is None:
         raise ValueError("the program has no input H and names no node: give --input, or --nodes")
+    program = ranges.cut(program, populated)  # counters saturate past their constants (lang/ranges): finite-state
     return Graph(program, restrict(populated, program), bounds.network, observe=observe)
 
 
