@@ -49,6 +49,10 @@ from ..runs import eventual as explorer
 MAX_STEPS = 40
 """The largest K the threshold search tries before it answers `exact: false`."""
 
+CLOSING_LIMIT = 2_000
+"""The most configurations the explorer's graph may have to prove a program finite on its input when the value-range
+analysis cannot (`not_exact`): a program whose values grow has graphs whose states grow too, slow to build."""
+
 EXPLORER_LIMIT = 20_000
 """The most configurations the explorer's graph (`runs.eventual.explore`) may have when it is asked to decide what
 the per-node ultimate sets of the lassos leave open (a run alternating between loops): past it, `exact: false`."""
@@ -73,11 +77,11 @@ class Threshold:
 def not_exact(program: Program, bounds: Bounds, instance: Instance | None = None) -> str:
     """Why the lassos of no K are known to be enough ('' when a threshold can be established). A program whose values
     may grow (`lang.ranges`: no guard bounds the move, no counter cut makes it finite) is still finite on `instance`
-    when the explorer's configuration graph closes within `EXPLORER_LIMIT` configurations (causal rounds)."""
+    when the explorer's configuration graph closes within `CLOSING_LIMIT` configurations (causal rounds)."""
     unsafe = ranges.analyse(program, instance).unbounded
     if unsafe and not _closes(program, instance, bounds):
         return (f"the program may compute new values without bound ({unsafe[0].words()}) and the explorer's graph does "
-                f"not close within {EXPLORER_LIMIT} configurations: its configurations need not be finitely many")
+                f"not close within {CLOSING_LIMIT} configurations: its configurations need not be finitely many")
     if not bounds.semantics.causal and not bounds.network.sync:
         return ("under the choice semantics with a delay bound a message may arrive before its send, from a send past "
                 "any path the threshold program looks at: no completeness threshold is established")
@@ -85,13 +89,13 @@ def not_exact(program: Program, bounds: Bounds, instance: Instance | None = None
 
 
 def _closes(program: Program, instance: Instance | None, bounds: Bounds) -> bool:
-    """Whether the explorer's graph of P on H (causal rounds, `bounds.network`) has at most `EXPLORER_LIMIT`
+    """Whether the explorer's graph of P on H (causal rounds, `bounds.network`) has at most `CLOSING_LIMIT`
     configurations: then P is finite-state on H whatever its syntax says."""
     if instance is None:
         return False
     try:
         graph = explorer.graph_of(program, instance, bounds, observe=False)
-        explorer.build(graph, EXPLORER_LIMIT)
+        explorer.build(graph, CLOSING_LIMIT)
     except (explorer.ConfigurationLimit, ValueError):
         return False
     return True
