@@ -419,7 +419,8 @@ def cron_(
     bounded).
 
     Exit status: 0 consistent and tolerant; 1 not consistent, not tolerant, or no causal model at all;
-    2 bad program, input or option; 3 timeout.
+    2 bad program, input or option; 3 timeout, or with --eventual an answer that is not exact (bounded: the
+    lassos of K steps only), whatever it says, as models --eventual.
     """
     if eventual_ and search_horizon:
         usage("bad-option", "--eventual answers for every horizon at once: give it without --search-horizon", "--eventual")
@@ -445,6 +446,9 @@ def cron_(
         emit(render(verdict, "json"))
     else:
         say(render(verdict, "text", **text_options()))
+    if verdict.exact is False:  # --eventual, bounded: a script must not take it for the exact answer
+        stderr.print(f"not exact: {verdict.reason}")
+        raise typer.Exit(EXIT_INCOMPLETE)
     if not verdict.answer:
         if not verdict.satisfiable and eventual_:
             stderr.print(f"no causal lasso: the program has no infinite run on this input (lassos of {verdict.K} step{'s' * (verdict.K != 1)})")

@@ -35,8 +35,9 @@ From the graph (global rules, which observe a run and never steer it, are left o
   growing relations positively and negate or aggregate only relations fixed by the input, so its facts
   are never lost. Growing relations converge, in every fair run, to the least fixpoint of the program
   read without time; what is read at one step only is a function of them. An input event
-  (`p(a)@3`, which holds at one step) is not fixed by the input; the criterion assumes that a `.facts`
-  input has no events (check cannot see it). A positive program is the jcss2014 Theorem 4.1 case.
+  (`p(a)@3`, which holds at one step) is not fixed by the input, and a relation that has one, derived
+  or not, grows only when it is simply persisted; `check` sees the events a program carries (Molly's
+  `p(a)@3;`), `cron` and `models` those of the `.facts` input too. A positive program is the jcss2014 Theorem 4.1 case.
 """
 
 from __future__ import annotations
@@ -246,12 +247,12 @@ def _constant(program: Program, events: set[str]) -> set[str]:
     for p, mine in by_head.items():
         if all(r.kind is RuleKind.DEDUCTIVE and all(lit.step is None for lit in literals(r)) for r in mine):
             waiting[p] = {lit.atom.predicate for r in mine for lit in literals(r)} - constant
-    todo = list(constant) + [p for p, w in waiting.items() if not w]
-    constant |= {p for p, w in waiting.items() if not w}
+    todo = list(constant) + [p for p, w in waiting.items() if not w and p not in events]
+    constant |= {p for p, w in waiting.items() if not w and p not in events}
     while todo:
         q = todo.pop()
         for p in readers.get(q, ()):
-            if p in waiting and p not in constant:
+            if p in waiting and p not in constant and p not in events:  # an event adds a fact at one step only
                 waiting[p].discard(q)
                 if not waiting[p]:
                     constant.add(p)
@@ -272,13 +273,13 @@ def _monotone_over(rule: Rule, growing: set[str], constant: set[str]) -> Literal
     return None
 
 
-def growing(program: Program, constant: set[str], persisted: set[str]) -> set[str]:
+def growing(program: Program, constant: set[str], persisted: set[str], events: set[str] = frozenset()) -> set[str]:
     """The relations that never lose a fact (a greatest fixpoint): every rule that derives one reads growing or
-    constant relations positively and negates or aggregates constant ones only; an asynchronous one is also
-    simply persisted, so what arrives stays."""
+    constant relations positively and negates or aggregates constant ones only; an asynchronous one, or one with
+    input events (a fact at one step), is also simply persisted, so what arrives stays."""
     rules = graph_rules(program)
     by_head, readers = _by_head(rules), _readers(rules)
-    out = set(by_head) - constant
+    out = set(by_head) - constant - (events - persisted)
     todo = list(out)
     while todo:
         p = todo.pop()
@@ -389,7 +390,7 @@ def time_sensitive(program: Program, events: set[str], asynchronous: tuple[str, 
     """The time-sensitive reads carried to a later step, at their root causes (the loci `found` are reported
     already), and whether every relation carried to a later step grows (settled)."""
     constant = _constant(program, events)
-    grows = growing(program, constant, persisted)
+    grows = growing(program, constant, persisted, events)
     located_loci = {(x.rule.number, x.relation) for x in found}
     out, settled = [], True
     for rule in graph_rules(program):

@@ -246,6 +246,7 @@ class Verdict:
     search: dict | None = None
     exactness: Exactness | None = None  # --eventual: the causal threshold K (consistency), and whether it was found
     choice_exactness: Exactness | None = None  # --eventual: the choice threshold (tolerance); None: not asked
+    growing: str | None = None  # --eventual: a rule that computes new values without bound, `file:line:col: rule`
 
     @property
     def eventual(self) -> bool:
@@ -268,23 +269,37 @@ class Verdict:
         return self.exactness.exact or (self.satisfiable and self.consistent is False)
 
     @property
+    def tolerance_exact(self) -> bool | None:
+        """Whether the tolerance answer holds of every infinite run (None: not asked): "not tolerant" always does (a
+        choice lasso whose ultimate output differs from the consistent one is an infinite run, at any K, as "not
+        consistent" is); "tolerant" when the choice K is the completeness threshold of the choice lassos."""
+        if self.choice_exactness is None:
+            return None
+        return self.choice_exactness.exact or (self.satisfiable and self.consistent and self.tolerant is False)
+
+    @property
     def exact(self) -> bool | None:
         """Whether the whole eventual verdict holds of every infinite run: consistency exact and, when it was asked,
-        the tolerance (the choice K the completeness threshold of the choice lassos). None for a bounded verdict."""
+        the tolerance. None for a bounded verdict. The text and the JSON both say this value, and each side's."""
         if self.exactness is None:
             return None
-        # a choice lasso whose ultimate output differs from the (exactly) consistent one is an infinite run: "not
-        # tolerant" is exact at any K, as "not consistent" is
-        return self.consistency_exact and (self.choice_exactness is None or self.choice_exactness.exact
-                                           or self.tolerant is False)
+        return self.consistency_exact and self.tolerance_exact is not False
 
     @property
     def reason(self) -> str:
         """Why an eventual verdict is not exact, in words ("" when it is)."""
         if self.exact or self.exactness is None:
             return ""
-        sides = [("causal lassos, consistency", self.exactness), ("choice lassos, tolerance", self.choice_exactness)]
-        return "; ".join(f"{side}: {e.reason}" for side, e in sides if e is not None and not e.exact)
+        sides = [("causal lassos, consistency", self.exactness, self.consistency_exact),
+                 ("choice lassos, tolerance", self.choice_exactness, self.tolerance_exact)]
+        return "; ".join(f"{side}: {e.reason}" for side, e, exact in sides if e is not None and not exact)
+
+    def side(self, exactness: Exactness, exact: bool, semantics: str) -> dict:
+        """One side's exactness in the JSON: a side made exact by its witness (an infinite run, whatever K) says so."""
+        found = exactness.as_dict()
+        if exact and not exactness.exact:
+            found.update(exact=True, reason=None, decided_by="witness")
+        return {**found, "semantics": semantics}
 
     @property
     def theorem(self) -> str | None:
@@ -346,6 +361,10 @@ class Verdict:
         network = self.bounds.network.describe()
         if not self.satisfiable:
             runs = f"with {network}" if self.exact else f"among the lassos of at most {self.K} steps with {network}"
+            if self.growing:  # the cause is the values, not the delays
+                return (f"{label}no infinite causal run {runs}: a value grows without bound at {self.growing} (a clock "
+                        "that counts forever never repeats a configuration, so no run is a lasso), so there is no "
+                        "ultimate output to compare")
             return (f"{label}no infinite causal run {runs}: every run gets stuck (a message can never meet its "
                     "delay bound), so there is no ultimate output to compare")
         if not self.consistent:
@@ -398,10 +417,11 @@ class Verdict:
                       {"horizon": self.bounds.horizon, "max_delay": self.bounds.network.max_delay}),
             **({} if not self.eventual else {
                 "exact": self.exact, "K": self.K, "reason": self.reason or None,
-                "consistency": {"exact": self.consistency_exact, **self.exactness.as_dict(), "semantics": "causal-finite"},
-                "tolerance": None if self.choice_exactness is None else {
-                    "exact": self.choice_exactness.exact, **self.choice_exactness.as_dict(), "semantics": "choice"},
+                "consistency": self.side(self.exactness, self.consistency_exact, "causal-finite"),
+                "tolerance": None if self.choice_exactness is None else self.side(
+                    self.choice_exactness, self.tolerance_exact, "choice"),
             }),
+            **({"growing": self.growing} if self.growing else {}),
             "search": self.search,
             "seconds": round(self.seconds, 4),
         }

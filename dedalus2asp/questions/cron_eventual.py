@@ -13,8 +13,9 @@ import time
 from dataclasses import replace
 
 from ..bounds import Bounds, Semantics
+from ..lang import coordination
 from ..lang.ast import Instance, Program
-from . import eventual, models
+from . import deepening, eventual, models
 from .cron import Deadline, Timeout, Verdict, analyse, outputs_of
 from .eventual import Exactness
 
@@ -25,7 +26,7 @@ def analyse_eventual(
     bounds: Bounds,
     outputs: tuple[str, ...] | None = None,
     timeout: float | None = None,
-    max_k: int = eventual.MAX_K,
+    max_k: int = deepening.MAX_K,
 ) -> Verdict:
     """Consistency and tolerance on ultimate outputs (`cron --eventual`): `analyse` asked of the lasso models with K
     steps (`Mode.EVENTUAL`), their output facts the ultimate ones (`eventual.ultimate_rules`).
@@ -70,21 +71,65 @@ def analyse_eventual(
     verdict = shortest_witness(program, instance, bounds, verdict, outs, deadline)
     verdict.exactness = causal
     verdict.choice_exactness = choice
+    verdict = deepened(program, instance, bounds, verdict, outs, deadline, max_k)
+    verdict.growing = None if verdict.exact else growing(program)
     verdict.seconds = time.perf_counter() - start
     return verdict
+
+
+def growing(program: Program) -> str | None:
+    """The first rule that computes new values without bound (temporal safety, `lang.coordination`), as
+    "`rule` (file:line:col)"; None when the program is temporally safe."""
+    found = coordination.analyse(program).unbounded
+    if not found:
+        return None
+    where = found[0]
+    rule = next((r for r in program.rules if r.span.line <= where.line <= r.span.end_line), None)
+    return f"{'`' + str(rule) + '` ' if rule is not None else ''}({where.filename}:{where.line}:{where.col})"
+
+
+def deepened(program: Program, instance: Instance, bounds: Bounds, found: Verdict, outputs: tuple[str, ...],
+             deadline: Deadline, max_k: int) -> Verdict:
+    """A verdict that is not exact, asked of ever longer lassos (`deepening.deepen`, from its K to `max_k` or the
+    time limit) until two causal lassos ultimately differ or a choice lasso differs from the consistent output
+    (exact whatever K, its witnesses the shortest); else the verdict of the deepest K reached, each side that was
+    not exact saying how far it went. An exact verdict is returned as it is."""
+    if found.exact is not False:
+        return found
+
+    def ask(k: int, left: float) -> Verdict | None:
+        try:
+            return analyse(program, instance, eventual.lasso_bounds(bounds, k), outputs, left)
+        except Timeout:
+            return None
+
+    differ = lambda v: v.satisfiable and not (v.consistent and v.tolerant)  # noqa: E731
+    K, deeper, stopped = deepening.deepen(found.K, ask, differ, deadline.remaining(), max_k)
+    if deeper is None:
+        return found
+    if differ(deeper):
+        deeper = shortest_witness(program, instance, bounds, deeper, outputs, deadline)
+    causal, choice = found.exactness, found.choice_exactness
+    deeper.exactness = causal if causal.exact else causal.deepened(K, stopped, differ(deeper))
+    if deeper.satisfiable and deeper.consistent:  # the choice side is asked only of a consistent program
+        choice = choice or Exactness(K, False, models.not_exact(program, replace(bounds, semantics=Semantics.CHOICE))
+                                     or causal.reason)
+        deeper.choice_exactness = choice if choice.exact else choice.deepened(K, stopped, differ(deeper))
+    return deeper
 
 
 def by_confluence(program: Program, instance: Instance, bounds: Bounds, outputs: tuple[str, ...], deadline: Deadline,
                   max_k: int) -> Verdict | None:
     """The eventual verdict of a confluent program (`models.confluent`): every infinite run, causal or choice, has
-    the same ultimate output, so the shortest lassos there are (`models.confluent_steps`) show it, and "consistent
-    and tolerant" is exact at their K, with no completeness threshold to find (under a delay bound of 2 the
-    messages' delays alone make paths of distinct configurations exponentially long). None when the program is not
-    confluent, has no lasso of at most `max_k` steps, or its lassos disagree (which the argument rules out; the
-    thresholds then decide, and say what the lassos show)."""
+    the same ultimate output, so any lassos show it (`models.confluent_lasso_steps`: the shortest and those of up to
+    D more steps, a self-check that can fail), and "consistent and tolerant" is exact at their K, with no
+    completeness threshold to find (under a delay bound of 2 the messages' delays alone make paths of distinct
+    configurations exponentially long). None when the program is not confluent, has no such lasso of at most
+    `max_k` steps, or its lassos disagree (which the argument rules out; the thresholds then decide, and say what
+    the lassos show)."""
     if not models.confluent(program, instance, bounds.network):
         return None
-    k = models.confluent_steps(program, instance, bounds, max_k, deadline.remaining())
+    k = models.confluent_lasso_steps(program, instance, bounds, max_k, deadline.remaining())
     if k is None:
         return None
     verdict = analyse(program, instance, eventual.lasso_bounds(bounds, k), outputs, deadline.remaining())
