@@ -15,7 +15,7 @@ from dataclasses import replace
 from ..bounds import Bounds, Semantics
 from ..lang import coordination
 from ..lang.ast import Instance, Program
-from . import deepening, eventual, models
+from . import cron_graph, deepening, eventual, models
 from .cron import Deadline, Timeout, Verdict, analyse, outputs_of
 from .eventual import Exactness
 
@@ -46,6 +46,13 @@ def analyse_eventual(
     if settled is not None:
         settled.seconds = time.perf_counter() - start
         return settled
+    decided = cron_graph.by_graph(program, instance, bounds, outs, deadline)  # the explorer's graph, where it closes
+    if decided is not None:
+        decided = deepened(program, instance, bounds, shortest_witness(program, instance, bounds, decided, outs,
+                                                                       deadline), outs, deadline, max_k)
+        decided.growing = None
+        decided.seconds = time.perf_counter() - start
+        return decided
     causal = eventual.threshold(program, instance, replace(bounds, semantics=Semantics.CAUSAL_FINITE), max_k,
                                 deadline.remaining())
     verdict = analyse(program, instance, eventual.lasso_bounds(bounds, causal.K), outs, deadline.remaining())
