@@ -23,7 +23,7 @@ from dedalus2asp.bounds import Bounds, Mode, Network, Semantics
 from dedalus2asp.cli import app
 from dedalus2asp.inspect import enumerate_models, explain
 from dedalus2asp.lang.diagnostics import DiagnosticError
-from dedalus2asp.questions import cron, cron_eventual, cron_graph, eventual, models, verify
+from dedalus2asp.questions import cron, cron_eventual, eventual, models, verify
 from dedalus2asp.questions.cron import model_output
 from dedalus2asp.questions.eventual import lasso_bounds
 from dedalus2asp.runs import eventual_verify
@@ -414,7 +414,7 @@ def test_common_cases_stay_exact_decided_by_the_solver(monkeypatch):
     explorer's graph first, which decides it alone; without the graph (a limit of 0) the solver does."""
     found = answer("cron", *ALG4, "--max-delay", "1", "--eventual", code=1)
     assert found["consistency"]["exact"] is True and found["consistency"]["decided_by"] == "graph"
-    monkeypatch.setattr(cron_graph, "GRAPH_LIMIT", 0)
+    monkeypatch.setattr(models, "GRAPH_LIMIT", 0)
     found = answer("cron", *ALG4, "--max-delay", "1", "--eventual", code=1)
     assert found["consistency"]["exact"] is True and found["consistency"]["decided_by"] == "solver"
     counted = answer("count", *ALG4, "--max-delay", "1", "--eventual", code=None)
@@ -447,7 +447,7 @@ def test_cron_consistent_lassos_but_the_explorer_finds_more(monkeypatch):
                                found.relations, "explorer", 3)
 
     monkeypatch.setattr(models, "ultimate_outputs", open_alternation)
-    monkeypatch.setattr(cron_graph, "GRAPH_LIMIT", 0)  # the solver's path, not the graph's
+    monkeypatch.setattr(models, "GRAPH_LIMIT", 0)  # the solver's path, not the graph's
     prog, instance, _ = pipeline.load(*[Path(p) for p in (ALG4[0], ALG4[2])], "auto")
     verdict = cron_eventual.analyse_eventual(prog, instance, Bounds(0, network=Network(max_delay=1)))
     assert verdict.consistent is True and verdict.consistency_exact is False

@@ -391,6 +391,9 @@ def ultimate(result: Ultimate, width: int | None = None, color: bool = False) ->
     out.print(f"eventual answer ({result.bounds.semantics.value}, {result.bounds.describe()}), lassos of K = {result.steps} step(s)")
     if result.exact and result.decided_by == "confluence":
         out.print(f"exact: yes, {CONFLUENCE}")
+    elif result.exact and result.decided_by == "graph":
+        out.print("exact: yes, decided by the explorer's configuration graph (explore --eventual): its strongly "
+                  "connected parts give every infinite run's ultimate output; the lassos shown have its witnesses' length")
     elif result.exact and result.decided_by == "explorer":
         out.print("exact: yes, decided by the explorer's configuration graph (explore --eventual): the lassos' per-node "
                   "ultimate sets left open what a run alternating between loops holds")

@@ -5,7 +5,7 @@ ultimate output off its strongly connected parts, exactly: "consistent" is "one 
 systems with delays that is far cheaper than the solver's completeness threshold, whose loop-free paths grow
 exponentially with D (jcss2014-style `p()@async(Y) :- id(Y).` on two nodes under delay ≤ 3: 50 configurations,
 built in well under a second, where the threshold search ran for minutes). So `by_graph` builds the graph first,
-within `GRAPH_LIMIT` configurations and `GRAPH_SECONDS`, and when it closes:
+within `models.GRAPH_LIMIT` configurations and `models.GRAPH_SECONDS`, and when it closes:
 
 * **not consistent** (two ultimate outputs): exact; the witnesses are the solver's lassos of as many steps as
   the explorer's witness lassos have (`shortest_witness` then shortens them);
@@ -28,28 +28,15 @@ from . import models
 from .cron import Deadline, Timeout, Verdict, analyse
 from .eventual import Exactness, lasso_bounds
 
-GRAPH_LIMIT = 100_000
-"""The most configurations `by_graph` builds before it leaves the answer to the solver."""
-
-GRAPH_SECONDS = 8.0
-"""The longest `by_graph` spends building the graph (of a time limit that allows it)."""
-
-
-def choice_is_causal(program: Program, bounds: Bounds) -> bool:
-    """Whether every choice run is a causal run: no message can arrive before its send, since there is none (no
-    asynchronous rule) or each arrives at the next round (`--delivery sync`)."""
-    return bounds.network.sync or not program.async_relations()
-
-
 def by_graph(program: Program, instance: Instance, bounds: Bounds, outputs: tuple[str, ...],
              deadline: Deadline) -> Verdict | None:
     """The eventual CRON verdict from the explorer's graph (module docstring), or None when the graph does not close
     within the limits, the explorer cannot build it (a global output, crash/2 read), or the solver's lassos
     disagree with it (which the eventual Theorem 4 rules out: then the thresholds answer, and the tests see it)."""
     left = deadline.remaining()
-    seconds = GRAPH_SECONDS if left is None else min(GRAPH_SECONDS, left / 2)
+    seconds = models.GRAPH_SECONDS if left is None else min(models.GRAPH_SECONDS, left / 2)
     try:
-        answer = explorer.explore(program, instance, replace(bounds, mode=Mode.EVENTUAL), GRAPH_LIMIT, outputs,
+        answer = explorer.explore(program, instance, replace(bounds, mode=Mode.EVENTUAL), models.GRAPH_LIMIT, outputs,
                                   seconds=seconds)
     except ValueError:
         return None
@@ -72,7 +59,7 @@ def by_graph(program: Program, instance: Instance, bounds: Bounds, outputs: tupl
     if not (verdict.satisfiable and verdict.consistent) or sorted(verdict.certain) != list(answer.ultimate_outputs[0]):
         return None
     verdict.exactness = Exactness(k, True, "", "graph")
-    if choice_is_causal(program, bounds) or verdict.tolerant is False:
+    if models.choice_is_causal(program, bounds) or verdict.tolerant is False:
         verdict.choice_exactness = Exactness(k, True, "", "graph" if verdict.tolerant else "solver")
     else:
         verdict.choice_exactness = Exactness(k, False, models.not_exact(
