@@ -3,6 +3,8 @@
     python benchmarks/eventual_cron.py            # every example of examples/tplp2016 and examples/jcss2014 with its inputs, D = 1, 2
     python benchmarks/eventual_cron.py --quick    # D = 1 only
 
+The last row is the issue's finding B (`p()@async(Y) :- id(Y).` on two nodes, D = 3).
+
 Per configuration (a program, one of its inputs — the `-large` ones left out — and a delay bound D): the
 explorer's causal graph (`explore --eventual`: configurations, transitions, seconds) and the answer of
 `cron --eventual` (`questions.cron_eventual.analyse_eventual`, the whole procedure: confluence, the explorer's
@@ -18,6 +20,7 @@ import argparse
 import json
 import platform
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -32,6 +35,10 @@ from dedalus2asp.runs import eventual  # noqa: E402
 
 EXAMPLES = HERE.parent / "examples"
 TIME_LIMIT = 60.0
+
+
+FINDING_B = (".output p.\np()@async(Y) :- id(Y).\n", "a { id(a). id(b). }\nb { id(a). id(b). }\n")
+"""The issue's finding B, measured under D = 3: two nodes that message each other at every step."""
 
 
 def configurations(delays: tuple[int, ...]):
@@ -74,7 +81,11 @@ def main() -> None:
     rows = []
     header = f"{'configuration':44} {'D':>2} {'confs':>7} {'explore s':>9} {'cron s':>7} {'ratio':>6}  verdict"
     print(header)
-    for program, facts, d in configurations((1,) if args.quick else (1, 2)):
+    extra = Path(tempfile.mkdtemp())
+    (extra / "finding_b.ded").write_text(FINDING_B[0])
+    (extra / "finding_b.facts").write_text(FINDING_B[1])
+    points = [*configurations((1,) if args.quick else (1, 2)), (extra / "finding_b.ded", extra / "finding_b.facts", 3)]
+    for program, facts, d in points:
         row = measure(program, facts, d)
         rows.append(row)
         decided = "/".join(str((side or {}).get("decided_by") or "-") for side in (row.get("consistency"), row.get("tolerance")))
