@@ -13,7 +13,7 @@ import time
 from dataclasses import replace
 
 from ..bounds import Bounds, Semantics
-from ..lang import coordination
+from ..lang import coordination, ranges
 from ..lang.ast import Instance, Program
 from . import cron_graph, deepening, eventual, models
 from .cron import Deadline, Timeout, Verdict, analyse, outputs_of
@@ -87,7 +87,9 @@ def analyse_eventual(
 def growing(program: Program) -> str | None:
     """The first rule that computes new values without bound (temporal safety, `lang.coordination`), as
     "`rule` (file:line:col)"; None when the program is temporally safe."""
-    found = coordination.analyse(program).unbounded
+    grows = {(s.rule.span.line, s.rule.span.col) for s in ranges.analyse(program).unbounded}  # a cut counter does not
+    found = [d for d in coordination.analyse(program).unbounded
+             if any(r.span.line <= d.line <= r.span.end_line and (r.span.line, r.span.col) in grows for r in program.rules)]
     if not found:
         return None
     where = found[0]
