@@ -78,6 +78,7 @@ Public names: `Graph` (`build`, `successors`, `step`, `start`, `cap`, `configura
 
 from __future__ import annotations
 
+import time
 from itertools import combinations, product
 from typing import Iterator, NamedTuple
 
@@ -188,11 +189,15 @@ class Graph:
         """start(P, H): st(x) = H(x), empty buffers, every node at step 0."""
         return Configuration(tuple(Local(0, facts, frozenset()) for facts in self.system.inputs), frozenset())
 
-    def build(self, limit: int) -> None:
-        """Every configuration reachable from the start, breadth first; ConfigurationLimit past `limit` of them."""
+    def build(self, limit: int, seconds: float | None = None) -> None:
+        """Every configuration reachable from the start, breadth first; ConfigurationLimit past `limit` of them, or
+        when building takes more than `seconds`."""
+        end = None if seconds is None else time.perf_counter() + seconds
         self._number(self.start(), limit)
         k = 0
         while k < len(self.configurations):
+            if end is not None and k % 64 == 0 and time.perf_counter() > end:
+                raise ConfigurationLimit(f"the graph was not built within {seconds:g} s", len(self.configurations))
             fewest: dict[tuple[int, int], int] = {}
             for target, label, move in self.successors(self.configurations[k]):
                 edge = (self._number(target, limit), self._label(label))
