@@ -284,7 +284,7 @@ def explore(
         False, "--runs", help="Count distinct run prefixes (end configurations) too; slower: senders are kept apart"
     ),
     eventual_: bool = ExploreEventualOpt,
-    output: Optional[str] = typer.Option(None, "--output", help="With --eventual: the output relations R,S,... (default: .output)"),
+    output: Optional[str] = RelationsOpt,
     pre: Optional[str] = typer.Option(
         None, "--pre", help="With --eventual: instead of the ultimate outputs, the invariant verdict: does every row of "
         "this relation ultimately have its --post row in every run (Molly's convention: pre)? Exit 1 when violated"),
@@ -301,8 +301,8 @@ def explore(
             usage("bad-option", "--eventual answers for every horizon: give it without --horizon/--eot and --runs", "--eventual")
         if pre is not None or post is not None:
             if output is not None:
-                usage("bad-option", "--output names the relations of the ultimate outputs; --pre/--post ask the invariant "
-                      "verdict instead: give one or the other", "--output")
+                usage("bad-option", "--output-relations names the relations of the ultimate outputs; --pre/--post ask the "
+                      "invariant verdict instead: give one or the other", "--output-relations")
             explore_invariant(program, input_, network, max_states, pre or "pre", post or "post", json_, dialect)
             return
         explore_eventual(program, input_, network, max_states, output, json_, dialect)
@@ -310,7 +310,8 @@ def explore(
     if horizon is None:
         usage("missing-option", "give the horizon: --horizon T (steps 0..T), --eot N (T = N-1), or --eventual", "--horizon")
     if output is not None:
-        usage("bad-option", "--output names the relations of the ultimate outputs: it goes with --eventual", "--output")
+        usage("bad-option", "--output-relations names the relations of the ultimate outputs: it goes with --eventual",
+              "--output-relations")
     if pre is not None or post is not None:
         usage("bad-option", "--pre/--post ask the eventual invariant verdict: they go with --eventual (for a horizon: "
               "dedalus2asp verify)", "--pre" if pre is not None else "--post")
@@ -360,7 +361,7 @@ def explore_eventual(program: Path, input_, network: Network, max_states: int, o
     except DiagnosticError as error:
         fail(error)
     if not outputs:
-        stderr.print("no output relation (.output R. or --output R): every ultimate output is empty")
+        stderr.print("no output relation (.output R. or --output-relations R): every ultimate output is empty")
     try:
         result = eventual.explore(prog, instance, bounds_, max_configurations=max_states, outputs=outputs)
     except DiagnosticError as error:  # a lock-step rule (one node's step at a time)
@@ -404,7 +405,7 @@ def cron_(
     horizon: int = HorizonOpt,
     eventual_: bool = EventualOpt,
     network: Network = NETWORK,
-    output: Optional[str] = typer.Option(None, "--output", help="Output relations R,S,... (default: the .output ones)"),
+    output: Optional[str] = typer.Option(None, "--output-relations", help="Output relations R,S,... (default: the .output ones)"),
     encoding: Encoding = EncodingOpt,
     search_horizon: bool = typer.Option(
         False, "--search-horizon", help="Try horizons 1..T (causal side multi-shot) and report the smallest with a violation"
