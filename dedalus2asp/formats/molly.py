@@ -44,7 +44,7 @@ def _run(number: int, status: str, model: Model, bounds: Bounds, lost: tuple[Los
         "status": status,
         **lasso,  # a lasso (verify --eventual): steps loop_start..eot-1 (Molly's times loop_start+1..eot) repeat forever
         "failureSpec": {
-            "eot": _molly_time(bounds.horizon),
+            "eot": _molly_time(model.horizon),  # a lasso's own steps, which may be fewer than K
             "eff": 0 if not network.lossy else network.loss_until + 1,
             "maxCrashes": network.crashes,
             "nodes": [str(x) for x in model.network],
@@ -89,8 +89,8 @@ def _scope(document: dict) -> str:
     if "K" in document:
         exact = ("exact: K is the completeness threshold, every infinite run is covered" if document["exact"]
                  else f"bounded, not exact: {document['reason']}")
-        return (f'<p>every horizon: lasso runs of K = {document["K"]} steps, steps loop_start..{document["K"] - 1} '
-                f"repeating forever ({escape(exact)}); Molly's times count from 1, time t is step t - 1; ")
+        return (f'<p>every horizon: lasso runs of at most K = {document["K"]} steps, each run with the steps of its '
+                f"loop, which repeat forever ({escape(exact)}); Molly's times count from 1, time t is step t - 1; ")
     return (f'<p>horizon {document["bound"]["horizon"]}: steps 0..{document["bound"]["horizon"]} (Molly\'s eot '
             f'{document["bound"]["horizon"] + 1}: its times count from 1, time t is step t - 1), ')
 

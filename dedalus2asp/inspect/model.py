@@ -166,6 +166,15 @@ class Model:
     loop_start: int | None = None
     """A lasso model (eventual mode): steps 0..loop_start-1 are the prefix, steps loop_start..T the loop, and
     the step after T is step loop_start again; None for a bounded model."""
+    output_relations: tuple[str, ...] | None = field(default=None, compare=False)
+    """out(P) as the question asked it (`--output-relations`); None: P's `.output` relations."""
+
+    @property
+    def out(self) -> frozenset[str]:
+        """out(P): the relations whose facts are the model's outputs (`output_relations`, else P's `.output`)."""
+        if self.output_relations is not None:
+            return frozenset(self.output_relations)
+        return frozenset(self.program.output_relations) if self.program is not None else frozenset()
 
     @property
     def horizon(self) -> int:
@@ -184,13 +193,10 @@ class Model:
 
     def ultimate(self, relations: Iterable[str] | None = None) -> tuple[str, ...]:
         """The ultimate facts of a lasso (jcss2014 §2.5.5: from some step on they hold at every step): those that
-        hold at every step of the loop, united over nodes, of `relations` (default: out(P), as `outputs`)."""
+        hold at every step of the loop, united over nodes, of `relations` (default: `out`, as `outputs`)."""
         if self.loop_start is None:
             raise ValueError("a bounded model has no ultimate facts: only a lasso model (eventual mode) has them")
-        if relations is not None:
-            wanted = set(relations)
-        else:
-            wanted = set(self.program.output_relations) if self.program is not None else set()
+        wanted = set(relations) if relations is not None else self.out
         loop = range(self.loop_start, self.horizon + 1)
         held: dict[tuple, set[int]] = defaultdict(set)
         for x, s, r, a in self.trace:
@@ -227,12 +233,9 @@ class Model:
     def outputs(self, relations: Iterable[str] | None = None) -> tuple[str, ...]:
         """output(M) = {R(ā) | R ∈ out(P), R(x,T,ā) ∈ M for some x}: at the last step, united over nodes (jcss2014 §2.5.5).
 
-        out(P) is P's `.output` relations, or `relations` when given (`--output`).
+        out(P) is `relations` when given, else `out` (the relations asked, or P's `.output` ones).
         """
-        if relations is not None:
-            wanted = set(relations)
-        else:
-            wanted = set(self.program.output_relations) if self.program is not None else set()
+        wanted = set(relations) if relations is not None else self.out
         return tuple(sorted({
             self.output_fact(x, r, a) for (x, s, r, a) in self.trace if s == self.horizon and r in wanted
         }))
