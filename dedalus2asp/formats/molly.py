@@ -84,6 +84,11 @@ def _clocks(time: int) -> str:
     return f"step {time - 1} (Molly's time {time})"
 
 
+def _loop_steps(start: int, period: int) -> str:
+    """"steps 3..4 repeat", or "step 2 repeats" for a loop of one step."""
+    return f"step {start} repeats" if period == 1 else f"steps {start}..{start + period - 1} repeat"
+
+
 def _scope(document: dict) -> str:
     """What the runs of the page cover: the horizon, or (verify --eventual) the lassos of K steps, each run's loop."""
     if "K" in document:
@@ -107,8 +112,7 @@ def index_html(document: dict) -> str:
         faults += [f"{o['table']} from {o['from']} to {o['to']} lost at {_clocks(o['time'])}" for o in spec["omissions"]]
         k = run["iteration"]
         loop = "" if "loop_start" not in run else (
-            f"; steps {run['loop_start']}..{run['loop_start'] + run['period'] - 1} repeat forever "
-            f"(loop start {run['loop_start']}, period {run['period']})")
+            f"; {_loop_steps(run['loop_start'], run['period'])} forever (loop start {run['loop_start']}, period {run['period']})")
         lineage = run.get("lineage", ())
         rows.append(
             f'<section class="run {escape(run["status"])}"><h2>run {k}: {escape(run["status"])}</h2>'
