@@ -48,3 +48,13 @@ def test_an_integer_out_of_range_in_json_is_placed(tmp_path):
     first = result.output.splitlines()[0]
     assert first == (f"{data}:3:23: error: node 'a', relation 'r', tuple 2: integer -2147483649 is out of range: "
                      "clingo's integers lie in -2147483648..2147483647")
+
+
+def test_help_into_a_pipe_is_100_columns_wide():
+    """Off a terminal, rich would wrap --help at 80 columns; it takes `HELP_WIDTH` instead (CliRunner is no terminal)."""
+    from dedalus2asp.cli import HELP_WIDTH
+
+    for args in (["--help"], ["verify", "--help"], ["cron", "--help"]):
+        result = RUNNER.invoke(app, args, env={"COLUMNS": "", "TERMINAL_WIDTH": ""})
+        assert result.exit_code == 0
+        assert max(len(line) for line in result.output.splitlines()) == HELP_WIDTH

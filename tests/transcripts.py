@@ -47,7 +47,7 @@ LINKED = ("examples", "tests", "benchmarks")
 
 ELISION = "..."
 DURATION = re.compile(r"\b\d+(?:\.\d+)? (?:h \d+ min|min \d+ s|s|ms)\b")
-PROGRESS = re.compile(r"^\w+: \w+ [\d,]+ of [\d,]+\b.*\belapsed\b")
+PROGRESS = re.compile(r"^\w+: \w+ [\d,]+\b.*\belapsed\b")
 SHELL = set("|&;<>()$`*?[]{}~")
 
 

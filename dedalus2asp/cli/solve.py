@@ -13,7 +13,7 @@ from .. import formats, inspect, pipeline
 from ..asp import solve
 from ..bounds import MAX_STEP, Bounds, Encoding, Mode, Network, Semantics
 from ..formats import render
-from ..lang import analysis
+from ..lang import analysis, coordination
 from ..lang.diagnostics import DiagnosticError
 from ..questions import cron
 from ..questions import models as lassos
@@ -362,8 +362,11 @@ def explore_eventual(program: Path, input_, network: Network, max_states: int, o
         fail(error)
     if not outputs:
         stderr.print("no output relation (.output R. or --output-relations R): every ultimate output is empty")
+    warn_unsafe(prog, max_states)
     try:
-        result = eventual.explore(prog, instance, bounds_, max_configurations=max_states, outputs=outputs)
+        with Progress("explore", "expanded") as progress:
+            result = eventual.explore(prog, instance, bounds_, max_configurations=max_states, outputs=outputs,
+                                      progress=lambda k, n: progress.update(k, found=n))
     except DiagnosticError as error:  # a lock-step rule (one node's step at a time)
         fail(error)
     except ValueError as error:  # not finite-state by construction: async without a delay bound, crash/2 read
@@ -371,6 +374,17 @@ def explore_eventual(program: Path, input_, network: Network, max_states: int, o
     emit(render(result, "json")) if json_ else say(render(result, "text"))
     if not result.exact:
         raise typer.Exit(EXIT_INCOMPLETE)
+
+
+def warn_unsafe(program, max_states: int) -> None:
+    """Say before the work starts that it may not end, when `check` finds the program not temporally safe (the
+    Dedalus properties draft, `coordination.analyse`): a relation that grows without bound has infinitely many
+    configurations, and the explorer then runs until `--max-states` of them."""
+    unsafe = coordination.analyse(program).unbounded
+    if unsafe:
+        stderr.print(f"explore --eventual may not end: the program is not temporally safe, so its configurations may "
+                     f"be infinitely many; the exploration stops after --max-states {max_states:,} of them, with its "
+                     f"progress below. Why: {unsafe[0].message}", markup=False, highlight=False)
 
 
 def explore_invariant(program: Path, input_, network: Network, max_states: int, pre: str, post: str, json_: bool,

@@ -79,7 +79,7 @@ Public names: `Graph` (`build`, `successors`, `step`, `start`, `cap`, `configura
 from __future__ import annotations
 
 from itertools import combinations, product
-from typing import Iterator, NamedTuple
+from typing import Callable, Iterator, NamedTuple
 
 from ..bounds import CRASH, Network
 from ..lang.ast import Instance, Literal, Program, RuleKind
@@ -188,11 +188,14 @@ class Graph:
         """start(P, H): st(x) = H(x), empty buffers, every node at step 0."""
         return Configuration(tuple(Local(0, facts, frozenset()) for facts in self.system.inputs), frozenset())
 
-    def build(self, limit: int) -> None:
-        """Every configuration reachable from the start, breadth first; ConfigurationLimit past `limit` of them."""
+    def build(self, limit: int, progress: Callable[[int, int], None] | None = None) -> None:
+        """Every configuration reachable from the start, breadth first; ConfigurationLimit past `limit` of them.
+        `progress(k, n)`, if given, is told before each configuration's successors: k expanded, n found."""
         self._number(self.start(), limit)
         k = 0
         while k < len(self.configurations):
+            if progress is not None:
+                progress(k, len(self.configurations))
             fewest: dict[tuple[int, int], int] = {}
             for target, label, move in self.successors(self.configurations[k]):
                 edge = (self._number(target, limit), self._label(label))
