@@ -315,6 +315,13 @@ def explore(
     if pre is not None or post is not None:
         usage("bad-option", "--pre/--post ask the eventual invariant verdict: they go with --eventual (for a horizon: "
               "dedalus2asp verify)", "--pre" if pre is not None else "--post")
+    explore_bounded(program, input_, horizon, network, max_states, runs, json_, dialect)
+
+
+def explore_bounded(program: Path, input_, horizon: int, network: Network, max_states: int, runs: bool, json_: bool,
+                    dialect) -> None:
+    """`explore --horizon T`: every operational run prefix of T+1 steps (`runs.operational`), its distinct traces (and
+    with `runs` its end configurations); exit 3, the JSON saying so, past `max_states` configurations."""
     bounds_ = bounds(horizon, network=network)
     mode = "exact" if runs else "traces"
     where = {"horizon": bounds_.horizon, "max_delay": bounds_.network.max_delay, **bounds_.network.as_dict()}  # the JSON's last keys
