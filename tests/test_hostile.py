@@ -25,7 +25,7 @@ import pytest
 from typer.testing import CliRunner
 
 from dedalus2asp.cli import app
-from dedalus2asp.lang import analysis, lexer, parser
+from dedalus2asp.lang import analysis, lexer, literals, parser
 from dedalus2asp.lang.ast import Span, printable
 from dedalus2asp.lang.diagnostics import MAX_SHOWN, Diagnostic, DiagnosticError, format_diagnostic, position
 from dedalus2asp.lang.facts import parse_json
@@ -104,7 +104,7 @@ def test_leading_zeros_do_not_count():
 @pytest.mark.parametrize("token, value", [("2147483647", 2147483647), ("-2147483648", -2147483648), ("-0", 0),
                                           ("2147483648", None), ("-2147483649", None), ("9" * 11, None), (BIG, None)])
 def test_bounded_int(token, value):
-    assert lexer.bounded_int(token, *lexer.INT_RANGE) == value
+    assert literals.bounded_int(token, *literals.INT_RANGE) == value
 
 
 # ---------------------------------------------------------------------------

@@ -27,7 +27,7 @@ import clingo
 from ..bounds import MAX_STEP
 from .ast import NOWHERE, Fact, Span
 from .diagnostics import Diagnostic, DiagnosticError, position, raise_if_errors
-from .lexer import INT_DIGITS, INT_RANGE, KEYWORD, bounded_int, shown_literal
+from .literals import INT_DIGITS, INT_RANGE, KEYWORD, bounded_int, shown_literal
 
 _IDENTIFIER = re.compile(r"[a-z][A-Za-z0-9_]*\Z")
 _RELATION_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:@(\d+))?")
