@@ -41,3 +41,13 @@ def test_the_graph_construction_reports_its_progress():
                              max_configurations=20, progress=lambda k, n: seen.append((k, n)))
     assert not found.exact
     assert [k for k, _ in seen] == list(range(len(seen))) and all(k < n <= 20 for k, n in seen) and len(seen) >= 19
+
+
+def test_the_invariant_question_is_announced_too(tmp_path):
+    program = tmp_path / "grow.ded"
+    program.write_text('n("a", 0)@1;\nn(A, Y + 1)@next :- n(A, Y);\npre(Y) :- n(_, Y);\npost(Y) :- n(_, Y);\n',
+                       encoding="utf-8")
+    result = CliRunner().invoke(app, ["explore", str(program), "--eventual", "--delivery", "sync", "--pre", "pre",
+                                      "--max-states", "30"])
+    assert result.stderr.startswith("explore --eventual may not end: the program is not temporally safe"), result.output
+    assert "progress below" not in result.stderr.splitlines()[0]

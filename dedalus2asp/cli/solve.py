@@ -383,15 +383,16 @@ def explore_eventual(program: Path, input_, network: Network, max_states: int, o
         raise typer.Exit(EXIT_INCOMPLETE)
 
 
-def warn_unsafe(program, max_states: int) -> None:
+def warn_unsafe(program, max_states: int, progress: bool = True) -> None:
     """Say before the work starts that it may not end, when `check` finds the program not temporally safe (the
     Dedalus properties draft, `coordination.analyse`): a relation that grows without bound has infinitely many
     configurations, and the explorer then runs until `--max-states` of them."""
     unsafe = coordination.analyse(program).unbounded
     if unsafe:
         stderr.print(f"explore --eventual may not end: the program is not temporally safe, so its configurations may "
-                     f"be infinitely many; the exploration stops after --max-states {max_states:,} of them, with its "
-                     f"progress below. Why: {unsafe[0].message}", markup=False, highlight=False)
+                     f"be infinitely many; the exploration stops after --max-states {max_states:,} of them"
+                     f"{', with its progress below' if progress else ''}. Why: {unsafe[0].message}",
+                     markup=False, highlight=False)
 
 
 def explore_invariant(program: Path, input_, network: Network, max_states: int, pre: str, post: str, json_: bool,
@@ -403,6 +404,7 @@ def explore_invariant(program: Path, input_, network: Network, max_states: int, 
     except ValueError as error:
         usage("bad-option", str(error))
     prog, instance = load(program, input_, dialect, network)
+    warn_unsafe(prog, max_states, progress=False)
     try:
         verdict = eventual_verify.verify(prog, instance, bounds_, pre, post, max_configurations=max_states)
     except eventual_verify.InvariantRelations as error:
