@@ -5,6 +5,7 @@
     python benchmarks/eventual_verify.py --large-eot 12   # the convergence check at another EOT
     python benchmarks/eventual_verify.py --profile        # where the time goes, in process; the fix measured
     python benchmarks/eventual_verify.py --max-delay 1    # async within one step (benchmarks/eventual_verify_delay1.json)
+    python benchmarks/eventual_verify.py --molly DIR      # Molly's configurations: never weaker than bounded
 
 `verify --eventual` (docs/faults.md) answers over the infinite runs: it finds the completeness threshold K by
 "loop-free path" programs of K configurations, then asks once for a lasso counterexample of K steps (steps
@@ -32,7 +33,13 @@ rounds, docs/semantics.md):
 4. once, `explore --eventual --pre pre --post post --json`: the explorer's graph size (configurations,
    transitions) and its K.
 
-Verdicts: H holds, H° holds vacuously, Vn violated with n faults at the fewest. Prints the table and writes
+With `--molly DIR` (a checkout of palvaro/molly, the Nemo case studies under its examples_ft/nemo/ where present),
+instead: every configuration of Molly's suite and paper tables (`molly_configurations.py`), `verify --eventual`
+(with `--eff`, `--crashes` and `--nodes` as Molly's drivers give them) beside bounded `verify --eot EOT` at Molly's
+EOT, once each, whole commands: the eventual answer must never be a "holds" where the bounded one finds a
+counterexample (benchmarks/eventual_verify_molly.json).
+
+Verdicts: H holds, H° holds vacuously, Vn violated with n faults at the fewest (Vn/b: a bounded run, no lasso). Prints the table and writes
 benchmarks/eventual_verify.json (not with --quick). Timings depend on the machine (two cores shared with other
 jobs here): compare the ratios of one run, measured side by side.
 """
@@ -109,11 +116,50 @@ def verdict(answer: dict | None) -> dict | None:
 
 
 def word(v: dict | None) -> str:
-    if v is None:
+    if v is None or "holds" not in v:
         return "—"
     if v["holds"] is None:
         return "?"
-    return ("H°" if v["vacuous"] else "H") if v["holds"] else f"V{v['faults']}"
+    return ("H°" if v["vacuous"] else "H") if v["holds"] else f"V{v['faults']}" + ("/b" if v.get("bounded_run") else "")
+
+
+def molly(directory: str, json_path: str) -> None:
+    """Molly's configurations: `verify --eventual` beside bounded `verify --eot EOT`, whole commands, once each."""
+    sys.path.insert(0, str(HERE))
+    from molly_configurations import ALL, examples_ft
+
+    root = examples_ft(directory)
+    print("verify --eventual beside bounded verify --eot EOT at Molly's settings, --delivery sync, whole commands")
+    print(f"{'configuration':<44} {'EOT':>3} {'EFF':>3} {'C':>2} | {'Molly':>5} {'@EOT':>5} {'s':>6} | "
+          f"{'eventual':>8} {'exact':>5} {'K':>3} {'s':>6} | weaker?")
+    rows = []
+    for c in ALL:
+        files = [root / f for f in c.files]
+        name = "+".join(Path(f).stem for f in c.files)
+        if not all(f.exists() for f in files):
+            continue
+        base = [sys.executable, "-m", "dedalus2asp", "verify", *map(str, files), "--delivery", "sync", "--eff",
+                str(c.eff), "--crashes", str(c.crashes), "--nodes", ",".join(c.nodes), "--no-lineage", "--json"]
+        bounded, ev = timed(base + ["--eot", str(c.eot)]), timed(base + ["--eventual"])
+        b, e = verdict(bounded.get("answer")), verdict(ev.get("answer"))
+        if e is not None:
+            e["bounded_run"] = ev["answer"].get("bounded_run", False)
+        weaker = bool(b and e and b["holds"] is False and e["holds"])
+        rows.append({"configuration": name, "source": c.source, "eot": c.eot, "eff": c.eff, "crashes": c.crashes,
+                     "nodes": list(c.nodes), "molly_counterexample": c.counterexample,
+                     "bounded": (b or {"error": bounded.get("error")}) | {"seconds": bounded["seconds"]},
+                     "eventual": (e or {"error": ev.get("error")}) | {"seconds": ev["seconds"]}, "weaker": weaker})
+        molly_word = "—" if c.counterexample is None else "V" if c.counterexample else "H"
+        print(f"{name[:44]:<44} {c.eot:>3} {c.eff:>3} {c.crashes:>2} | {molly_word:>5} {word(b):>5} "
+              f"{bounded['seconds'] or 0:>6.2f} | {word(e):>8} {('yes' if e and e['exact'] else 'no'):>5} "
+              f"{(e or {}).get('K') or '—':>3} {ev['seconds'] or 0:>6.2f} | {'WEAKER' if weaker else 'no'}", flush=True)
+    summary = {"configurations": len(rows), "weaker": sum(r["weaker"] for r in rows),
+               "exact": sum(1 for r in rows if r["eventual"].get("exact")),
+               "bounded_runs": sum(1 for r in rows if r["eventual"].get("bounded_run")),
+               "max_eventual_seconds": max((r["eventual"]["seconds"] or 0 for r in rows), default=None)}
+    print(json.dumps(summary, indent=1))
+    Path(json_path).write_text(json.dumps({"machine": platform.machine(), "cpus": os.cpu_count(),
+                                           "summary": summary, "rows": rows}, indent=1) + "\n", encoding="utf-8")
 
 
 def best(runs: list[dict]) -> float | None:
@@ -272,7 +318,12 @@ def main() -> None:
                         help="async delivery within D steps instead of sync (the JSON gets a suffix: _delay<D>)")
     parser.add_argument("--profile", action="store_true",
                         help="instead: where the time goes at each point, in process (threshold per k, lasso, lineage)")
+    parser.add_argument("--molly", metavar="DIR", default=None,
+                        help="instead: Molly's configurations, eventual beside bounded at Molly's EOT (a checkout)")
     args = parser.parse_args()
+    if args.molly is not None:
+        molly(args.molly, str(HERE / "eventual_verify_molly.json") if args.json == parser.get_default("json") else args.json)
+        return
     if args.max_delay is not None:
         global DELIVERY
         DELIVERY = ["--max-delay", str(args.max_delay)]

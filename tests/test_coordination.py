@@ -7,6 +7,7 @@ the past involves a locus (or is an asynchronous relation that is not persisted)
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -23,7 +24,7 @@ from dedalus2asp.formats import dependency, render
 from dedalus2asp.lang import coordination
 from dedalus2asp.lang.analysis import check
 from dedalus2asp.lang.facts import load_instance, parse_facts
-from dedalus2asp.lang.parser import load_program, load_source, parse_program
+from dedalus2asp.lang.parser import load_program, load_source, parse_program, parse_source
 
 from conftest import EXAMPLES, SMALL
 from test_theorem4 import inputs, rules
@@ -65,14 +66,30 @@ def test_monotonic_components_collapse_positive_cycles_and_split_at_negation():
 # --- temporal stratification ---------------------------------------------------------------------
 
 
-def test_a_negation_on_a_cycle_without_a_plus_edge_is_reported_at_its_position():
-    text = "p(X) :- q(X).\nq(X) :- p(X), e(X).\np(X)@next :- e(X), not q(X).\n"
-    c = analysed(text)
-    assert not c.temporally_stratifiable
+def test_temporal_stratification_is_at_the_rule_as_tr2009_defines_it():
+    """Issue 38, item 4: tr2009 Def. 3 asks the deductive reduction (the deductive rules) to be stratifiable. Rule 3
+    negates q in an @next rule: it reads the previous step, so no fact depends on its own negation, although rule 1
+    makes the edge p ← q deductive. The positive edge p ← q of rule 1 stays in the components: {p, q} is one."""
+    c = analysed("p(X) :- q(X).\nq(X) :- p(X), e(X).\np(X)@next :- e(X), not q(X).\n")
+    assert c.temporally_stratifiable and not c.cycles
+    assert ("p", "q") in c.components
+    (edge,) = [d for d in c.dependencies if (d.head, d.body) == ("p", "q")]
+    assert edge.negated and edge.read_positively and not edge.temporal
+    # the deductive reduction with a negation on a cycle is not temporally stratifiable (and not well formed)
+    c = coordination.analyse(parse_program("p(X) :- e(X), not q(X).\nq(X) :- p(X).\nq(X)@next :- p(X).\n", "p.ded"))
     (d,) = c.cycles
-    assert (d.line, d.col, d.code) == (3, 24, "temporal-stratification")
-    assert "the negation of 'q' in rule 3 is on the cycle p → q → p with no + edge" in d.message
-    assert "make one of the rules on the cycle @next" in d.message
+    assert (d.line, d.col, d.code) == (1, 19, "temporal-stratification")
+    assert "the negation of 'q' in rule 1 is on the cycle p → q → p with no + edge" in d.message
+
+
+def test_molly_real_chord_rule_67_is_temporally_stratifiable():
+    """Molly's real_chord.ded:67 (palvaro/molly, examples_ft): `succ` negated in an @next rule beside a deductive rule
+    that derives `succ` from `succ`; the deductive reduction has no negation."""
+    text = ("succ(H, S)@next :- join(H, S), notin succ(H, _);\n"
+            "succ(H, S) :- join(H, S), succ(H, S2), closeness(H, S, D1), closeness(H, S2, D2), D1 < D2;\n"
+            "succ(H, S)@next :- succ(H, S), notin succ_change(H, _);\n")
+    c = coordination.analyse(parse_source(text, "chord.ded", "molly").program)
+    assert c.temporally_stratifiable and not c.cycles
 
 
 def test_a_cycle_through_negation_with_a_plus_edge_is_temporally_stratified():
@@ -172,7 +189,7 @@ def test_check_prints_and_writes_it(tmp_path):
     c = data["coordination"]
     assert c["temporally_stratifiable"] and c["temporally_safe"] and not c["confluent"]
     assert [(x["rule"], x["line"], x["col"]) for x in c["loci"]] == [(9, 29, 44), (13, 34, 57), (14, 35, 46)]
-    assert c["events"] == ["agent", "begin", "can"]
+    assert c["events"] == ["begin"]  # agent and can hold from the first step on, persisted: every step (events_of)
     assert "locus in rule 13: negation of 'votes'" in c["reasons"]
 
 
@@ -329,5 +346,88 @@ def test_every_finding_has_its_place_its_rule_and_a_suggestion(path):
     for d in findings:
         assert d.line >= 1 and d.col >= 1 and d.filename.endswith(".ded"), d
         assert "rule " in d.message and "(" in d.message, d.message
-    for x in c.loci:  # the suggestion of a locus: where to wait, or the rewrite
-        assert "make the rule wait until every" in x.diagnostic.message and "convert --to lamport" in x.diagnostic.message
+    for x in c.loci:  # the suggestion of a locus: where to wait, or the rewrite (which does not order deadlines)
+        assert "make the rule wait until every" in x.diagnostic.message
+        assert ("convert --to lamport" if x.joins is None else "not a message and a deadline") in x.diagnostic.message
+
+
+# --- issue 38: a deadline race is a locus; an aggregate is not positive ------------------------------------------
+
+DEADLINE = """.output acc.
+m(X)@async(Y) :- src(X), sink(Y).
+m(X)@next :- m(X).
+t(0) :- not ticked().
+ticked()@next :- t(_N).
+t(N + 1)@next :- t(N), N < 6.
+late() :- t(N), N >= 2.
+late()@next :- late().
+acc(X)@next :- m(X), not late().
+acc(X)@next :- acc(X).
+"""
+
+
+def test_a_deadline_race_is_a_locus(tmp_path):
+    """Issue 38, item 2: `late` is local state that changes with time (a timer), no message reaches it, and rule 8
+    joins it with `m`, which arrives when it likes: whether `acc` holds is a race with the deadline."""
+    c = analysed(DEADLINE)
+    (locus,) = c.loci
+    assert (locus.rule.number, locus.relation, locus.joins, locus.reached_by) == (8, "late", "m", ("m",))
+    assert "a deadline race" in locus.diagnostic.message and (locus.diagnostic.line, locus.diagnostic.col) == (9, 26)
+    assert c.lamport_relations() == ("m",)
+    assert not any("'late'" in d.message for d in c.unsettled)  # the locus is its root cause
+    # `late` only gains facts (it is persisted): a note on it says so when no message joins it
+    quiet = analysed(DEADLINE.replace("acc(X)@next :- m(X), not late().", "acc(X)@next :- src(X), not late()."))
+    (note,) = [d for d in quiet.unsettled if "'late'" in d.message]
+    assert "it is persisted, so it only gains facts, but when it gains them depends on the step" in note.message
+    (tmp_path / "d.ded").write_text(DEADLINE, encoding="utf-8")
+    (tmp_path / "d.facts").write_text("a { src(1). sink(b). }\n", encoding="utf-8")
+    result = RUNNER.invoke(app, ["cron", str(tmp_path / "d.ded"), "--input", str(tmp_path / "d.facts"), "-T", "8", "-D", "2",
+                                 "--nodes", "b"])
+    assert result.exit_code == 1 and result.stdout.startswith("not consistent: two causal models"), result.output
+    converted = RUNNER.invoke(app, ["convert", "--to", "lamport", str(tmp_path / "d.ded")])
+    assert converted.exit_code == 0 and "m_wait(X, S)@async(Y) :- src(X), sink(Y), lamport_clock(S)." in converted.stdout
+
+
+def test_an_event_after_the_first_step_makes_a_deadline_race():
+    """Molly's `can(a, t1)@1;` is a fact from the first step on (step 0), persisted: it holds at every step, so
+    `notin can(A, X)` beside the message `prepare` is no deadline race; a `can` that appeared later would be one."""
+    source = load_source(EXAMPLES / "molly/two_phase_commit.ded")
+    facts = [f for fs in source.instance(None).facts.values() for f in fs]
+    assert {(f.predicate, f.step) for f in facts if f.predicate == "can"} == {("can", 0)}
+    assert "can" not in coordination.events_of(source.program, facts)
+    assert 22 not in {x.rule.number for x in coordination.analyse(source.program, coordination.events_of(source.program, facts)).loci}
+    later = [f if f.predicate != "can" else replace(f, step=2) for f in facts]
+    (race,) = [x for x in coordination.analyse(source.program, coordination.events_of(source.program, later)).loci
+               if x.rule.number == 22]
+    assert (race.relation, race.joins) == ("can", "prepare") and "a deadline race" in race.diagnostic.message
+
+
+FIG4_COUNT = "ab(1) :- A().\nab(2) :- B().\nc(count<K>) :- ab(K).\nT() :- A(), c(N), N < 2.\n"
+
+
+def test_an_aggregate_is_not_positive_for_theorem_4_1(tmp_path):
+    """Issue 38, item 3: tplp2016 Fig. 4 with `count` in place of `not` is not tolerant, and jcss2014 Theorem 4.1
+    does not cover it: an aggregate needs its whole group, as a negation does."""
+    fig4 = (EXAMPLES / "tplp2016/fig4_noncausal.ded").read_text(encoding="utf-8")
+    text = fig4.replace("T() :- A(), not B().", FIG4_COUNT)
+    assert text != fig4
+    program = parse_program(text, "fig4_count.ded")
+    assert not program.positive and not coordination.analyse(program).positive
+    (tmp_path / "p.ded").write_text(text, encoding="utf-8")
+    check_ = RUNNER.invoke(app, ["check", str(tmp_path / "p.ded")])
+    assert "positive: no (uses negation or an aggregate)" in check_.stdout
+    data = json.loads(RUNNER.invoke(app, ["cron", str(tmp_path / "p.ded"), "--input", str(EXAMPLES / "tplp2016/fig4.facts"),
+                                          "-T", "3", "-D", "1", "--json"]).stdout)
+    assert data["consistent"] and not data["tolerant"] and not data["positive"] and data["theorem"] is None
+
+
+def test_check_json_on_an_invalid_program_prints_its_diagnostics_as_json(tmp_path):
+    """Issue 38, item 7: exit 2, the diagnostics as JSON on stdout, the usual text on stderr."""
+    (tmp_path / "bad.ded").write_text("p(X) :- e(X), not q(X).\nq(X) :- p(X).\nr(X :- p(X).\n", encoding="utf-8")
+    result = RUNNER.invoke(app, ["check", "--json", str(tmp_path / "bad.ded")])
+    assert result.exit_code == 2
+    data = json.loads(result.stdout)
+    assert data["valid"] is False and data["errors"] >= 1
+    first = data["diagnostics"][0]
+    assert first["severity"] == "error" and first["line"] >= 1 and first["file"].endswith("bad.ded")
+    assert "error(s)" in result.stderr

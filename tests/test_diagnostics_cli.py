@@ -357,8 +357,9 @@ def test_check_json_of_a_good_program():
 
 
 def test_check_json_of_a_bad_program():
-    """Errors go to stderr in the usual format, exit 2, and stdout holds no half-written JSON."""
+    """Errors go to stderr in the usual format, exit 2, and stdout holds them as JSON (issue 38, item 7)."""
     result = results()["json-bad"]
     assert result.returncode == 2
-    assert result.stdout == ""
+    data = json.loads(result.stdout)
+    assert data["valid"] is False and data["errors"] >= 1 and all(d["line"] >= 1 for d in data["diagnostics"])
     assert result.stderr == (ROOT / BAD / "addressee.stderr").read_text(encoding="utf-8")

@@ -23,7 +23,7 @@ from dedalus2asp.bounds import Bounds, Mode, Network, Semantics
 from dedalus2asp.cli import app
 from dedalus2asp.inspect import enumerate_models, explain
 from dedalus2asp.lang.diagnostics import DiagnosticError
-from dedalus2asp.questions import cron, eventual, models, verify
+from dedalus2asp.questions import cron, cron_eventual, eventual, models, verify
 from dedalus2asp.questions.cron import model_output
 from dedalus2asp.questions.eventual import lasso_bounds
 from dedalus2asp.runs import eventual_verify
@@ -443,6 +443,6 @@ def test_cron_consistent_lassos_but_the_explorer_finds_more(monkeypatch):
 
     monkeypatch.setattr(models, "ultimate_outputs", open_alternation)
     prog, instance, _ = pipeline.load(*[Path(p) for p in (ALG4[0], ALG4[2])], "auto")
-    verdict = cron.analyse_eventual(prog, instance, Bounds(0, network=Network(max_delay=1)))
+    verdict = cron_eventual.analyse_eventual(prog, instance, Bounds(0, network=Network(max_delay=1)))
     assert verdict.consistent is True and verdict.consistency_exact is False
     assert "the explorer finds ultimate outputs {}, {T()}" in verdict.reason

@@ -9,7 +9,7 @@ import json
 
 import clingo
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -20,6 +20,7 @@ from dedalus2asp.cli import app
 from dedalus2asp.lang import coordination, lamport, parser
 from dedalus2asp.lang.analysis import check
 from dedalus2asp.lang.facts import load_instance
+from dedalus2asp.lang.ast import RuleKind
 from dedalus2asp.lang.parser import parse_program
 
 from conftest import EXAMPLES
@@ -183,6 +184,53 @@ def test_the_rewrite_tolerates_non_causality_with_the_same_causal_outputs(rewrit
     assert fixed["choice_certain"] == fixed["certain"]
 
 
+RACE = """.output fresh.
+msg(X)@async(Y) :- src(X), peer(Y).
+msg(X)@next :- msg(X).
+fresh(X)@next :- want(X), not msg(X).
+fresh(X)@next :- fresh(X).
+"""
+
+
+def test_a_race_the_rewrite_removes_is_shown_beside_its_verdict(tmp_path):
+    """Issue 38, item 1: `msg` sent at a@0 may arrive causally at b@0 (the nodes' steps are independent), where it
+    keeps `fresh(1)` from holding; the rewrite delivers it at b@1 at the earliest, so the rewrite alone is consistent.
+    cron on the rewrite shows the original's race beside it, and does not answer yes."""
+    (tmp_path / "race.ded").write_text(RACE, encoding="utf-8")
+    (tmp_path / "race.facts").write_text("a { src(1). peer(b). }  b { want(1). want(2). }\n", encoding="utf-8")
+    original = cron(tmp_path / "race.ded", tmp_path / "race.facts", "-T", 5, "-D", 1)
+    assert original["consistent"] is False and original["possible"] == ["fresh(1)", "fresh(2)"]
+    (tmp_path / "lamport.ded").write_text(rewritten(str(tmp_path / "race.ded")), encoding="utf-8")
+    result = RUNNER.invoke(app, ["cron", str(tmp_path / "lamport.ded"), "--input", str(tmp_path / "race.facts"),
+                                 "-T", "5", "-D", "1"])
+    assert result.exit_code == 1, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "consistent and tolerant: no counterexample up to horizon 5 with delay ≤ 1"
+    assert lines[1].startswith("the original program (the Lamport rewrite undone): not consistent: two causal models "
+                               "up to horizon 5 with delay ≤ 1 differ on fresh(1). That is a race, not non-causality")
+    fixed = cron(tmp_path / "lamport.ded", tmp_path / "race.facts", "-T", 5, "-D", 1)
+    assert fixed["original"]["consistent"] is False and fixed["original"]["witnesses"]
+
+
+def test_undo_gives_back_every_example_rewritten_whole():
+    """`lamport.undo` (what cron answers the original's question with) inverts the rewrite of every asynchronous
+    relation, in every notation."""
+    done = 0
+    for path in sorted(EXAMPLES.rglob("*.ded")):
+        source = parser.load_source(path)
+        program = source.program if hasattr(source, "program") else source
+        relations = tuple(program.async_relations())
+        if not relations or any(r.span.source for r in program.rules if r.kind is RuleKind.ASYNC):
+            continue  # a rule of an included file is not rewritten in place
+        text = lamport.rewrite(source, relations).text
+        again = parser.parse_source(text, str(path), getattr(source, "dialect", "transparent"))
+        back = lamport.undo(again.program if hasattr(again, "program") else again)
+        assert sorted(map(str, back.rules)) == sorted(map(str, program.rules)), path
+        done += 1
+    assert lamport.undo(program) is None  # not a rewrite
+    assert done >= 20
+
+
 def traces(path, facts, horizon, semantics, encoding=Encoding.FAST, max_delay=1):
     program, instance = parser.load_program(path), load_instance(facts)
     compiled = transform(program, instance, Bounds(horizon, semantics, encoding, Network(max_delay=max_delay)))
@@ -243,9 +291,16 @@ def test_bounded_theorem_4_on_the_rewrites(rewrites, pair, horizon, max_delay):
 # --- the guarantee on random programs ----------------------------------------------------------
 
 
+# the race of issue 38 in the generator's vocabulary: random programs of three rules seldom race in a way the rewrite
+# hides (none of 200 at horizon 2, delay 1; none of 120 at horizon 3, delay 2), so it is given as an example
+RACE_RULES = ["q(X)@async(Y) :- p(X), nd(Y).", "q(X)@next :- q(X).", "r(X)@next :- e(X, X), not q(X).", "r(X)@next :- r(X)."]
+RACE_FACTS = "nd(n1). nd(n2).\nn1 { p(a). }\nn2 { e(a, a). e(b, b). }\n"
+
+
 @settings(max_examples=80, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(st.lists(rules(), min_size=1, max_size=3), inputs())
+@example(RACE_RULES, RACE_FACTS)
 def test_with_every_message_rewritten_every_model_has_an_output_of_a_causal_run(tmp_path_factory, rule_texts, facts):
     """The rewrite's guarantee (lang/lamport.py): with every asynchronous relation rewritten, each model of the
     rewrite, choice or causal, has the output of a causal run of the original (its messages arriving at
@@ -271,7 +326,13 @@ def test_with_every_message_rewritten_every_model_has_an_output_of_a_causal_run(
     assert set(before["certain"]) <= set(after["choice_certain"]), text
     if before["consistent"]:
         assert after["consistent"] and after["tolerant"] and after["certain"] == before["certain"], text
-    EXERCISED.append((before["consistent"], before["tolerant"]))
+    # the rewrite removes causal runs (a message is used only after its send step), so its own verdict may hide a
+    # race: the original's verdict is always given beside it, and the answer is yes only if the original is consistent
+    if not before["consistent"]:  # a race: a verdict on the rewrite must not clear it
+        assert after.get("original", {}).get("consistent") is False, text
+    original = {k: v for k, v in after["original"].items() if k != "seconds"}
+    assert original == {k: v for k, v in before.items() if k != "seconds"}, text
+    EXERCISED.append((before["consistent"], before["tolerant"], after["consistent"]))
 
 
 EXERCISED = []
@@ -279,6 +340,81 @@ EXERCISED = []
 
 def test_the_random_rewrites_include_intolerant_originals():
     # run after the property (file order): programs were rewritten, and some of them needed it
-    print(f"{len(EXERCISED)} random programs rewritten; {EXERCISED.count((True, False))} were consistent and "
-          "intolerant before, and tolerant after")
-    assert len(EXERCISED) >= 30 and (True, False) in EXERCISED
+    repaired = sum(1 for c, t, _ in EXERCISED if c and not t)
+    hidden = sum(1 for c, _, after in EXERCISED if not c and after)
+    print(f"{len(EXERCISED)} random programs rewritten; {repaired} were consistent and intolerant before, and tolerant "
+          f"after; {hidden} raced, and their rewrite alone is consistent (the original's verdict shows the race)")
+    assert len(EXERCISED) >= 30 and repaired and hidden
+
+
+# --- issue 38, item 5: the rewrite's text ----------------------------------------------------------------------
+
+
+def test_a_comment_before_the_terminator_does_not_swallow_the_clock(tmp_path):
+    for name, dialect, text in [
+        ("t.ded", "transparent", "A()@async(X) :- S(), Id(X).\nB()@async(X) :- A(), Id(X) % note\n.\nT() :- A(), not B().\nT()@next :- T().\n"),
+        ("m.ded", "molly", "a(X, Y)@async :- s(X, Y);\nb(Y, X)@async :- a(X, Y) // note\n;\nt(X) :- a(X, _), notin b(X, _);\n"
+                           "t(X)@next :- t(X);\n"),
+    ]:
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        out = rewritten(str(tmp_path / name), "--relations", "b" if dialect == "molly" else "B")
+        again = parser.parse_source(out, name, dialect)  # parses: the clock atom is outside the comment
+        program = again.program if hasattr(again, "program") else again
+        assert coordination.analyse(program).clocked, out
+        assert ("Id(X), lamport_clock(S1) % note\n." if dialect == "transparent" else "lamport_clock(X, S) // note\n;") in out
+
+
+def test_the_rewrite_drops_the_remark_that_no_longer_holds_and_names_no_variable_like_a_relation():
+    text = rewritten(ALG3[0])
+    assert "NON-CAUSALITY" not in text and "does not tolerate non-causality is dropped here" in text
+    # Alg. 3 has a relation S(): no variable of the rewrite is called S
+    assert "A_wait(S1)@async(X) :- S(), Id(X), lamport_clock(S1)." in text
+    assert "B() :- B_wait(S1), lamport_clock(C), S1 < C." in text
+    assert not any(v.name == "S" for r in parse_program(text, "alg3.ded").rules for v in r.variables())
+
+
+def test_check_on_a_rewrite_advises_no_rewrite(rewrites):
+    result = RUNNER.invoke(app, ["check", str(rewrites[FIG4[0]][0])])
+    assert "would rewrite" not in result.stdout and "already waiting for a Lamport clock" in result.stdout
+    assert "its messages already wait for a Lamport clock: `dedalus2asp cron` tells whether that suffices" in result.stdout
+    assert "convert --to lamport`)" not in result.stdout
+
+
+def test_convert_with_no_relation_named_says_so(tmp_path):
+    result = RUNNER.invoke(app, ["convert", "--to", "lamport", str(EXAMPLES / FIG4[0]), "--relations", ""])
+    assert result.exit_code == 2 and "--relations names no relation: give R,S (asynchronous relations of the program: A, B)" in result.output
+
+
+LOCKSTEP_LOCUS = """
+peer("a", "b")@1;
+peer(A, B)@next :- peer(A, B);
+start("a", 1)@1;
+val(A, V)@next :- start(A, V);
+val(A, V)@next :- val(A, V);
+seen(B, A, V) :- val(A, V), peer(A, B);
+ack(A, B, V)@async :- seen(B, A, V);
+acked(A, V) :- ack(A, _, V);
+acked(A, V)@next :- acked(A, V);
+missing(A, V) :- val(A, V), notin acked(A, V);
+missing(A, V)@next :- missing(A, V);
+"""
+
+
+def test_on_a_lock_step_program_the_rewrite_would_change_nothing(tmp_path):
+    (tmp_path / "ack.ded").write_text(LOCKSTEP_LOCUS, encoding="utf-8")
+    result = RUNNER.invoke(app, ["check", "--dialect", "molly", str(tmp_path / "ack.ded")])
+    assert "loci of coordination: 1" in result.stdout
+    assert ("`dedalus2asp convert --to lamport` would change nothing: the lock-step rules (6) run with synchronous "
+            "delivery only") in result.stdout
+
+
+def test_cron_eventual_on_a_rewrite_names_its_clock_and_answers_the_original(rewrites):
+    """Issue 38, item 6: the rewrite's clock grows at every step, so it has no lasso; the cause is named (not the
+    delay bound), and the original's eventual answer is given beside it."""
+    path, facts = rewrites[FIG4[0]]
+    result = RUNNER.invoke(app, ["cron", str(path), "--input", str(facts), "--eventual", "-D", "1"])
+    assert result.exit_code == 1
+    first, second = result.stdout.splitlines()[:2]
+    assert "the rewrite's Lamport clock grows by one at every step (rule 8: lamport_clock(N + 1)@next :- lamport_clock(N).)" in first
+    assert "a message can never meet its delay bound" not in result.output and "no causal lasso" not in result.output
+    assert second.startswith("the original program (the Lamport rewrite undone): consistent but not tolerant: a choice lasso")

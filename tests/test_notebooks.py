@@ -90,6 +90,11 @@ def test_notebook_runs_top_to_bottom(name: str):
         assert "the negation of 'votes' in rule 13 closes over messages that may still arrive" in text
         assert "into the past: B() sent at z:1, arrives at z:0" in text
         assert "alg1: loci 0, transient 0, confluent True, to rewrite ()" in text
+        # a race is not non-causality: cron on the rewrite shows the original's verdict (issue 38)
+        assert ("coordination/race.ded, the original program (the Lamport rewrite undone): not consistent: two causal "
+                "models up to horizon 5 with delay ≤ 1 differ on fresh(1). That is a race") in text
+        assert ("tplp2016/fig4_noncausal.ded, the original program (the Lamport rewrite undone): consistent but not "
+                "tolerant") in text
     if name == "06_eventual.ipynb":  # the blinking light flips with T and has no ultimate output; Fig. 5 groups no lasso
         text = "".join(o.get("text", "") for c in code for o in c.outputs)
         assert "horizon 3: certain output on()" in text and "horizon 4: certain output none" in text

@@ -101,7 +101,7 @@ def warm_up(job: Job) -> None:
     try:
         if any(os.path.getsize(f) > WARM_LIMIT for f in filter(None, (*job.files, job.input))):
             return
-        from ..questions import cron, verify  # noqa: F401  (cron and verify tasks import them; imported here, once)
+        from ..questions import cron, cron_eventual, verify  # noqa: F401  (cron and verify tasks import them; imported here, once)
 
         program, instance = _load(job)
         if p["task"] != "run" and budget.estimate(program, instance, job.bounds).total <= WARM_GROUND:
@@ -162,7 +162,7 @@ def _die_with_parent() -> None:
 def execute_job(job: Job) -> tuple[dict, list[tuple], list[tuple]]:
     """Run one job: its row of the `jobs` table, and its trace and message rows (models and run tasks); a verify job
     records its verdict (`invariants.run`)."""
-    from ..questions import cron
+    from ..questions import cron, cron_eventual
 
     p = job.parameters
     row = _row(job)
@@ -191,7 +191,7 @@ def execute_job(job: Job) -> tuple[dict, list[tuple], list[tuple]]:
                 row.update(status="timeout", error=f"stopped after {p['timeout']} s ({found.count} models so far)")
         elif p["task"] == "cron":
             try:
-                question = cron.analyse_eventual if p["eventual"] else cron.analyse  # eventual: exact and K in its verdict
+                question = cron_eventual.analyse_eventual if p["eventual"] else cron.analyse  # eventual: exact and K in its verdict
                 verdict = question(program, instance, job.bounds, None, p["timeout"])
                 row["verdicts"] = json.dumps(verdict.as_dict(), sort_keys=True, default=str)
             except cron.Timeout as exc:

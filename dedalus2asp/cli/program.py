@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import sys
 from enum import Enum
 from pathlib import Path
@@ -29,9 +31,9 @@ class Graph(str, Enum):
 
 
 def _coordination(prog, carried):
-    """`coordination.analyse` of PROG, the relations of the facts it carries at a fixed step as its events."""
-    events = {f.predicate for facts in (carried.facts.values() if carried else ()) for f in facts if f.step is not None}
-    return coordination.analyse(prog, events)
+    """`coordination.analyse` of PROG, the relations its facts make change with time as its events (`events_of`)."""
+    facts = [f for fs in (carried.facts.values() if carried else ()) for f in fs]
+    return coordination.analyse(prog, coordination.events_of(prog, facts))
 
 
 def check(
@@ -46,6 +48,9 @@ def check(
         prog, carried, loaded = pipeline.load(program, dialect=dialect.value)
         report = analysis.report(prog, _coordination(prog, carried))
     except DiagnosticError as error:
+        if json_:  # the diagnostics as JSON too (stdout), besides the usual text (stderr), exit 2
+            emit(json.dumps({"valid": False, "errors": sum(d.is_error for d in error.diagnostics),
+                             "diagnostics": [d.as_dict() for d in error.diagnostics]}, indent=2, ensure_ascii=False))
         fail(error)
     if graph is not None:
         options = {"program": printable(str(program))} if graph is Graph.HTML else {}
@@ -144,6 +149,10 @@ def convert(
     if to is Notation.LAMPORT:
         chosen = (tuple(dict.fromkeys(r.strip() for r in relations.split(",") if r.strip())) if relations is not None
                   else _coordination(prog, given).lamport_relations())
+        if relations is not None and not chosen:
+            fail(DiagnosticError([Diagnostic("convert", "--relations names no relation: give R,S (asynchronous relations "
+                                             f"of the program: {', '.join(prog.async_relations()) or 'none'}), or leave "
+                                             "it out for those a locus of coordination involves", filename=str(program))]))
         try:
             sys.stdout.write(lamport.rewrite(source, chosen).text)
         except ValueError as exc:

@@ -15,7 +15,7 @@ from ..bounds import MAX_STEP, Bounds, Encoding, Mode, Network, Semantics
 from ..formats import render
 from ..lang import analysis, coordination
 from ..lang.diagnostics import DiagnosticError
-from ..questions import cron
+from ..questions import cron, cron_eventual
 from ..questions import models as lassos
 from ..runs import eventual, eventual_verify, operational
 from .progress import Progress, QuietOpt
@@ -443,7 +443,7 @@ def cron_(
     bounded).
 
     Exit status: 0 consistent and tolerant; 1 not consistent, not tolerant, or no causal model at all;
-    2 bad program, input or option; 3 timeout.
+    2 bad program, input or option; 3 timeout, or with --eventual a bounded answer (not exact), whatever it says.
     """
     if eventual_ and search_horizon:
         usage("bad-option", "--eventual answers for every horizon at once: give it without --search-horizon", "--eventual")
@@ -459,7 +459,7 @@ def cron_(
     warn(warnings)
     within(program, prog, instance, bounds_, limits)
     try:
-        question = cron.analyse_eventual if eventual_ else cron.search if search_horizon else cron.analyse
+        question = cron_eventual.analyse_eventual if eventual_ else cron.search if search_horizon else cron.analyse
         verdict = solve.isolated(question, prog, instance, bounds_, outputs, timeout=timeout, max_memory=limits.max_memory)
     except cron.Timeout:
         incomplete("the analysis", timeout)
@@ -469,8 +469,11 @@ def cron_(
         emit(render(verdict, "json"))
     else:
         say(render(verdict, "text", **text_options()))
+    if verdict.exact is False:  # --eventual, bounded: a script must not take it for the exact answer
+        stderr.print(f"not exact: {verdict.reason}")
+        raise typer.Exit(EXIT_INCOMPLETE)
     if not verdict.answer:
-        if not verdict.satisfiable and eventual_:
+        if not verdict.satisfiable and eventual_ and verdict.clock is None:  # a rewrite's clock is named already
             stderr.print(f"no causal lasso: the program has no infinite run on this input (lassos of {verdict.K} step{'s' * (verdict.K != 1)})")
         elif not verdict.satisfiable:
             stderr.print("no causal model: the program has no stable model on this input within the bounds")

@@ -1,7 +1,8 @@
 """`verify`: Molly's question, every pre fact has its post fact at the last step, under every fault and schedule of the bounds.
 
 Exit status: 0 the invariant holds within the bounds; 1 a counterexample; 2 a bad program, input
-or option (no relation --pre or --post, different arities); 3 stopped (--timeout) before an answer.
+or option (no relation --pre or --post, different arities); 3 stopped (--timeout) before an answer,
+or an `--eventual` answer that is not exact.
 `--split K` asks the same question as K parts over disjoint cubes of fault atoms (`verify_split`),
 in turn or on Spark executors (`--engine spark`); the verdict is the unsplit one.
 """
@@ -74,8 +75,8 @@ def verify_(
     --all: every minimal fault set. --out DIR: runs.json, SVGs, index.html.
     --split K: K parts of the fault space (progress on standard error).
     --eventual: every pre fact ultimately matched in every infinite run, or a lasso counterexample (no --eot to guess).
-    Exit status: 0 holds within the bounds, 1 counterexample,
-    2 bad program, input or option, 3 stopped before an answer.
+    Exit status: 0 holds within the bounds, 1 counterexample (with --eventual a lasso),
+    2 bad program, input or option, 3 stopped before an answer, or with --eventual a bounded answer (not exact).
     """
     _check_split(split, engine_, search_horizon)
     if eventual and (search_horizon or split is not None):
@@ -135,13 +136,16 @@ def _split_answer(prog, instance, bounds_, split: int, pre: str, post: str, time
 
 def _say_verdict(answer, verdict: Verdict, json_: bool, timeout) -> None:
     """The answer (the verdict, or the split verdict with its parts) on standard output, and the exit status:
-    0 holds, 1 a counterexample, 3 stopped before an answer."""
+    0 holds, 1 a counterexample, 3 stopped before an answer or an eventual answer that is not exact."""
     if json_:
         emit(json.dumps(answer.as_dict(), indent=2))
     else:
         say(answer.describe())
     if verdict.holds is None:
         stderr.print(f"timeout: stopped after {timeout} s before an answer (raise --timeout or lower --horizon)")
+        raise typer.Exit(EXIT_INCOMPLETE)
+    if verdict.exact is False:  # --eventual: "holds" over the lassos of K steps only, or a bounded run: as cron exits
+        stderr.print(f"not exact: {verdict.exactness.reason}")
         raise typer.Exit(EXIT_INCOMPLETE)
     if not verdict.holds:
         raise typer.Exit(EXIT_NO)

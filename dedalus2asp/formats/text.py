@@ -147,6 +147,8 @@ def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> 
     """A CRON verdict in one sentence, then what supports it: outputs, witnesses, a counterexample."""
     out = console(width, color)
     out.print(verdict.sentence())
+    if verdict.original_sentence():
+        out.print(verdict.original_sentence())
     if verdict.search is not None:
         out.print(search(verdict))
     if not verdict.satisfiable:
@@ -276,9 +278,9 @@ def report(report: Report, program: str = "<program>") -> str:
         "strata of the deductive rules: "
         + ("; ".join(f"{i}: {', '.join(s)}" for i, s in enumerate(report.strata, 1)) or "none"),
         f"asynchronous relations: {listed(report.async_relations)}",
-        "positive: yes (no negation: if consistent, it tolerates non-causality, jcss2014 Theorem 4.1)"
+        "positive: yes (no negation, no aggregate: if consistent, it tolerates non-causality, jcss2014 Theorem 4.1)"
         if report.positive
-        else "positive: no (uses negation)",
+        else "positive: no (uses negation or an aggregate)",
         f"output relations: {', '.join(report.outputs) or 'none declared (.output R.)'}",
     ]
     if report.coordination is not None:
@@ -291,8 +293,8 @@ def coordination(c: Coordination) -> list[str]:
     monotonic components, the loci of coordination, and the confluence criterion; every finding with its position."""
     indent = lambda d: "    " + format_diagnostic(d).replace("\n", "\n    ")  # noqa: E731
     lines = ["coordination (Dedalus properties draft; `dedalus2asp cron` checks it on an input):"]
-    lines.append("  temporally stratifiable: yes (every cycle through a negation has a + edge)" if c.temporally_stratifiable
-                 else "  temporally stratifiable: no")
+    lines.append("  temporally stratifiable: yes (no negation or aggregate of a deductive rule is on a cycle of "
+                 "same-step rules, tr2009 Def. 3)" if c.temporally_stratifiable else "  temporally stratifiable: no")
     lines += [indent(d) for d in c.cycles]
     lines.append("  temporally safe: yes (no rule computes new values without bound)" if c.temporally_safe
                  else "  temporally safe: no (some relation grows without bound: no finite eventual model)")
@@ -317,7 +319,11 @@ def coordination(c: Coordination) -> list[str]:
     else:
         lines.append("  confluent by the properties draft's criterion: not shown")
         lines += [f"    - {reason}" for reason in c.reasons()]
-    if c.lamport_relations():
+    if c.lamport_relations() and c.lockstep:
+        lines.append(f"  `dedalus2asp convert --to lamport` would change nothing: the lock-step rules "
+                     f"({', '.join(map(str, c.lockstep))}) run with synchronous delivery only, where every message arrives "
+                     "at its receiver's next step, so no run is non-causal (tr2009 §6.6)")
+    elif c.lamport_relations():
         lines.append(f"  `dedalus2asp convert --to lamport` would rewrite: {', '.join(c.lamport_relations())} (tr2009 §6.6)")
     if c.clocked:
         lines.append(f"  already waiting for a Lamport clock (tr2009 §6.6): {', '.join(c.clocked)}")

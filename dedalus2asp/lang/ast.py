@@ -382,8 +382,10 @@ class Program:
 
     @property
     def positive(self) -> bool:
-        """No negation anywhere (jcss2014 Theorem 4.1 applies to such programs)."""
-        return not any(r.negative for r in self.rules)
+        """No negation and no aggregate anywhere (jcss2014 Theorem 4.1 applies to such programs): an aggregate, like a
+        negation, needs its whole group, so a message arriving late changes what it concludes (tplp2016 Fig. 4 with
+        `count` in place of `not` is not tolerant)."""
+        return not any(r.negative or r.aggregates for r in self.rules)
 
     @property
     def output_relations(self) -> tuple[str, ...]:

@@ -11,13 +11,14 @@ labelled
 
 From the graph (global rules, which observe a run and never steer it, are left out):
 
-* **temporal stratification** (§Temporal Stratification): every cycle with a ¬ edge has a + edge;
-  otherwise the cycle is reported at the negation's position;
+* **temporal stratification**, at the rule as tr2009 Def. 3 defines it: the deductive rules alone are
+  stratifiable (a negation in an inductive or asynchronous rule reads an earlier step and closes no cycle,
+  even when a deductive rule joins the same pair); otherwise the cycle is reported at the negation's position;
 * **temporal safety**: no rule computes a new value (`p(X + 1)`) on a cycle of the graph without a
   comparison in its body to bound it; such a rule has no finite eventual model;
 * **monotonic components** (§Identifying Loci of Coordination): the strongly connected components of
-  the graph of the monotone edges, listed dependencies first; a non-monotone edge is never inside one
-  unless its two relations also depend on each other positively;
+  the graph of the monotone edges (an edge that some rule reads positively, outside an aggregate, even if
+  another rule negates it), listed dependencies first;
 * **loci of coordination**: the non-monotone edges whose body relation an asynchronous relation
   reaches (through any rules) and whose result is carried to a later step — the rule is inductive or
   asynchronous, or its head is read, through deductive rules, by one that is. There, a negation or an
@@ -27,7 +28,9 @@ From the graph (global rules, which observe a run and never steer it, are left o
   asynchronous relation but read only at its own step (jcss2014 Alg. 2: `missing() :- Node(Y), not
   empty(Y).`) is re-evaluated at every step over what has arrived, so once everything has arrived it
   sees everything; it is listed as *transient*, not as a locus. This is the draft's remark that the
-  harm is done when "results of this incomplete quantification may be forever persisted";
+  harm is done when "results of this incomplete quantification may be forever persisted". A negation of
+  local state that changes with time (not held the same at every step: a timer's `late()`), in a rule that
+  joins what messages reach, is a locus too although no message reaches it: a *deadline race*;
 * **confluence** by the draft's criterion ("all monotonic programs with simply persisted asynchronous
   predicates are confluent"), made precise so that it is a sufficient condition: the program is
   temporally safe, has no locus, every asynchronous relation is simply persisted (`R(X̄)@next :-
@@ -35,8 +38,9 @@ From the graph (global rules, which observe a run and never steer it, are left o
   growing relations positively and negate or aggregate only relations fixed by the input, so its facts
   are never lost. Growing relations converge, in every fair run, to the least fixpoint of the program
   read without time; what is read at one step only is a function of them. An input event
-  (`p(a)@3`, which holds at one step) is not fixed by the input; the criterion assumes that a `.facts`
-  input has no events (check cannot see it). A positive program is the jcss2014 Theorem 4.1 case.
+  (`p(a)@3`, which holds at one step) is not fixed by the input, and a relation that has one, derived
+  or not, grows only when it is simply persisted; `check` sees the events a program carries (Molly's
+  `p(a)@3;`), `cron` and `models` those of the `.facts` input too. A positive program is the jcss2014 Theorem 4.1 case.
 """
 
 from __future__ import annotations
@@ -63,6 +67,9 @@ class Locus:
     reached_by: tuple[str, ...]
     carried: bool
     diagnostic: Diagnostic
+    joins: str | None = None
+    """A deadline race: `relation` is local state that changes with time (a timer's `late`), reached by no message,
+    and the rule joins `joins`, which messages reach; `reached_by` reach `joins`."""
 
     @property
     def head(self) -> str:
@@ -71,6 +78,7 @@ class Locus:
     def as_dict(self) -> dict:
         return {"rule": self.rule.number, "relation": self.relation, "head": self.head,
                 "what": "aggregate" if self.aggregate else "negation", "reached_by": list(self.reached_by),
+                "joins": self.joins,
                 **{k: self.diagnostic.as_dict()[k] for k in ("file", "line", "col", "message")}}
 
 
@@ -94,6 +102,10 @@ class Coordination:
     """Every relation carried to a later step grows (`unsettled` lists the root causes when not)."""
     clocked: tuple[str, ...] = ()
     """Asynchronous relations that already wait for a Lamport clock (`clocked`): not rewritten again."""
+    lockstep: tuple[int, ...] = ()
+    """The lock-step rules (Molly's writes into another node within a step): the program runs with synchronous
+    delivery only, where every message arrives at its receiver's next step, so no run is non-causal and the Lamport
+    rewrite changes nothing."""
 
     @property
     def temporally_stratifiable(self) -> bool:
@@ -125,7 +137,7 @@ class Coordination:
         reach = reachable(self.dependencies)
         chosen = set()
         for locus in self.loci:
-            chosen |= {a for a in self.asynchronous if locus.relation in reach[a]}
+            chosen |= {a for a in self.asynchronous if locus.relation in reach[a] or locus.joins in reach[a]}
             chosen |= {a for a in self.asynchronous if a == locus.head or a in reach[locus.head]}
         return tuple(a for a in self.asynchronous if a in chosen and a not in self.clocked)
 
@@ -152,6 +164,7 @@ class Coordination:
             "reasons": self.reasons(),
             "lamport_relations": list(self.lamport_relations()),
             "clocked": list(self.clocked),
+            "lockstep": list(self.lockstep),
         }
 
 
@@ -166,17 +179,21 @@ def _where(rule: Rule, literal: Literal):
 
 
 def temporal_cycles(program: Program, deps: tuple[Dependency, ...]) -> list[Diagnostic]:
-    """Every ¬ edge (negation or aggregate) on a cycle of edges none of which is +, at the literal's position."""
-    later = {(d.head, d.body) for d in deps if d.temporal}
+    """Every negation or aggregate of a deductive rule on a cycle of edges none of which is +, at the literal's
+    position. tr2009 Def. 3 at the rule: the program's deductive reduction (its deductive rules) is syntactically
+    stratifiable; a negation in an inductive or asynchronous rule reads an earlier step and closes no cycle, even when
+    a deductive rule joins the same pair (`p(X) :- q(X).` beside `p(X)@next :- e(X), not q(X).`)."""
     succ: dict[str, list[str]] = defaultdict(list)
     for d in deps:
-        if not d.temporal:
+        if not d.temporal:  # some deductive (or lock-step) rule makes the edge: it is in the deductive reduction
             succ[d.head].append(d.body)
     out = []
     for rule in graph_rules(program):
+        if rule.kind in (RuleKind.INDUCTIVE, RuleKind.ASYNC):
+            continue
         for literal in literals(rule):
             head, body = rule.head.predicate, literal.atom.predicate
-            if (head, body) in later or not (literal.negated or rule.aggregates):
+            if not (literal.negated or rule.aggregates):
                 continue
             back = shortest_path(succ, body, head)
             if back is None:
@@ -240,12 +257,12 @@ def _constant(program: Program, events: set[str]) -> set[str]:
     for p, mine in by_head.items():
         if all(r.kind is RuleKind.DEDUCTIVE and all(lit.step is None for lit in literals(r)) for r in mine):
             waiting[p] = {lit.atom.predicate for r in mine for lit in literals(r)} - constant
-    todo = list(constant) + [p for p, w in waiting.items() if not w]
-    constant |= {p for p, w in waiting.items() if not w}
+    todo = list(constant) + [p for p, w in waiting.items() if not w and p not in events]
+    constant |= {p for p, w in waiting.items() if not w and p not in events}
     while todo:
         q = todo.pop()
         for p in readers.get(q, ()):
-            if p in waiting and p not in constant:
+            if p in waiting and p not in constant and p not in events:  # an event adds a fact at one step only
                 waiting[p].discard(q)
                 if not waiting[p]:
                     constant.add(p)
@@ -266,13 +283,13 @@ def _monotone_over(rule: Rule, growing: set[str], constant: set[str]) -> Literal
     return None
 
 
-def growing(program: Program, constant: set[str], persisted: set[str]) -> set[str]:
+def growing(program: Program, constant: set[str], persisted: set[str], events: set[str] = frozenset()) -> set[str]:
     """The relations that never lose a fact (a greatest fixpoint): every rule that derives one reads growing or
-    constant relations positively and negates or aggregates constant ones only; an asynchronous one is also
-    simply persisted, so what arrives stays."""
+    constant relations positively and negates or aggregates constant ones only; an asynchronous one, or one with
+    input events (a fact at one step), is also simply persisted, so what arrives stays."""
     rules = graph_rules(program)
     by_head, readers = _by_head(rules), _readers(rules)
-    out = set(by_head) - constant
+    out = set(by_head) - constant - (events - persisted)
     todo = list(out)
     while todo:
         p = todo.pop()
@@ -316,10 +333,11 @@ def clocked(program: Program) -> tuple[str, ...]:
 
 
 def _monotone(deps: tuple[Dependency, ...]) -> dict[str, list[str]]:
-    """The graph of the monotone edges: head → the relations it reads monotonically."""
+    """The graph of the monotone edges: head → the relations it reads monotonically (through some rule: an edge that
+    one rule negates and another reads positively is both)."""
     monotone: dict[str, list[str]] = defaultdict(list)
     for d in deps:
-        if d.monotone:
+        if d.monotone or d.read_positively:
             monotone[d.head].append(d.body)
     return monotone
 
@@ -332,10 +350,30 @@ def monotonic_components(relations: tuple[str, ...], deps: tuple[Dependency, ...
     return tuple(tuple(sorted(c, key=written.__getitem__)) for c in strongly_connected(list(relations), monotone))
 
 
+def _deadline(rule: Rule, literal: Literal, asynchronous: tuple[str, ...], reach: dict[str, set[str]],
+              constant: set[str]) -> tuple[str | None, tuple[str, ...]]:
+    """A deadline race: `literal` negates (or aggregates over) local state that changes with time (not fixed by the
+    input, e.g. a timer's `late`) and `rule` joins a relation that messages reach. The relation joined, and the
+    asynchronous relations that reach it; (None, ()) when `literal` is no such read."""
+    if not literal.negated or literal.atom.predicate in constant:  # an aggregate over messages is a locus already
+        return None, ()
+    for other in rule.positive:
+        if other is literal.atom:
+            continue
+        by = tuple(a for a in asynchronous if other.predicate in reach[a])
+        if by:
+            return other.predicate, by
+    return None, ()
+
+
 def loci_of_coordination(program: Program, deps: tuple[Dependency, ...], relations: tuple[str, ...],
-                         asynchronous: tuple[str, ...], kept: set[str]) -> tuple[list[Locus], list[Locus]]:
+                         asynchronous: tuple[str, ...], kept: set[str],
+                         constant: set[str] = frozenset(),
+                         waiting: set[str] = frozenset()) -> tuple[list[Locus], list[Locus]]:
     """The loci of coordination and the transient reads: every negation or aggregate over a relation an
-    asynchronous one reaches, a locus when what it concludes is `kept` (`carried`), transient otherwise."""
+    asynchronous one reaches, or over local state that changes with time in a rule that joins what messages reach
+    (a deadline race: whether the message comes before the deadline); a locus when what it concludes is `kept`
+    (`carried`), transient otherwise."""
     monotone = _monotone(deps)
     reach = reachable(deps)
     depends: dict[str, list[str]] = defaultdict(list)
@@ -354,18 +392,40 @@ def loci_of_coordination(program: Program, deps: tuple[Dependency, ...], relatio
                 continue
             body = literal.atom.predicate
             by = tuple(sorted((a for a in asynchronous if body in reach[a]), key=lambda a: distance(a, body)))
+            joins = None
             if not by:
-                continue
+                joins, by = _deadline(rule, literal, asynchronous, reach, constant)
+                if joins is None:
+                    continue
+                by = tuple(sorted(by, key=lambda a: distance(a, joins)))
             is_carried = rule.kind is not RuleKind.DEDUCTIVE or rule.head.predicate in kept
             arrives = f"'{by[0]}' is asynchronous" + ("" if by[0] == body else f" and reaches '{body}'")
+            if joins is not None:
+                arrives = (f"'{body}' is local state that changes with time, and the rule joins '{joins}', which "
+                           f"messages reach ('{by[0]}' is asynchronous): a deadline race")
+                what = f"{_what(rule, literal)} in {rule_name(rule)}"
+                later = ("it decides what is sent" if rule.kind is RuleKind.ASYNC else
+                         "it decides what holds at the next step" if rule.kind is RuleKind.INDUCTIVE else
+                         f"'{rule.head.predicate}' is kept for later steps")
+                message = (f"{what} races with arrivals ({arrives}), and {later}: a locus of coordination (make the "
+                           f"rule wait until every '{joins}' it depends on is known; Lamport clocks order messages, "
+                           "not a message and a deadline)" if is_carried else
+                           f"{what} races with arrivals ({arrives}), but '{rule.head.predicate}' is read at its own "
+                           "step only: it is evaluated afresh at every step, so it is not a locus")
+                found = Locus(rule, body, not literal.negated, by, is_carried,
+                              diagnostic_in(program, "locus" if is_carried else "transient", message,
+                                            _where(rule, literal), Severity.NOTE), joins)
+                (loci if is_carried else transient).append(found)
+                continue
+            restore = ("; its messages already wait for a Lamport clock: `dedalus2asp cron` tells whether that suffices"
+                       if set(by) <= waiting else ", or restore causal order with `dedalus2asp convert --to lamport`")
             if is_carried:
                 later = ("it decides what is sent" if rule.kind is RuleKind.ASYNC else
                          "it decides what holds at the next step" if rule.kind is RuleKind.INDUCTIVE else
                          f"'{rule.head.predicate}' is kept for later steps")
                 message = (f"{_what(rule, literal)} in {rule_name(rule)} closes over messages that may still arrive "
                            f"({arrives}) and {later}: a locus of coordination (make the rule wait until every "
-                           f"'{body}' it depends on is known, or restore causal order with "
-                           f"`dedalus2asp convert --to lamport`)")
+                           f"'{body}' it depends on is known{restore})")
                 severity = Severity.NOTE  # a place to look at, not a fault: the program may be right as it is
             else:
                 message = (f"{_what(rule, literal)} in {rule_name(rule)} reads messages that may still arrive "
@@ -383,7 +443,7 @@ def time_sensitive(program: Program, events: set[str], asynchronous: tuple[str, 
     """The time-sensitive reads carried to a later step, at their root causes (the loci `found` are reported
     already), and whether every relation carried to a later step grows (settled)."""
     constant = _constant(program, events)
-    grows = growing(program, constant, persisted)
+    grows = growing(program, constant, persisted, events)
     located_loci = {(x.rule.number, x.relation) for x in found}
     out, settled = [], True
     for rule in graph_rules(program):
@@ -402,14 +462,34 @@ def time_sensitive(program: Program, events: set[str], asynchronous: tuple[str, 
                if p in asynchronous and p not in persisted else
                "it has input events, which hold at one step only" if p in events else
                f"it is read at step {literal.step} only" if literal.step is not None else
-               "it may lose facts from one step to the next")
+               "it is persisted, so it only gains facts, but when it gains them depends on the step"
+               if p in persisted else
+               "it is neither fixed by the input nor persisted, so it may hold at some steps only")
         use = "negates" if literal.negated else "aggregates over" if rule.aggregates else "joins"
         out.append(diagnostic_in(
             program, "time-sensitive",
             f"{rule_name(rule)} {use} '{p}', and {why}; what it derives is carried to a later step, so it may depend "
-            f"on when '{p}' holds (persist '{p}', or derive it from relations that only grow)",
+            f"on when '{p}' holds ("
+            + ("derive it from relations fixed by the input" if p in persisted else
+               f"persist '{p}', or derive it from relations that only grow") + ")",
             literal.atom.span, Severity.NOTE))
     return out, settled
+
+
+def _held(program: Program, events: set[str]) -> set[str]:
+    """The relations that hold the same facts at every step: fixed by the input (`_constant`), or an input relation
+    without events whose only rules persist it (`can(A, X)@next :- can(A, X);` beside facts from the first step)."""
+    rules = _by_head(graph_rules(program))
+    return _constant(program, events) | {p for p, mine in rules.items() if p not in events and all(
+        r.kind is RuleKind.INDUCTIVE and simply_persists(r) for r in mine)}
+
+
+def events_of(program: Program, facts: Iterable) -> set[str]:
+    """The relations whose input facts `facts` (each with its `step`, None when it holds at every step) make them change
+    with time: a fact at a step after the first, or at the first step (Molly's `@1`) of a relation that is not simply
+    persisted. A persisted relation whose facts all hold from the first step on holds them at every step: fixed."""
+    persisted = simply_persisted(program)
+    return {f.predicate for f in facts if f.step is not None and (f.step > 0 or f.predicate not in persisted)}
 
 
 def analyse(program: Program, events: Iterable[str] = ()) -> Coordination:
@@ -422,7 +502,8 @@ def analyse(program: Program, events: Iterable[str] = ()) -> Coordination:
     components = monotonic_components(relations, deps)
     asynchronous = tuple(program.async_relations())
     kept = carried(program)
-    found, transient = loci_of_coordination(program, deps, relations, asynchronous, kept)
+    found, transient = loci_of_coordination(program, deps, relations, asynchronous, kept, _held(program, events),
+                                            set(clocked(program)))
     persisted = simply_persisted(program)
     unsettled, settled = time_sensitive(program, events, asynchronous, persisted, kept, found)
     return Coordination(
@@ -440,4 +521,5 @@ def analyse(program: Program, events: Iterable[str] = ()) -> Coordination:
         events=tuple(sorted(events)),
         settled=settled,
         clocked=clocked(program),
+        lockstep=tuple(r.number for r in program.lockstep_rules()),
     )

@@ -28,12 +28,20 @@ change the output at a bounded horizon.
 
 What it guarantees: every use of a rewritten message at step t of its receiver has t > S, its send step
 (Lamport's clock condition, with the step as the clock: "advancing the clock" by waiting). When every
-asynchronous relation is rewritten, a choice model (tplp2016 pure_ch, messages may arrive in the past)
-of the rewritten program has the same user facts as a causal run of the original in which each message
+asynchronous relation is rewritten, a choice model (tplp2016 pure_ch, messages may arrive in the past) of
+the rewritten program has the same user facts as a causal run of the original in which each message
 arrives at max(its arrival, S + 1): along every message the step grows, so that run's happens-before is
 acyclic. With a delay bound D ≥ 1 that run respects the bound. So the rewritten program's outputs are
 outputs of causal runs of the original: if the original is consistent, the rewrite tolerates
-non-causality with the same output (the `cron` tests check it on tplp2016 Fig. 4 and jcss2014 Alg. 3).
+non-causality with the same output (the `cron` tests check it on tplp2016 Fig. 4, jcss2014 Alg. 3 and
+random programs).
+
+What it does not guarantee: the nodes' step counters are independent (tplp2016), so a message sent at
+a's step 0 may arrive causally at b's step 0; the rewrite forbids that run. It removes causal runs, and
+a program whose causal runs disagree (a race) may come out consistent. `undo` recovers the original
+from a rewrite, and `cron` gives the original's verdict beside the rewrite's. (A clock carried as data,
+max(own, S) + 1 at a receipt, would keep every causal run, but clingo would have to ground its values
+along every possible round trip, through the past too, without bound.)
 
 Tie-breaking: Lamport clocks order all events totally by appending a node identifier to equal clock
 values (tr2009 §6.6). The rewrite needs no total order, only that a message is used after its send
@@ -49,9 +57,9 @@ macros, facts, the dialect: location-transparent, tr2009 located with `#`, or Mo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from .ast import Literal, Marked, Program, Rule, RuleKind, Span, printable
+from .ast import Atom, Comparison, Literal, Marked, Program, Rule, RuleKind, Span, Variable, printable
 from .diagnostics import line_starts
 from .located import LocatedProgram
 
@@ -121,6 +129,11 @@ def _location(rule: Rule, dialect: _Dialect) -> str | None:
     raise ValueError(f"rule {rule.number} '{rule}' has no body atom with a location: it cannot read the clock")
 
 
+def _variable(name: str, taken: set[str]) -> str:
+    """`name`, or `name1`, `name2`, ...: the first one not in `taken` (variables of the rule, relations, names made)."""
+    return next(n for n in (name, *(f"{name}{i}" for i in range(1, 1000))) if n not in taken)
+
+
 def _variables(rule: Rule) -> set[str]:
     names = {v.name for v in rule.variables()}
     for atom in rule.atoms:
@@ -166,13 +179,12 @@ def rewrite(source: Program | LocatedProgram, relations: tuple[str, ...]) -> Rew
         head_begin, head_end = _slice(starts, rule.head.span)
         head = text[head_begin:head_end]
         inner = head[head.index("(") + 1:head.rindex(")")].strip() if "(" in head else ""
-        step = next(n for n in ("S", *(f"S{i}" for i in range(1, 1000))) if n not in _variables(rule))
+        step = _variable("S", _variables(rule) | taken)
         where = _location(rule, dialect)
         clock_atom = dialect.atom(clock, [step], where)
         new_head = f"{waits[rule.head.predicate]}({inner + ', ' if inner else ''}{step})"
-        rest = text[head_end:end].rstrip()
-        terminator = rest[-1]
-        new = written[:head_begin - begin] + new_head + rest[:-1].rstrip() + f", {clock_atom}{terminator}"
+        last = _slice(starts, rule.body[-1].span)[1]  # the clock joins the body there, before any comment
+        new = written[:head_begin - begin] + new_head + text[head_end:last] + f", {clock_atom}" + text[last:end]
         note = (f"{c} Lamport clocks ({SECTION}): this rule sent {rule.head.predicate} directly; now the message carries "
                 f"its send step {step} (an entanglement, tr2009 §6.5.2)\n{c} and waits in "
                 f"{waits[rule.head.predicate]} until the receiver's clock has passed {step} (rules at the end).\n")
@@ -183,11 +195,35 @@ def rewrite(source: Program | LocatedProgram, relations: tuple[str, ...]) -> Rew
         out.append(new)
         last = end
     out.append(text[last:])
-    body = "".join(out)
+    body = _without_intolerance("".join(out), c)
     if not body.endswith("\n"):
         body += "\n"
     return Rewrite(_header(program, relations, c) + body + _appended(program, dialect, waits, clock, ticked, start),
                    tuple(relations), waits, clock)
+
+
+def _without_intolerance(text: str, c: str) -> str:
+    """`text` without its comment paragraphs that say the program does not tolerate non-causality (jcss2014 Alg. 3's
+    header): the rewrite is meant to make that false, and `cron` tells whether it did."""
+    lines, out, paragraph = text.split("\n"), [], []
+
+    def flush():
+        words = " ".join(line.strip()[len(c):] for line in paragraph).lower().split()
+        if "not tolerate non-causality" in " ".join(words):
+            out.append(f"{c} (A remark of the original that it does not tolerate non-causality is dropped here: the "
+                       "rewrite is meant to; `dedalus2asp cron` tells.)")
+        else:
+            out.extend(paragraph)
+        paragraph.clear()
+
+    for line in lines:
+        if line.strip().startswith(c) and line.strip() != c:
+            paragraph.append(line)
+        else:
+            flush()
+            out.append(line)
+    flush()
+    return "\n".join(out)
 
 
 def _header(program: Program, relations: tuple[str, ...], c: str) -> str:
@@ -198,7 +234,9 @@ def _header(program: Program, relations: tuple[str, ...], c: str) -> str:
 def _appended(program: Program, d: _Dialect, waits: dict[str, str], clock: str, ticked: str, start: str | None) -> str:
     c, e = d.comment, d.end
     arity = program.schema()
-    L = "L"  # the location variable of the generated rules (located dialects); no user variable occurs in them
+    names = set(arity) | set(waits.values()) | {clock, ticked, start}  # a variable is never named like a relation
+    # the generated rules' variables; no user variable occurs in these rules. L: the location (located dialects)
+    L, N, S, C = (_variable(v, names) for v in ("L", "N", "S", "C"))
     lines = ["", f"{c} ---- Lamport clocks: {CITATION} ----",
              f"{c} Each node's clock is its local step: 0 at the first step (no step ticked before it), then one more at",
              f"{c} every step. It grows without bound: within a horizon T it takes the values 0..T.",
@@ -211,19 +249,81 @@ def _appended(program: Program, d: _Dialect, waits: dict[str, str], clock: str, 
                   f"{d.atom(start, [L], L)} :- not {d.atom(ticked, [], L)}{e}",
                   f"{d.atom(clock, ['0'], L)} :- {d.atom(start, ['_Me'], L)}{e}"]
     lines += [f"{d.atom(ticked, [], L if d.located else None)}@next :- {d.atom(clock, ['_N'], L if d.located else None)}{e}",
-              f"{d.atom(clock, ['N + 1'], L if d.located else None)}@next :- {d.atom(clock, ['N'], L if d.located else None)}{e}"]
+              f"{d.atom(clock, [f'{N} + 1'], L if d.located else None)}@next :- {d.atom(clock, [N], L if d.located else None)}{e}"]
     for relation, wait in waits.items():
-        args = [f"X{i}" for i in range(1, arity[relation] + 1)]
+        args = [_variable(f"X{i}", names) for i in range(1, arity[relation] + 1)]
         column = d.column(relation)
         where = L if d.located else None
-        message = d.atom(wait, args + ["S"], where, column)
-        now = d.atom(clock, ["C"], where)
+        message = d.atom(wait, args + [S], where, column)
+        now = d.atom(clock, [C], where)
         lines += [
-            f"{c} {relation} arrives in {wait} with S, its sender's step. A message from the future (S >= the receiver's",
-            f"{c} clock C) waits: the receiver's clock advances by waiting ({SECTION}).",
-            f"{message}@next :- {message}, {now}, S >= C{e}",
-            f"{c} It is delivered at the first step whose clock exceeds S, so no derivation from it precedes its cause",
+            f"{c} {relation} arrives in {wait} with {S}, its sender's step. A message from the future ({S} >= the "
+            f"receiver's clock {C})",
+            f"{c} waits: the receiver's clock advances by waiting ({SECTION}).",
+            f"{message}@next :- {message}, {now}, {S} >= {C}{e}",
+            f"{c} It is delivered at the first step whose clock exceeds {S}, so no derivation from it precedes its cause",
             f"{c} (tr2009 writes @next here: one step later; see docs/coordination.md).",
-            f"{d.atom(relation, args, where, column)} :- {message}, {now}, S < C{e}",
+            f"{d.atom(relation, args, where, column)} :- {message}, {now}, {S} < {C}{e}",
         ]
     return "\n".join(lines) + "\n"
+
+
+def _delivery(rule: Rule) -> tuple[str, str] | None:
+    """(W, K) when `rule` is a rewrite's delivery `R(X̄) :- W(X̄, S), K(C), S < C.`, else None."""
+    literals = [b for b in rule.body if isinstance(b, Literal)]
+    comparisons = rule.comparisons
+    if rule.kind is not RuleKind.DEDUCTIVE or len(literals) != 2 or len(comparisons) != 1 or any(x.negated for x in literals):
+        return None
+    message, clock = literals
+    test = comparisons[0]
+    if not (message.atom.args and len(clock.atom.args) == 1 and test.op == "<"):
+        return None
+    stamp, now = message.atom.args[-1], clock.atom.args[0]
+    same = [str(a) for a in message.atom.args[:-1]] == [str(a) for a in rule.head.args]
+    if same and isinstance(stamp, Variable) and isinstance(now, Variable) and (str(test.left), str(test.right)) == (str(stamp), str(now)):
+        return message.atom.predicate, clock.atom.predicate
+    return None
+
+
+def clock_rule(program: Program) -> Rule | None:
+    """On a rewrite: the rule that advances the Lamport clock at every step (`K(N + 1)@next :- K(N).`), which makes
+    every run of the rewrite infinite-state (no lasso repeats a state); None on another program."""
+    clocks = {k for rule in program.rules if (wk := _delivery(rule)) and wk[0] in program.async_relations() for k in wk[1:]}
+    return next((r for r in program.rules_of(RuleKind.INDUCTIVE) if r.head.predicate in clocks), None)
+
+
+def undo(program: Program) -> Program | None:
+    """The program a Lamport rewrite (`rewrite`) was made from, or None when `program` is no rewrite.
+
+    Every asynchronous relation W delivered by a rule `R(X̄) :- W(X̄, S), K(C), S < C.` was R: its sending rules
+    get back the head R(ū) (the send step S dropped) and lose their clock atom K(S); the waiting and delivering
+    rules of W go, and so do the clock's rules (K and the relations only they read). `cron` answers the original's
+    question beside the rewrite's with it: the rewrite removes causal runs, and may hide a race."""
+    sent = program.async_relations()
+    found = {w: (rule.head.predicate, k) for rule in program.rules if (wk := _delivery(rule)) and (w := wk[0]) in sent
+             for k in (wk[1],)}
+    if not found:
+        return None
+    clock = {k for _, k in found.values()}
+    heads = {r.head.predicate for r in program.rules}
+    todo = list(clock)
+    while todo:  # the clock's machinery: the relations its rules read (its tick, its start)
+        relation = todo.pop()
+        for rule in (r for r in program.rules if r.head.predicate == relation):
+            for atom in rule.atoms[1:]:
+                if atom.predicate not in clock and atom.predicate in heads and atom.predicate not in sent:
+                    clock.add(atom.predicate)
+                    todo.append(atom.predicate)
+    rules = []
+    for rule in program.rules:
+        head = rule.head.predicate
+        if head in clock or head in found and rule.kind is not RuleKind.ASYNC or _delivery(rule) in {
+                (w, k) for w, (_, k) in found.items()}:
+            continue
+        if head in found and rule.kind is RuleKind.ASYNC:
+            stamp = str(rule.head.args[-1])
+            body = tuple(b for b in rule.body if not (isinstance(b, Literal) and b.atom.predicate in clock
+                                                       and [str(a) for a in b.atom.args] == [stamp]))
+            rule = replace(rule, head=Atom(found[head][0], rule.head.args[:-1], rule.head.span), body=body)
+        rules.append(rule)
+    return replace(program, rules=tuple(rules))

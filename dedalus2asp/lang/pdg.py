@@ -27,6 +27,9 @@ class Dependency:
     aggregated: bool
     temporal: bool
     rules: tuple[int, ...]
+    read_positively: bool = False
+    """Some rule with that head reads `body` positively outside an aggregate: the edge is monotone through that rule
+    even when another rule negates `body` (it then joins the two in a monotonic component)."""
 
     @property
     def monotone(self) -> bool:
@@ -39,7 +42,7 @@ class Dependency:
 
     def as_dict(self) -> dict:
         return {"head": self.head, "body": self.body, "negated": self.negated, "aggregated": self.aggregated,
-                "temporal": self.temporal, "rules": list(self.rules)}
+                "temporal": self.temporal, "rules": list(self.rules), "read_positively": self.read_positively}
 
 
 def graph_rules(program: Program) -> tuple[Rule, ...]:
@@ -57,13 +60,15 @@ def dependencies(program: Program) -> tuple[Dependency, ...]:
         temporal = rule.kind in (RuleKind.INDUCTIVE, RuleKind.ASYNC)
         for literal in literals(rule):
             key = (rule.head.predicate, literal.atom.predicate)
-            edge = edges.setdefault(key, [False, False, True, []])
+            edge = edges.setdefault(key, [False, False, True, [], False])
             edge[0] |= literal.negated
             edge[1] |= bool(rule.aggregates)
             edge[2] &= temporal
             if rule.number not in edge[3]:
                 edge[3].append(rule.number)
-    return tuple(Dependency(h, b, neg, agg, temp, tuple(rules)) for (h, b), (neg, agg, temp, rules) in edges.items())
+            edge[4] |= not literal.negated and not rule.aggregates
+    return tuple(Dependency(h, b, neg, agg, temp, tuple(rules), plain)
+                 for (h, b), (neg, agg, temp, rules, plain) in edges.items())
 
 
 def reachable(deps: Iterable[Dependency]) -> dict[str, set[str]]:

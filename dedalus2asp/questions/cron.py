@@ -33,6 +33,9 @@ loop through atoms grounded in different steps, which clingo's multi-shot
 solving does not check for unfoundedness (measured: jcss2014 Alg. 1 at T = 1
 has 30 choice traces, the incremental program 45). Under causality such a
 loop closes a cycle of happens-before and #edge removes it.
+
+The same questions on ultimate outputs, over infinite runs (`cron --eventual`), are `cron_eventual`'s; their
+verdict is this module's `Verdict` with its `exactness` set.
 """
 
 from __future__ import annotations
@@ -50,7 +53,8 @@ from ..bounds import Bounds, Encoding, Mode, Semantics
 from ..inspect.model import Model, decode, show_fact
 from ..lang.ast import Instance, Program
 from ..lang.diagnostics import Diagnostic, DiagnosticError
-from . import eventual, models
+from ..lang.lamport import undo
+from . import eventual
 from .eventual import Exactness
 
 
@@ -243,6 +247,11 @@ class Verdict:
     search: dict | None = None
     exactness: Exactness | None = None  # --eventual: the causal threshold K (consistency), and whether it was found
     choice_exactness: Exactness | None = None  # --eventual: the choice threshold (tolerance); None: not asked
+    original: "Verdict | None" = None
+    """On a Lamport rewrite (`lamport.undo`): the verdict on the program it was made from, within the same bounds."""
+    clock: str | None = None
+    """On a Lamport rewrite asked --eventual: the rule that advances its clock (`lamport.clock_rule`), named."""
+    growing: str | None = None  # --eventual: a rule that computes new values without bound, `file:line:col: rule`
 
     @property
     def eventual(self) -> bool:
@@ -265,23 +274,37 @@ class Verdict:
         return self.exactness.exact or (self.satisfiable and self.consistent is False)
 
     @property
+    def tolerance_exact(self) -> bool | None:
+        """Whether the tolerance answer holds of every infinite run (None: not asked): "not tolerant" always does (a
+        choice lasso whose ultimate output differs from the consistent one is an infinite run, at any K, as "not
+        consistent" is); "tolerant" when the choice K is the completeness threshold of the choice lassos."""
+        if self.choice_exactness is None:
+            return None
+        return self.choice_exactness.exact or (self.satisfiable and self.consistent and self.tolerant is False)
+
+    @property
     def exact(self) -> bool | None:
         """Whether the whole eventual verdict holds of every infinite run: consistency exact and, when it was asked,
-        the tolerance (the choice K the completeness threshold of the choice lassos). None for a bounded verdict."""
+        the tolerance. None for a bounded verdict. The text and the JSON both say this value, and each side's."""
         if self.exactness is None:
             return None
-        # a choice lasso whose ultimate output differs from the (exactly) consistent one is an infinite run: "not
-        # tolerant" is exact at any K, as "not consistent" is
-        return self.consistency_exact and (self.choice_exactness is None or self.choice_exactness.exact
-                                           or self.tolerant is False)
+        return self.consistency_exact and self.tolerance_exact is not False
 
     @property
     def reason(self) -> str:
         """Why an eventual verdict is not exact, in words ("" when it is)."""
         if self.exact or self.exactness is None:
             return ""
-        sides = [("causal lassos, consistency", self.exactness), ("choice lassos, tolerance", self.choice_exactness)]
-        return "; ".join(f"{side}: {e.reason}" for side, e in sides if e is not None and not e.exact)
+        sides = [("causal lassos, consistency", self.exactness, self.consistency_exact),
+                 ("choice lassos, tolerance", self.choice_exactness, self.tolerance_exact)]
+        return "; ".join(f"{side}: {e.reason}" for side, e, exact in sides if e is not None and not exact)
+
+    def side(self, exactness: Exactness, exact: bool, semantics: str) -> dict:
+        """One side's exactness in the JSON: a side made exact by its witness (an infinite run, whatever K) says so."""
+        found = exactness.as_dict()
+        if exact and not exactness.exact:
+            found.update(exact=True, reason=None, decided_by="witness")
+        return {**found, "semantics": semantics}
 
     @property
     def theorem(self) -> str | None:
@@ -309,8 +332,19 @@ class Verdict:
 
     @property
     def answer(self) -> bool:
-        """Yes (exit 0) only for consistent and tolerant."""
-        return bool(self.consistent and self.tolerant)
+        """Yes (exit 0) only for consistent and tolerant, and, on a Lamport rewrite, an original that is consistent:
+        the rewrite removes causal runs, so its own consistency does not clear a race of the original."""
+        return bool(self.consistent and self.tolerant and (self.original is None or self.original.consistent))
+
+    def original_sentence(self) -> str | None:
+        """On a Lamport rewrite: the original's verdict, and what it means for the rewrite's (None otherwise)."""
+        if self.original is None:
+            return None
+        said = f"the original program (the Lamport rewrite undone): {self.original.sentence()}"
+        if self.original.satisfiable and not self.original.consistent:
+            return (said + ". That is a race, not non-causality: the rewrite delivers a message only at a step after "
+                    "its send step, which removes causal runs, so the rewrite's answer does not clear the original")
+        return said
 
     @property
     def bound(self) -> str:
@@ -343,6 +377,14 @@ class Verdict:
         network = self.bounds.network.describe()
         if not self.satisfiable:
             runs = f"with {network}" if self.exact else f"among the lassos of at most {self.K} steps with {network}"
+            if self.clock is not None:  # a Lamport rewrite: its clock, not the network, leaves no lasso
+                return (f"{label}no infinite causal run {runs}: the rewrite's Lamport clock grows by one at every step "
+                        f"({self.clock}), so no run returns to a state it was in and none has an ultimate output "
+                        "(the bounded cron answers the rewrite; the original's eventual answer follows)")
+            elif self.growing:  # the cause is the values, not the delays
+                return (f"{label}no infinite causal run {runs}: a value grows without bound at {self.growing} (a clock "
+                        "that counts forever never repeats a configuration, so no run is a lasso), so there is no "
+                        "ultimate output to compare")
             return (f"{label}no infinite causal run {runs}: every run gets stuck (a message can never meet its "
                     "delay bound), so there is no ultimate output to compare")
         if not self.consistent:
@@ -395,11 +437,13 @@ class Verdict:
                       {"horizon": self.bounds.horizon, "max_delay": self.bounds.network.max_delay}),
             **({} if not self.eventual else {
                 "exact": self.exact, "K": self.K, "reason": self.reason or None,
-                "consistency": {"exact": self.consistency_exact, **self.exactness.as_dict(), "semantics": "causal-finite"},
-                "tolerance": None if self.choice_exactness is None else {
-                    "exact": self.choice_exactness.exact, **self.choice_exactness.as_dict(), "semantics": "choice"},
+                "consistency": self.side(self.exactness, self.consistency_exact, "causal-finite"),
+                "tolerance": None if self.choice_exactness is None else self.side(
+                    self.choice_exactness, self.tolerance_exact, "choice"),
             }),
+            **({"growing": self.growing} if self.growing else {}),
             "search": self.search,
+            **({} if self.original is None else {"original": self.original.as_dict()}),
             "seconds": round(self.seconds, 4),
         }
 
@@ -441,133 +485,11 @@ def analyse(
                 verdict.counterexample = model
                 verdict.lost = found.certain - model_output(model, outs)
                 verdict.gained = model_output(model, outs) - found.certain
+    original = undo(program)
+    if original is not None and bounds.mode is not Mode.EVENTUAL:  # analyse_eventual asks the original itself
+        verdict.original = analyse(original, instance, bounds, outs, deadline.remaining())
     verdict.seconds = time.perf_counter() - start
     return verdict
-
-
-def analyse_eventual(
-    program: Program,
-    instance: Instance,
-    bounds: Bounds,
-    outputs: tuple[str, ...] | None = None,
-    timeout: float | None = None,
-    max_k: int = eventual.MAX_K,
-) -> Verdict:
-    """Consistency and tolerance on ultimate outputs (`cron --eventual`): `analyse` asked of the lasso models with K
-    steps (`Mode.EVENTUAL`), their output facts the ultimate ones (`eventual.ultimate_rules`).
-
-    Consistent: every causal lasso has the same ultimate output. A run that alternates between two loops holds, at
-    each node, the intersection of their per-node ultimate sets, which lassos that agree on the output united over
-    nodes need not share (f at node a on one loop, at node b on the other: the alternating run holds neither), so
-    `per_node` closes the lassos' per-node sets under intersection and lets the explorer decide when that leaves an
-    output open. The witnesses shown are the shortest (`shortest_witness`).
-    Tolerant: every choice lasso has that output too. Each side is asked at its own threshold (`eventual.threshold`:
-    `causal`, and `choice` only when the causal side is consistent, since an inconsistency is exact at any K), both
-    at the larger K (one solve at K covers every shorter lasso). Raises Timeout."""
-    start = time.perf_counter()
-    deadline = Deadline(timeout)
-    outs = outputs_of(program, outputs)
-    settled = by_confluence(program, instance, bounds, outs, deadline, max_k)
-    if settled is not None:
-        settled.seconds = time.perf_counter() - start
-        return settled
-    causal = eventual.threshold(program, instance, replace(bounds, semantics=Semantics.CAUSAL_FINITE), max_k,
-                                deadline.remaining())
-    verdict = analyse(program, instance, eventual.lasso_bounds(bounds, causal.K), outs, deadline.remaining())
-    choice = None
-    if verdict.satisfiable and verdict.consistent:
-        causal, decided = per_node(program, instance, bounds, Semantics.CAUSAL_FINITE, causal, outs, deadline)
-        if decided is not None and len(decided.outputs) > 1:  # the explorer found a run alternating between loops
-            longer = analyse(program, instance, eventual.lasso_bounds(bounds, max(decided.explorer_steps, causal.K)), outs,
-                             deadline.remaining())  # its lasso, a closed walk through two loops, for the witnesses
-            if longer.satisfiable and longer.consistent is False:
-                verdict = longer
-            else:
-                causal = Exactness(causal.K, False, "the explorer finds ultimate outputs "
-                                   f"{', '.join('{' + ', '.join(o) + '}' for o in decided.outputs)} (a run alternating "
-                                   "between loops), but no lasso of its witnesses' length shows two of them")
-    if verdict.satisfiable and verdict.consistent:
-        choice = eventual.threshold(program, instance, replace(bounds, semantics=Semantics.CHOICE), max_k,
-                                    deadline.remaining())
-        choice, _ = per_node(program, instance, bounds, Semantics.CHOICE, replace(choice, K=max(choice.K, causal.K)),
-                             outs, deadline)
-        if choice.K > causal.K:
-            verdict = analyse(program, instance, eventual.lasso_bounds(bounds, choice.K), outs, deadline.remaining())
-    verdict = shortest_witness(program, instance, bounds, verdict, outs, deadline)
-    verdict.exactness = causal
-    verdict.choice_exactness = choice
-    verdict.seconds = time.perf_counter() - start
-    return verdict
-
-
-def by_confluence(program: Program, instance: Instance, bounds: Bounds, outputs: tuple[str, ...], deadline: Deadline,
-                  max_k: int) -> Verdict | None:
-    """The eventual verdict of a confluent program (`models.confluent`): every infinite run, causal or choice, has
-    the same ultimate output, so the shortest lassos there are (`models.confluent_steps`) show it, and "consistent
-    and tolerant" is exact at their K, with no completeness threshold to find (under a delay bound of 2 the
-    messages' delays alone make paths of distinct configurations exponentially long). None when the program is not
-    confluent, has no lasso of at most `max_k` steps, or its lassos disagree (which the argument rules out; the
-    thresholds then decide, and say what the lassos show)."""
-    if not models.confluent(program, instance, bounds.network):
-        return None
-    k = models.confluent_steps(program, instance, bounds, max_k, deadline.remaining())
-    if k is None:
-        return None
-    verdict = analyse(program, instance, eventual.lasso_bounds(bounds, k), outputs, deadline.remaining())
-    if not (verdict.satisfiable and verdict.consistent and verdict.tolerant):
-        return None
-    verdict.exactness = verdict.choice_exactness = Exactness(k, True, "", "confluence")
-    return verdict
-
-
-def shortest_witness(program: Program, instance: Instance, bounds: Bounds, found: Verdict, outputs: tuple[str, ...],
-                     deadline: Deadline) -> Verdict:
-    """The verdict with its witnesses as short as they come: two causal lassos that ultimately differ (not
-    consistent) or a choice lasso that differs from the consistent output (not tolerant) are infinite runs
-    whatever their number of steps (Heljanko and Niemelä, *Bounded LTL model checking with stable models*, TPLP
-    2003, §4), so the lassos of k = the fewest steps a lasso can have (`models.first_steps`), k + 1, ... are asked
-    until one shows such a witness; the lassos of the verdict's K did, so the search stops there at the latest. A
-    lasso of k steps stands for every shorter one, so the first k found is the shortest witness. The outputs, K
-    and the exactness stay those of the verdict's K (every run's); a timeout keeps its witnesses."""
-    inconsistent = found.satisfiable and found.consistent is False
-    intolerant = found.satisfiable and found.consistent and found.tolerant is False
-    if not (inconsistent or intolerant):
-        return found
-    for k in range(max(1, models.first_steps(program, instance)), found.bounds.horizon + 1):
-        if deadline.remaining() is not None and deadline.remaining() <= 0:
-            break
-        try:
-            shorter = analyse(program, instance, eventual.lasso_bounds(bounds, k), outputs, deadline.remaining())
-        except Timeout:
-            break
-        if not shorter.satisfiable:
-            continue
-        if inconsistent and shorter.consistent is False:
-            return replace(found, witnesses=shorter.witnesses)
-        if intolerant and shorter.consistent and shorter.tolerant is False and shorter.certain == found.certain:
-            return replace(found, counterexample=shorter.counterexample, lost=shorter.lost, gained=shorter.gained)
-    return found
-
-
-def per_node(program: Program, instance: Instance, bounds: Bounds, semantics: Semantics, found: Exactness,
-             outputs: tuple[str, ...], deadline: Deadline):
-    """Whether the lassos of K = `found.K` steps that agree on their ultimate output (united over nodes) decide it
-    for every run: a run alternating between loops forever holds, at each node, only the intersection of their
-    per-node ultimate sets, so the per-node sets the lassos have (`models.ultimate_outputs`) are closed under
-    intersection; when that gives an output beyond theirs, the explorer's graph decides (causal rounds, a small
-    graph), else the answer is not exact. Returns the exactness and, when the explorer decided, its answer."""
-    if not found.exact:
-        return found, None
-    side = replace(bounds, semantics=semantics)
-    ultimate = models.ultimate_outputs(program, instance, side, outputs, steps=found.K, timeout=deadline.remaining(),
-                                       threshold_steps=True)
-    if not ultimate.complete:
-        return Exactness(found.K, False, ultimate.reason), None
-    if not ultimate.exact:
-        return Exactness(found.K, False, ultimate.reason), None
-    if ultimate.decided_by == "explorer":
-        return Exactness(found.K, True, "", "explorer"), ultimate
-    return found, None
 
 
 def search(

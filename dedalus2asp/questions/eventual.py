@@ -27,14 +27,12 @@ from dataclasses import dataclass, replace
 from ..asp.names import LOOP, OUTPUT, relation_name
 from ..bounds import Bounds, Mode
 from ..lang.ast import Instance, Program
+from .deepening import MAX_K, how_far
 from .models import threshold as loop_free  # the lasso encoding's threshold search
 
 NOT_ALWAYS = "_not_always"
 """_not_always(x, "R", (x, w̄)): node x lacks R(w̄) at some step of the loop, so R(w̄) is no ultimate fact of x."""
 
-MAX_K = 20
-"""The longest lasso (in steps) the threshold search of `cron --eventual` and `verify --eventual` tries before it
-answers bounded: the lasso programs grow with K, and the choice lassos of Alg. 4 took 87 s at K = 24."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +51,9 @@ class Exactness:
         """Exact: "exact: lassos of up to K = 7 steps cover every infinite run (the completeness threshold)";
         else "bounded: ... (reason)"."""
         if self.exact and self.decided_by == "confluence":
-            return f"exact: {CONFLUENCE} (here the shortest lassos, of K = {_plural(self.K, 'step')})"
+            return (f"exact: {CONFLUENCE} (here the lassos of up to K = {_plural(self.K, 'step')}: "
+                    "the fewest a lasso has plus the delay bound, so that runs whose messages take their longest delay "
+                    "are among them)")
         if self.exact and self.decided_by == "explorer":
             return ("exact, decided by the explorer's configuration graph (explore --eventual): every run, those that "
                     f"alternate between loops included; the lassos of K = {_plural(self.K, 'step')} alone could not "
@@ -63,6 +63,11 @@ class Exactness:
             return (f"exact: lassos of up to K = {steps} cover every infinite run (K is the completeness "
                     f"threshold: no run passes more than {configurations} in a row)")
         return f"bounded, not exact: only the lassos of at most K = {_plural(self.K, 'step')} were asked ({self.reason})"
+
+    def deepened(self, K: int, stopped: bool, found: bool = False) -> "Exactness":
+        """Not exact, asked up to K by `deepen`: the reason says how far and why it stopped there (`found`: a
+        counterexample at K)."""
+        return replace(self, K=K, exact=False, reason=f"{self.reason}; {how_far(K, stopped, found)}")
 
     def as_dict(self) -> dict:
         return {"exact": self.exact, "K": self.K, "reason": self.reason or None,

@@ -45,6 +45,7 @@ from ..inspect.model import Model, decode
 from ..lang import coordination
 from ..lang.ast import Instance, Program, RuleKind
 from ..runs import eventual as explorer
+from . import deepening
 
 MAX_STEPS = 40
 """The largest K the threshold search tries before it answers `exact: false`."""
@@ -172,6 +173,21 @@ def confluent_steps(program: Program, instance: Instance | None, bounds: Bounds,
     return None
 
 
+def confluent_lasso_steps(program: Program, instance: Instance | None, bounds: Bounds, max_steps: int = MAX_STEPS,
+                          timeout: float | None = None) -> int | None:
+    """The K at which a confluent program's lassos are asked: the fewest steps a lasso has (`confluent_steps`) plus
+    the delay bound D (None: no lasso, or K above `max_steps`). The argument of `confluent` says every lasso shows
+    the one ultimate output, the shortest included; but the shortest lassos hold only the runs that settle early
+    (each message on time, the loop right after the last input event), where a criterion that wrongly admitted a
+    program goes unseen (an input event on a derived relation did: the run whose message arrives D steps late
+    misses it). The lassos of D more steps hold the runs whose messages take their longest delay, so this self-check
+    can fail: when they disagree, the callers say so, or leave the answer to the thresholds."""
+    shortest = confluent_steps(program, instance, bounds, max_steps, timeout)
+    if shortest is None or shortest + (bounds.network.delay_bound or 0) > max_steps:
+        return None
+    return shortest + (bounds.network.delay_bound or 0)
+
+
 def ultimate_rules(compiled: transform.Compiled, outputs: tuple[str, ...]) -> str:
     """The ultimate facts of out(P) and the projection onto the ultimate output (united over nodes, but a located
     relation's with its node: it shows in the fact's location column)."""
@@ -280,15 +296,21 @@ def ultimate_outputs(program: Program, instance: Instance | None, bounds: Bounds
     threshold), else the completeness threshold (`threshold`)."""
     start = time.monotonic()
     decided_by = "solver"
-    shortest = None
+    shortest = lassos = None
     if steps is None and confluent(program, instance, bounds.network):
         transform.lasso_ready(bounds)
-        shortest = confluent_steps(program, instance, bounds, max_steps, timeout)
-    if shortest is not None:  # every run has the ultimate output of any lasso: the shortest will do
+        shortest = confluent_lasso_steps(program, instance, bounds, max_steps, timeout)
+    if shortest is not None:  # every run has the ultimate output of any lasso: those a few steps past the shortest
         steps, exact, reason, decided_by = shortest, True, "", "confluence"
     elif steps is None:
         found = threshold(program, instance, bounds, max_steps, timeout)
         steps, exact, reason = found.steps, found.exact, found.reason
+        if not exact:  # never weaker than bounded: the deepest lassos the time limit allows
+            left = None if timeout is None else max(0.0, timeout - (time.monotonic() - start))
+            deepest, lassos, stopped = deepening.deepen(
+                steps, lambda k, s: enumerated(program, instance, bounds, k, outputs, s), lambda found: False, left)
+            if lassos is not None:
+                steps, reason = deepest, f"{reason}; {deepening.how_far(deepest, stopped)}"
     elif threshold_steps:
         transform.lasso_ready(bounds)
         exact, reason = True, ""
@@ -296,25 +318,8 @@ def ultimate_outputs(program: Program, instance: Instance | None, bounds: Bounds
         transform.lasso_ready(bounds)
         exact, reason = False, f"lassos of {steps} steps only (--steps): no completeness threshold was established"
     remaining = None if timeout is None else max(0.0, timeout - (time.monotonic() - start))
-    compiled = lasso_models(program, instance, bounds, steps)
-    ctl = clingo.Control(["0", "--project=project"], logger=lambda code, message: None)
-    ctl.add("base", [], compiled.text + ultimate_rules(compiled, outputs))
-    ctl.ground([("base", [])])
-    per_node: dict[frozenset, Model] = {}
-    deadline = None if remaining is None else time.monotonic() + remaining
-    complete = True
-
-    def on_model(model: clingo.Model) -> None:
-        lasso = decode(model.symbols(atoms=True), compiled, len(per_node) + 1)
-        per_node.setdefault(ultimate_items(lasso, outputs), lasso)
-
-    with ctl.solve(on_model=on_model, async_=True) as handle:
-        while not handle.wait(0.05):
-            if deadline is not None and time.monotonic() > deadline:
-                handle.cancel()
-                complete = False
-                break
-        handle.get()
+    compiled, per_node, complete = lassos or enumerated(program, instance, bounds, steps, outputs, remaining,
+                                                         whole=True)
     seen: dict[tuple[str, ...], Model] = {}
     for items, lasso in sorted(per_node.items(), key=lambda pair: pair[1].number):
         seen.setdefault(lasso.ultimate(outputs), lasso)
@@ -338,6 +343,33 @@ def ultimate_outputs(program: Program, instance: Instance | None, bounds: Bounds
             extra = tuple(sorted((o for o in explored.ultimate_outputs if o not in seen), key=lambda o: (len(o), o)))
     return Ultimate(tuple(ordered) + extra, lassos, steps,
                     exact, compiled.bounds, reason, complete, outputs, decided_by, explorer_steps)
+
+
+def enumerated(program: Program, instance: Instance | None, bounds: Bounds, steps: int, outputs: tuple[str, ...],
+               timeout: float | None, whole: bool = False):
+    """The lassos of `steps` steps, one per distinct per-node ultimate set (the enumeration projects onto them):
+    the compiled program, the lassos and whether the enumeration finished before `timeout`; with `whole` False,
+    None instead when it did not (`deepening.deepen`'s question)."""
+    compiled = lasso_models(program, instance, bounds, steps)
+    ctl = clingo.Control(["0", "--project=project"], logger=lambda code, message: None)
+    ctl.add("base", [], compiled.text + ultimate_rules(compiled, outputs))
+    ctl.ground([("base", [])])
+    per_node: dict[frozenset, Model] = {}
+    deadline = None if timeout is None else time.monotonic() + timeout
+    complete = True
+
+    def on_model(model: clingo.Model) -> None:
+        lasso = decode(model.symbols(atoms=True), compiled, len(per_node) + 1)
+        per_node.setdefault(ultimate_items(lasso, outputs), lasso)
+
+    with ctl.solve(on_model=on_model, async_=True) as handle:
+        while not handle.wait(0.05):
+            if deadline is not None and time.monotonic() > deadline:
+                handle.cancel()
+                complete = False
+                break
+        handle.get()
+    return (compiled, per_node, complete) if whole or complete else None
 
 
 def alternation_reason(missing, steps: int) -> str:

@@ -7,7 +7,7 @@ their attributes and `as_dict`; how they are found (the optimisation over the fa
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 import clingo
@@ -177,6 +177,7 @@ class Verdict:
     search: str | None = None  # --search-horizon: how the horizons were tried (verify_search: multi-shot or one program each)
     vacuous: bool = False  # it holds since no run within the bounds (a search: at its largest horizon) has a pre row at the last step
     exactness: "Exactness | None" = None  # --eventual: K, the lasso length asked, and whether it is the completeness threshold
+    bounded_run: bool = False  # --eventual, deepened: the counterexample is verify --eot K's run, no lasso
 
     @property
     def eventual(self) -> bool:
@@ -262,6 +263,8 @@ class Verdict:
                     f"in {scope} — no lasso counterexample with {self.bound_words()}\n" + how + "\n")
         c = self.counterexample
         model = c.model
+        if self.bounded_run:
+            return self._bounded_run(c, invariant)
         lines = [
             f"counterexample, an infinite run ({self.bound_words()}): {', '.join(map(str, c.missing))} without "
             + (f"its {self.post} fact" if len(c.missing) == 1 else f"their {self.post} facts")
@@ -280,19 +283,36 @@ class Verdict:
         lines += self._faults_and_lineage(c)
         return "\n".join(lines) + "\n"
 
+    def _bounded_run(self, c: Counterexample, invariant: str) -> str:
+        """A deepened eventual verdict's counterexample that is no lasso: a run of K steps, as `verify --eot K` finds
+        it, whose pre row lacks its post row at the last step; no lasso shows it lacking it forever."""
+        steps = self.bounds.horizon + 1
+        lines = [
+            f"counterexample, a bounded run of {steps} steps ({replace(self, exactness=None).bound_words()}, as "
+            f"verify --eot {steps} finds it): "
+            f"{', '.join(map(str, c.missing))} without " + (f"its {self.post} fact" if len(c.missing) == 1 else
+                                                           f"their {self.post} facts") + " at its last step",
+            f"  faults: {c.faults}" + ("" if c.faults else " — it breaks without any fault"),
+            f"  bounded, not exact: no lasso of at most {self.exactness.K} steps shows it unmatched forever, so "
+            f"whether {invariant} in every infinite run is not known ({self.exactness.reason})",
+        ]
+        lines += self._fault_sets_lines(f" within runs of {steps} steps")
+        return "\n".join(lines + self._faults_and_lineage(c)) + "\n"
+
     @property
     def exact(self) -> bool | None:
         """Whether an eventual verdict holds of every infinite run: a lasso counterexample always does; "holds" when
-        K is the completeness threshold. None for a bounded verdict."""
+        K is the completeness threshold; a bounded run (`bounded_run`) never. None for a bounded verdict."""
         if self.exactness is None:
             return None
-        return self.exactness.exact or self.holds is False
+        return self.exactness.exact or (self.holds is False and not self.bounded_run)
 
     def as_dict(self) -> dict:
         network = self.bounds.network
         eventual = {} if self.exactness is None else {
             "mode": "eventual", "exact": self.exact, "K": self.exactness.K,
             "reason": None if self.exact else self.exactness.reason, "threshold_exact": self.exactness.exact,
+            "bounded_run": self.bounded_run,
         }
         return {
             "holds": self.holds,

@@ -33,7 +33,7 @@ from ..asp.transform import Compiled, transform
 from ..bounds import Bounds, Mode
 from ..inspect.model import Model, decode
 from ..lang.ast import Instance, Program
-from . import eventual
+from . import deepening, eventual
 from .models import first_steps
 from .verdict import Counterexample, Crash, FaultSet, Lost, Missing, Verdict
 
@@ -206,7 +206,7 @@ def verify(
 
 def verify_eventual(
     program: Program, instance: Instance, bounds: Bounds, pre: str = "pre", post: str = "post",
-    timeout: float | None = None, all_: bool = False, max_k: int = eventual.MAX_K,
+    timeout: float | None = None, all_: bool = False, max_k: int = deepening.MAX_K,
 ) -> Verdict:
     """Every pre row ultimately matched in every infinite run with the faults of `bounds.network`, or a lasso
     counterexample in which some pre row lacks its post row at a step of the loop (`eventual_violation`), the
@@ -218,6 +218,11 @@ def verify_eventual(
     exactness = eventual.threshold(program, instance, bounds, max_k, timeout)
     left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
     verdict = verify_at(program, instance, eventual.lasso_bounds(bounds, exactness.K), pre, post, left, all_)
+    if verdict.holds and not exactness.exact:
+        left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+        verdict, exactness = never_weaker(program, instance, bounds, pre, post, verdict, exactness, left, all_, max_k)
+    if verdict.bounded_run:
+        return replace(verdict, exactness=exactness, seconds=time.perf_counter() - began)
     c = verdict.counterexample
     if c is not None and c.fewest:
         verdict = shortest(program, instance, bounds, exactness.K, verdict, pre, post, timeout, began)
@@ -225,6 +230,36 @@ def verify_eventual(
     if c is not None and not exactness.exact:
         c = replace(c, fewest=False)  # the fewest among the lassos of ≤ K steps only
     return replace(verdict, counterexample=c, exactness=exactness, seconds=time.perf_counter() - began)
+
+
+def never_weaker(program: Program, instance: Instance, bounds: Bounds, pre: str, post: str, found: Verdict,
+                 exactness: eventual.Exactness, timeout: float | None, all_: bool, max_k: int):
+    """A bounded "holds" (no completeness threshold) made never weaker than bounded `verify`: the lassos are
+    deepened past the K asked (`deepening.deepen`, to `max_k` or the time limit) until one is a counterexample (an
+    infinite run: exact whatever K). If none is, bounded `verify --eot K` is asked at the deepest K reached, the
+    runs of as many steps as those lassos, which lassos do not cover (a counter that grows forever has no lasso at
+    all): a counterexample there is the verdict, marked a bounded run (`Verdict.bounded_run`: not shown to lack its
+    post row forever, so not exact). Else `found`'s "holds", over the deepest lassos and the runs of K steps. The
+    runs of fewer steps are not asked: one cut before its post row arrives (the retry broadcast at EOT 3,
+    docs/faults.md) stands for no infinite run, and a K that deepens further asks a later EOT."""
+    began = time.monotonic()
+
+    def lasso(k: int, left: float) -> Verdict | None:
+        answer = verify_at(program, instance, eventual.lasso_bounds(bounds, k), pre, post, left, all_)
+        return None if answer.holds is None else answer
+
+    broken = lambda answer: answer.holds is False  # noqa: E731
+    K, answer, stopped = deepening.deepen(exactness.K, lasso, broken, timeout, max_k)
+    deepest = exactness.deepened(K, stopped, answer is not None and broken(answer))
+    if answer is not None and broken(answer):
+        return answer, deepest
+    left = None if timeout is None else max(timeout - (time.monotonic() - began), 0.0)
+    run = verify_at(program, instance, replace(bounds, horizon=K - 1, mode=Mode.BOUNDED), pre, post, left, all_)
+    if run.holds is False:
+        return replace(run, bounded_run=True), deepest
+    said = ("no run of {K} steps breaks it at its last step either (verify --eot {K})" if run.holds else
+            "verify --eot {K} was stopped by the time limit").format(K=K)
+    return answer or found, replace(deepest, reason=f"{deepest.reason}; {said}")
 
 
 def shortest(program: Program, instance: Instance, bounds: Bounds, K: int, found: Verdict, pre: str, post: str,

@@ -1,0 +1,112 @@
+"""Never weaker than bounded: an eventual answer with no completeness threshold deepens its lassos.
+
+Two programs of our own count with a value the temporal-safety analysis cannot bound (`T + 1` on a cycle, no
+comparison), so no threshold is known and the lassos of the default K = 6 steps all "hold":
+
+* STOP counts to 7 and stops; from then on `pre()` holds forever and `post()` never: a lasso of 9 steps shows it,
+  bounded `verify --eot 8` finds it too, and no lasso of 6 steps does;
+* CLOCK counts forever: `pre()` holds from step 7 on, and no run is a lasso at all, so only the bounded run shows
+  it: `verify --eventual` reports the run of `verify --eot 20`, marked as a bounded run, not exact (exit 3), never
+  "holds".
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from dedalus2asp import pipeline
+from dedalus2asp.bounds import Bounds, Mode, Network
+from dedalus2asp.cli import app
+from dedalus2asp.questions import cron_eventual, deepening, eventual, models, verify
+
+COUNT = "count(0) :- start().\npre()@next :- pre().\npost() :- ack().\n"
+STOP = COUNT + ("count(T + 1)@next :- count(T), not stop().\ncount(T)@next :- count(T), stop().\n"
+                "stop() :- count(7).\nstop()@next :- stop().\npre() :- stop().\n")
+CLOCK = COUNT + "count(T + 1)@next :- count(T).\npre() :- count(7).\n"
+MATCHED = CLOCK.replace("post() :- ack().", "post() :- pre().")
+FACTS = "a { start()@0. }\n"
+SYNC = Bounds(0, network=Network("sync"), mode=Mode.EVENTUAL)
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def files(tmp_path):
+    def write(program: str, name: str = "p"):
+        (tmp_path / f"{name}.ded").write_text(program)
+        (tmp_path / f"{name}.facts").write_text(FACTS)
+        return str(tmp_path / f"{name}.ded"), str(tmp_path / f"{name}.facts")
+    return write
+
+
+def loaded(paths):
+    prog, instance, _ = pipeline.load(*paths)
+    return prog, instance
+
+
+def test_a_lasso_past_the_default_k_is_found(files):
+    prog, instance = loaded(files(STOP))
+    assert not eventual.threshold(prog, instance, SYNC).exact
+    assert verify.verify_at(prog, instance, eventual.lasso_bounds(SYNC, 6)).holds  # the lassos of 6 steps miss it
+    assert verify.verify_at(prog, instance, Bounds(7, network=SYNC.network)).holds is False  # verify --eot 8
+    found = verify.verify(prog, instance, SYNC)
+    assert found.holds is False and not found.bounded_run and found.counterexample.model.is_lasso
+    assert found.exact and found.exactness.K == 9 and "deepened to K = 9" in found.exactness.reason
+
+
+def test_a_counterexample_no_lasso_shows_is_a_bounded_run(files):
+    paths = files(CLOCK)
+    prog, instance = loaded(paths)
+    found = verify.verify(prog, instance, SYNC)
+    assert found.holds is False and found.bounded_run and not found.exact
+    assert not found.counterexample.model.is_lasso and found.counterexample.model.bounds.horizon == 19
+    assert found.exactness.K == deepening.MAX_K  # the lassos were deepened as far as they go, in vain
+    text = runner.invoke(app, ["verify", *paths[:1], "-i", paths[1], "--delivery", "sync", "--eventual", "--no-lineage"])
+    assert text.exit_code == 3
+    assert text.stdout.startswith("counterexample, a bounded run of 20 steps")
+    assert "bounded, not exact: no lasso of at most 20 steps shows it unmatched forever" in text.stdout
+    as_json = json.loads(runner.invoke(app, ["verify", paths[0], "-i", paths[1], "--delivery", "sync", "--eventual",
+                                             "--no-lineage", "--json"]).stdout)
+    assert as_json["holds"] is False and as_json["bounded_run"] is True and as_json["exact"] is False
+
+
+def test_holds_says_the_runs_of_k_steps_hold_too(files):
+    prog, instance = loaded(files(MATCHED))
+    found = verify.verify(prog, instance, SYNC)
+    assert found.holds and not found.exact and found.exactness.K == deepening.MAX_K
+    assert "no run of 20 steps breaks it at its last step either (verify --eot 20)" in found.exactness.reason
+    assert verify.verify_at(prog, instance, Bounds(19, network=SYNC.network)).holds
+
+
+def test_deepen_stops_at_a_counterexample_at_max_k_or_at_its_time_limit():
+    asked = []
+
+    def ask(k, left):
+        asked.append(k)
+        return k
+
+    assert deepening.deepen(2, ask, lambda k: k == 5, None) == (5, 5, False) and asked == [3, 4, 5]
+    assert deepening.deepen(2, ask, lambda k: False, None, max_k=7) == (7, 7, False)
+    assert deepening.deepen(2, ask, lambda k: False, 0.0) == (2, None, True)
+
+
+def test_cron_names_the_rule_that_counts_forever(files):
+    paths = files(CLOCK.replace("pre()@next", ".output pre.\npre()@next"))
+    prog, instance = loaded(paths)
+    verdict = cron_eventual.analyse_eventual(prog, instance, Bounds(0, network=Network("sync")), timeout=60)
+    assert not verdict.satisfiable and verdict.exact is False and verdict.K == deepening.MAX_K
+    sentence = verdict.sentence()
+    assert "count(T + 1)@next :- count(T)." in sentence and "p.ded:5:" in sentence
+    assert "gets stuck" not in sentence
+    done = runner.invoke(app, ["cron", paths[0], "-i", paths[1], "--delivery", "sync", "--eventual"])
+    assert done.exit_code == 3 and done.stdout.splitlines()[0] == sentence
+
+
+def test_models_deepen_too(files):
+    paths = files(CLOCK)
+    prog, instance = loaded(paths)
+    found = models.ultimate_outputs(prog, instance, SYNC, ("pre",))
+    assert not found.exact and found.steps == deepening.MAX_K and "deepened to K = 20" in found.reason
