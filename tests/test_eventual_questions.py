@@ -224,9 +224,10 @@ def test_alg4_not_consistent_under_delay_2():
     assert found["consistent"] is False and found["exact"] is True
     assert found["consistency"]["exact"] is True
     assert sorted(tuple(w["output"]) for w in found["witnesses"]) == [(), ("T()",)]
-    # the shortest witnesses: A() and B() apart forever needs a loop of two steps after step 0 (3 steps), the
-    # threshold K is larger; the witnesses are infinite runs, so the text says "whatever K" and no threshold words
-    assert [w["loop_start"] + w["period"] for w in found["witnesses"]] == [3, 3] < [found["consistency"]["K"]] * 2
+    # the shortest witnesses: A() and B() apart forever needs a loop of two steps after step 0 (3 steps); the
+    # explorer's graph decided (no threshold was searched); the witnesses are infinite runs, so the text says
+    # "whatever K" and no threshold words
+    assert [w["loop_start"] + w["period"] for w in found["witnesses"]] == [3, 3]
     line = next(l for l in run("cron", *ALG4, "--max-delay", "2", "--eventual").stdout.splitlines() if "whatever K" in l)
     assert "threshold" not in line and "exact" in line
 
@@ -407,9 +408,13 @@ def test_per_node_ultimate_sets_closed_under_intersection():
     assert models.alternations({at_a}, shown) == set()
 
 
-def test_common_cases_stay_exact_decided_by_the_solver():
+def test_common_cases_stay_exact_decided_by_the_solver(monkeypatch):
     """Alg. 4 under delay ≤ 1: one ultimate output, the lassos' per-node sets closed under intersection add none,
-    so the solver decides, exactly, in cron --eventual (consistency) and count --eventual."""
+    so the solver decides, exactly, in cron --eventual (consistency) and count --eventual. cron --eventual asks the
+    explorer's graph first, which decides it alone; without the graph (a limit of 0) the solver does."""
+    found = answer("cron", *ALG4, "--max-delay", "1", "--eventual", code=1)
+    assert found["consistency"]["exact"] is True and found["consistency"]["decided_by"] == "graph"
+    monkeypatch.setattr(models, "GRAPH_LIMIT", 0)
     found = answer("cron", *ALG4, "--max-delay", "1", "--eventual", code=1)
     assert found["consistency"]["exact"] is True and found["consistency"]["decided_by"] == "solver"
     counted = answer("count", *ALG4, "--max-delay", "1", "--eventual", code=None)
@@ -442,6 +447,7 @@ def test_cron_consistent_lassos_but_the_explorer_finds_more(monkeypatch):
                                found.relations, "explorer", 3)
 
     monkeypatch.setattr(models, "ultimate_outputs", open_alternation)
+    monkeypatch.setattr(models, "GRAPH_LIMIT", 0)  # the solver's path, not the graph's
     prog, instance, _ = pipeline.load(*[Path(p) for p in (ALG4[0], ALG4[2])], "auto")
     verdict = cron_eventual.analyse_eventual(prog, instance, Bounds(0, network=Network(max_delay=1)))
     assert verdict.consistent is True and verdict.consistency_exact is False

@@ -103,3 +103,4 @@ def test_notebook_runs_top_to_bottom(name: str):
         assert "causal       : ultimate outputs {T()}, K = 4, exact: True" in text
         assert "causal-finite: ultimate outputs {T()}, K = 4, exact: True" in text
         assert "the explorer's graph and the lassos agree on every program: True" in text
+        assert "timerr: cut (rule 2 only increments it" in text and "(('fired(j)',),)" in text  # the counter cut

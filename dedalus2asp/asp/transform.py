@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from importlib import resources
 
 from ..bounds import CRASH, Bounds, Encoding, Mode, Network
+from ..lang import ranges
 from ..lang.analysis import restrict
 from ..lang.ast import Instance, Literal, Program
 from ..lang.diagnostics import Diagnostic, DiagnosticError, Severity, diagnostic_in, rule_name
@@ -249,6 +250,7 @@ def _lasso(program: Program, instance: Instance | None, bounds: Bounds, path: bo
     env = environment()
     horizon, semantics, network = bounds.horizon, bounds.semantics, bounds.network
     lasso_ready(bounds)
+    program = ranges.cut(program, network.populate(instance))  # counters saturate past their constants (lang/ranges)
     fast = bounds.encoding is Encoding.FAST
     parts = [_header(program, bounds, path)]
     instance = network.populate(instance)

@@ -296,9 +296,17 @@ def coordination(c: Coordination) -> list[str]:
     lines.append("  temporally stratifiable: yes (no negation or aggregate of a deductive rule is on a cycle of "
                  "same-step rules, tr2009 Def. 3)" if c.temporally_stratifiable else "  temporally stratifiable: no")
     lines += [indent(d) for d in c.cycles]
-    lines.append("  temporally safe: yes (no rule computes new values without bound)" if c.temporally_safe
-                 else "  temporally safe: no (some relation grows without bound: no finite eventual model)")
+    if c.temporally_safe:
+        lines.append("  temporally safe: yes (no rule computes new values without bound)")
+    elif c.finite_when_cut:
+        lines.append("  temporally safe: no, but every value that grows is a counter the eventual mode cuts "
+                     "(value ranges below): finite-state")
+    else:
+        lines.append("  temporally safe: no (some relation grows without bound: no finite eventual model)")
     lines += [indent(d) for d in c.unbounded]
+    if c.values:
+        lines.append("  value ranges (relations with a computed column):")
+        lines += [f"    {relation}: {kind} ({why})" for relation, kind, why in c.values]
     lines.append("  monotonic components (dependencies first): "
                  + " ".join("{" + ", ".join(comp) + "}" for comp in c.components))
     if not c.asynchronous:
@@ -389,6 +397,9 @@ def ultimate(result: Ultimate, width: int | None = None, color: bool = False) ->
     out.print(f"eventual answer ({result.bounds.semantics.value}, {result.bounds.describe()}), lassos of K = {result.steps} step(s)")
     if result.exact and result.decided_by == "confluence":
         out.print(f"exact: yes, {CONFLUENCE}")
+    elif result.exact and result.decided_by == "graph":
+        out.print("exact: yes, decided by the explorer's configuration graph (explore --eventual): its strongly "
+                  "connected parts give every infinite run's ultimate output; the lassos shown have its witnesses' length")
     elif result.exact and result.decided_by == "explorer":
         out.print("exact: yes, decided by the explorer's configuration graph (explore --eventual): the lassos' per-node "
                   "ultimate sets left open what a run alternating between loops holds")

@@ -49,11 +49,12 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from . import ranges
 from .analysis import strongly_connected
 from .ast import Literal, Program, Rule, RuleKind, Variable
 from .diagnostics import Diagnostic, Severity, diagnostic_in, rule_name
 from .location import simply_persists
-from .pdg import Dependency, computed_on_cycle, dependencies, graph_rules, literals, reachable, shortest_path
+from .pdg import Dependency, dependencies, graph_rules, literals, reachable, shortest_path
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,13 @@ class Coordination:
     """The lock-step rules (Molly's writes into another node within a step): the program runs with synchronous
     delivery only, where every message arrives at its receiver's next step, so no run is non-causal and the Lamport
     rewrite changes nothing."""
+    values: tuple[tuple[str, str, str], ...] = ()
+    """Per relation with a computed column: (relation, "finite" | "cut" | "unbounded", why) (`ranges.Ranges.report`)."""
+
+    @property
+    def finite_when_cut(self) -> bool:
+        """Not temporally safe, yet every value that grows is a counter the eventual mode cuts (`ranges`)."""
+        return bool(self.unbounded) and all(kind != "unbounded" for _, kind, _ in self.values)
 
     @property
     def temporally_stratifiable(self) -> bool:
@@ -150,6 +158,7 @@ class Coordination:
             "cycles": [d.as_dict() for d in self.cycles],
             "temporally_safe": self.temporally_safe,
             "unbounded": [d.as_dict() for d in self.unbounded],
+            "values": [{"relation": r, "range": kind, "why": why} for r, kind, why in self.values],
             "components": [list(c) for c in self.components],
             "dependencies": [d.as_dict() for d in self.dependencies],
             "asynchronous": list(self.asynchronous),
@@ -209,20 +218,17 @@ def temporal_cycles(program: Program, deps: tuple[Dependency, ...]) -> list[Diag
 
 
 def unbounded(program: Program, deps: tuple[Dependency, ...]) -> list[Diagnostic]:
-    """Rules that compute a new value in their head on a cycle of the PDG with no comparison in the body: each
-    step (or each round of a fixpoint) may add a value, so the program has no finite eventual model."""
-    succ: dict[str, list[str]] = defaultdict(list)
-    for d in deps:
-        succ[d.head].append(d.body)
-    relations = sorted({r for d in deps for r in (d.head, d.body)})
-    component = {r: i for i, comp in enumerate(strongly_connected(relations, succ)) for r in comp}
+    """Rules that compute a new value on a cycle of the position graph with no comparison that bounds the move
+    (`ranges.analyse`: a `!=` bounds nothing): each step (or each round of a fixpoint) may add a value, so the
+    program has no finite eventual model. (A counter that `ranges` may cut is listed too: the program as written
+    grows; the eventual mode runs it cut.)"""
     return [diagnostic_in(
                 program, "temporal-safety",
-                f"{rule_name(rule)} ({rule.kind.value}) computes the new value '{computed}' on a cycle of the "
-                "dependency graph: its relation may grow without bound, so the program is not temporally safe "
+                f"{rule_name(source.rule)} ({source.rule.kind.value}) computes the new value '{source.term}' on a cycle "
+                "of the dependency graph: its relation may grow without bound, so the program is not temporally safe "
                 "(bound the value with a comparison in the body; within a horizon it is finite)",
-                computed.span, Severity.NOTE)  # a clock is often meant: the bounded semantics stays finite
-            for rule, computed in computed_on_cycle(graph_rules(program), component)]
+                getattr(source.term, "span", source.rule.span), Severity.NOTE)  # a clock is often meant: bounded runs stay finite
+            for source in ranges.analyse(program).sources if not source.guard]
 
 
 def simply_persisted(program: Program) -> set[str]:
@@ -522,4 +528,5 @@ def analyse(program: Program, events: Iterable[str] = ()) -> Coordination:
         settled=settled,
         clocked=clocked(program),
         lockstep=tuple(r.number for r in program.lockstep_rules()),
+        values=tuple(ranges.analyse(program).report()),
     )

@@ -13,11 +13,11 @@ import time
 from dataclasses import replace
 
 from ..bounds import Bounds, Semantics
-from ..lang import coordination
+from ..lang import coordination, ranges
 from ..lang.ast import Instance, Program
 from ..lang.diagnostics import rule_name
 from ..lang.lamport import clock_rule, undo
-from . import deepening, eventual, models
+from . import cron_graph, deepening, eventual, models
 from .cron import Deadline, Timeout, Verdict, analyse, outputs_of
 from .eventual import Exactness
 
@@ -49,6 +49,13 @@ def analyse_eventual(
         _beside_original(program, instance, bounds, outs, deadline, max_k, settled)
         settled.seconds = time.perf_counter() - start
         return settled
+    decided = cron_graph.by_graph(program, instance, bounds, outs, deadline)  # the explorer's graph, where it closes
+    if decided is not None:
+        decided = deepened(program, instance, bounds, shortest_witness(program, instance, bounds, decided, outs,
+                                                                       deadline), outs, deadline, max_k)
+        decided.growing = None
+        decided.seconds = time.perf_counter() - start
+        return decided
     causal = eventual.threshold(program, instance, replace(bounds, semantics=Semantics.CAUSAL_FINITE), max_k,
                                 deadline.remaining())
     verdict = analyse(program, instance, eventual.lasso_bounds(bounds, causal.K), outs, deadline.remaining())
@@ -95,7 +102,9 @@ def _beside_original(program: Program, instance: Instance, bounds: Bounds, outs:
 def growing(program: Program) -> str | None:
     """The first rule that computes new values without bound (temporal safety, `lang.coordination`), as
     "`rule` (file:line:col)"; None when the program is temporally safe."""
-    found = coordination.analyse(program).unbounded
+    grows = {(s.rule.span.line, s.rule.span.col) for s in ranges.analyse(program).unbounded}  # a cut counter does not
+    found = [d for d in coordination.analyse(program).unbounded
+             if any(r.span.line <= d.line <= r.span.end_line and (r.span.line, r.span.col) in grows for r in program.rules)]
     if not found:
         return None
     where = found[0]

@@ -45,7 +45,8 @@ class Exactness:
     reason: str = ""
     decided_by: str = "solver"
     """"explorer": the configuration graph decided what the lassos' per-node sets left open; "confluence": the
-    program is confluent (`models.confluent`), so every run has the same ultimate output and any lasso shows it."""
+    program is confluent (`models.confluent`), so every run has the same ultimate output and any lasso shows it;
+    "graph": the explorer's graph decided it alone (`cron_graph.by_graph`)."""
 
     def words(self) -> str:
         """Exact: "exact: lassos of up to K = 7 steps cover every infinite run (the completeness threshold)";
@@ -58,6 +59,10 @@ class Exactness:
             return ("exact, decided by the explorer's configuration graph (explore --eventual): every run, those that "
                     f"alternate between loops included; the lassos of K = {_plural(self.K, 'step')} alone could not "
                     "tell, since a run alternating between loops holds at each node only what all of them hold")
+        if self.exact and self.decided_by == "graph":
+            return ("exact, decided by the explorer's configuration graph (explore --eventual): its strongly connected "
+                    "parts give every infinite run's ultimate output, those that alternate between loops included "
+                    f"(the lassos shown have K = {_plural(self.K, 'step')})")
         if self.exact:
             steps, configurations = _plural(self.K, "step"), _plural(self.K, "distinct configuration")
             return (f"exact: lassos of up to K = {steps} cover every infinite run (K is the completeness "

@@ -42,13 +42,17 @@ from ..asp import transform
 from ..asp.names import relation_name
 from ..bounds import Bounds, Mode, Network
 from ..inspect.model import Model, decode
-from ..lang import coordination
+from ..lang import coordination, ranges
 from ..lang.ast import Instance, Program, RuleKind
 from ..runs import eventual as explorer
 from . import deepening
 
 MAX_STEPS = 40
 """The largest K the threshold search tries before it answers `exact: false`."""
+
+CLOSING_LIMIT = 2_000
+"""The most configurations the explorer's graph may have to prove a program finite on its input when the value-range
+analysis cannot (`not_exact`): a program whose values grow has graphs whose states grow too, slow to build."""
 
 EXPLORER_LIMIT = 20_000
 """The most configurations the explorer's graph (`runs.eventual.explore`) may have when it is asked to decide what
@@ -71,15 +75,31 @@ class Threshold:
     seconds: float = 0.0
 
 
-def not_exact(program: Program, bounds: Bounds) -> str:
-    """Why the lassos of no K are known to be enough ('' when a threshold can be established)."""
-    unsafe = coordination.analyse(program).unbounded
-    if unsafe:
-        return f"the program may compute new values without bound ({unsafe[0].message}): its configurations need not be finitely many"
-    if not bounds.semantics.causal and not bounds.network.sync:
+def not_exact(program: Program, bounds: Bounds, instance: Instance | None = None) -> str:
+    """Why the lassos of no K are known to be enough ('' when a threshold can be established). A program whose values
+    may grow (`lang.ranges`: no guard bounds the move, no counter cut makes it finite) is still finite on `instance`
+    when the explorer's configuration graph closes within `CLOSING_LIMIT` configurations (causal rounds)."""
+    unsafe = ranges.analyse(program, instance).unbounded
+    if unsafe and not _closes(program, instance, bounds):
+        return (f"the program may compute new values without bound ({unsafe[0].words()}) and the explorer's graph does "
+                f"not close within {CLOSING_LIMIT} configurations: its configurations need not be finitely many")
+    if not bounds.semantics.causal and not bounds.network.sync and program.async_relations():
         return ("under the choice semantics with a delay bound a message may arrive before its send, from a send past "
                 "any path the threshold program looks at: no completeness threshold is established")
     return ""
+
+
+def _closes(program: Program, instance: Instance | None, bounds: Bounds) -> bool:
+    """Whether the explorer's graph of P on H (causal rounds, `bounds.network`) has at most `CLOSING_LIMIT`
+    configurations: then P is finite-state on H whatever its syntax says."""
+    if instance is None:
+        return False
+    try:
+        graph = explorer.graph_of(program, instance, bounds, observe=False)
+        explorer.build(graph, CLOSING_LIMIT)
+    except (explorer.ConfigurationLimit, ValueError):
+        return False
+    return True
 
 
 def eventual_bounds(bounds: Bounds, steps: int) -> Bounds:
@@ -114,7 +134,7 @@ def threshold(program: Program, instance: Instance | None, bounds: Bounds, max_s
     deadline = None if timeout is None else start + timeout
     transform.lasso_ready(bounds)
     least = first_steps(program, instance)
-    why = not_exact(program, bounds)
+    why = not_exact(program, bounds, instance)
     if why:
         return Threshold(max(least, UNKNOWN_STEPS), False, why, 0.0)
     for k in range(1, max_steps + 1):
@@ -300,8 +320,12 @@ def ultimate_outputs(program: Program, instance: Instance | None, bounds: Bounds
     if steps is None and confluent(program, instance, bounds.network):
         transform.lasso_ready(bounds)
         shortest = confluent_lasso_steps(program, instance, bounds, max_steps, timeout)
+    graphed = None if shortest is not None or steps is not None else graph_first(program, instance, bounds, outputs)
     if shortest is not None:  # every run has the ultimate output of any lasso: those a few steps past the shortest
         steps, exact, reason, decided_by = shortest, True, "", "confluence"
+    elif graphed is not None:  # the explorer's graph lists every output; lassos of its witnesses' length show them
+        steps = max(first_steps(program, instance), *(w.loop_start + w.period for w in graphed.witnesses))
+        exact, reason, decided_by = True, "", "graph"
     elif steps is None:
         found = threshold(program, instance, bounds, max_steps, timeout)
         steps, exact, reason = found.steps, found.exact, found.reason
@@ -332,7 +356,12 @@ def ultimate_outputs(program: Program, instance: Instance | None, bounds: Bounds
     if decided_by == "confluence" and len(ordered) > 1:  # which the argument rules out: say so rather than hide it
         exact, decided_by = False, "solver"
         reason = f"the program is confluent, yet the lassos of {steps} steps show {len(ordered)} ultimate outputs"
-    if exact and missing and decided_by != "confluence":
+    if graphed is not None:  # every output the explorer lists; one no lasso of its witnesses' length shows has none
+        extra = tuple(sorted((o for o in graphed.ultimate_outputs if o not in seen), key=lambda o: (len(o), o)))
+        if set(seen) - set(graphed.ultimate_outputs):  # which the eventual Theorem 4 rules out: say so
+            exact, decided_by = False, "solver"
+            reason = "the lassos show an ultimate output the explorer's graph does not have"
+    elif exact and missing and decided_by != "confluence":
         exact = False
         reason = alternation_reason(missing, steps)
         explored = explorer_decides(program, instance, compiled.bounds, outputs)
@@ -377,6 +406,33 @@ def alternation_reason(missing, steps: int) -> str:
     return ("a run that alternates between loops forever holds, at each node, only what all of them hold, and might "
             f"ultimately output {', '.join('{' + ', '.join(o) + '}' for o in sorted(missing))}, which no lasso of "
             f"{steps} steps shows")
+
+
+GRAPH_LIMIT = 100_000
+"""The most configurations `graph_first` builds before it leaves the answer to the threshold search."""
+
+GRAPH_SECONDS = 8.0
+"""The longest `graph_first` spends building the graph."""
+
+
+def choice_is_causal(program: Program, bounds: Bounds) -> bool:
+    """Whether every choice run is a causal run: no message can arrive before its send, since there is none (no
+    asynchronous rule) or each arrives at the next round (`--delivery sync`)."""
+    return bounds.network.sync or not program.async_relations()
+
+
+def graph_first(program: Program, instance: Instance | None, bounds: Bounds, outputs: tuple[str, ...]):
+    """The explorer's exact answer where it is the cheaper procedure: under a delay bound (the threshold's loop-free
+    paths grow exponentially with D; under sync they are cheap), for the causal runs or choice runs that are causal
+    ones, when the graph closes within `GRAPH_LIMIT` configurations and `GRAPH_SECONDS`; else None."""
+    if bounds.network.sync or not (bounds.semantics.causal or choice_is_causal(program, bounds)) or instance is None:
+        return None
+    try:
+        explored = explorer.explore(program, instance, replace(bounds, mode=Mode.EVENTUAL), GRAPH_LIMIT, outputs,
+                                    seconds=GRAPH_SECONDS)
+    except ValueError:
+        return None
+    return explored if explored.graph_complete and explored.exact and explored.infinite_runs else None
 
 
 def explorer_decides(program: Program, instance: Instance | None, bounds: Bounds, outputs: tuple[str, ...],

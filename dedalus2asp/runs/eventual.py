@@ -49,7 +49,7 @@ from typing import Callable
 
 from ..bounds import Bounds, Mode
 from ..lang.ast import Instance, Program, show_fact
-from ..lang import coordination
+from ..lang import coordination, ranges
 from ..lang.analysis import restrict, strongly_connected as tarjan
 from .configurations import ConfigurationLimit, Graph
 
@@ -150,15 +150,16 @@ class Eventual:
 
 def explore(
     program: Program, instance: Instance, bounds: Bounds, max_configurations: int = 1_000_000,
-    outputs: tuple[str, ...] | None = None, progress: Callable[[int, int], None] | None = None,
+    outputs: tuple[str, ...] | None = None, seconds: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Eventual:
     """The configuration graph of P on H under `bounds.network`, and the ultimate outputs of its infinite runs.
 
     `bounds.mode` must be `Mode.EVENTUAL` (its horizon is not read); `outputs`: the relations out(P)
     (default: the program's `.output` ones). Raises ValueError when the network is not finite-state by
     construction (async without a delay bound), the program reads crash/2 with crashes, an output
-    relation is global, or there is no node; past `max_configurations` the answer has `exact: false`
-    and says why. `progress(k, n)` is told how the graph's construction goes (`Graph.build`).
+    relation is global, or there is no node; past `max_configurations` (or `seconds` of building) the answer has
+    `exact: false` and says why. `progress(k, n)` is told how the graph's construction goes (`Graph.build`).
     """
     if bounds.mode is not Mode.EVENTUAL:
         raise ValueError(f"the eventual explorer answers the eventual mode, not {bounds.mode.value!r}")
@@ -172,7 +173,7 @@ def explore(
     graph = graph_of(program, instance, bounds, observe=False)
     nodes = tuple(str(x) for x in graph.names)
     try:
-        build(graph, max_configurations, progress)
+        build(graph, max_configurations, seconds, progress)
     except ConfigurationLimit as stop:
         unsafe = coordination.analyse(program).unbounded  # the props draft's temporal safety: a likely cause
         reason = str(stop) + (f"; and the program computes new values: {unsafe[0].message}" if unsafe else "")
@@ -187,16 +188,18 @@ def graph_of(program: Program, instance: Instance, bounds: Bounds, observe: bool
     populated = bounds.network.populate(instance)
     if populated is None:
         raise ValueError("the program has no input H and names no node: give --input, or --nodes")
+    program = ranges.cut(program, populated)  # counters saturate past their constants (lang/ranges): finite-state
     return Graph(program, restrict(populated, program), bounds.network, observe=observe)
 
 
-def build(graph: Graph, max_configurations: int, progress: Callable[[int, int], None] | None = None) -> None:
+def build(graph: Graph, max_configurations: int, seconds: float | None = None,
+          progress: Callable[[int, int], None] | None = None) -> None:
     """`graph.build` with Python's cycle collector off (millions of acyclic tuples and frozensets: collecting
-    cycles only costs time); ConfigurationLimit past `max_configurations`."""
+    cycles only costs time); ConfigurationLimit past `max_configurations` or `seconds`."""
     enabled = gc.isenabled()
     gc.disable()
     try:
-        graph.build(max_configurations, progress)
+        graph.build(max_configurations, seconds, progress)
     finally:
         if enabled:
             gc.enable()

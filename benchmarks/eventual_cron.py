@@ -1,0 +1,105 @@
+"""`cron --eventual` on the papers' configurations: exact or not, decided how, and how long, beside the graph's size.
+
+    python benchmarks/eventual_cron.py            # every example of examples/tplp2016 and examples/jcss2014 with its inputs, D = 1, 2
+    python benchmarks/eventual_cron.py --quick    # D = 1 only
+
+The last row is the issue's finding B (`p()@async(Y) :- id(Y).` on two nodes, D = 3).
+
+Per configuration (a program, one of its inputs — the `-large` ones left out — and a delay bound D): the
+explorer's causal graph (`explore --eventual`: configurations, transitions, seconds) and the answer of
+`cron --eventual` (`questions.cron_eventual.analyse_eventual`, the whole procedure: confluence, the explorer's
+graph where it closes, the solver's thresholds, deepening): consistent, tolerant, exact per side, decided by
+what, seconds; and the ratio of the two times, measured side by side in one run. Each `cron` is given
+TIME_LIMIT seconds, as `cron --timeout`. Prints the table and writes benchmarks/eventual_cron.json (not with
+--quick). Timings depend on the machine (2 shared cores here): compare the ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from dedalus2asp import pipeline  # noqa: E402
+from dedalus2asp.bounds import Bounds, Mode, Network  # noqa: E402
+from dedalus2asp.questions import cron_eventual  # noqa: E402
+from dedalus2asp.questions.cron import Timeout  # noqa: E402
+from dedalus2asp.runs import eventual  # noqa: E402
+
+EXAMPLES = HERE.parent / "examples"
+TIME_LIMIT = 60.0
+
+
+FINDING_B = (".output p.\np()@async(Y) :- id(Y).\n", "a { id(a). id(b). }\nb { id(a). id(b). }\n")
+"""The issue's finding B, measured under D = 3: two nodes that message each other at every step."""
+
+
+def configurations(delays: tuple[int, ...]):
+    for paper in ("tplp2016", "jcss2014"):
+        for program in sorted((EXAMPLES / paper).glob("*.ded")):
+            stem = program.stem.split("_")[0]
+            for facts in sorted((EXAMPLES / paper).glob(f"{stem}*.facts")):
+                if "-large" not in facts.stem:
+                    for d in delays:
+                        yield program, facts, d
+
+
+def measure(program_path: Path, facts: Path, d: int) -> dict:
+    program, instance = pipeline.load(program_path, facts)[:2]
+    bounds = Bounds(1, mode=Mode.EVENTUAL, network=Network(max_delay=d))
+    began = time.perf_counter()
+    graph = eventual.explore(program, instance, bounds, max_configurations=1_000_000, seconds=TIME_LIMIT)
+    explored = time.perf_counter() - began
+    row = {"program": f"{program_path.parent.name}/{program_path.name}", "input": facts.name, "D": d,
+           "configurations": graph.configurations, "transitions": graph.edges, "graph_exact": graph.exact,
+           "graph_outputs": [list(o) for o in graph.ultimate_outputs] if graph.graph_complete else None,
+           "explore_seconds": round(explored, 3)}
+    began = time.perf_counter()
+    try:
+        v = cron_eventual.analyse_eventual(program, instance, bounds, timeout=TIME_LIMIT)
+    except Timeout:
+        row.update(cron="timeout", cron_seconds=round(time.perf_counter() - began, 3))
+        return row
+    row.update(cron_seconds=round(time.perf_counter() - began, 3), consistent=v.consistent, tolerant=v.tolerant,
+               exact=v.exact, consistency=v.exactness.as_dict() if v.exactness else None,
+               tolerance=v.choice_exactness.as_dict() if v.choice_exactness else None)
+    row["ratio"] = round(row["cron_seconds"] / max(explored, 1e-3), 1)
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    rows = []
+    header = f"{'configuration':44} {'D':>2} {'confs':>7} {'explore s':>9} {'cron s':>7} {'ratio':>6}  verdict"
+    print(header)
+    extra = Path(tempfile.mkdtemp())
+    (extra / "finding_b.ded").write_text(FINDING_B[0])
+    (extra / "finding_b.facts").write_text(FINDING_B[1])
+    points = [*configurations((1,) if args.quick else (1, 2)), (extra / "finding_b.ded", extra / "finding_b.facts", 3)]
+    for program, facts, d in points:
+        row = measure(program, facts, d)
+        rows.append(row)
+        decided = "/".join(str((side or {}).get("decided_by") or "-") for side in (row.get("consistency"), row.get("tolerance")))
+        verdict = ("timeout" if row.get("cron") == "timeout" else
+                   f"consistent={row['consistent']} tolerant={row['tolerant']} exact={row['exact']} ({decided})")
+        print(f"{row['program'] + ' ' + row['input']:44} {d:>2} {row['configurations']:>7} {row['explore_seconds']:>9} "
+              f"{row['cron_seconds']:>7} {row.get('ratio', '-'):>6}  {verdict}", flush=True)
+    exact = sum(1 for r in rows if r.get("exact"))
+    print(f"exact: {exact} of {len(rows)}")
+    if not args.quick:
+        out = {"machine": platform.platform(), "python": platform.python_version(), "time_limit": TIME_LIMIT,
+               "rows": rows}
+        (HERE / "eventual_cron.json").write_text(json.dumps(out, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+"""`cron --eventual` decided by the explorer's configuration graph, where that is the cheaper procedure.
+
+The explorer (`runs.eventual`) builds the finite graph of the causal rounds and reads every infinite run's
+ultimate output off its strongly connected parts, exactly: "consistent" is "one ultimate output". On small
+systems with delays that is far cheaper than the solver's completeness threshold, whose loop-free paths grow
+exponentially with D (jcss2014-style `p()@async(Y) :- id(Y).` on two nodes under delay ≤ 3: 50 configurations,
+built in well under a second, where the threshold search ran for minutes). So `by_graph` builds the graph first,
+within `models.GRAPH_LIMIT` configurations and `models.GRAPH_SECONDS`, and when it closes:
+
+* **not consistent** (two ultimate outputs): exact; the witnesses are the solver's lassos of as many steps as
+  the explorer's witness lassos have (`shortest_witness` then shortens them);
+* **consistent**: exact; the certain output is the one ultimate output. **Tolerance** is exact at once when the
+  choice runs are the causal runs: with `--delivery sync` (a message arrives at the next round) or when the
+  program has no asynchronous rule (no message to send into the past). Otherwise the choice lassos are asked
+  (bounded, unless one of them differs, which is an infinite run and so exact), and the caller deepens them.
+
+Where the graph does not close, nothing is decided here (None) and the solver's thresholds answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..bounds import Bounds, Mode, Semantics
+from ..lang.ast import Instance, Program
+from ..runs import eventual as explorer
+from . import models
+from .cron import Deadline, Timeout, Verdict, analyse
+from .eventual import Exactness, lasso_bounds
+
+def by_graph(program: Program, instance: Instance, bounds: Bounds, outputs: tuple[str, ...],
+             deadline: Deadline) -> Verdict | None:
+    """The eventual CRON verdict from the explorer's graph (module docstring), or None when the graph does not close
+    within the limits, the explorer cannot build it (a global output, crash/2 read), or the solver's lassos
+    disagree with it (which the eventual Theorem 4 rules out: then the thresholds answer, and the tests see it)."""
+    left = deadline.remaining()
+    seconds = models.GRAPH_SECONDS if left is None else min(models.GRAPH_SECONDS, left / 2)
+    try:
+        answer = explorer.explore(program, instance, replace(bounds, mode=Mode.EVENTUAL), models.GRAPH_LIMIT, outputs,
+                                  seconds=seconds)
+    except ValueError:
+        return None
+    if not answer.exact or not answer.infinite_runs:
+        return None
+    steps = [w.loop_start + w.period for w in answer.witnesses]
+    least = models.first_steps(program, instance)
+    try:
+        if len(answer.ultimate_outputs) > 1:
+            k = max(least, *steps[:2])
+            verdict = analyse(program, instance, lasso_bounds(bounds, k), outputs, deadline.remaining())
+            if not (verdict.satisfiable and verdict.consistent is False):
+                return None
+            verdict.exactness = Exactness(k, True, "", "graph")
+            return verdict
+        k = max(least, steps[0])
+        verdict = analyse(program, instance, lasso_bounds(bounds, k), outputs, deadline.remaining())
+    except Timeout:
+        return None
+    if not (verdict.satisfiable and verdict.consistent) or sorted(verdict.certain) != list(answer.ultimate_outputs[0]):
+        return None
+    verdict.exactness = Exactness(k, True, "", "graph")
+    if models.choice_is_causal(program, bounds) or verdict.tolerant is False:
+        verdict.choice_exactness = Exactness(k, True, "", "graph" if verdict.tolerant else "solver")
+    else:
+        verdict.choice_exactness = Exactness(k, False, models.not_exact(
+            program, replace(bounds, semantics=Semantics.CHOICE), instance))
+    return verdict
