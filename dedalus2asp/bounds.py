@@ -307,6 +307,19 @@ class Network:
             mentioned.update(t.value for c in rule.comparisons for t in (c.left, c.right) if isinstance(t, Constant))
         return tuple(name for name, node in zip(self.nodes, self.node_symbols(instance)) if node not in mentioned)
 
+    def unlisted(self, instance: Instance | None) -> tuple[tuple[clingo.Symbol, Fact], ...]:
+        """For each node that holds input facts of its own but that `nodes` does not name, its first such fact
+        (not `id(x)` nor a fact every node holds). Molly's `-N` is its whole node list: it makes clocks for those
+        nodes only, so the facts of another node hold at their time and never persist nor send; here every node
+        that holds a fact is a node of the network, whatever `nodes` says."""
+        if not self.nodes or instance is None:
+            return ()
+        listed = set(self.node_symbols(instance))
+        common = set(instance.everywhere)
+        own = {x: [f for f in facts if f not in common and f.predicate != instance.identity]
+               for x, facts in instance.facts.items() if x not in listed}
+        return tuple((x, facts[0]) for x, facts in own.items() if facts)
+
     def describe(self) -> str:
         """The network in words, for verdicts and reports: "delay ≤ 2", "no delay bound",
         "sync delivery, losses before step 3, ≤ 1 crash"."""

@@ -74,6 +74,8 @@ def spark():
 def pytest_addoption(parser):
     parser.addoption("--fuzz-examples", type=int, default=0,
                      help="inputs per property of tests/test_fuzz.py (default: its CI budget)")
+    parser.addoption("--update-docs", action="store_true",
+                     help="tests/test_docs.py: rewrite the blocks of the docs that differ to show what the tool prints")
 
 
 def _only_long(item) -> bool:

@@ -211,7 +211,7 @@ def test_an_output_relation_used_nowhere_is_still_an_error():
 def test_an_input_relation_as_output_gives_its_facts_at_the_last_step(tmp_path):
     (tmp_path / "P.ded").write_text(".output q.\np(X) :- q(X).\n")
     (tmp_path / "in.facts").write_text("a { q(1). } b { q(2). }\n")
-    for args in ([], ["--output", "q"]):
+    for args in ([], ["--output-relations", "q"]):
         result = runner.invoke(app, ["cron", str(tmp_path / "P.ded"), "--input", str(tmp_path / "in.facts"),
                                      "--horizon", "1", "--json", *args])
         assert result.exit_code == 0, result.output

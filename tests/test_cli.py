@@ -59,7 +59,7 @@ SUBCOMMANDS = {
                "--format", "--output", "--svg", "text", "json", "itf", "shiviz", "svg", "dot", "html"],
     "count": ["--input", "--horizon", "--semantics", "--encoding", "--max-delay", "--timeout", "--json"],
     "explore": ["--input", "--horizon", "--max-delay", "--max-states", "--runs", "--json"],
-    "cron": ["--dialect", "--input", "--horizon", "--max-delay", "--output", "--encoding", "--search-horizon", "--timeout", "--json",
+    "cron": ["--dialect", "--input", "--horizon", "--max-delay", "--output-relations", "--encoding", "--search-horizon", "--timeout", "--json",
              "--delivery", "--loss-until", "--crashes", "--nodes"],
     "explain": ["--dialect", "--input", "--horizon", "--fact", "--at", "--model", "--semantics", "--max-delay", "--dot"],
     "replay": ["--dialect", "--input", "--horizon", "--model", "--semantics", "--max-delay"],

@@ -211,7 +211,7 @@ def settled_step(program, instance, limit: int = 8) -> int | None:
 
 
 def cron(path, facts, horizon: int, max_delay: int = 1, output: str | None = None) -> dict:
-    extra = (["--output", output] if output else []) + (["--input", str(facts)] if facts else [])
+    extra = (["--output-relations", output] if output else []) + (["--input", str(facts)] if facts else [])
     result = RUNNER.invoke(app, ["cron", str(path), "--horizon", str(horizon), "--max-delay", str(max_delay), "--json",
                                  *extra])
     assert result.exit_code in (0, 1), result.output

@@ -318,7 +318,7 @@ def test_cli_no_causal_model_exits_1_and_says_so():
 @pytest.mark.parametrize(
     "extra, message",
     [
-        (["--output", "nosuch"], "output relation 'nosuch' does not occur"),
+        (["--output-relations", "nosuch"], "output relation 'nosuch' does not occur"),
         (["--max-delay", "-1"], ""),
     ],
 )
@@ -336,7 +336,7 @@ def test_cli_check_reports_the_locus_in_text():
 
 
 def test_cli_names_an_output_relation_once_and_numbers_the_witnesses():
-    result = run(*ALG1, "--horizon", 1, "--max-delay", 1, "--output", "T,T", "--json")
+    result = run(*ALG1, "--horizon", 1, "--max-delay", 1, "--output-relations", "T,T", "--json")
     assert json.loads(result.stdout)["outputs"] == ["T"]
     fig5 = [EXAMPLES / "tplp2016/fig5_grouping.ded", "--input", EXAMPLES / "tplp2016/fig5.facts"]
     data = json.loads(run(*fig5, "--horizon", 3, "--max-delay", 2, "--json").stdout)
@@ -365,11 +365,11 @@ def test_cron_output_post_on_a_molly_program_and_its_invariant_file(tmp_path):
     protocol.write_text(MOLLY_PROTOCOL)
     invariant.write_text(MOLLY_INVARIANT)
     run = lambda *args: CliRunner().invoke(app, ["cron", str(protocol), *args])
-    result = run(str(invariant), "--output", "post", "--eot", "3", "--max-delay", "1", "--json")
+    result = run(str(invariant), "--output-relations", "post", "--eot", "3", "--max-delay", "1", "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["consistent"] and data["tolerant"] and data["certain"] == ['post(b, "hello")']
-    result = run("--output", "log", "--horizon", "2", "--max-delay", "1", "--search-horizon", "--json")
+    result = run("--output-relations", "log", "--horizon", "2", "--max-delay", "1", "--search-horizon", "--json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["certain"] == ['log(a, "hello")', 'log(b, "hello")']
     result = run("--horizon", "2")

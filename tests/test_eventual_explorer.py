@@ -520,7 +520,7 @@ def test_cli_json():
 
 
 def test_cli_text():
-    result = invoke("explore", RETRY_MOLLY, "--eventual", "--delivery", "sync", "--loss-until", "3", "--output", "log")
+    result = invoke("explore", RETRY_MOLLY, "--eventual", "--delivery", "sync", "--loss-until", "3", "--output-relations", "log")
     assert result.exit_code == 0, result.stderr
     assert "exact: yes" in result.stdout and '1. log(a, "hello"), log(b, "hello"), log(c, "hello")' in result.stdout
 
@@ -540,8 +540,8 @@ def test_cli_not_exact_exits_3(files):
     (["--eventual", "--max-delay", "1", "--horizon", "2"], "without --horizon"),
     (["--eventual", "--max-delay", "1", "--runs"], "without --horizon"),
     (["--max-delay", "1"], "give the horizon"),
-    (["--horizon", "2", "--output", "T"], "goes with --eventual"),
-    (["--eventual", "--max-delay", "1", "--output", "Nope"], "does not occur"),
+    (["--horizon", "2", "--output-relations", "T"], "goes with --eventual"),
+    (["--eventual", "--max-delay", "1", "--output-relations", "Nope"], "does not occur"),
 ])
 def test_cli_refusals(args, message):
     result = invoke("explore", *ALG4_CLI, *args)
@@ -551,7 +551,7 @@ def test_cli_refusals(args, message):
 def test_cli_refuses_a_global_output():
     """Molly's invariant relations are global: derived from all nodes at one step, not held by a node."""
     result = invoke("explore", RETRY_MOLLY, EXAMPLES / "molly/broadcast_assert.ded", "--eventual", "--delivery", "sync",
-                    "--output", "pre")
+                    "--output-relations", "pre")
     assert result.exit_code == 2 and "'pre' is global" in result.stderr
 
 

@@ -153,7 +153,7 @@ def test_cli_holds_text():
 
 @pytest.mark.parametrize("args,message", [
     (["--pre", "nope"], "no relation 'nope'"),
-    (["--pre", "pre", "--output", "log"], "give one or the other"),
+    (["--pre", "pre", "--output-relations", "log"], "give one or the other"),
 ])
 def test_cli_refusals(args, message):
     result = invoke("explore", *RETRY_CLI, *args)

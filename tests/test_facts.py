@@ -153,7 +153,7 @@ def test_json_syntax_error_is_located():
         ('{"nodes": {"a": []}}', "node 'a': expected an object mapping relation names to lists of tuples, not []"),
         ('{"nodes": {"a": {"r": ["x"]}}}', "node 'a', relation 'r': expected a list of tuples, each a list of values, "
                                            'e.g. [["v1", "v2"], ["v2", 3]], not ["x"]'),
-        ('{"nodes": {"a": {"r": [[true]]}}}', "node 'a', relation 'r': a value must be a string or an integer, not true"),
+        ('{"nodes": {"a": {"r": [[true]]}}}', "node 'a', relation 'r', tuple 1: a value must be a string or an integer, not true"),
         ('{"nodes": {"a": {"r s": [[1]]}}}', "node 'a': 'r s' is not a relation name (letters, digits and '_')"),
     ],
 )

@@ -25,7 +25,7 @@ import pytest
 from typer.testing import CliRunner
 
 from dedalus2asp.cli import app
-from dedalus2asp.lang import analysis, lexer, parser
+from dedalus2asp.lang import analysis, lexer, literals, parser
 from dedalus2asp.lang.ast import Span, printable
 from dedalus2asp.lang.diagnostics import MAX_SHOWN, Diagnostic, DiagnosticError, format_diagnostic, position
 from dedalus2asp.lang.facts import parse_json
@@ -78,7 +78,7 @@ def write(path: Path, text: str) -> Path:
         ("p(X) :- q(X).\n", "in.facts", "a { q(1)@1073741825. }\n", ("input", (1, 9))),
         (f"q(#a, 1)@{BIG}.\np(#L, X) :- q(#L, X).\n", None, None, ("program", (1, 9))),
         (f"persist[p, {BIG}].\n", None, None, ("program", (1, 12))),
-        ("p(X) :- q(X).\n", "in.json", '{"nodes": {"a": {"q": [[%s]]}}}' % BIG, ("input", None)),
+        ("p(X) :- q(X).\n", "in.json", '{"nodes": {"a": {"q": [[%s]]}}}' % BIG, ("input", (1, 25))),
         ("p(X) :- q(X).\n", "in.json", '{"nodes": {"a": {"q@%s": [[1]]}}}' % BIG, ("input", None)),
         ("p(X) :- q(X).\n", "in.json", '{"nodes": {"%s": {"q": [[1]]}}}' % BIG, ("input", None)),
     ],
@@ -104,7 +104,7 @@ def test_leading_zeros_do_not_count():
 @pytest.mark.parametrize("token, value", [("2147483647", 2147483647), ("-2147483648", -2147483648), ("-0", 0),
                                           ("2147483648", None), ("-2147483649", None), ("9" * 11, None), (BIG, None)])
 def test_bounded_int(token, value):
-    assert lexer.bounded_int(token, *lexer.INT_RANGE) == value
+    assert literals.bounded_int(token, *literals.INT_RANGE) == value
 
 
 # ---------------------------------------------------------------------------
@@ -505,7 +505,7 @@ def test_the_grounding_budget_refuses_a_blow_up_with_the_rule_to_blame(tmp_path,
     # 60 facts: 142 s and 5.2 GB of grounding before the budget
     args = blow_up(tmp_path, 60)
     start = time.process_time()  # CPU time: the machine may be loaded
-    result = cli(command, *args, "-T", "1", *(["--output", "p"] if command == "cron" else []))
+    result = cli(command, *args, "-T", "1", *(["--output-relations", "p"] if command == "cron" else []))
     assert time.process_time() - start < 1.0
     err = assert_user_error(result, tmp_path / "blow.ded", (1, 1))
     assert "12,960,000 valuation(s) of its body" in err and "--max-ground" in err

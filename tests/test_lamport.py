@@ -320,8 +320,8 @@ def test_with_every_message_rewritten_every_model_has_an_output_of_a_causal_run(
     original.write_text(text, encoding="utf-8")
     fixed.write_text(lamport.rewrite(program, relations).text, encoding="utf-8")
     given_.write_text(facts, encoding="utf-8")
-    before = cron(original, given_, "--horizon", 2, "--max-delay", 1, "--output", ",".join(heads))
-    after = cron(fixed, given_, "--horizon", 2, "--max-delay", 1, "--output", ",".join(heads))
+    before = cron(original, given_, "--horizon", 2, "--max-delay", 1, "--output-relations", ",".join(heads))
+    after = cron(fixed, given_, "--horizon", 2, "--max-delay", 1, "--output-relations", ",".join(heads))
     assert set(after["choice_possible"]) <= set(before["possible"]), text
     assert set(before["certain"]) <= set(after["choice_certain"]), text
     if before["consistent"]:

@@ -186,7 +186,7 @@ def test_eot_is_the_horizon_minus_one(files):
 
 
 def test_cron_answers_on_the_global_output_and_keeps_the_node_of_a_located_one(files):
-    result = invoke("cron", *files, *BOUNDS, "--output", "agreed,seen")
+    result = invoke("cron", *files, *BOUNDS, "--output-relations", "agreed,seen")
     assert result.exit_code == 0, result.stderr
     certain = [line for line in result.stdout.splitlines() if line.strip().startswith("certain")]
     assert certain and all("agreed(3)" in line and "seen(c, 3)" in line for line in certain)

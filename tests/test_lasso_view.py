@@ -320,7 +320,7 @@ def test_runs_json_and_page_of_a_lasso_counterexample(models):
         == [(5, 6, 4), (5, 6, 4)]
     assert all("loopReceiveTime" not in x for x in success["messages"] if x["receiveTime"] <= 4)
     page = index_html(document)
-    assert "steps 3..4 repeat forever (loop start 3, period 2)" in page and "lasso runs of K = 5 steps" in page
+    assert "steps 3..4 repeat forever (loop start 3, period 2)" in page and "lasso runs of at most K = 5 steps" in page
 
 
 # -- the eventual mode's own models, in Chromium --------------------------------------

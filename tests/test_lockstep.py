@@ -141,7 +141,7 @@ def test_async_delivery_is_refused_at_the_rule(tmp_path):
 
 @pytest.mark.parametrize("command", [
     ["explore", "-T", "2", "--delivery", "sync"],
-    ["explore", "--eventual", "--delivery", "sync", "--output", "kept"],
+    ["explore", "--eventual", "--delivery", "sync", "--output-relations", "kept"],
     ["run", "--steps", "3", "--out", "out"],
     ["replay", "-T", "2", "--delivery", "sync"],
 ], ids=["explore", "explore-eventual", "run", "replay"])

@@ -346,7 +346,7 @@ def test_cron_answers_on_post_with_the_invariant_file(name):
     assert verdict.satisfiable and verdict.consistent
     pre = {a for t in solved(program, instance, bounds(horizon, 1)) for x, r, a in last(t, horizon) if r == "pre"}
     assert {str(f) for f in verdict.certain} == {f"post({', '.join(a)})" for a in pre} != set()
-    args = ["cron", *map(str, files(name)), "--output", "post", "--horizon", str(horizon), "--max-delay", "1", "--json"]
+    args = ["cron", *map(str, files(name)), "--output-relations", "post", "--horizon", str(horizon), "--max-delay", "1", "--json"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["consistent"] is True

@@ -23,7 +23,7 @@ from dedalus2asp.asp import solve
 from dedalus2asp.lang.facts import load_instance, parse_facts
 from dedalus2asp.lang.parser import load_program, parse_program
 from dedalus2asp.asp.transform import transform
-from dedalus2asp.asp.views import persisted
+from dedalus2asp.asp.relations import persisted
 from dedalus2asp.bounds import Bounds, Encoding, Network, Semantics
 
 from conftest import EXAMPLES, SMALL, example_id

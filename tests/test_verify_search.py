@@ -339,7 +339,7 @@ def test_cron_says_the_same_of_an_event_beyond_the_horizon(tmp_path):
     from dedalus2asp.cli import app
 
     (tmp_path / "ev.ded").write_text(EVENT)
-    result = CliRunner().invoke(app, ["cron", str(tmp_path / "ev.ded"), "-T", "1", "--output", "log"])
+    result = CliRunner().invoke(app, ["cron", str(tmp_path / "ev.ded"), "-T", "1", "--output-relations", "log"])
     assert result.exit_code == 2 and result.stderr.startswith(f"{tmp_path / 'ev.ded'}:2:17: error: the event")
 
 

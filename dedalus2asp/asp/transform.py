@@ -29,7 +29,8 @@ from ..lang.ast import Instance, Literal, Program
 from ..lang.diagnostics import Diagnostic, DiagnosticError, Severity, diagnostic_in, rule_name
 from ..lang.located import check_events
 from .names import SILENCED, in_comment, message_relation, relation_name
-from .views import MessageView, carried_relations, environment, keys, persisted, projections, rule_view
+from .relations import MessageView, carried_relations, persisted
+from .views import environment, keys, projections, rule_view
 
 
 def encoding(name: str) -> str:

@@ -4,7 +4,7 @@
 x, s, t fresh (names.fresh); `term`, `lt`, `body`, `premise` and `cand` write terms, atom^{x,s},
 B^{x,s}, the whole body of a generated rule and cand_R(x,s,y,t,u) (tplp2016 §4.2, §4.3.1) for the
 one-shot templates (rules.lp.j2) and the multi-shot one (incremental.lp.j2) alike. `MessageView`
-is a relation R sent by asynchronous rules, as the message templates write it. `environment`
+is a relation R sent by asynchronous rules, as the message templates write it (`relations`). `environment`
 loads the templates of `dedalus2asp.templates` with these writers as globals.
 
 The constructs of the Dedalus people write (issue #18) are written here, once for every template:
@@ -38,7 +38,8 @@ from importlib import resources
 import jinja2
 
 from ..lang.ast import Aggregate, Arithmetic, Atom, Literal, Program, Rule, RuleKind, Term, Variable
-from .names import CLINGO_VARIABLE, INTERNAL, fresh, in_comment, internal, message_relation, relation_name
+from .names import CLINGO_VARIABLE, INTERNAL, fresh, in_comment, message_relation, relation_name
+from .relations import carried_name
 
 GLOBAL = "()"
 """The node column of a global relation's facts: the empty tuple, which no node can be (ast.GLOBAL_NODE)."""
@@ -202,116 +203,9 @@ def rule_view(rule: Rule, globals_: frozenset[str] = frozenset(), key: int | Non
     return RuleView(rule, mapping, x, s, t, aggregates, groups, frozenset(globals_), values, number)
 
 
-@dataclass(frozen=True)
-class MessageView:
-    """Relation R sent by asynchronous rules, for `messages.lp.j2` and `fast.lp.j2` (variables X, S, Y, T, W1..Wk)."""
-
-    relation: str
-    arity: int
-    persists: bool = False  # P has the simple persistence rule R(ū)@next :- R(ū). (see `persisted`)
-
-    @property
-    def _w(self) -> str:
-        return "".join(f",W{i}" for i in range(1, self.arity + 1))
-
-    def _message(self, kind: str, t: str | None) -> str:
-        arrival = "" if t is None else f",{t}"
-        return f"{message_relation(kind, self.relation)}(X,S,Y{arrival}{self._w})"
-
-    def cand(self, t: str | None = None) -> str:
-        """cand_R(X,S,Y,t,W..); without t, the fast encoding's cand_R(X,S,Y,W..): sent, arrival not yet chosen."""
-        return self._message("cand", t)
-
-    def chosen(self, t: str) -> str:
-        return self._message("chosen", t)
-
-    def other(self, t: str) -> str:
-        return self._message("other", t)
-
-    def arrives(self, t: str) -> str:
-        """arrives_R(Y,t,W..) of the program at the level of traces (traces.lp.j2): R arrives at step t of Y."""
-        return f"{message_relation('arrives', self.relation)}(Y,{t}{self._w})"
-
-    def at(self, t: str) -> str:
-        """R(Y,t,W..): R holds at step t of the addressee."""
-        return f"{relation_name(self.relation)}(Y,{t}{self._w})"
-
-    @property
-    def arrive(self) -> str:
-        return self.at("T")
-
-    @property
-    def w(self) -> str:
-        """`,W1,..,Wk`: the tuple w̄, after the other arguments of a term."""
-        return self._w
-
-    def fam(self, t: str) -> str:
-        """_fam_R(Y,t,W..) of a lasso (lasso.lp.j2): a message sent in the loop brings R(W..) to loop step t of Y."""
-        return f"{internal('fam', relation_name(self.relation))}(Y,{t}{self._w})"
-
-    def came(self, u: str) -> str:
-        """_came_R(Y,u,W..) of a lasso (lasso.lp.j2): R(W..) arrives at unrolled step u of Y."""
-        return f"{internal('came', relation_name(self.relation))}(Y,{u}{self._w})"
-
-
-@dataclass(frozen=True)
-class CarriedView:
-    """Relation R in the head of an inductive rule, for `lasso.lp.j2` (variables X, S, T, W1..Wk): in a
-    lasso, the inductive rules derive _next_R(X,S,W..), what step S carries into its successor."""
-
-    relation: str
-    arity: int
-
-    @property
-    def w(self) -> str:
-        return "".join(f",W{i}" for i in range(1, self.arity + 1))
-
-    def next(self, s) -> str:
-        return f"{carried_name(self.relation)}(X,{s}{self.w})"
-
-    def atom(self, t: str) -> str:
-        return f"{relation_name(self.relation)}(X,{t}{self.w})"
-
-    def given(self, node: str = "X", args: str | None = None) -> str:
-        """_given_R(X,W..): R(W..) is an input fact of X, so carrying it changes nothing (the loop-free path program)."""
-        return f"{internal('given', relation_name(self.relation))}({node}{self.w if args is None else args})"
-
-
-def carried_name(relation: str) -> str:
-    """`_next_R`: what a step carries into its successor by R's inductive rules (the eventual mode)."""
-    return internal("next", relation_name(relation))
-
-
-def carried_relations(program: Program) -> list[CarriedView]:
-    """The relations in the heads of P's inductive rules, each once, in order of appearance."""
-    schema = program.schema()
-    heads = dict.fromkeys(r.head.predicate for r in program.rules if r.kind is RuleKind.INDUCTIVE)
-    return [CarriedView(r, schema[r]) for r in heads]
-
-
 def carried(view: RuleView, x: str, s: str) -> str:
     """`_next_R(x,s,u)`: the head of an inductive rule in a lasso, what step s of x carries into its successor."""
     return f"{carried_name(view.rule.head.predicate)}({','.join([x, s, *head_args(view)])})"
-
-
-def persisted(program: Program) -> set[str]:
-    """The relations R with a simple persistence rule `R(ū)@next :- R(ū).`, ū distinct variables
-    (tr2009 §3.1): every R(w) that holds at a step holds at every later one."""
-    found = set()
-    for rule in program.rules:
-        if rule.kind is not RuleKind.INDUCTIVE or len(rule.body) != 1 or not isinstance(rule.body[0], Literal):
-            continue
-        head, body = rule.head, rule.body[0]
-        names = [a.name for a in head.args if isinstance(a, Variable) and not a.anonymous]
-        if (
-            not body.negated
-            and body.step is None
-            and body.atom.predicate == head.predicate
-            and len(names) == head.arity == len(set(names))
-            and [str(a) for a in body.atom.args] == names
-        ):
-            found.add(head.predicate)
-    return found
 
 
 def term(item: Term, view: RuleView) -> str:

@@ -19,10 +19,12 @@ exception is an internal error, one line and exit 70 (`--debug` shows its trace)
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 
 import typer
+from typer import rich_utils
 from typer._click.exceptions import NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
@@ -33,11 +35,25 @@ from .console import EXIT_INCOMPLETE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAG
 from .options import program_options
 
 
+HELP_WIDTH = 100
+"""The width of `--help` written into a pipe or a file (rich would take 80 columns, where the options' help wraps
+into a narrow column); on a terminal, the terminal's width; `COLUMNS` or `TERMINAL_WIDTH` set, theirs."""
+
+
+def help_width() -> int | None:
+    """`--help`'s width: None (the terminal's, or the one the environment sets) or `HELP_WIDTH` off a terminal."""
+    if os.environ.get("TERMINAL_WIDTH", "").isdigit():
+        return int(os.environ["TERMINAL_WIDTH"])
+    return None if sys.stdout.isatty() or os.environ.get("COLUMNS") else HELP_WIDTH
+
+
 class Commands(TyperGroup):
     """The group of commands, with the one place where every command's failures become exit statuses."""
 
     def make_context(self, info_name, args, parent=None, **extra):
-        """The global options (`--debug`) parsed; a bad one is a `<command line>` diagnostic."""
+        """The global options (`--debug`) parsed; a bad one is a `<command line>` diagnostic. `--help` (of the
+        group or of a command, parsed after this) is as wide as `help_width` says."""
+        rich_utils.MAX_WIDTH = help_width()
         try:
             return super().make_context(info_name, args, parent=parent, **extra)
         except NoArgsIsHelpError:

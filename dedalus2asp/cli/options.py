@@ -380,10 +380,11 @@ def nodes_warnings(program: Path, prog, instance, network_: Network | None) -> l
         return [] if instance is None else analysis.unknown_addressees(prog, instance)
     try:
         unmentioned = network_.unmentioned(prog, instance)
+        unlisted = network_.unlisted(instance)
         strangers = [] if instance is None else analysis.unknown_addressees(prog, network_.populate(instance))
     except NodeNameError as error:
         usage("bad-option", str(error), "--nodes")
-    return strangers + [
+    return strangers + [unlisted_node(node, fact, instance) for node, fact in unlisted] + [
         Diagnostic("unmentioned-node", f"--nodes names '{name}', which no fact or rule of the program mentions: it "
                    "is a node nothing sends to (check its spelling"
                    + (", and its quotes: in Molly's dialect a bare name is the string the program writes" if
@@ -391,6 +392,17 @@ def nodes_warnings(program: Path, prog, instance, network_: Network | None) -> l
                    filename=str(program), severity=Severity.WARNING)
         for name in unmentioned
     ]
+
+
+def unlisted_node(node, fact, instance) -> Diagnostic:
+    """A node that holds input facts but that --nodes leaves out: Molly, whose -N is the whole node list, would
+    give it no clock, so its facts would never persist nor send; here it is a node of the network."""
+    return Diagnostic(
+        "unlisted-node",
+        f"node {node} holds input facts (the first one below) but --nodes does not name it: it is a node of the "
+        f"network here, while Molly, whose -N lists every node, gives it no clock: its facts hold at their own time "
+        f"only, never persist, and it sends nothing (add {node} to --nodes to say it is a node, as it is here)",
+        fact.span, instance.filename, instance.text, Severity.WARNING)
 
 
 def need_instance(program: Path, instance, network_: Network | None = None) -> None:

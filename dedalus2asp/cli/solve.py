@@ -13,7 +13,7 @@ from .. import formats, inspect, pipeline
 from ..asp import solve
 from ..bounds import MAX_STEP, Bounds, Encoding, Mode, Network, Semantics
 from ..formats import render
-from ..lang import analysis
+from ..lang import analysis, coordination
 from ..lang.diagnostics import DiagnosticError
 from ..questions import cron, cron_eventual
 from ..questions import models as lassos
@@ -285,7 +285,7 @@ def explore(
         False, "--runs", help="Count distinct run prefixes (end configurations) too; slower: senders are kept apart"
     ),
     eventual_: bool = ExploreEventualOpt,
-    output: Optional[str] = typer.Option(None, "--output", help="With --eventual: the output relations R,S,... (default: .output)"),
+    output: Optional[str] = RelationsOpt,
     pre: Optional[str] = typer.Option(
         None, "--pre", help="With --eventual: instead of the ultimate outputs, the invariant verdict: does every row of "
         "this relation ultimately have its --post row in every run (Molly's convention: pre)? Exit 1 when violated"),
@@ -302,8 +302,8 @@ def explore(
             usage("bad-option", "--eventual answers for every horizon: give it without --horizon/--eot and --runs", "--eventual")
         if pre is not None or post is not None:
             if output is not None:
-                usage("bad-option", "--output names the relations of the ultimate outputs; --pre/--post ask the invariant "
-                      "verdict instead: give one or the other", "--output")
+                usage("bad-option", "--output-relations names the relations of the ultimate outputs; --pre/--post ask the "
+                      "invariant verdict instead: give one or the other", "--output-relations")
             explore_invariant(program, input_, network, max_states, pre or "pre", post or "post", json_, dialect)
             return
         explore_eventual(program, input_, network, max_states, output, json_, dialect)
@@ -311,10 +311,18 @@ def explore(
     if horizon is None:
         usage("missing-option", "give the horizon: --horizon T (steps 0..T), --eot N (T = N-1), or --eventual", "--horizon")
     if output is not None:
-        usage("bad-option", "--output names the relations of the ultimate outputs: it goes with --eventual", "--output")
+        usage("bad-option", "--output-relations names the relations of the ultimate outputs: it goes with --eventual",
+              "--output-relations")
     if pre is not None or post is not None:
         usage("bad-option", "--pre/--post ask the eventual invariant verdict: they go with --eventual (for a horizon: "
               "dedalus2asp verify)", "--pre" if pre is not None else "--post")
+    explore_bounded(program, input_, horizon, network, max_states, runs, json_, dialect)
+
+
+def explore_bounded(program: Path, input_, horizon: int, network: Network, max_states: int, runs: bool, json_: bool,
+                    dialect) -> None:
+    """`explore --horizon T`: every operational run prefix of T+1 steps (`runs.operational`), its distinct traces (and
+    with `runs` its end configurations); exit 3, the JSON saying so, past `max_states` configurations."""
     bounds_ = bounds(horizon, network=network)
     mode = "exact" if runs else "traces"
     where = {"horizon": bounds_.horizon, "max_delay": bounds_.network.max_delay, **bounds_.network.as_dict()}  # the JSON's last keys
@@ -361,9 +369,12 @@ def explore_eventual(program: Path, input_, network: Network, max_states: int, o
     except DiagnosticError as error:
         fail(error)
     if not outputs:
-        stderr.print("no output relation (.output R. or --output R): every ultimate output is empty")
+        stderr.print("no output relation (.output R. or --output-relations R): every ultimate output is empty")
+    warn_unsafe(prog, max_states)
     try:
-        result = eventual.explore(prog, instance, bounds_, max_configurations=max_states, outputs=outputs)
+        with Progress("explore", "expanded") as progress:
+            result = eventual.explore(prog, instance, bounds_, max_configurations=max_states, outputs=outputs,
+                                      progress=lambda k, n: progress.update(k, found=n))
     except DiagnosticError as error:  # a lock-step rule (one node's step at a time)
         fail(error)
     except ValueError as error:  # not finite-state by construction: async without a delay bound, crash/2 read
@@ -371,6 +382,18 @@ def explore_eventual(program: Path, input_, network: Network, max_states: int, o
     emit(render(result, "json")) if json_ else say(render(result, "text"))
     if not result.exact:
         raise typer.Exit(EXIT_INCOMPLETE)
+
+
+def warn_unsafe(program, max_states: int, progress: bool = True) -> None:
+    """Say before the work starts that it may not end, when `check` finds the program not temporally safe (the
+    Dedalus properties draft, `coordination.analyse`): a relation that grows without bound has infinitely many
+    configurations, and the explorer then runs until `--max-states` of them."""
+    unsafe = coordination.analyse(program).unbounded
+    if unsafe:
+        stderr.print(f"explore --eventual may not end: the program is not temporally safe, so its configurations may "
+                     f"be infinitely many; the exploration stops after --max-states {max_states:,} of them"
+                     f"{', with its progress below' if progress else ''}. Why: {unsafe[0].message}",
+                     markup=False, highlight=False)
 
 
 def explore_invariant(program: Path, input_, network: Network, max_states: int, pre: str, post: str, json_: bool,
@@ -382,6 +405,7 @@ def explore_invariant(program: Path, input_, network: Network, max_states: int, 
     except ValueError as error:
         usage("bad-option", str(error))
     prog, instance = load(program, input_, dialect, network)
+    warn_unsafe(prog, max_states, progress=False)
     try:
         verdict = eventual_verify.verify(prog, instance, bounds_, pre, post, max_configurations=max_states)
     except eventual_verify.InvariantRelations as error:
@@ -405,7 +429,7 @@ def cron_(
     horizon: int = HorizonOpt,
     eventual_: bool = EventualOpt,
     network: Network = NETWORK,
-    output: Optional[str] = typer.Option(None, "--output", help="Output relations R,S,... (default: the .output ones)"),
+    output: Optional[str] = typer.Option(None, "--output-relations", help="Output relations R,S,... (default: the .output ones)"),
     encoding: Encoding = EncodingOpt,
     search_horizon: bool = typer.Option(
         False, "--search-horizon", help="Try horizons 1..T (causal side multi-shot) and report the smallest with a violation"

@@ -17,7 +17,7 @@ and comes back in on the left to its loop step L + (A − L) mod P (`wrapped`).
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Sequence
 
@@ -255,8 +255,9 @@ def wrapped(b: Bundle, geo: Layout) -> tuple[Curve, ...]:
     Its curve on the unrolled run (from the send to step A > T, as `curve` draws it) is cut at every
     x where the unrolled run leaves the loop's last column, T + 1/2, T + 1/2 + P, ...; the k-th piece
     after a cut is moved back by k periods. The first piece leaves the loop on the right, the last
-    comes in on the left and ends at the loop step L + (A − L) mod P. The unrolled run has a tick at every step
-    up to A, each of which lands on a tick of the loop once moved back: the arrow is bent round those too."""
+    comes in on the left and ends at the loop step L + (A − L) mod P, bowed (`_bent`) so that it does not lie on the
+    arrow of the message sent one period earlier. The unrolled run has a tick at every step up to A, each of which
+    lands on a tick of the loop once moved back: the arrow is bent round those too."""
     whole = curve(b, replace(geo, horizon=max(geo.horizon, b.arrives)), WRAP_LIFT)
     pieces, shift, edge = [], 0.0, geo.loop_right
     while whole.points[-1][0] > edge + 0.5:
@@ -268,8 +269,34 @@ def wrapped(b: Bundle, geo: Layout) -> tuple[Curve, ...]:
         pieces.append(piece.shifted(shift))
         shift -= geo.period * STEP
         edge += geo.period * STEP
-    pieces.append(whole.shifted(shift))
+    pieces.append(_bent(whole.shifted(shift)))
     return tuple(pieces)
+
+
+REENTRY_BEND = 0.25
+"""How far the piece of a wrapping arrow that comes back into the loop bows from its chord, per unit of length."""
+
+
+def _bent(piece: Curve) -> Curve:
+    """The piece that comes back in on the left, bowed: moved back by whole periods, a straight piece lies
+    exactly on the arrow of the message sent one period earlier to the same loop step (under sync delivery
+    there always is one), and its head would hide that arrow's head. Bowed to the right of its direction, it
+    arrives at an angle of about 27° to it. An arc on one lane, lifted higher than the arcs there (`WRAP_LIFT`),
+    still comes down onto its tick vertically, as they all do: its last control point is moved back by half the
+    piece's width, so that it comes in aslant."""
+    if len(piece.points) == 4:
+        (x0, _), p1, (x2, y2), end = piece.points
+        return Curve((piece.points[0], p1, (x2 - (end[0] - x0) / 2, y2), end))
+    if len(piece.points) != 2:
+        return piece  # a bend round a tick already leaves the straight arrows' paths
+    (x0, y0), (x1, y1) = piece.points
+    dx, dy = x1 - x0, y1 - y0
+    length = math.hypot(dx, dy)
+    if length < 1:
+        return piece
+    bow = REENTRY_BEND * length
+    control = ((x0 + x1) / 2 - bow * dy / length, (y0 + y1) / 2 + bow * dx / length)
+    return Curve(((x0, y0), control, (x1, y1)))
 
 
 def _crosses_a_tick(x1: float, y1: float, x2: float, y2: float, geo: Layout) -> bool:
@@ -299,11 +326,13 @@ def spots(c: Curve, width: float, height: float) -> list[Box]:
 
 def label_text(b: Bundle) -> str:
     """What a bundle's label says when it fits: its fact(s), its count, "into the past"."""
-    facts = ", ".join(m.fact for m in b.messages)
-    n = len(b.messages)
-    text = facts if n == 1 else f"×{n} {facts}"
+    counts = Counter(m.fact for m in b.messages)  # "×2 A(), B()" would read as two A() and one B()
+    text = ", ".join(fact if n == 1 else f"{fact} ×{n}" for fact, n in counts.items())
     if len(text) > LABEL_CHARS:
-        text = short(b.messages[0].fact, LABEL_CHARS - 8) if n == 1 else f"×{n} {short(b.messages[0].fact, 14)} …"
+        first, n = next(iter(counts.items()))
+        text = short(first, LABEL_CHARS - 8) + (f" ×{n}" if n > 1 else "")
+        if len(counts) > 1:
+            text = f"{short(first, 12)}{f' ×{n}' if n > 1 else ''} +{len(b.messages) - n} more"
     return f"into the past: {text}" if b.noncausal else text
 
 

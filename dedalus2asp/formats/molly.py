@@ -44,7 +44,7 @@ def _run(number: int, status: str, model: Model, bounds: Bounds, lost: tuple[Los
         "status": status,
         **lasso,  # a lasso (verify --eventual): steps loop_start..eot-1 (Molly's times loop_start+1..eot) repeat forever
         "failureSpec": {
-            "eot": _molly_time(bounds.horizon),
+            "eot": _molly_time(model.horizon),  # a lasso's own steps, which may be fewer than K
             "eff": 0 if not network.lossy else network.loss_until + 1,
             "maxCrashes": network.crashes,
             "nodes": [str(x) for x in model.network],
@@ -84,13 +84,18 @@ def _clocks(time: int) -> str:
     return f"step {time - 1} (Molly's time {time})"
 
 
+def _loop_steps(start: int, period: int) -> str:
+    """"steps 3..4 repeat", or "step 2 repeats" for a loop of one step."""
+    return f"step {start} repeats" if period == 1 else f"steps {start}..{start + period - 1} repeat"
+
+
 def _scope(document: dict) -> str:
     """What the runs of the page cover: the horizon, or (verify --eventual) the lassos of K steps, each run's loop."""
     if "K" in document:
         exact = ("exact: K is the completeness threshold, every infinite run is covered" if document["exact"]
                  else f"bounded, not exact: {document['reason']}")
-        return (f'<p>every horizon: lasso runs of K = {document["K"]} steps, steps loop_start..{document["K"] - 1} '
-                f"repeating forever ({escape(exact)}); Molly's times count from 1, time t is step t - 1; ")
+        return (f'<p>every horizon: lasso runs of at most K = {document["K"]} steps, each run with the steps of its '
+                f"loop, which repeat forever ({escape(exact)}); Molly's times count from 1, time t is step t - 1; ")
     return (f'<p>horizon {document["bound"]["horizon"]}: steps 0..{document["bound"]["horizon"]} (Molly\'s eot '
             f'{document["bound"]["horizon"] + 1}: its times count from 1, time t is step t - 1), ')
 
@@ -107,8 +112,7 @@ def index_html(document: dict) -> str:
         faults += [f"{o['table']} from {o['from']} to {o['to']} lost at {_clocks(o['time'])}" for o in spec["omissions"]]
         k = run["iteration"]
         loop = "" if "loop_start" not in run else (
-            f"; steps {run['loop_start']}..{run['loop_start'] + run['period'] - 1} repeat forever "
-            f"(loop start {run['loop_start']}, period {run['period']})")
+            f"; {_loop_steps(run['loop_start'], run['period'])} forever (loop start {run['loop_start']}, period {run['period']})")
         lineage = run.get("lineage", ())
         rows.append(
             f'<section class="run {escape(run["status"])}"><h2>run {k}: {escape(run["status"])}</h2>'

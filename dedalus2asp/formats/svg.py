@@ -86,6 +86,9 @@ CRASH_BEFORE = 10
 """How far before its tick s a crash bar sits (the node is down from step s on)."""
 CRASH_HALF = 15
 """Half the height of a crash bar."""
+TITLE_EM = 0.6
+"""The width of a character of the bold caption, per unit of font size (Helvetica's widest common letters, digits
+and punctuation average below it): the diagram is as wide as its caption, which is never cut off."""
 
 
 def caption(model: Model) -> str:
@@ -203,7 +206,7 @@ def _lanes(model: Model, geo: Layout, placer: Placer) -> list[str]:
 
 def _outputs_by_node(model: Model) -> dict:
     """Each lane's output facts at the last step; in a lasso its ultimate ones, held at every loop step."""
-    wanted = set(model.program.output_relations) if model.program is not None else set()
+    wanted = model.out
     if model.loop_start is None:
         return {x: [f for f in model.facts_at(x, model.horizon) if f.split("(", 1)[0] in wanted] for x in lane_owners(model)}
     loop = range(model.loop_start, model.horizon + 1)
@@ -443,7 +446,8 @@ def spacetime_svg(model: Model) -> str:
             for piece in pieces.get(i, (c,)):
                 placer.add_ink(i, piece.samples())
     labels, keyed = place_labels(arrows, placer)
-    width = max(geo.lane_end + 24 + max(end_width, 60), 760, back_right + 12)
+    title = caption(model)
+    width = max(geo.lane_end + 24 + max(end_width, 60), 760, back_right + 12, 24 + TITLE_EM * 14 * len(title))
     table, table_height = _key_table(arrows, labels, geo.bottom + 28, width, uid) if keyed else ("", 0.0)
     legend, legend_height = _legend(geo.bottom + 8 + table_height + 12, width, uid, bool(model.lost), bool(model.crashes),
                                     lasso, bool(pieces))
@@ -453,10 +457,10 @@ def spacetime_svg(model: Model) -> str:
     return "\n".join([
         f'<svg xmlns="http://www.w3.org/2000/svg" class="spacetime" width="{width:.0f}" height="{height:.0f}" '
         f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="Helvetica, Arial, sans-serif" font-size="{FONT}">',
-        f"<title>{escape(caption(model) + ': spacetime diagram')}</title>",
+        f"<title>{escape(title + ': spacetime diagram')}</title>",
         _defs(uid, lasso),
         f'<rect width="{width:.0f}" height="{height:.0f}" fill="white"/>',
-        f'<text x="12" y="22" font-size="14" font-weight="bold">{escape(caption(model))}</text>',
+        f'<text class="caption" x="12" y="22" font-size="14" font-weight="bold">{escape(title)}</text>',
         *body,
         *(draw(i) for i in order),
         *ends,

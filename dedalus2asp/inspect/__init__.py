@@ -1,7 +1,8 @@
-"""Reading models: answer sets decoded into traces, messages and happens-before (`model`), the run a
-causal model stands for (`run`), and why a fact holds (`explain`)."""
+"""Reading models: answer sets decoded into traces and messages (`model`; a message and the happens-before
+closure, `message`), the run a causal model stands for (`run`), and why a fact holds (`explain`)."""
 
-from .model import GroundFact, Message, Model, Models, Point, closure, decode, enumerate_models, show_fact, traces
+from .message import GroundFact, Message, Point, closure
+from .model import Model, Models, decode, enumerate_models, show_fact, traces
 from .run import Configuration, Run, Transition, agrees, run_constraints, run_of
 
 __all__ = [

@@ -42,8 +42,8 @@ from ..asp.names import CRASHED, LOOP, LOST, PENDING
 from ..asp.transform import Compiled
 from ..bounds import Bounds, Encoding
 from ..lang.ast import GLOBAL_NODE, Program, Rule, RuleKind, Trace, TraceFact, show_fact
-from ..runs import operational
 from ..runs.local import Node
+from .message import GroundFact, Message, Point, closure
 from .run import Run, run_of
 
 NOTEBOOK: dict[str, Callable[..., str]] = {}
@@ -55,87 +55,6 @@ it is imported. Until then a model shows as its `repr`."""
 def _notebook(value, fmt: str, **options) -> str | None:
     render = NOTEBOOK.get("render")
     return None if render is None else render(value, fmt, **options)
-
-
-Point = tuple[clingo.Symbol, int]
-"""A local step (x, s) of node x: a point of N × {0..T}."""
-
-GroundFact = tuple[str, tuple[clingo.Symbol, ...]]
-"""A fact R(a1..ak) as (R, (a1..ak)), as in `operational`."""
-
-
-@dataclass(frozen=True)
-class Message:
-    """A message R(args) sent at step `sent` of `sender`, arriving at step `arrives` of `addressee` (None: pending).
-
-    In a lasso model `unrolled` is the arrival step A on the unrolled infinite run (None in a bounded model), and
-    `arrives` the lasso step pos(A): A when A <= T, else L + (A - L) mod P (loop start L, period P). A message
-    sent in the loop (`sent` >= L) recurs every period and arrives at A, A+P, ...; it `wraps` when A > T."""
-
-    sender: clingo.Symbol
-    sent: int
-    addressee: clingo.Symbol
-    arrives: int | None
-    relation: str
-    args: tuple[clingo.Symbol, ...]
-    unrolled: int | None = None
-
-    @property
-    def wraps(self) -> bool:
-        return self.unrolled is not None and self.unrolled != self.arrives
-
-    def key(self) -> tuple:
-        """Send order first; pending messages after those that arrive."""
-        return (self.sender, self.sent, self.addressee, self.arrives is None, self.arrives or 0, self.relation, self.args)
-
-    @property
-    def fact(self) -> str:
-        return show_fact(self.relation, self.args)
-
-    @property
-    def send(self) -> Point:
-        return (self.sender, self.sent)
-
-    @property
-    def arrival(self) -> Point | None:
-        return None if self.arrives is None else (self.addressee, self.arrives)
-
-    def delivery(self) -> operational.Delivery:
-        """The message as `operational.replay` delivers it: (sender, send step, fact)."""
-        return (self.sender, self.sent, (self.relation, self.args))
-
-    def buffered(self) -> operational.Message:
-        """The message as it sits in a buffer of the operational semantics."""
-        return operational.Message(self.sender, self.sent, self.addressee, (self.relation, self.args))
-
-    def as_dict(self) -> dict:
-        return {
-            "relation": self.relation,
-            "args": [str(a) for a in self.args],
-            "from": str(self.sender),
-            "sent": self.sent,
-            "to": str(self.addressee),
-            "arrives": self.arrives,
-            **({"unrolled": self.unrolled} if self.unrolled is not None else {}),
-        }
-
-
-def closure(edges: Iterable[tuple[Point, Point]]) -> frozenset[tuple[Point, Point]]:
-    """The transitive closure of a set of edges (the third condition of tplp2016 §5.2.1)."""
-    succ: dict[Point, set[Point]] = defaultdict(set)
-    for a, b in edges:
-        succ[a].add(b)
-    pairs = set()
-    for start in list(succ):
-        seen: set[Point] = set()
-        todo = list(succ[start])
-        while todo:
-            v = todo.pop()
-            if v not in seen:
-                seen.add(v)
-                todo.extend(succ.get(v, ()))
-        pairs.update((start, v) for v in seen)
-    return frozenset(pairs)
 
 
 @dataclass(frozen=True)
@@ -166,6 +85,15 @@ class Model:
     loop_start: int | None = None
     """A lasso model (eventual mode): steps 0..loop_start-1 are the prefix, steps loop_start..T the loop, and
     the step after T is step loop_start again; None for a bounded model."""
+    output_relations: tuple[str, ...] | None = field(default=None, compare=False)
+    """out(P) as the question asked it (`--output-relations`); None: P's `.output` relations."""
+
+    @property
+    def out(self) -> frozenset[str]:
+        """out(P): the relations whose facts are the model's outputs (`output_relations`, else P's `.output`)."""
+        if self.output_relations is not None:
+            return frozenset(self.output_relations)
+        return frozenset(self.program.output_relations) if self.program is not None else frozenset()
 
     @property
     def horizon(self) -> int:
@@ -184,13 +112,10 @@ class Model:
 
     def ultimate(self, relations: Iterable[str] | None = None) -> tuple[str, ...]:
         """The ultimate facts of a lasso (jcss2014 §2.5.5: from some step on they hold at every step): those that
-        hold at every step of the loop, united over nodes, of `relations` (default: out(P), as `outputs`)."""
+        hold at every step of the loop, united over nodes, of `relations` (default: `out`, as `outputs`)."""
         if self.loop_start is None:
             raise ValueError("a bounded model has no ultimate facts: only a lasso model (eventual mode) has them")
-        if relations is not None:
-            wanted = set(relations)
-        else:
-            wanted = set(self.program.output_relations) if self.program is not None else set()
+        wanted = set(relations) if relations is not None else self.out
         loop = range(self.loop_start, self.horizon + 1)
         held: dict[tuple, set[int]] = defaultdict(set)
         for x, s, r, a in self.trace:
@@ -227,12 +152,9 @@ class Model:
     def outputs(self, relations: Iterable[str] | None = None) -> tuple[str, ...]:
         """output(M) = {R(ā) | R ∈ out(P), R(x,T,ā) ∈ M for some x}: at the last step, united over nodes (jcss2014 §2.5.5).
 
-        out(P) is P's `.output` relations, or `relations` when given (`--output`).
+        out(P) is `relations` when given, else `out` (the relations asked, or P's `.output` ones).
         """
-        if relations is not None:
-            wanted = set(relations)
-        else:
-            wanted = set(self.program.output_relations) if self.program is not None else set()
+        wanted = set(relations) if relations is not None else self.out
         return tuple(sorted({
             self.output_fact(x, r, a) for (x, s, r, a) in self.trace if s == self.horizon and r in wanted
         }))

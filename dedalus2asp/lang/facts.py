@@ -27,26 +27,9 @@ from lark import Token, v_args
 from .ast import NOWHERE, Constant, Fact, Instance, Span, Variable
 from .diagnostics import Diagnostic, Severity, raise_if_errors
 from .facts_json import MAX_JSON_DEPTH, json_value, node_key, read_json, split_fact  # noqa: F401 (the JSON form)
-from .lexer import (
-    FACT_CHARACTER_HINTS,
-    KEYWORD,
-    MAX_ERRORS,
-    BadLiteral,
-    Report,
-    Terms,
-    build,
-    chunks,
-    lark_parser,
-    lex,
-    number,
-    parse_tokens,
-    read_text,
-    span_of,
-    statement_too_long,
-    step,
-    too_many_errors,
-    unescape,
-)
+from .lexer import (FACT_CHARACTER_HINTS, MAX_ERRORS, Report, build, chunks, lark_parser, lex, parse_tokens, read_text,
+                    statement_too_long, too_many_errors)
+from .literals import KEYWORD, BadLiteral, Terms, number, span_of, step, unescape
 
 # The tokens that may name a node before a block's '{'.
 NODE_TOKENS = ("LNAME", "INT", "STRING")

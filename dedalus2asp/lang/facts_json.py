@@ -8,9 +8,11 @@ node in its location column (`split_fact`, shared with the `.facts` form).
 
 JSON is read with Python's decoder, bounded: nesting deeper than
 `MAX_JSON_DEPTH` is refused before it decodes (the decoder recurses), an
-integer longer than clingo's is not converted (`_LongInteger`), and a key
-given twice in one object is an error (`_Object`), where JSON would keep the
-last silently. `facts.parse_json` is the entry point.
+integer out of clingo's range is not converted (`_LongInteger`) and is
+reported at its line and column (`_place`: the decoder gives no positions, but
+it reads the integers in the order of the text), and a key given twice in one
+object is an error (`_Object`), where JSON would keep the last silently.
+`facts.parse_json` is the entry point.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import clingo
 from ..bounds import MAX_STEP
 from .ast import NOWHERE, Fact, Span
 from .diagnostics import Diagnostic, DiagnosticError, position, raise_if_errors
-from .lexer import INT_DIGITS, INT_RANGE, KEYWORD, bounded_int, shown_literal
+from .literals import INT_DIGITS, INT_RANGE, KEYWORD, bounded_int, shown_literal
 
 _IDENTIFIER = re.compile(r"[a-z][A-Za-z0-9_]*\Z")
 _RELATION_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:@(\d+))?")
@@ -33,22 +35,46 @@ _RELATION_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:@(\d+))?")
 _NUMBER_KEY = re.compile(r"-?[1-9][0-9]*|0")
 # What JSON nests: a string (skipped whole: its brackets are text) or a bracket.
 _JSON_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+# What JSON writes as an integer: a string (skipped whole: its digits are text) or a number without fraction or exponent.
+_JSON_INTEGER = re.compile(r'"(?:[^"\\]|\\.)*"|(-?\d+)(?![.\deE])')
 MAX_JSON_DEPTH = 64
 """How deep a JSON input may nest: its form needs 4 levels, and Python's decoder would recurse to its end."""
-# A reader's way to report a problem of a JSON input: error(message), optionally with its line and column.
+# A reader's way to report a problem of a JSON input: error(message), optionally with the offset in the text it is at.
 JsonReport = Callable[..., None]
 
 
 class _LongInteger:
-    """A JSON integer of more digits than any integer clingo holds, not converted (Python converts no
-    more than 4,300 digits)."""
+    """A JSON integer out of clingo's range, not converted (Python converts no more than 4,300 digits);
+    `at`, its offset in the text, once `_place` has found it."""
 
     def __init__(self, digits: str):
         self.digits = digits
+        self.at: int | None = None
 
 
-def _json_int(digits: str) -> int | _LongInteger:
-    return int(digits) if len(digits.lstrip("-")) <= INT_DIGITS + 1 else _LongInteger(digits)
+class _Integers:
+    """The decoder's `parse_int`: integers in clingo's range converted, the others kept as `_LongInteger`, in
+    the order the decoder meets them (the order of the text)."""
+
+    def __init__(self):
+        self.out_of_range: list[_LongInteger] = []
+
+    def __call__(self, digits: str) -> int | _LongInteger:
+        if len(digits.lstrip("-")) <= INT_DIGITS and bounded_int(digits, *INT_RANGE) is not None:
+            return int(digits)
+        self.out_of_range.append(_LongInteger(digits))
+        return self.out_of_range[-1]
+
+
+def _place(text: str, longs: list[_LongInteger]) -> None:
+    """Set the offset of each integer out of range: the n-th such literal of the text (outside strings) is the
+    n-th the decoder met."""
+    if not longs:
+        return
+    literals = (m for m in _JSON_INTEGER.finditer(text) if m[1] is not None)
+    offsets = [m.start() for m in literals if bounded_int(m[1], *INT_RANGE) is None]
+    for long, at in zip(longs, offsets):
+        long.at = at
 
 
 class _Object(dict):
@@ -68,7 +94,7 @@ def json_value(value) -> clingo.Symbol:
     if isinstance(value, _LongInteger):
         raise ValueError(f"integer {shown_literal(value.digits)} is out of range: clingo's integers lie in "
                          f"{INT_RANGE[0]}..{INT_RANGE[1]}")
-    if isinstance(value, bool) or not isinstance(value, (int, str)):
+    if isinstance(value, bool) or not isinstance(value, (int, str)):  # a JSON list, object, float, true or null
         raise ValueError(f"a value must be a string or an integer, not {_short(value)}")
     if isinstance(value, int):
         if not INT_RANGE[0] <= value <= INT_RANGE[1]:
@@ -122,19 +148,22 @@ def read_json(text: str, filename: str, columns: Mapping[str, int] | None) -> di
     """
     diagnostics: list[Diagnostic] = []
 
-    def error(message: str, line: int = 0, col: int = 0) -> None:
+    def error(message: str, at: int | None = None) -> None:
+        line, col = position(text, at) if at is not None else (0, 0)
         span = Span(line, col, line, col + 1) if line else NOWHERE
         diagnostics.append(Diagnostic("json", message, span, filename, text))
 
     deep = _too_deep(text)
     if deep is not None:
-        error(f"invalid JSON: it nests deeper than {MAX_JSON_DEPTH} levels (an input needs 4)", *position(text, deep))
+        error(f"invalid JSON: it nests deeper than {MAX_JSON_DEPTH} levels (an input needs 4)", deep)
         raise DiagnosticError(diagnostics)
+    integers = _Integers()
     try:
-        data = json.loads(text, object_pairs_hook=_Object, parse_int=_json_int)
+        data = json.loads(text, object_pairs_hook=_Object, parse_int=integers)
     except json.JSONDecodeError as exc:
-        error(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno)
+        error(f"invalid JSON: {exc.msg}", exc.pos)
         raise DiagnosticError(diagnostics) from None
+    _place(text, integers.out_of_range)
     problem = _shape_problem(data, columns)
     if problem is not None:
         error(problem)
@@ -204,11 +233,12 @@ def _tuples(where: str, relations, error: JsonReport) -> Iterator[tuple[str, str
                 f'e.g. [["v1", "v2"], ["v2", 3]], not {_short(tuples)}'
             )
             continue
-        for t in tuples:
+        for i, t in enumerate(tuples):
             try:
                 yield where, match[1], at, tuple(json_value(v) for v in t)
             except ValueError as exc:
-                error(f"{where}, relation {key!r}: {exc}")
+                bad = next((v for v in t if isinstance(v, _LongInteger)), None)
+                error(f"{where}, relation {key!r}, tuple {i + 1}: {exc}", bad.at if bad else None)
 
 
 def _node_facts(node: str, relations, columns: Mapping[str, int] | None, error: JsonReport) -> tuple[clingo.Symbol, list[Fact]] | None:

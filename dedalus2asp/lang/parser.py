@@ -28,7 +28,8 @@ from lark import Token
 from .ast import Output, Program, Span, Timestamped, printable
 from .diagnostics import Diagnostic, DiagnosticError, Severity, raise_if_errors
 from .facts import load_instance, parse_facts  # noqa: F401  (re-exported: the input reader's entry points)
-from .lexer import binary_minus, lex, read_text, span_of
+from .lexer import binary_minus, lex, read_text
+from .literals import span_of
 from .located import LocatedProgram, locate
 from .safety import safety
 from .statement import numbered, statements, unique_outputs

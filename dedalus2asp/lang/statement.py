@@ -23,8 +23,9 @@ import clingo
 from .ast import (AGGREGATES, Aggregate, Arithmetic, Atom, Comparison, Constant, Literal, Marked, Output, Rule,
                   RuleKind, Span, Timestamped, Variable)
 from .diagnostics import Diagnostic
-from .lexer import (INT_RANGE, BadLiteral, MAX_ERRORS, Terms, binary_minus, bounded_int, build, chunks, lark_parser,
-                    lex, parse_tokens, shown_literal, span_of, statement_too_long, step, too_many_errors, unescape)
+from .lexer import (MAX_ERRORS, binary_minus, build, chunks, lark_parser, lex, parse_tokens, statement_too_long,
+                    too_many_errors)
+from .literals import INT_RANGE, BadLiteral, Terms, bounded_int, shown_literal, span_of, step, unescape
 
 MAX_ARITY = 255
 """The largest k of `persist[p, k]`. The macro is the one place where a few bytes ask for k variables

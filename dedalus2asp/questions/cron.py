@@ -68,7 +68,7 @@ def outputs_of(program: Program, requested: tuple[str, ...] | None = None) -> tu
     schema = program.schema()
     if not chosen:
         raise DiagnosticError(
-            [Diagnostic("no-output", "the program declares no output relation: add `.output R.` or pass --output R "
+            [Diagnostic("no-output", "the program declares no output relation: add `.output R.` or pass --output-relations R "
                         f"with R one of its relations: {candidates(program)}", filename=program.filename)]
         )
     unknown = [r for r in chosen if r not in schema]

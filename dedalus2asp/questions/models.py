@@ -348,7 +348,7 @@ def ultimate_outputs(program: Program, instance: Instance | None, bounds: Bounds
     for items, lasso in sorted(per_node.items(), key=lambda pair: pair[1].number):
         seen.setdefault(lasso.ultimate(outputs), lasso)
     ordered = sorted(seen, key=lambda o: (len(o), o))
-    lassos = tuple(replace(seen[o], number=i) for i, o in enumerate(ordered, 1))
+    lassos = tuple(replace(seen[o], number=i, output_relations=outputs) for i, o in enumerate(ordered, 1))
     if not complete:
         exact, reason = False, (reason + "; " if reason else "") + f"the enumeration stopped after {timeout} s"
     missing = alternations(per_node, lambda items: tuple(sorted({lasso_fact(compiled, x, r, a) for x, r, a in items})))

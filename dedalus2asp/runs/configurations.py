@@ -80,7 +80,7 @@ from __future__ import annotations
 
 import time
 from itertools import combinations, product
-from typing import Iterator, NamedTuple
+from typing import Callable, Iterator, NamedTuple
 
 from ..bounds import CRASH, Network
 from ..lang.ast import Instance, Literal, Program, RuleKind
@@ -189,13 +189,16 @@ class Graph:
         """start(P, H): st(x) = H(x), empty buffers, every node at step 0."""
         return Configuration(tuple(Local(0, facts, frozenset()) for facts in self.system.inputs), frozenset())
 
-    def build(self, limit: int, seconds: float | None = None) -> None:
+    def build(self, limit: int, seconds: float | None = None, progress: Callable[[int, int], None] | None = None) -> None:
         """Every configuration reachable from the start, breadth first; ConfigurationLimit past `limit` of them, or
-        when building takes more than `seconds`."""
+        when building takes more than `seconds`. `progress(k, n)`, if given, is told before each configuration's
+        successors: k expanded, n found."""
         end = None if seconds is None else time.perf_counter() + seconds
         self._number(self.start(), limit)
         k = 0
         while k < len(self.configurations):
+            if progress is not None:
+                progress(k, len(self.configurations))
             if end is not None and k % 64 == 0 and time.perf_counter() > end:
                 raise ConfigurationLimit(f"the graph was not built within {seconds:g} s", len(self.configurations))
             fewest: dict[tuple[int, int], int] = {}

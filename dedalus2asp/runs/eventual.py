@@ -45,6 +45,7 @@ from __future__ import annotations
 import gc
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ..bounds import Bounds, Mode
 from ..lang.ast import Instance, Program, show_fact
@@ -150,6 +151,7 @@ class Eventual:
 def explore(
     program: Program, instance: Instance, bounds: Bounds, max_configurations: int = 1_000_000,
     outputs: tuple[str, ...] | None = None, seconds: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Eventual:
     """The configuration graph of P on H under `bounds.network`, and the ultimate outputs of its infinite runs.
 
@@ -157,8 +159,7 @@ def explore(
     (default: the program's `.output` ones). Raises ValueError when the network is not finite-state by
     construction (async without a delay bound), the program reads crash/2 with crashes, an output
     relation is global, or there is no node; past `max_configurations` (or `seconds` of building) the answer has
-    `exact: false`
-    and says why.
+    `exact: false` and says why. `progress(k, n)` is told how the graph's construction goes (`Graph.build`).
     """
     if bounds.mode is not Mode.EVENTUAL:
         raise ValueError(f"the eventual explorer answers the eventual mode, not {bounds.mode.value!r}")
@@ -172,7 +173,7 @@ def explore(
     graph = graph_of(program, instance, bounds, observe=False)
     nodes = tuple(str(x) for x in graph.names)
     try:
-        build(graph, max_configurations, seconds)
+        build(graph, max_configurations, seconds, progress)
     except ConfigurationLimit as stop:
         unsafe = coordination.analyse(program).unbounded  # the props draft's temporal safety: a likely cause
         reason = str(stop) + (f"; and the program computes new values: {unsafe[0].message}" if unsafe else "")
@@ -191,13 +192,14 @@ def graph_of(program: Program, instance: Instance, bounds: Bounds, observe: bool
     return Graph(program, restrict(populated, program), bounds.network, observe=observe)
 
 
-def build(graph: Graph, max_configurations: int, seconds: float | None = None) -> None:
+def build(graph: Graph, max_configurations: int, seconds: float | None = None,
+          progress: Callable[[int, int], None] | None = None) -> None:
     """`graph.build` with Python's cycle collector off (millions of acyclic tuples and frozensets: collecting
     cycles only costs time); ConfigurationLimit past `max_configurations` or `seconds`."""
     enabled = gc.isenabled()
     gc.disable()
     try:
-        graph.build(max_configurations, seconds)
+        graph.build(max_configurations, seconds, progress)
     finally:
         if enabled:
             gc.enable()
