@@ -16,7 +16,6 @@ from ..maintain.provenance import Provenance
 from ..maintain.reading import read_program
 from ..maintain.schedule import SCHEDULES
 from ..maintain.updates import Base, parse_fact, read_base, read_updates
-from ..maintain.view import changes
 from .console import EXIT_NO, fail, say, stderr, usage
 from .progress import Progress, QuietOpt
 
@@ -74,37 +73,40 @@ def maintain_(
     if provenance is not None:
         provenance.now.update(maintainer.psn.copies(target))
     failed = False
-    lines: list[str] = []
+    view = maintainer.view()
+    sizes = show.sizes(view, ddlog)  # relation → facts in the view, kept up to date burst by burst
     if not json_ and not done:
-        lines += [f"view of the base: {show.size(maintainer.view(), ddlog)}"] + show.view_lines(maintainer.view(), ddlog)
+        say("\n".join([f"view of the base: {show.size(sizes)}"] + show.view_lines(view, ddlog)) + "\n")
     if out is not None and not done:
-        store.write_view(out, 0, maintainer.view(), ddlog)
+        store.write_view(out, 0, view, ddlog)
         store.write_checkpoint(out, base.facts, run, 0, [])
-    say("\n".join(lines) + "\n" if lines else "")
     progress.update(done)
     for burst in bursts[done:]:
-        before = maintainer.view()
         try:
             base.apply(burst)
         except DiagnosticError as error:
             progress.close()
             fail(error)
         stats = maintainer.apply(burst)
-        after = maintainer.view()
-        inserted, deleted = changes(before.shown(ddlog), after.shown(ddlog))
+        view = None
+        inserted, deleted = stats.changes
+        show.resize(sizes, inserted, deleted)
         result = {**stats.as_json(), "inserted": _facts(inserted), "deleted": _facts(deleted)}
+        wrong = None
         if check:
-            wrong = definition8(after, ddlog, base.facts)
+            view = view or maintainer.view()
+            wrong = definition8(view, ddlog, base.facts)
             result["check"] = not wrong
             failed |= bool(wrong)
         if provenance is not None:
             provenance.follow(burst.number, burst.deleted, maintainer.psn.copies(target))
         results.append(result)
         if out is not None:
-            store.write_view(out, burst.number, after, ddlog)
+            view = view or maintainer.view()
+            store.write_view(out, burst.number, view, ddlog)
             store.write_checkpoint(out, base.facts, run, burst.number, results)
         if not json_:
-            text = [f"burst {burst.number}: {len(burst.updates)} update(s); view: {show.size(after, ddlog)}"]
+            text = [f"burst {burst.number}: {len(burst.updates)} update(s); view: {show.size(sizes)}"]
             text += show.changed_lines("inserted", inserted) + show.changed_lines("deleted", deleted)
             if not inserted and not deleted:
                 text.append("  the view is unchanged")
@@ -113,7 +115,8 @@ def maintain_(
                 text.append("  check: " + ("the view equals the view recomputed from E ⊎ I ∖ D (psn2010 Definition 8)"
                                            if not wrong else "the view differs from the view recomputed from E ⊎ I ∖ D:"))
                 text += [f"    {line}" for line in (wrong.lines() if wrong else [])]
-            text += show.view_lines(after, ddlog)
+            if sum(sizes.values()) <= show.MAX_SHOWN:
+                text += show.view_lines(view or maintainer.view(), ddlog)
             say("\n".join(text) + "\n")
         progress.update(burst.number)
     progress.close()

@@ -70,6 +70,7 @@ class PSN:
         self.program = program
         self.eager = eager
         self.K = Table()  # fact → {(S, H): count}
+        self.touched: dict[Fact, bool] = {}  # fact → whether K held it before its first commit since `touched` was emptied
         self._delta: dict[str, list[tuple[DRule, int, tuple]]] = {}
         for rule in program.localized:
             for i, atom in enumerate(rule.body):
@@ -135,6 +136,7 @@ class PSN:
 
     def _commit(self, op: str, item: Annotated) -> None:
         copies = dict(self.copies(item.fact))
+        self.touched.setdefault(item.fact, bool(copies))
         key = (item.S, item.H)
         copies[key] = copies.get(key, 0) + (1 if op == INS else -1)
         if copies[key] == 0:
