@@ -121,3 +121,16 @@ def test_a_killed_run_resumes_from_its_last_completed_burst(tmp_path):
     assert document["view"] == whole["view"]
     assert [b["inserted"] for b in document["bursts"]] == [b["inserted"] for b in whole["bursts"]]
     assert json.loads(checkpoint.read_text())["burst"] == 40
+
+
+def test_explore_counts_every_execution_and_draws_the_wrong_one(tmp_path):
+    result = invoke("maintain", PSN / "hops.ded", "--input", PSN / "hops.facts", "--updates", PSN / "hops.updates",
+                    "--explore")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("burst 1: 28,828,800 executions (every order of picks), 510 states")
+    picture = tmp_path / "eager.svg"
+    result = invoke("maintain", PSN / "cycle.ded", "--updates", PSN / "cycle.updates", "--algorithm", "eager-discard",
+                    "--explore", "--svg", picture)
+    assert result.exit_code == 1
+    assert "    pick 1 at node 0: DEL a(0): discarded (nothing to delete)\n" in result.stdout
+    assert 'class="pick discarded"' in picture.read_text()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Optional
 
@@ -12,6 +13,9 @@ import typer
 from ..lang.diagnostics import DiagnosticError
 from ..maintain import engines, show, store
 from ..maintain.check import definition8
+from ..maintain.explore import TooLarge, explore, run_lines
+from ..maintain.picture import spacetime
+from ..maintain.view import difference, recompute
 from ..maintain.provenance import Provenance
 from ..maintain.reading import read_program
 from ..maintain.schedule import SCHEDULES
@@ -42,6 +46,12 @@ def maintain_(
     explain: Optional[str] = typer.Option(None, "--explain", help="FACT: the derivations that support it after the "
                                           "last burst, and the deleted base facts that took the others away",
                                           show_default=False),
+    explore_: bool = typer.Option(False, "--explore", help="Instead of one run: every PSN execution of each burst (every "
+                                  "order of picks), the views they end in (one: psn2010 Corollary 22) and whether all end "
+                                  "(Theorem 20); exit 1 if a view differs from the recomputed one. For small programs"),
+    svg: Optional[Path] = typer.Option(None, "--svg", help="Write the spacetime picture of the run's picks (with --explore: "
+                                       "of an execution that ends in a wrong view, else of the first one)",
+                                       show_default=False),
     json_: bool = typer.Option(False, "--json", help="Print one JSON object: the view after the last burst (as --input "
                                "reads it) and per burst what changed, the updates, messages and seconds"),
     quiet: bool = QuietOpt,
@@ -59,10 +69,19 @@ def maintain_(
         fail(error)
     if target is not None and algorithm == "recompute":
         usage("bad-option", "--explain reads the derivation sets of PSN: use it with --algorithm psn", "--explain")
+    if (explore_ or svg is not None) and (algorithm == "recompute" or engine != "local"):
+        usage("bad-option", "--explore and --svg follow PSN's picks: use them with --algorithm psn or eager-discard "
+              "and --engine local", "--explore" if explore_ else "--svg")
+    if explore_:
+        _explore(ddlog, base, bursts, algorithm == "eager-discard", json_, svg)
+        return
     progress = Progress("maintain", "burst", len(bursts), quiet=quiet)
     try:
         maintainer = engines.make(engine, algorithm, schedule, seed,
                                   progress=lambda picks, pending: progress.update(progress.done, picks=picks, pending=pending))
+        trace: list = []
+        if svg is not None:
+            maintainer.trace = trace
     except ValueError as error:
         usage("bad-option", str(error), "--engine" if "engine" in str(error).lower() else "--algorithm")
     run = {"program": store.fingerprint(program), "input": store.fingerprint(input_), "updates": store.fingerprint(updates),
@@ -120,6 +139,8 @@ def maintain_(
             say("\n".join(text) + "\n")
         progress.update(burst.number)
     progress.close()
+    if svg is not None:
+        _write(svg, spacetime(trace, f"PSN, {schedule} schedule: {program.name}, bursts 1–{len(bursts)}"))
     if json_:
         document = {"view": maintainer.view().as_json(ddlog), "bursts": results,
                     "engine": engine, "algorithm": algorithm, "schedule": schedule, "seed": seed}
@@ -156,3 +177,52 @@ def _resume(out: Path | None, run: dict, base: Base, quiet: bool) -> tuple[int, 
     if not quiet:
         stderr.print(f"maintain: resuming after burst {saved['burst']} (checkpoint in {out})")
     return saved["burst"], list(saved["bursts"])
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        usage("io", f"cannot write {path}: {exc.strerror or exc}", str(path))
+    stderr.print(f"wrote {path}")
+
+
+def _explore(ddlog, base: Base, bursts, eager: bool, json_: bool, svg: Path | None) -> None:
+    """`--explore`: every execution of every burst, from the view of the base before it."""
+    results, lines, failed, shown = [], [], False, None
+    for burst in bursts:
+        try:
+            found = explore(ddlog, base.facts, burst, eager=eager)
+        except TooLarge as error:
+            usage("too-large", f"burst {burst.number}: {error}: --explore is for small programs and bursts", "--explore")
+        before = Counter(base.facts)
+        try:
+            base.apply(burst)
+        except DiagnosticError as error:
+            fail(error)
+        expected = recompute(ddlog, base.facts)
+        wrong = [(view, run) for view, run in found.finals.values() if difference(view.shown(ddlog), expected)]
+        failed |= bool(wrong) or found.stuck > 0
+        if shown is None and (wrong or burst is bursts[-1]):
+            shown = (burst.number, (wrong or list(found.finals.values()))[0][1])
+        results.append({"burst": burst.number, "executions": found.executions, "states": found.states,
+                        "longest": found.longest, "stuck": found.stuck, "views": len(found.finals), "wrong": len(wrong)})
+        lines.append(f"burst {burst.number}: {found.executions:,} executions (every order of picks), {found.states:,} states, "
+                     f"the longest {found.longest} picks; all end" + (f", {found.stuck} stuck" if found.stuck else ""))
+        if len(found.finals) == 1 and not wrong:
+            lines.append("  every execution ends in the same view, the recomputed one (psn2010 Corollary 22)")
+        else:
+            lines.append(f"  {len(found.finals)} different views at the end; {len(wrong)} differ from the recomputed view")
+        for view, run in wrong[:1]:
+            diff = difference(view.shown(ddlog), expected)
+            lines.append(f"  an execution that ends wrong ({'; '.join(diff.lines())}):")
+            lines += ["  " + line for line in run_lines(run)]
+        del before
+    if svg is not None and shown is not None:
+        _write(svg, spacetime(shown[1], f"an execution of burst {shown[0]}" + (" (eager discard)" if eager else "")))
+    if json_:
+        sys.stdout.write(json.dumps({"explore": results, "correct": not failed}, indent=1) + "\n")
+    else:
+        say("\n".join(lines) + "\n")
+    if failed:
+        raise typer.Exit(EXIT_NO)

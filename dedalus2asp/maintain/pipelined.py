@@ -16,7 +16,7 @@ from typing import Callable
 
 from .ddlog import DDlogProgram
 from .engine import BurstStats, fill_changes, symbol_name as _name
-from .psn import DEL, INS, PSN, Annotated, PUpdate, base_updates
+from .psn import DEL, INS, PSN, Annotated, Pick, PUpdate, base_updates
 from .schedule import Pool
 from .updates import Burst
 from .view import View
@@ -35,7 +35,7 @@ class PSNEngine:
                  progress: Callable[[int, int], None] | None = None, trace: list | None = None) -> None:
         self.schedule, self.seed, self.eager = schedule, seed, eager
         self.progress = progress
-        self.trace = trace  # if a list: every pick is appended, as (node, update, derived updates)
+        self.trace = trace  # if a list: every pick of the bursts (not of the view of E) is appended, a `psn.Pick`
 
     def start(self, program: DDlogProgram, base: Counter) -> None:
         self.program = program
@@ -65,7 +65,8 @@ class PSNEngine:
         picks = 0
         while pool:
             u = pool.take()
-            if not psn.pickable(u) and not self.eager:
+            pickable = psn.pickable(u)
+            if not pickable and not self.eager:
                 key = u.item.picked()
                 waiting.setdefault((key.fact, key.S, key.H), []).append(u)
                 continue
@@ -76,8 +77,8 @@ class PSNEngine:
                 if program.node(d.item.fact) != node:
                     messages[node] = messages.get(node, 0) + 1
                 pool.add(d, d.op == DEL)
-            if self.trace is not None:
-                self.trace.append((node, u, derived))
+            if self.trace is not None and number:
+                self.trace.append(Pick(node, u, tuple(derived), discarded=not pickable))
             if u.op == INS and waiting:
                 item = u.item.picked()
                 for w in waiting.pop((item.fact, item.S, item.H), ()):

@@ -63,6 +63,16 @@ class PUpdate:
         return f"{'INS' if self.op == INS else 'DEL'} {self.item.fact}"
 
 
+@dataclass
+class Pick:
+    """One PSN iteration of an execution: the node, the update picked, what it derived (none when discarded)."""
+
+    node: object
+    update: PUpdate
+    derived: tuple[PUpdate, ...]
+    discarded: bool = False
+
+
 class PSN:
     """K and one PSN iteration at a time (the caller holds U and chooses the pick order)."""
 
