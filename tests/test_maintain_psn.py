@@ -11,6 +11,7 @@ import pytest
 from dedalus2asp.lang.diagnostics import DiagnosticError
 from dedalus2asp.maintain import Base, Burst, Fact, Update, parse_program
 from dedalus2asp.maintain.check import definition8
+from dedalus2asp.maintain.dred import DRed
 from dedalus2asp.maintain.view import recompute
 from dedalus2asp.maintain.pipelined import PSNEngine
 from dedalus2asp.maintain.psn import DEL, INS, PSN, base_updates
@@ -91,6 +92,10 @@ def failures(engine_of, count: int, seed: int = 0) -> list[str]:
                 out.append(f"{program.text}\n{[str(u) for b in bursts for u in b.updates]}\n{wrong.lines()}")
                 break
     return out
+
+
+def test_dred_keeps_the_set_view_of_random_programs():
+    assert failures(DRed, 80, seed=3) == []
 
 
 @pytest.mark.parametrize("schedule", SCHEDULES)

@@ -33,8 +33,9 @@ def maintain_(
                                  "between bursts), JSON, or Parquet tables R.parquet (burst, op, arguments)",
                                  show_default=False),
     engine: str = typer.Option("local", "--engine", help="local or spark"),
-    algorithm: str = typer.Option("psn", "--algorithm", help="psn (Algorithm 1 with derivation sets), recompute, or "
-                                  "eager-discard (Liu et al.'s FIFO-only deletion, to show it fail)"),
+    algorithm: str = typer.Option("psn", "--algorithm", help="psn (Algorithm 1 with derivation sets), recompute, dred "
+                                  "(delete, re-derive, insert; set semantics), or eager-discard (Liu et al.'s FIFO-only "
+                                  "deletion, to show it fail)"),
     schedule: str = typer.Option("fifo", "--schedule", help="The order updates are picked in: fifo, reversed, "
                                  "random (--seed) or adversarial (insertions first, newest first)"),
     seed: int = typer.Option(0, "--seed", help="Seed of --schedule random"),
@@ -67,9 +68,9 @@ def maintain_(
         target = parse_fact(explain, ddlog) if explain is not None else None
     except DiagnosticError as error:
         fail(error)
-    if target is not None and algorithm == "recompute":
+    if target is not None and algorithm in ("recompute", "dred"):
         usage("bad-option", "--explain reads the derivation sets of PSN: use it with --algorithm psn", "--explain")
-    if (explore_ or svg is not None) and (algorithm == "recompute" or engine != "local"):
+    if (explore_ or svg is not None) and (algorithm in ("recompute", "dred") or engine != "local"):
         usage("bad-option", "--explore and --svg follow PSN's picks: use them with --algorithm psn or eager-discard "
               "and --engine local", "--explore" if explore_ else "--svg")
     if explore_:

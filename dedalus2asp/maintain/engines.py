@@ -2,6 +2,7 @@
 
 * `psn` (default): psn2010's Algorithm 1 with Fig. 2's cycle detection (`pipelined.PSNEngine`);
 * `recompute`: the view recomputed from scratch after each burst (`engine.Recompute`);
+* `dred`: delete, re-derive, insert (Gupta, Mumick, Subrahmanian 1993), set semantics (`dred.DRed`);
 * `eager-discard`: PSN that discards a deletion finding nothing to delete instead of letting it wait,
   as Liu et al. (ICDE 2009) do; correct only over FIFO channels (psn2010's last section), kept to
   show the failure (`--schedule reversed --check`).
@@ -14,10 +15,11 @@ from __future__ import annotations
 
 from typing import Callable
 
+from .dred import DRed
 from .engine import Engine, Recompute
 from .pipelined import PSNEngine
 
-ALGORITHMS = ("psn", "recompute", "eager-discard")
+ALGORITHMS = ("psn", "recompute", "dred", "eager-discard")
 ENGINES = ("local", "spark")
 
 
@@ -36,4 +38,6 @@ def make(engine: str, algorithm: str, schedule: str = "fifo", seed: int = 0,
         return spark.make(algorithm, schedule=schedule, seed=seed, progress=progress, **spark_options)
     if algorithm == "recompute":
         return Recompute()
+    if algorithm == "dred":
+        return DRed()
     return PSNEngine(schedule, seed, eager=algorithm == "eager-discard", progress=progress)

@@ -16,7 +16,7 @@ def _per(counts: dict[str, int]) -> str:
 
 def _fact(view: View, fact: Fact) -> str:
     count = view.count(fact)
-    return str(fact) + ("" if count == 1 else " ×∞" if count is None else f" ×{count}")
+    return str(fact) + ("" if count == 1 or not view.multiset else " ×∞" if count is None else f" ×{count}")
 
 
 def view_lines(view: View, program: DDlogProgram) -> list[str]:
