@@ -134,3 +134,12 @@ def test_explore_counts_every_execution_and_draws_the_wrong_one(tmp_path):
     assert result.exit_code == 1
     assert "    pick 1 at node 0: DEL a(0): discarded (nothing to delete)\n" in result.stdout
     assert 'class="pick discarded"' in picture.read_text()
+
+
+def test_too_many_derivations_stop_with_exit_3(tmp_path, monkeypatch):
+    import dedalus2asp.maintain.psn as psn
+
+    monkeypatch.setattr(psn, "MAX_COPIES", 20)
+    result = reachable()
+    assert result.exit_code == 3
+    assert "maintain: stopped while building the view of the base: the view has more than 20 derivations" in result.stderr

@@ -17,10 +17,11 @@ from ..maintain.explore import TooLarge, explore, run_lines
 from ..maintain.picture import spacetime
 from ..maintain.view import difference, recompute
 from ..maintain.provenance import Provenance
+from ..maintain.psn import TooManyDerivations
 from ..maintain.reading import read_program
 from ..maintain.schedule import SCHEDULES
 from ..maintain.updates import Base, parse_fact, read_base, read_updates
-from .console import EXIT_NO, fail, say, stderr, usage
+from .console import EXIT_INCOMPLETE, EXIT_NO, fail, say, stderr, usage
 from .progress import Progress, QuietOpt
 
 
@@ -88,7 +89,11 @@ def maintain_(
     run = {"program": store.fingerprint(program), "input": store.fingerprint(input_), "updates": store.fingerprint(updates),
            "engine": engine, "algorithm": algorithm, "schedule": schedule, "seed": seed}
     done, results = _resume(out, run, base, quiet)
-    maintainer.start(ddlog, base.facts)
+    try:
+        maintainer.start(ddlog, base.facts)
+    except TooManyDerivations as error:
+        stderr.print(f"maintain: stopped while building the view of the base: {error}")
+        raise typer.Exit(EXIT_INCOMPLETE) from None
     provenance = Provenance(target) if target is not None else None
     if provenance is not None:
         provenance.now.update(maintainer.psn.copies(target))
@@ -107,7 +112,12 @@ def maintain_(
         except DiagnosticError as error:
             progress.close()
             fail(error)
-        stats = maintainer.apply(burst)
+        try:
+            stats = maintainer.apply(burst)
+        except TooManyDerivations as error:
+            progress.close()
+            stderr.print(f"maintain: stopped in burst {burst.number}: {error}")
+            raise typer.Exit(EXIT_INCOMPLETE) from None
         view = None
         inserted, deleted = stats.changes
         show.resize(sizes, inserted, deleted)
