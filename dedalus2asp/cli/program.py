@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from enum import Enum
 from pathlib import Path
@@ -17,6 +18,8 @@ from ..lang import analysis, coordination, lamport, located, parser
 from ..lang.ast import printable
 from ..lang.convert import located_text, transparent_text
 from ..lang.diagnostics import Diagnostic, DiagnosticError
+from ..maintain import report as maintain_report
+from ..maintain.reading import read_program
 from .console import emit, fail, say, stderr, usage, warn
 from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, JsonOpt, Prog, SemanticsOpt, bounds, network_options,
                       prepare)
@@ -46,7 +49,12 @@ def check(
         prog, carried, loaded = pipeline.load(program, dialect=dialect.value)
         report = analysis.report(prog, _coordination(prog, carried))
     except DiagnosticError as error:
-        fail(error)
+        ddlog = _ddlog(program) if graph is None else None  # a body over several nodes: psn2010's DDlog
+        if ddlog is None:
+            fail(error)
+        emit(json.dumps(maintain_report.as_json(ddlog), indent=2) + "\n" if json_
+             else maintain_report.text(ddlog, printable(str(program))) + "\n")
+        return
     if graph is not None:
         options = {"program": printable(str(program))} if graph is Graph.HTML else {}
         emit(render(report.coordination, graph.value, **options))
@@ -61,6 +69,14 @@ def check(
     warn([w for w in loaded if w not in report.warnings
           and (w.code != "empty-relation" or own and "did you mean" in w.message)] + list(report.warnings))
     say(render(report, "text", program=printable(str(program))))  # a name with a line break stays on its line
+
+
+def _ddlog(program: Path):
+    """PROG read as psn2010's DDlog (`maintain`), or None if it is not."""
+    try:
+        return read_program(program)
+    except DiagnosticError:
+        return None
 
 
 @network_options

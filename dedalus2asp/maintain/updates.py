@@ -214,6 +214,17 @@ def _line_update(line: str) -> tuple[tuple | None, str | None]:
     return (match["op"], match["name"], tuple(args)), None
 
 
+def parse_fact(text: str, program: DDlogProgram, what: str = "--explain") -> Fact:
+    """A located fact of the program written as in the `.facts` notation (`reachable(a, d)`)."""
+    update, problem = _line_update("+" + text)
+    fact = Fact(update[1], update[2]) if update is not None else None
+    if fact is not None and (fact.relation not in program.arities or program.arities[fact.relation] != len(fact.args)):
+        problem = f"'{fact}' is no fact of the program's relations ({', '.join(program.relations)})"
+    if problem:
+        raise DiagnosticError([Diagnostic("bad-option", f"{what} {text!r}: {problem}", filename="<command line>")])
+    return fact
+
+
 def _json(text: str, filename: str, program: DDlogProgram) -> list[Burst]:
     problems: list[Diagnostic] = []
 
