@@ -30,8 +30,9 @@ def maintain_(
                                  "between bursts), JSON, or Parquet tables R.parquet (burst, op, arguments)",
                                  show_default=False),
     engine: str = typer.Option("local", "--engine", help="local or spark"),
-    algorithm: str = typer.Option("psn", "--algorithm", help="psn (Algorithm 1 with derivation sets), recompute, or "
-                                  "eager-discard (Liu et al.'s FIFO-only deletion, to show it fail)"),
+    algorithm: str = typer.Option("psn", "--algorithm", help="psn (Algorithm 1 with derivation sets), recompute, "
+                                  "eager-discard (Liu et al.'s FIFO-only deletion, to show it fail), or dred (--engine spark: "
+                                  "DRed on sets in recursive components)"),
     schedule: str = typer.Option("fifo", "--schedule", help="The order updates are picked in: fifo, reversed, "
                                  "random (--seed) or adversarial (insertions first, newest first)"),
     seed: int = typer.Option(0, "--seed", help="Seed of --schedule random"),
@@ -58,7 +59,7 @@ def maintain_(
         target = parse_fact(explain, ddlog) if explain is not None else None
     except DiagnosticError as error:
         fail(error)
-    if target is not None and algorithm == "recompute":
+    if target is not None and (algorithm == "recompute" or engine == "spark"):
         usage("bad-option", "--explain reads the derivation sets of PSN: use it with --algorithm psn", "--explain")
     progress = Progress("maintain", "burst", len(bursts), quiet=quiet)
     try:

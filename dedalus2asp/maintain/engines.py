@@ -7,7 +7,8 @@
   show the failure (`--schedule reversed --check`).
 
 `--engine spark` is the Spark engine of `spark` (synchronous semi-naive evaluation, psn2010
-Algorithm 2, as joins), when that module is present.
+Algorithm 2, as joins), when that module is present; it also runs `dred` (DRed on sets for recursive
+components, Gupta, Mumick, Subrahmanian 1993).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Callable
 from .engine import Engine, Recompute
 from .pipelined import PSNEngine
 
-ALGORITHMS = ("psn", "recompute", "eager-discard")
+ALGORITHMS = ("psn", "recompute", "eager-discard", "dred")
 ENGINES = ("local", "spark")
 
 
@@ -34,6 +35,8 @@ def make(engine: str, algorithm: str, schedule: str = "fifo", seed: int = 0,
         except ImportError:
             raise ValueError("the Spark engine of maintain is not part of this installation (dedalus2asp/maintain/spark.py)") from None
         return spark.make(algorithm, schedule=schedule, seed=seed, progress=progress, **spark_options)
+    if algorithm == "dred":
+        raise ValueError("--algorithm dred runs on --engine spark")
     if algorithm == "recompute":
         return Recompute()
     return PSNEngine(schedule, seed, eager=algorithm == "eager-discard", progress=progress)

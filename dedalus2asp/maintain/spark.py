@@ -52,8 +52,8 @@ from ..lang.ast import Variable
 from ..runs.session import Jobs
 from ..runs.spark import _cut
 from .ddlog import DDlogProgram, Fact
-from .engine import BurstStats, node_name
-from .updates import INSERT, Burst
+from .engine import BurstStats, fill_changes, node_name
+from .updates import INSERT, Base, Burst
 from .view import View
 
 # ---------------------------------------------------------------------------
@@ -514,11 +514,26 @@ def _union(parts: Sequence):
 # The engine `maintain --engine spark` runs (`engine.Engine`)
 
 
+def make(algorithm: str, schedule: str = "fifo", seed: int = 0, progress=None, master: str | None = None,
+         log_level: str | None = None, session=None) -> "SparkEngine":
+    """`maintain --engine spark`: psn, dred or recompute on a Spark session (`runs.session.spark_session`, quiet).
+    SN processes every update of a round together, so no pick order applies: `schedule` and `seed` are
+    not used (every order ends in the same view: psn2010 Corollary 22)."""
+    if algorithm not in (*ALGORITHMS, "recompute"):
+        raise ValueError(f"--algorithm {algorithm} does not run on --engine spark (psn, dred or recompute do)")
+    if session is None:
+        from ..runs.session import spark_session
+
+        session = spark_session(master, log_level=log_level)
+    return SparkEngine(session, algorithm)
+
+
 class SparkEngine:
     """`engine.Engine` on Spark: `SparkMaintainer` over a `DDlogProgram`'s localized rules.
 
     `algorithm` "psn" keeps psn2010's multiset view (counts, derivation sets in recursive components);
-    "dred" keeps recursive components as sets (every count 1 there) by DRed."""
+    "dred" keeps recursive components as sets (every count 1 there) by DRed; "recompute" computes the
+    view of E ⊎ I ∖ D from nothing after each burst (psn's evaluation from an empty view)."""
 
     name = "spark"
 
@@ -528,16 +543,28 @@ class SparkEngine:
 
     def start(self, program: DDlogProgram, base: Counter) -> None:
         self.program = program
-        rules = patterns(program)
-        self.maintainer = SparkMaintainer(self.session, rules, program.arities, program.columns, self.algorithm,
-                                          shown=program.relations)
-        self._apply(Counter({f: n for f, n in base.items() if n > 0}), 0)
+        self.base = Base(base)
+        self.maintainer = self._fresh()
+        self._apply(self.base.facts, 0)
+
+    def _fresh(self) -> SparkMaintainer:
+        algorithm = "psn" if self.algorithm == "recompute" else self.algorithm
+        return SparkMaintainer(self.session, patterns(self.program), self.program.arities, self.program.columns, algorithm,
+                               shown=self.program.relations)
 
     def apply(self, burst: Burst) -> BurstStats:
         started = time.perf_counter()
         signed: Counter = Counter()
         for u in burst.updates:
             signed[u.fact] += 1 if u.op == INSERT else -1
+        if self.algorithm == "recompute":
+            before = self.view()
+            self.base.apply(burst)
+            self.maintainer = self._fresh()
+            self.last = self._apply(self.base.facts, burst.number)
+            stats = BurstStats(burst.number, updates=dict(Counter(node_name(self.program, u.fact) for u in burst.updates)))
+            stats.seconds = time.perf_counter() - started
+            return fill_changes(stats, self.program, before, self.view())
         totals = self._apply(signed, burst.number)
         stats = BurstStats(burst.number)
         shown = [r for r in self.program.relations]
