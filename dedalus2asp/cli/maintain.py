@@ -15,7 +15,7 @@ from ..maintain import engines, show, store
 from ..maintain.check import definition8
 from ..maintain.explore import TooLarge, explore, run_lines
 from ..maintain.picture import spacetime
-from ..maintain.view import difference, recompute
+from ..maintain.view import changes, difference, recompute
 from ..maintain.provenance import Provenance
 from ..maintain.psn import TooManyDerivations
 from ..maintain.reading import read_program
@@ -69,7 +69,7 @@ def maintain_(
         target = parse_fact(explain, ddlog) if explain is not None else None
     except DiagnosticError as error:
         fail(error)
-    if target is not None and algorithm in ("recompute", "dred"):
+    if target is not None and (algorithm in ("recompute", "dred") or engine == "spark"):
         usage("bad-option", "--explain reads the derivation sets of PSN: use it with --algorithm psn", "--explain")
     if (explore_ or svg is not None) and (algorithm in ("recompute", "dred") or engine != "local"):
         usage("bad-option", "--explore and --svg follow PSN's picks: use them with --algorithm psn or eager-discard "
@@ -100,6 +100,7 @@ def maintain_(
     failed = False
     view = maintainer.view()
     sizes = show.sizes(view, ddlog)  # relation → facts in the view, kept up to date burst by burst
+    last = view  # the view after the last burst, for an engine that does not report what changed
     if not json_ and not done:
         say("\n".join([f"view of the base: {show.size(sizes)}"] + show.view_lines(view, ddlog)) + "\n")
     if out is not None and not done:
@@ -119,7 +120,12 @@ def maintain_(
             stderr.print(f"maintain: stopped in burst {burst.number}: {error}")
             raise typer.Exit(EXIT_INCOMPLETE) from None
         view = None
-        inserted, deleted = stats.changes
+        if stats.changes is None:  # the engine leaves them to a comparison of its views
+            view = maintainer.view()
+            inserted, deleted = changes(last.shown(ddlog), view.shown(ddlog))
+            last = view
+        else:
+            inserted, deleted = stats.changes
         show.resize(sizes, inserted, deleted)
         result = {**stats.as_json(), "inserted": _facts(inserted), "deleted": _facts(deleted)}
         wrong = None

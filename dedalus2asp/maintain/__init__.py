@@ -32,7 +32,8 @@ The interface an engine implements (`engine.Engine`)
         Returns a `BurstStats` once the system has quiesced: `changes`, the facts of the program's own
             relations the burst added to / removed from the view (as a set), and `inserted` / `deleted`,
             relation → how many (`engine.fill_changes` sets the three from the two lists of facts, which
-            `view.changes(before, after)` gives where nothing better is at hand); `updates`, node → the updates
+            `view.changes(before, after)` gives where nothing better is at hand; `changes` None: the command
+            compares `view()` before and after the burst itself); `updates`, node → the updates
             it processed; `messages`, node → the updates it derived for another node; `seconds`.
     view = engine.view()
         A `view.View`: `counts` fact → its number of derivations (multiset semantics) for the facts with

@@ -36,8 +36,9 @@ class BurstStats:
     updates: dict[str, int] = field(default_factory=dict)
     messages: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
-    changes: tuple[list[Fact], list[Fact]] = field(default=((), ()), repr=False)
-    """The facts inserted into and deleted from the view (the program's own relations, sorted): `fill_changes`."""
+    changes: tuple[list[Fact], list[Fact]] | None = field(default=None, repr=False)
+    """The facts inserted into and deleted from the view (the program's own relations, sorted; `fill_changes`
+    sets them); None if the engine leaves them to a comparison of its views before and after the burst."""
 
     def as_json(self) -> dict:
         return {"burst": self.burst, "inserted": self.inserted, "deleted": self.deleted, "updates": self.updates,

@@ -8,7 +8,8 @@
   show the failure (`--schedule reversed --check`).
 
 `--engine spark` is the Spark engine of `spark` (synchronous semi-naive evaluation, psn2010
-Algorithm 2, as joins), when that module is present.
+Algorithm 2, as joins), when that module is present; it also runs `dred` (DRed on sets for recursive
+components, Gupta, Mumick, Subrahmanian 1993).
 """
 
 from __future__ import annotations
