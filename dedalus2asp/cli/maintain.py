@@ -26,7 +26,7 @@ from .progress import Progress, QuietOpt
 
 
 def maintain_(
-    program: Path = typer.Argument(..., help="DDlog program in tr2009's located notation (psn2010 §2.2), or positive "
+    program: Path = typer.Argument(..., metavar="PROG", help="DDlog program in tr2009's located notation (psn2010 §2.2), or positive "
                                    "Dedalus whose relations are simply persisted", show_default=False),
     input_: Optional[Path] = typer.Option(None, "--input", "-i", help="The base facts E: a located .facts or JSON input "
                                           "(the program's own facts join them)", show_default=False),
