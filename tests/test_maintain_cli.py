@@ -143,3 +143,10 @@ def test_too_many_derivations_stop_with_exit_3(tmp_path, monkeypatch):
     result = reachable()
     assert result.exit_code == 3
     assert "maintain: stopped while building the view of the base: the view has more than 20 derivations" in result.stderr
+
+
+def test_svg_draws_the_run_of_the_bursts(tmp_path):
+    picture = tmp_path / "run.svg"
+    assert reachable("--svg", picture, "--quiet").exit_code == 0
+    svg = picture.read_text()
+    assert svg.count('class="pick"') == 23 and 'class="message"' in svg and "DEL link(c, a)" in svg
