@@ -61,7 +61,7 @@ def maintain_(
     """Maintain the view of PROG over --input while the bursts of --updates come: pipelined semi-naive evaluation
     with derivation sets (Nigam, Jia, Loo, Scedrov, Maintaining distributed recursive views incrementally, 2010)."""
     if schedule not in SCHEDULES:
-        usage("bad-option", f"--schedule must be one of {', '.join(SCHEDULES)}, not {schedule!r}", "--schedule")
+        usage("bad-option", f"--schedule must be one of {', '.join(SCHEDULES)}, not {schedule!r}")
     try:
         ddlog = read_program(program)
         base = Base(read_base(input_, ddlog))
@@ -70,10 +70,10 @@ def maintain_(
     except DiagnosticError as error:
         fail(error)
     if target is not None and (algorithm in ("recompute", "dred") or engine == "spark"):
-        usage("bad-option", "--explain reads the derivation sets of PSN: use it with --algorithm psn", "--explain")
+        usage("bad-option", "--explain reads the derivation sets of PSN: use it with --algorithm psn and --engine local")
     if (explore_ or svg is not None) and (algorithm in ("recompute", "dred") or engine != "local"):
         usage("bad-option", "--explore and --svg follow PSN's picks: use them with --algorithm psn or eager-discard "
-              "and --engine local", "--explore" if explore_ else "--svg")
+              "and --engine local")
     if explore_:
         _explore(ddlog, base, bursts, algorithm == "eager-discard", json_, svg)
         return
@@ -85,7 +85,7 @@ def maintain_(
         if svg is not None:
             maintainer.trace = trace
     except ValueError as error:
-        usage("bad-option", str(error), "--engine" if "engine" in str(error).lower() else "--algorithm")
+        usage("bad-option", str(error))
     run = {"program": store.fingerprint(program), "input": store.fingerprint(input_), "updates": store.fingerprint(updates),
            "engine": engine, "algorithm": algorithm, "schedule": schedule, "seed": seed}
     done, results = _resume(out, run, base, quiet)
@@ -104,8 +104,7 @@ def maintain_(
     if not json_ and not done:
         say("\n".join([f"view of the base: {show.size(sizes)}"] + show.view_lines(view, ddlog)) + "\n")
     if out is not None and not done:
-        store.write_view(out, 0, view, ddlog)
-        store.write_checkpoint(out, base.facts, run, 0, [])
+        _stored(lambda: (store.write_view(out, 0, view, ddlog), store.write_checkpoint(out, base.facts, run, 0, [])), out)
     progress.update(done)
     for burst in bursts[done:]:
         try:
@@ -139,8 +138,8 @@ def maintain_(
         results.append(result)
         if out is not None:
             view = view or maintainer.view()
-            store.write_view(out, burst.number, view, ddlog)
-            store.write_checkpoint(out, base.facts, run, burst.number, results)
+            _stored(lambda: (store.write_view(out, burst.number, view, ddlog),
+                             store.write_checkpoint(out, base.facts, run, burst.number, results)), out)
         if not json_:
             text = [f"burst {burst.number}: {len(burst.updates)} update(s); view: {show.size(sizes)}"]
             text += show.changed_lines("inserted", inserted) + show.changed_lines("deleted", deleted)
@@ -189,18 +188,26 @@ def _resume(out: Path | None, run: dict, base: Base, quiet: bool) -> tuple[int, 
     if any(saved.get(k) != v for k, v in run.items()):
         differ = [k for k, v in run.items() if saved.get(k) != v]
         usage("bad-option", f"{out} holds the checkpoint of another run (its {', '.join(differ)} differ): remove it or "
-              "choose another --out", "--out")
+              "choose another --out")
     base.facts = store.read_base(out)
     if not quiet:
         stderr.print(f"maintain: resuming after burst {saved['burst']} (checkpoint in {out})")
     return saved["burst"], list(saved["bursts"])
 
 
+def _stored(write, out: Path) -> None:
+    """Run `write` (of `--out DIR`); a directory that cannot be written is a user error."""
+    try:
+        write()
+    except OSError as exc:
+        usage("io", f"cannot write to --out {out}: {exc.strerror or exc}")
+
+
 def _write(path: Path, text: str) -> None:
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
-        usage("io", f"cannot write {path}: {exc.strerror or exc}", str(path))
+        usage("io", f"cannot write {path}: {exc.strerror or exc}")
     stderr.print(f"wrote {path}")
 
 
@@ -211,7 +218,7 @@ def _explore(ddlog, base: Base, bursts, eager: bool, json_: bool, svg: Path | No
         try:
             found = explore(ddlog, base.facts, burst, eager=eager)
         except TooLarge as error:
-            usage("too-large", f"burst {burst.number}: {error}: --explore is for small programs and bursts", "--explore")
+            usage("too-large", f"burst {burst.number}: {error}: --explore is for small programs and bursts")
         before = Counter(base.facts)
         try:
             base.apply(burst)

@@ -284,6 +284,9 @@ def _parquet(path: Path, program: DDlogProgram) -> list[Burst]:
     import pyarrow.parquet as pq
 
     files = sorted(path.glob("*.parquet")) if path.is_dir() else [path]
+    if not files:
+        raise DiagnosticError([Diagnostic("updates", "the directory holds no .parquet table of updates (R.parquet: "
+                                          "burst, op and R's arguments)", filename=str(path))])
     problems: list[Diagnostic] = []
     found: dict[int, list[Update]] = {}
     for file in files:
