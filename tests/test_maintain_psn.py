@@ -140,3 +140,20 @@ def test_recompute_agrees_with_clingo_on_the_random_programs():
         with control.solve(yield_=True) as handle:
             model = {Fact(s.name, tuple(s.arguments)) for s in next(iter(handle)).symbols(atoms=True)}
         assert recompute(program, base).facts == model
+
+
+def test_a_grid_keeps_one_derivation_per_path():
+    """docs/maintain.md: on the 5×5 grid of links right and down, reachable from corner to corner has C(8, 4) = 70
+    derivations, and the 200 reachable facts have 862 in all."""
+    program = parse_program("reachable(#S, D) :- link(#S, D);\nreachable(#S, D) :- link(#S, Z), reachable(#Z, D);",
+                            "r.ded")
+    node = lambda i, j: clingo.Function(f"v{i}_{j}")  # noqa: E731
+    links = Counter({Fact("link", (node(i, j), node(i + di, j + dj))): 1
+                     for i in range(5) for j in range(5) for di, dj in ((1, 0), (0, 1)) if i + di < 5 and j + dj < 5})
+    engine = PSNEngine("random", seed=3)
+    engine.start(program, links)
+    view = engine.view().shown(program)
+    reachable = [f for f in view.facts if f.relation == "reachable"]
+    assert len(reachable) == 200 and sum(view.counts[f] for f in reachable) == 862
+    assert view.count(Fact("reachable", (node(0, 0), node(4, 4)))) == 70
+    assert recompute(program, links).counts == view.counts
