@@ -186,11 +186,7 @@ class SparkMaintainer:
         return [*self.columns(relation), "S", "H"]
 
     def empty(self, relation: str):
-        from pyspark.sql.types import ArrayType, LongType, StringType, StructField, StructType
-
-        fields = [*(StructField(c, StringType()) for c in self.columns(relation)),
-                  StructField("S", ArrayType(StringType())), StructField("H", ArrayType(StringType())), StructField("n", LongType())]
-        return self.spark.createDataFrame([], StructType(fields))
+        return self.frame(relation, [])
 
     def frame(self, relation: str, rows: Iterable[tuple[tuple[str, ...], int]]):
         """Facts (args as text, signed count) from the driver as a DataFrame, through Arrow (a burst, a small E)."""
@@ -590,17 +586,18 @@ class SparkEngine:
         return totals
 
     def view(self) -> View:
-        """The view, collected to the driver (what `maintain` prints): counts, and the infinite facts."""
+        """The view, collected to the driver in one job (what `maintain` prints): counts, and the infinite facts."""
+        F = self.maintainer.F
+        m = self.maintainer
+        parts = [m.facts(r).select(F.lit(r).alias("relation"), F.array(*m.columns(r)).alias("args"), "n", "infinite") for r in m.arity]
         counts: dict[Fact, int] = {}
         infinite = set()
-        m = self.maintainer
-        for relation in m.arity:
-            for row in m.facts(relation).collect():
-                fact = Fact(relation, tuple(clingo.parse_term(row[c]) for c in m.columns(relation)))
-                if row.infinite:
-                    infinite.add(fact)
-                else:
-                    counts[fact] = int(row.n)
+        for row in _union(parts).collect():
+            fact = Fact(row.relation, tuple(clingo.parse_term(a) for a in row.args))
+            if row.infinite:
+                infinite.add(fact)
+            else:
+                counts[fact] = int(row.n)
         return View(counts, frozenset(infinite))
 
 
