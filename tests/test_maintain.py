@@ -153,3 +153,22 @@ def test_updates_as_json_and_as_parquet_read_as_the_text_form(tmp_path):
     with pytest.raises(DiagnosticError) as info:
         read_updates(tables, program)
     assert "row 1: 'op' is 'x': '+' inserts, '-' deletes" in info.value.diagnostics[0].message
+
+
+def test_every_program_of_the_repository_is_read_or_refused_with_diagnostics():
+    """No program makes the DDlog reading fail otherwise (a nullary atom has no location column; an arity clash
+    leaves an atom without one): `check` falls back on it for every program Dedalus refuses."""
+    from conftest import ROOT
+
+    from dedalus2asp.maintain import read_program
+
+    read = refused = 0
+    for path in sorted((ROOT / "tests" / "bad").glob("*.ded")) + sorted(EXAMPLES.rglob("*.ded")):
+        try:
+            read_program(path)
+            read += 1
+        except DiagnosticError:
+            refused += 1
+    assert read >= 4 and refused > 50
+    assert errors("p(A, #B) :- q(#A, B);\nr(#X) :- p(X);") == [
+        "2:10: 'p' has 1 arguments here but 2 elsewhere: a relation has one arity"]
