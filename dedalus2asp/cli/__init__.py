@@ -3,7 +3,8 @@
 * `program`: check, compile, convert: a program's text;
 * `solve`: models, count, explore, cron: questions answered by solving or exploring;
 * `inspect`: report, explain, replay: looking into models;
-* `spark`: run, batch: large inputs and many jobs.
+* `spark`: run, batch: large inputs and many jobs;
+* `maintain`: views kept up to date under bursts of updates (psn2010).
 
 The options the commands share are declared once (`options`) and the bounds of
 a question made once from them (`options.bounds`); every result is printed
@@ -30,7 +31,7 @@ from typer.core import TyperGroup
 
 from ..asp.solve import SolveError, Stopped
 from ..runs.evaluator import Unending
-from . import inspect, program, solve, spark, verify
+from . import inspect, maintain, program, solve, spark, verify
 from .console import EXIT_INCOMPLETE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, ReaderMayLeave, bad_option, stderr
 from .options import program_options
 
@@ -128,6 +129,7 @@ COMMANDS = {
 }
 for name, command in COMMANDS.items():
     app.command(name)(program_options(command))  # PROG: one file or several; --horizon or --eot
+app.command("maintain")(maintain.maintain_)  # PROG: one DDlog program
 
 
 def main() -> None:

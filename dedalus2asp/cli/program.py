@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-
 import sys
 from enum import Enum
 from pathlib import Path
@@ -19,6 +18,8 @@ from ..lang import analysis, coordination, lamport, located, parser
 from ..lang.ast import printable
 from ..lang.convert import located_text, transparent_text
 from ..lang.diagnostics import Diagnostic, DiagnosticError
+from ..maintain import report as maintain_report
+from ..maintain.reading import read_program
 from .console import emit, fail, say, stderr, usage, warn
 from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, HorizonOpt, JsonOpt, Prog, SemanticsOpt, bounds, network_options,
                       prepare)
@@ -48,10 +49,15 @@ def check(
         prog, carried, loaded = pipeline.load(program, dialect=dialect.value)
         report = analysis.report(prog, _coordination(prog, carried))
     except DiagnosticError as error:
-        if json_:  # the diagnostics as JSON too (stdout), besides the usual text (stderr), exit 2
-            emit(json.dumps({"valid": False, "errors": sum(d.is_error for d in error.diagnostics),
-                             "diagnostics": [d.as_dict() for d in error.diagnostics]}, indent=2, ensure_ascii=False))
-        fail(error)
+        ddlog = _ddlog(program) if graph is None else None  # a body over several nodes: psn2010's DDlog
+        if ddlog is None:
+            if json_:  # the diagnostics as JSON too (stdout), besides the usual text (stderr), exit 2
+                emit(json.dumps({"valid": False, "errors": sum(d.is_error for d in error.diagnostics),
+                                 "diagnostics": [d.as_dict() for d in error.diagnostics]}, indent=2, ensure_ascii=False))
+            fail(error)
+        emit(json.dumps(maintain_report.as_json(ddlog), indent=2) + "\n" if json_
+             else maintain_report.text(ddlog, printable(str(program))) + "\n")
+        return
     if graph is not None:
         options = {"program": printable(str(program))} if graph is Graph.HTML else {}
         emit(render(report.coordination, graph.value, **options))
@@ -66,6 +72,14 @@ def check(
     warn([w for w in loaded if w not in report.warnings
           and (w.code != "empty-relation" or own and "did you mean" in w.message)] + list(report.warnings))
     say(render(report, "text", program=printable(str(program))))  # a name with a line break stays on its line
+
+
+def _ddlog(program: Path):
+    """PROG read as psn2010's DDlog (`maintain`), or None if it is not."""
+    try:
+        return read_program(program)
+    except DiagnosticError:
+        return None
 
 
 @network_options

@@ -1,0 +1,149 @@
+"""Joins of rule bodies over indexed tables: what firing a rule (or a delta rule) computes.
+
+A `Table` holds, per relation, its facts (argument tuples, location column included) each with a
+payload (a count, or the counts of its annotated copies), and hash indexes on the argument positions
+a join looks up, built when first asked for and kept up to date. A `Plan` joins a rule's body atoms in
+a given order: for each atom, the positions already known (constants, variables bound before) are the
+index key, the others bind variables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Sequence
+
+import clingo
+
+from ..lang.ast import Atom, Constant, Variable
+from .ddlog import Fact
+
+Args = tuple[clingo.Symbol, ...]
+
+
+class Table:
+    """relation → {args: payload}, with indexes relation, positions → key → {args: payload}."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, dict[Args, Any]] = {}
+        self._indexes: dict[tuple[str, tuple[int, ...]], dict[tuple, dict[Args, Any]]] = {}
+        self._by_relation: dict[str, list[tuple[int, ...]]] = {}
+
+    def get(self, fact: Fact, default=None):
+        return self.rows.get(fact.relation, {}).get(fact.args, default)
+
+    def set(self, fact: Fact, payload) -> None:
+        """Give `fact` the payload (None removes it)."""
+        rows = self.rows.setdefault(fact.relation, {})
+        if payload is None:
+            if rows.pop(fact.args, None) is None:
+                return
+            for positions in self._by_relation.get(fact.relation, ()):
+                bucket = self._indexes[(fact.relation, positions)]
+                key = tuple(fact.args[i] for i in positions)
+                entries = bucket[key]
+                del entries[fact.args]
+                if not entries:
+                    del bucket[key]
+            return
+        new = fact.args not in rows
+        rows[fact.args] = payload
+        for positions in self._by_relation.get(fact.relation, ()):
+            bucket = self._indexes[(fact.relation, positions)]
+            key = tuple(fact.args[i] for i in positions)
+            if new:
+                bucket.setdefault(key, {})[fact.args] = payload
+            else:
+                bucket[key][fact.args] = payload
+
+    def lookup(self, relation: str, positions: tuple[int, ...], key: tuple) -> dict[Args, Any]:
+        """The rows of `relation` whose arguments at `positions` are `key`."""
+        if not positions:
+            return self.rows.get(relation, {})
+        index = self._indexes.get((relation, positions))
+        if index is None:
+            index = {}
+            for args, payload in self.rows.get(relation, {}).items():
+                index.setdefault(tuple(args[i] for i in positions), {})[args] = payload
+            self._indexes[(relation, positions)] = index
+            self._by_relation.setdefault(relation, []).append(positions)
+        return index.get(key, {})
+
+    def facts(self) -> Iterator[tuple[Fact, Any]]:
+        for relation, rows in self.rows.items():
+            for args, payload in rows.items():
+                yield Fact(relation, args), payload
+
+
+@dataclass(frozen=True)
+class Step:
+    """One body atom of a plan: `key` gives the known positions' values (constant, or variable name)."""
+
+    index: int  # the atom's position in the rule body
+    relation: str
+    positions: tuple[int, ...]
+    key: tuple[tuple[bool, Any], ...]  # (is a variable, name or symbol)
+    binds: tuple[tuple[int, str], ...]
+    checks: tuple[tuple[int, str], ...]  # a variable seen first earlier in the same atom
+
+
+def plan(body: Sequence[Atom], order: Sequence[int], bound: set[str]) -> tuple[Step, ...]:
+    """The steps that join the atoms `body[i]` for i in `order`, variables `bound` known at the start."""
+    known = set(bound)
+    steps = []
+    for i in order:
+        atom = body[i]
+        positions, key, binds, checks = [], [], [], []
+        here: set[str] = set()
+        for p, a in enumerate(atom.args):
+            if isinstance(a, Constant):
+                positions.append(p)
+                key.append((False, a.value))
+            elif a.name in known:
+                positions.append(p)
+                key.append((True, a.name))
+            elif a.name in here:
+                checks.append((p, a.name))
+            else:
+                binds.append((p, a.name))
+                here.add(a.name)
+        known |= here
+        steps.append(Step(i, atom.predicate, tuple(positions), tuple(key), tuple(binds), tuple(checks)))
+    return tuple(steps)
+
+
+def bind(atom: Atom, args: Args, binding: dict | None = None) -> dict | None:
+    """The binding that makes `atom` the fact with `args` (extending `binding`), or None."""
+    out = dict(binding or {})
+    for a, v in zip(atom.args, args):
+        if isinstance(a, Constant):
+            if a.value != v:
+                return None
+        elif out.setdefault(a.name, v) != v:
+            return None
+    return out
+
+
+def instantiate(atom: Atom, binding: dict) -> Fact:
+    return Fact(atom.predicate, tuple(a.value if isinstance(a, Constant) else binding[a.name] for a in atom.args))
+
+
+def join(steps: tuple[Step, ...], rows: Callable[[Step, tuple], dict[Args, Any]], binding: dict,
+         matched: tuple = ()) -> Iterator[tuple[dict, tuple]]:
+    """Every (binding, matched rows) of the steps in turn; `rows(step, key)` gives a step's candidate rows
+    {args: payload}, and `matched` gets (step index, args, payload) for each."""
+    if not steps:
+        yield binding, matched
+        return
+    step, rest = steps[0], steps[1:]
+    key = tuple(binding[v] if is_var else v for is_var, v in step.key)
+    for args, payload in rows(step, key).items():
+        extended = dict(binding)
+        ok = True
+        for p, n in step.binds:
+            extended[n] = args[p]
+        for p, n in step.checks:
+            if args[p] != extended[n]:
+                ok = False
+                break
+        if ok:
+            yield from join(rest, rows, extended, matched + ((step.index, args, payload),))

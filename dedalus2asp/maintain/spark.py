@@ -1,0 +1,607 @@
+"""Maintenance on Spark: psn2010's synchronous semi-naive algorithm (Algorithm 2) as DataFrame joins.
+
+psn2010 §4 proves that every PSN execution ends in the view of synchronous semi-naive (SN) maintenance,
+Algorithm 2, where all nodes process all their updates in one iteration and then synchronize; §5 extends
+both with derivation sets. An SN iteration is a join of the updates with the view: the shape of a Spark
+job. Here every relation is a DataFrame (a0 … a{k-1}, S, H, n): a fact, the derivation set S and the
+infinite-count set H shared by some of its derivations (psn2010 Fig. 2), and how many derivations have
+them. The driver holds no row of a view during maintenance: it sees counts only (one small `collect` of
+sums per job); `SparkEngine.view` collects the view only when asked for it (to print it).
+
+* **Updates as signed multisets.** A burst is, per base relation, the facts with a signed count
+  (+1 per ⟨INS, f⟩, −1 per ⟨DEL, f⟩). psn2010 §3.2's delta rules
+
+      ⟨U, h⟩ :- b1ν, …, b(i-1)ν, Δbi, b(i+1), …, bn
+
+  are one join per body position i: the relations before i at their new value (old ⊎ Δ, not even
+  consolidated: a join is linear in each argument, and a deleted fact's −1 cancels its +1), Δbi, and
+  the relations after i at their old value. The head's count is the product of the body's counts and
+  its sign that of Δbi (INS or DEL), so each derivation is counted once (psn2010 Lemma 1).
+* **Non-recursive relations: counting**, relation by relation in a topological order (merging SN
+  iterations, which psn2010 §4's discussion allows). With no recursive component a burst is one Spark
+  job: the joins are lazy, and the job that sums what changed computes them.
+* **Recursive components** (`algorithm`):
+  - "psn": SN rounds with Fig. 2's derivation sets: S of a derived fact is the body facts of its own
+    component and their S; a derivation whose head is in its S puts the head into H (a cycle: infinitely
+    many derivations); one whose head is already in its H is not sent. The rounds end (Theorem 20) and
+    the view is psn2010's, counts included; one Spark job per round (is anything left?). Derivation sets
+    are per derivation: on a routing table, one per path, which grows exponentially with the graph.
+  - "dred": DRed (Gupta, Mumick, Subrahmanian, *Maintaining Views Incrementally*, SIGMOD 1993) on
+    sets: over-delete what a deleted fact derived, re-derive what keeps a derivation, insert
+    semi-naively. Recursive relations hold each fact once (count 1, no S or H), and relations that read
+    them count derivations over those facts. One Spark job per round of each phase.
+* **Messages.** A localized rule's body is at one node (psn2010 §2.2); a derived update whose node is
+  not the body's is a message. The engine counts per node the updates processed and messages sent.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass, field
+from functools import reduce
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+import time
+from collections import Counter
+
+import clingo
+
+from ..lang.ast import Variable
+from ..runs.session import Jobs
+from ..runs.spark import _cut
+from .ddlog import DDlogProgram, Fact
+from .engine import BurstStats, fill_changes, node_name
+from .updates import INSERT, Base, Burst
+from .view import View, changes
+
+# ---------------------------------------------------------------------------
+# The program as plain data: relations and text values, what the DataFrames hold
+
+
+@dataclass(frozen=True)
+class Term:
+    """A variable (`variable`: its name) or a constant (its text, as a fact writes it)."""
+
+    text: str
+    variable: bool
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """An atom: a relation, its terms, and which of them is the location (the node)."""
+
+    relation: str
+    terms: tuple[Term, ...]
+    location: int = 0
+
+
+@dataclass(frozen=True)
+class SparkRule:
+    """A localized rule: every body atom at the node of the first one; the head anywhere."""
+
+    head: Pattern
+    body: tuple[Pattern, ...]
+
+
+def patterns(program: DDlogProgram) -> tuple[SparkRule, ...]:
+    """The localized rules of `program` as `SparkRule`s (constants as the text of their symbol)."""
+
+    def pattern(atom) -> Pattern:
+        terms = tuple(Term(a.name, True) if isinstance(a, Variable) else Term(str(a.value), False) for a in atom.args)
+        return Pattern(atom.predicate, terms, program.columns.get(atom.predicate, 0))
+
+    return tuple(SparkRule(pattern(r.head), tuple(pattern(b) for b in r.body)) for r in program.localized if r.body)
+
+
+def components(rules: Sequence[SparkRule]) -> list[tuple[tuple[str, ...], bool]]:
+    """The derived relations' strongly connected components, bodies first (a topological order), each with
+    whether it is recursive (a cycle through its relations, a self-loop included): Tarjan's algorithm."""
+    heads = sorted({r.head.relation for r in rules})
+    edges = {h: sorted({b.relation for r in rules if r.head.relation == h for b in r.body if b.relation in heads}) for h in heads}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[tuple[tuple[str, ...], bool]] = []
+
+    def visit(v: str) -> None:  # a component is emitted after every component it reads
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            members = []
+            while True:
+                w = stack.pop()
+                members.append(w)
+                if w == v:
+                    break
+            out.append((tuple(sorted(members)), len(members) > 1 or v in edges[v]))
+
+    for h in heads:
+        if h not in index:
+            visit(h)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# The engine on plain data
+
+ALGORITHMS = ("psn", "dred")
+
+
+@dataclass
+class Totals:
+    """What a burst did, counted on Spark: per relation the facts that appeared and disappeared (as sets),
+    per node the updates processed and the messages sent, the rounds of the recursive components and the
+    Spark jobs; `missing`: base deletions of facts that were not there (nothing was committed)."""
+
+    inserted: dict[str, int] = field(default_factory=dict)
+    deleted: dict[str, int] = field(default_factory=dict)
+    updates: dict[str, int] = field(default_factory=dict)
+    messages: dict[str, int] = field(default_factory=dict)
+    rounds: int = 0
+    jobs: int = 0
+    missing: int = 0
+
+
+class SparkMaintainer:
+    """A view of `rules` on Spark, maintained under bursts of signed base updates (module docstring).
+
+    Every relation is a DataFrame (a0…, S, H, n): a fact, the derivation set S and infinite-count set H of
+    its derivations (psn2010 Fig. 2; empty outside recursive components, and always with `dred`), and how
+    many derivations have them."""
+
+    def __init__(self, session, rules: Sequence[SparkRule], arity: Mapping[str, int], locations: Mapping[str, int],
+                 algorithm: str = "psn", shown: Iterable[str] | None = None):
+        from pyspark.sql import functions as F
+
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, not {algorithm!r}")
+        self.F = F
+        self.spark = session
+        self.rules = tuple(rules)
+        self.arity = dict(arity)
+        self._location = {rel: locations.get(rel, 0) for rel in self.arity}
+        self.algorithm = algorithm
+        self.derived = {r.head.relation for r in self.rules}
+        self.shown = set(self.arity if shown is None else shown) | (set(self.arity) - self.derived)
+        self.order = components(self.rules)
+        self.component = {rel: set(members) if recursive else set() for members, recursive in self.order for rel in members}
+        self.view: dict[str, object] = {rel: self.empty(rel) for rel in self.arity}
+        self.bursts = 0
+        self.jobs = Jobs(session)
+
+    # -- frames ------------------------------------------------------------------
+
+    def columns(self, relation: str) -> list[str]:
+        return [f"a{i}" for i in range(self.arity[relation])]
+
+    def keys(self, relation: str) -> list[str]:
+        return [*self.columns(relation), "S", "H"]
+
+    def empty(self, relation: str):
+        return self.frame(relation, [])
+
+    def frame(self, relation: str, rows: Iterable[tuple[tuple[str, ...], int]]):
+        """Facts (args as text, signed count) from the driver as a DataFrame, through Arrow (a burst, a small E)."""
+        import pyarrow as pa
+
+        rows = list(rows)
+        data = {c: pa.array([args[i] for args, _ in rows], type=pa.string()) for i, c in enumerate(self.columns(relation))}
+        data["n"] = pa.array([n for _, n in rows], type=pa.int64())
+        F = self.F
+        none = F.array().cast("array<string>")
+        return self.spark.createDataFrame(pa.table(data)).select(*self.columns(relation), none.alias("S"), none.alias("H"), "n")
+
+    def consolidated(self, df, relation: str):
+        """One row per fact and annotation, the counts summed, those whose count is 0 left out."""
+        F = self.F
+        return df.groupBy(*self.keys(relation)).agg(F.sum("n").alias("n")).where(F.col("n") != 0)
+
+    def as_set(self, df, relation: str):
+        """The facts of `df` once each (DRed's sets: every count 1, no annotation)."""
+        F = self.F
+        none = F.array().cast("array<string>")
+        return df.select(*self.columns(relation)).distinct().select(*self.columns(relation), none.alias("S"), none.alias("H"),
+                                                                   F.lit(1).cast("long").alias("n"))
+
+    def fact_key(self, relation: str, values: Sequence):
+        """A fact as one string (what S and H hold)."""
+        return self.F.concat_ws("\x1f", self.F.lit(relation), *values)
+
+    # -- rule bodies as joins ------------------------------------------------------
+
+    def bind(self, df, pattern: Pattern, i: int, key: bool):
+        """The rows of `df` that match `pattern`: one column per variable (v_X), its count, S, H (n_i, S_i,
+        H_i) and, if `key`, the fact (k_i)."""
+        F = self.F
+        seen: dict[str, str] = {}
+        for j, term in enumerate(pattern.terms):
+            column = F.col(f"a{j}")
+            if not term.variable:
+                df = df.where(column == term.text)
+            elif term.text in seen:
+                df = df.where(column == F.col(seen[term.text]))
+            else:
+                seen[term.text] = f"a{j}"
+        extra = [self.fact_key(pattern.relation, [F.col(c) for c in self.columns(pattern.relation)]).alias(f"k{i}")] if key else []
+        return df.select(*(F.col(a).alias(f"v_{v}") for v, a in seen.items()), F.col("n").alias(f"n{i}"),
+                         F.col("S").alias(f"S{i}"), F.col("H").alias(f"H{i}"), *extra)
+
+    def fire(self, rule: SparkRule, frames: Sequence, head_filter=None):
+        """The derivations of `rule` with body atom i read from `frames[i]` (psn2010 Fig. 2's fire and pick):
+        rows (a0…, S, H, n, sender). n is the product of the body's counts; S the body facts of the head's
+        recursive component and their S; H their H, and "*" if a body fact of a lower component has an
+        infinite count; a derivation whose head is in its own H is not sent, one whose head is in its S gets
+        the head into H. With `head_filter` (facts of the head), only derivations of those (DRed)."""
+        F = self.F
+        inside = [i for i, b in enumerate(rule.body) if b.relation in self.component[rule.head.relation]] if self.algorithm == "psn" else []
+        parts = [self.bind(df, atom, i, i in inside) for i, (df, atom) in enumerate(zip(frames, rule.body))]
+        if head_filter is not None:
+            wanted = self.bind(head_filter, rule.head, -1, False)
+            parts.insert(0, wanted.select(*(c for c in wanted.columns if c.startswith("v_"))))
+        joined = parts[0]
+        for part in parts[1:]:
+            shared = [c for c in joined.columns if c in part.columns and c.startswith("v_")]
+            joined = joined.join(part, on=shared, how="inner") if shared else joined.crossJoin(part)
+
+        def value(term: Term):
+            return F.col(f"v_{term.text}") if term.variable else F.lit(term.text)
+
+        none = F.array().cast("array<string>")
+        n = reduce(lambda a, b: a * b, (F.col(f"n{i}") for i in range(len(rule.body))))
+        head = [value(t) for t in rule.head.terms]
+        key = self.fact_key(rule.head.relation, head)
+        if inside:
+            S = F.array_sort(F.array_distinct(F.concat(F.array(*(F.col(f"k{i}") for i in inside)), *(F.col(f"S{i}") for i in inside))))
+        else:
+            S = none
+        outside = [i for i in range(len(rule.body)) if i not in inside]
+        lower = reduce(lambda a, b: a | b, (F.size(F.col(f"H{i}")) > 0 for i in outside)) if outside else F.lit(False)
+        H = F.array_sort(F.array_distinct(F.concat(*(F.col(f"H{i}") for i in inside), F.when(lower, F.array(F.lit("*"))).otherwise(none))))
+        out = joined.select(
+            *(h.alias(f"a{i}") for i, h in enumerate(head)), S.alias("S"), H.alias("H"), n.alias("n"),
+            value(rule.body[0].terms[rule.body[0].location]).alias("sender"), key.alias("key"),
+        )
+        if inside:
+            out = out.where(~F.array_contains("H", F.col("key")))
+            out = out.withColumn("H", F.when(F.array_contains("S", F.col("key")), F.array_sort(F.array_union("H", F.array("key")))).otherwise(F.col("H")))
+        return out.drop("key")
+
+    def deltas(self, rule: SparkRule, old: Mapping, new: Mapping, delta: Mapping, at: set[str]) -> list:
+        """psn2010's delta rules of `rule` for the body positions i whose relation is in `at` and has a delta:
+        the relations before i new, Δ at i, the relations after i old."""
+        out = []
+        for i, atom in enumerate(rule.body):
+            if atom.relation in at and delta.get(atom.relation) is not None:
+                frames = [new[b.relation] for b in rule.body[:i]] + [delta[atom.relation]] + [old[b.relation] for b in rule.body[i + 1:]]
+                out.append(self.fire(rule, frames))
+        return out
+
+    # -- a burst -----------------------------------------------------------------------
+
+    def apply(self, updates: Mapping[str, object]) -> Totals:
+        """Maintain the view under one burst: `updates` maps base relations to DataFrames (`frame`) of signed
+        counts. Returns what changed; if a deletion meets a fact that is not there, nothing is committed and
+        `missing` counts those facts."""
+        F = self.F
+        self._tally: list = []
+        self._totals: dict[str, int] = {}
+        self.jobs.step(self.bursts)
+        out = Totals()
+        delta: dict[str, object] = {}
+        for relation, df in updates.items():
+            if relation in self.derived:
+                raise ValueError(f"{relation} is derived: only base relations are updated")
+            delta[relation] = _cut(self.consolidated(df, relation))
+        new = {rel: self.view[rel].unionByName(d) for rel, d in delta.items()}
+        for members, recursive in self.order:
+            if not recursive:
+                self._count(members[0], delta, new)
+            elif self.algorithm == "psn":
+                self._sn(members, delta, new, out)
+            else:
+                self._dred(members, delta, new, out)
+        for relation, d in delta.items():
+            if relation not in self.shown:
+                continue
+            changes = self._changes(relation, d)
+            if relation not in self.derived:
+                self._tally.append(changes.where(F.col("after") < 0).select(F.lit("missing").alias("tag"), F.lit(1).cast("long").alias("v")))
+            appear = (F.col("before") <= 0) & (F.col("after") > 0)
+            vanish = (F.col("before") > 0) & (F.col("after") <= 0)
+            self._tally.append(changes.select(
+                F.when(appear, F.lit(f"i:{relation}")).when(vanish, F.lit(f"d:{relation}")).alias("tag"),
+                F.lit(1).cast("long").alias("v")).where(F.col("tag").isNotNull()))
+        totals = {**self._job([]), **self._totals}
+        self.jobs.step(None)
+        out.jobs = self.jobs.per_step[-1]
+        out.missing = totals.pop("missing", 0)
+        for tag, v in totals.items():
+            kind, name = tag[0], tag[2:]
+            {"i": out.inserted, "d": out.deleted, "u": out.updates, "m": out.messages}[kind][name] = v
+        if out.missing:
+            return out
+        for relation in delta:
+            self.view[relation] = _cut(self.consolidated(new[relation], relation))
+        self.bursts += 1
+        return out
+
+    def _changes(self, relation: str, d):
+        """The facts of `d` with their total count before and after (`before`, `after`)."""
+        F = self.F
+        columns = self.columns(relation)
+        change = d.groupBy(*columns).agg(F.sum("n").alias("n"))
+        old = self.view[relation].join(change.select(*columns), on=columns, how="left_semi").groupBy(*columns).agg(F.sum("n").alias("before"))
+        joined = change.join(old, on=columns, how="left")
+        before = F.coalesce(F.col("before"), F.lit(0).cast("long"))
+        return joined.select(*columns, before.alias("before"), (before + F.col("n")).alias("after"))
+
+    def _job(self, tagged: Sequence) -> dict[str, int]:
+        """One Spark job: the sums of `v` per `tag` of `tagged` and of the tally so far (updates, messages,
+        missing facts: kept for the burst's totals, and the tally emptied)."""
+        parts = [*tagged, *self._tally]
+        self._tally = []
+        if not parts:
+            return {}
+        rows = _union(parts).groupBy("tag").agg(self.F.sum("v").alias("v")).collect()
+        sums = {row.tag: int(row.v) for row in rows}
+        for tag in [t for t in sums if t[0] in "um" or t == "missing"]:
+            self._totals[tag] = self._totals.get(tag, 0) + sums.pop(tag)
+        return sums
+
+    def _fired(self, raw: Sequence, relation: str):
+        """Derivations summed per fact and annotation (a0…, S, H, n), checkpointed; the updates each node
+        processes (the derived ones, at the head's node) and the messages each sends (to another node) tallied."""
+        F = self.F
+        loc = f"a{self._location[relation]}"
+        agg = _cut(_union(raw).groupBy(*self.keys(relation), "sender").agg(F.sum("n").alias("n"), F.sum(F.abs("n")).alias("d")))
+        self._tally.append(agg.select(F.concat(F.lit("u:"), F.col(loc)).alias("tag"), F.col("d").alias("v")))
+        self._tally.append(agg.where(F.col("sender") != F.col(loc)).select(F.concat(F.lit("m:"), F.col("sender")).alias("tag"), F.col("d").alias("v")))
+        return self.consolidated(agg.drop("sender", "d"), relation)
+
+    def _count(self, relation: str, delta: dict, new: dict) -> None:
+        """A non-recursive relation by counting: Σ of psn2010's delta rules over the rules that derive it."""
+        raw = [part for rule in self.rules if rule.head.relation == relation
+               for part in self.deltas(rule, self.view, {**self.view, **new}, delta, set(delta))]
+        if raw:
+            delta[relation] = self._fired(raw, relation)  # computed again from its checkpointed sums
+            new[relation] = self.view[relation].unionByName(delta[relation])
+
+    def _sn(self, members: tuple[str, ...], delta: dict, new: dict, out: Totals) -> None:
+        """A recursive component by synchronous SN (psn2010 Algorithm 2 with Fig. 2's derivation sets): the
+        updates of a round fire the delta rules, the next round processes what they derived; one count per
+        round (is anything left?). Fig. 2's S and H make it finite (psn2010 Theorem 20)."""
+        F = self.F
+        rules = [r for r in self.rules if r.head.relation in members]
+        lower = {b.relation for r in rules for b in r.body if b.relation not in members}
+        if not any(delta.get(rel) is not None for rel in lower):
+            return
+        before = {rel: self.view[rel] for rel in members}
+        raw = {rel: [] for rel in members}
+        for rule in rules:
+            raw[rule.head.relation] += self.deltas(rule, {**self.view, **before}, {**self.view, **new, **before}, delta, lower)
+        done = {rel: [] for rel in members}
+        while True:
+            current = {rel: _cut(self._fired(parts, rel)) for rel, parts in raw.items() if parts}
+            sizes = self._job([df.select(F.lit(f"s:{rel}").alias("tag"), F.lit(1).cast("long").alias("v")) for rel, df in current.items()])
+            out.rounds += 1
+            current = {rel: df for rel, df in current.items() if sizes.get(f"s:{rel}")}
+            if not current:
+                break
+            after = {rel: before[rel].unionByName(current[rel]) if rel in current else before[rel] for rel in members}
+            raw = {rel: [] for rel in members}
+            for rule in rules:
+                raw[rule.head.relation] += self.deltas(rule, {**self.view, **new, **before}, {**self.view, **new, **after}, current,
+                                                       set(members))
+            for rel, df in current.items():
+                done[rel].append(df)
+            before = after
+        for rel, parts in done.items():
+            if parts:
+                delta[rel] = _cut(self.consolidated(_union(parts), rel))
+                new[rel] = self.view[rel].unionByName(delta[rel])
+
+    def _dred(self, members: tuple[str, ...], delta: dict, new: dict, out: Totals) -> None:
+        """A recursive component by DRed on sets: over-delete, re-derive, insert (module docstring)."""
+        F = self.F
+        rules = [r for r in self.rules if r.head.relation in members]
+        lower = {b.relation for r in rules for b in r.body if b.relation not in members}
+        if not any(delta.get(rel) is not None for rel in lower):
+            return
+        columns = self.columns
+        old = {rel: self.as_set(self.view[rel], rel) for rel in {*lower, *members}}
+        plus, minus, after = {}, {}, {}
+        for rel in lower:
+            after[rel] = old[rel]
+            if delta.get(rel) is None:
+                continue
+            changes = self._changes(rel, delta[rel])
+            plus[rel] = _cut(self.as_set(changes.where((F.col("before") <= 0) & (F.col("after") > 0)), rel))
+            minus[rel] = _cut(self.as_set(changes.where((F.col("before") > 0) & (F.col("after") <= 0)), rel))
+            after[rel] = old[rel].join(minus[rel].select(*columns(rel)), on=columns(rel), how="left_anti").unionByName(plus[rel])
+
+        def distinct_new(raw_by_head: dict, known: dict) -> dict:
+            """Per head relation: the facts derived (once each), not in `known` (a list of parts)."""
+            found = {}
+            for rel, raw in raw_by_head.items():
+                if raw:
+                    facts = self.as_set(self._fired(raw, rel), rel)
+                    if known[rel]:
+                        facts = facts.join(_union(known[rel]).select(*columns(rel)), on=columns(rel), how="left_anti")
+                    found[rel] = _cut(facts)
+            return found
+
+        def fire_all(frames_for, delta_at: Mapping) -> dict:
+            raw: dict[str, list] = {rel: [] for rel in members}
+            for rule in rules:
+                for i, atom in enumerate(rule.body):
+                    if atom.relation in delta_at:
+                        frames = [delta_at[atom.relation] if j == i else frames_for(b.relation) for j, b in enumerate(rule.body)]
+                        raw[rule.head.relation].append(self.fire(rule, frames))
+            return raw
+
+        def rounds(step, first: dict, known: dict) -> dict:
+            """Semi-naive rounds from `first`: each round's new facts join the known ones; one count per round."""
+            added = {rel: [] for rel in members}
+            current = first
+            while True:
+                sizes = self._job([df.select(F.lit(f"s:{rel}").alias("tag"), F.lit(1).cast("long").alias("v")) for rel, df in current.items()])
+                out.rounds += 1
+                current = {rel: df for rel, df in current.items() if sizes.get(f"s:{rel}")}
+                if not current:
+                    return added
+                for rel, df in current.items():
+                    added[rel].append(df)
+                    known[rel].append(df)
+                current = distinct_new(step(current), known)
+
+        # 1. over-delete: what a deleted fact derived, every other atom old
+        seeds = distinct_new(fire_all(lambda rel: old[rel], minus), {rel: [] for rel in members})
+        deleted = rounds(lambda d: fire_all(lambda rel: old[rel], d), seeds, {rel: [] for rel in members})
+        gone = {rel: _cut(_union(parts)) for rel, parts in deleted.items() if parts}
+        # 2. re-derive: the over-deleted facts that keep a derivation from what is left
+        kept = {rel: old[rel].join(gone[rel].select(*columns(rel)), on=columns(rel), how="left_anti") if rel in gone else old[rel]
+                for rel in members}
+        now = {**after, **kept}
+        back = {}
+        for rel in gone:
+            raw = [self.fire(rule, [now[b.relation] for b in rule.body], head_filter=gone[rel]) for rule in rules if rule.head.relation == rel]
+            back.update(distinct_new({rel: raw}, {rel: []}))
+        # 3. insert semi-naively: the re-derived facts and what inserted facts derive
+        known = {rel: [kept[rel]] for rel in members}
+        first = distinct_new(fire_all(lambda rel: now[rel], plus), {rel: known[rel] + ([back[rel]] if rel in back else []) for rel in members})
+        for rel, df in back.items():
+            first[rel] = first[rel].unionByName(df) if rel in first else df
+        added = rounds(lambda d: fire_all(lambda rel: _union(known[rel]) if rel in members else now[rel], d), first, known)
+        for rel in members:
+            ins = _union(added[rel]) if added[rel] else None
+            parts = []
+            if ins is not None:
+                parts.append(ins.join(gone[rel].select(*columns(rel)), on=columns(rel), how="left_anti") if rel in gone else ins)
+            if rel in gone:
+                lost = gone[rel].join(ins.select(*columns(rel)), on=columns(rel), how="left_anti") if ins is not None else gone[rel]
+                parts.append(lost.withColumn("n", F.lit(-1).cast("long")))
+            if parts:
+                delta[rel] = _cut(_union(parts))
+                new[rel] = self.view[rel].unionByName(delta[rel])
+
+    # -- reading the view ------------------------------------------------------------------
+
+    def facts(self, relation: str):
+        """relation's facts (a0…, n, infinite): n the derivations with an empty H, infinite if one has a
+        non-empty H (psn2010 §5: the fact has infinitely many)."""
+        F = self.F
+        return self.view[relation].groupBy(*self.columns(relation)).agg(
+            F.sum(F.when(F.size("H") == 0, F.col("n")).otherwise(0)).alias("n"), (F.max(F.size("H")) > 0).alias("infinite"))
+
+
+def _union(parts: Sequence):
+    return reduce(lambda a, b: a.unionByName(b), parts)
+
+
+# ---------------------------------------------------------------------------
+# The engine `maintain --engine spark` runs (`engine.Engine`)
+
+
+def make(algorithm: str, schedule: str = "fifo", seed: int = 0, progress=None, master: str | None = None,
+         log_level: str | None = None, session=None) -> "SparkEngine":
+    """`maintain --engine spark`: psn, dred or recompute on a Spark session (`runs.session.spark_session`, quiet).
+    SN processes every update of a round together, so no pick order applies: `schedule` and `seed` are
+    not used (every order ends in the same view: psn2010 Corollary 22)."""
+    if algorithm not in (*ALGORITHMS, "recompute"):
+        raise ValueError(f"--algorithm {algorithm} does not run on --engine spark (psn, dred or recompute do)")
+    if session is None:
+        from ..runs.session import spark_session
+
+        session = spark_session(master, log_level=log_level)
+    return SparkEngine(session, algorithm)
+
+
+class SparkEngine:
+    """`engine.Engine` on Spark: `SparkMaintainer` over a `DDlogProgram`'s localized rules.
+
+    `algorithm` "psn" keeps psn2010's multiset view (counts, derivation sets in recursive components);
+    "dred" keeps recursive components as sets (every count 1 there) by DRed; "recompute" computes the
+    view of E ⊎ I ∖ D from nothing after each burst (psn's evaluation from an empty view)."""
+
+    name = "spark"
+
+    def __init__(self, session, algorithm: str = "psn"):
+        self.session = session
+        self.algorithm = algorithm
+
+    def start(self, program: DDlogProgram, base: Counter) -> None:
+        self.program = program
+        self.base = Base(base)
+        self.maintainer = self._fresh()
+        self._apply(self.base.facts, 0)
+
+    def _fresh(self) -> SparkMaintainer:
+        algorithm = "psn" if self.algorithm == "recompute" else self.algorithm
+        return SparkMaintainer(self.session, patterns(self.program), self.program.arities, self.program.columns, algorithm,
+                               shown=self.program.relations)
+
+    def apply(self, burst: Burst) -> BurstStats:
+        started = time.perf_counter()
+        signed: Counter = Counter()
+        for u in burst.updates:
+            signed[u.fact] += 1 if u.op == INSERT else -1
+        if self.algorithm == "recompute":
+            before = self.view()
+            self.base.apply(burst)
+            self.maintainer = self._fresh()
+            self.last = self._apply(self.base.facts, burst.number)
+            stats = BurstStats(burst.number, updates=dict(Counter(node_name(self.program, u.fact) for u in burst.updates)))
+            stats.seconds = time.perf_counter() - started
+            return fill_changes(stats, self.program, *changes(before.shown(self.program), self.view().shown(self.program)))
+        totals = self._apply(signed, burst.number)
+        stats = BurstStats(burst.number)
+        shown = [r for r in self.program.relations]
+        stats.inserted = {r: v for r, v in totals.inserted.items() if r in shown and v}
+        stats.deleted = {r: v for r, v in totals.deleted.items() if r in shown and v}
+        processed = Counter(node_name(self.program, u.fact) for u in burst.updates)
+        processed.update({_node(k): v for k, v in totals.updates.items()})
+        stats.updates = dict(sorted(processed.items()))
+        stats.messages = {_node(k): v for k, v in sorted(totals.messages.items()) if v}
+        stats.seconds = time.perf_counter() - started
+        self.last = totals
+        return stats
+
+    def _apply(self, signed: Counter, number: int) -> Totals:
+        m = self.maintainer
+        by_relation: dict[str, list] = {}
+        for fact, n in signed.items():
+            if n:
+                by_relation.setdefault(fact.relation, []).append((tuple(str(a) for a in fact.args), n))
+        totals = m.apply({rel: m.frame(rel, rows) for rel, rows in by_relation.items()})
+        if totals.missing:
+            raise ValueError(f"burst {number} deletes {totals.missing} base fact(s) that the view does not hold")
+        return totals
+
+    def view(self) -> View:
+        """The view, collected to the driver in one job (what `maintain` prints): counts, and the infinite facts."""
+        F = self.maintainer.F
+        m = self.maintainer
+        parts = [m.facts(r).select(F.lit(r).alias("relation"), F.array(*m.columns(r)).alias("args"), "n", "infinite") for r in m.arity]
+        counts: dict[Fact, int] = {}
+        infinite = set()
+        for row in _union(parts).collect():
+            fact = Fact(row.relation, tuple(clingo.parse_term(a) for a in row.args))
+            if row.infinite:
+                infinite.add(fact)
+            else:
+                counts[fact] = int(row.n)
+        return View(counts, frozenset(infinite))
+
+
+def _node(text: str) -> str:
+    """A node's value as text (`str` of its symbol) as `engine.node_name` writes it."""
+    symbol = clingo.parse_term(text)
+    return symbol.string if symbol.type is clingo.SymbolType.String else str(symbol)
