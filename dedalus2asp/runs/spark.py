@@ -388,13 +388,13 @@ class Spark:
                 digits = F.conv(F.substring(F.sha2(identity, 256), 1, 15), 16, 10).cast("long")
                 delay = F.lit(1) + F.pmod(digits, F.lit(schedule.max_delay))
             arrives = (F.lit(t) + delay).cast("int")
-            out[relation] = df.select(
+            out[relation] = _cut(df.select(
                 "sender",
                 F.lit(t).cast("int").alias("sent"),
                 "addressee",
                 F.when(arrives < steps, arrives).otherwise(F.lit(None)).cast("int").alias("arrives"),
                 *args,
-            )  # not checkpointed: computed again from the checkpointed D when it is delivered and written
+            ))  # checkpointed lazily: computed once (by the step that delivers them), read again when written
         return out
 
     def _lost(self, schedule: Schedule, t: int):
