@@ -24,7 +24,8 @@ Spark jobs:
   (`spark.sql.autoBroadcastJoinThreshold` off): a broadcast is a Spark job of its
   own, and a join of co-partitioned tables needs none.
 * **Jobs only where a result is needed.** Tables are lazy; a set of facts that a
-  step reuses (its I, a semi-naive delta, a stratum's result, D) is locally
+  step reuses (its I, a semi-naive delta, a stratum's result, D, the messages it
+  sends: read when delivered and again when the run is written) is locally
   checkpointed lazily: it is computed once, by the first job that needs it, and
   its lineage is cut there. Planning a checkpoint costs the driver about 0.15 s,
   more than most steps' data, so there are few: the step's I once
