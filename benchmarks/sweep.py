@@ -17,7 +17,7 @@ each point: the speed-up of local[2] over local[1] is only what the two cores gi
 else uses them. Every point must find the same models and traces per job as the first one.
 
 Last, the same jobs run one after another in one Python process without Spark (`--no-serial`
-skips it): W, its wall time, is what two cores can share; S = (best local[1] point) − W is what
+skips it): W, its wall time, is what two cores can share; S = (median local[1] point) − W is what
 a batch adds that they cannot (the JVM's start, Spark's Python workers), so that local[2] is at
 most (S + W) / (S + W/2) times faster than local[1] (Amdahl's law), printed with the table.
 
