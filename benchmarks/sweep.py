@@ -5,6 +5,7 @@
     python benchmarks/sweep.py --masters 'local[1]' 'local[2]' spark://host:7077
     python benchmarks/sweep.py --horizons 1 2        # the smaller sweep (jobs of a few ms)
     python benchmarks/sweep.py --heavy --repeat 3    # twelve count jobs of seconds each (`HEAVY`)
+    python benchmarks/sweep.py --jvm-cpu 2 --json benchmarks/sweep-jvm.json   # the batch JVM's options
 
 The sweep: the eight example programs of `SWEEP` (tplp2016 Ex. 1-3, Fig. 4 and 5; jcss2014
 Alg. 2-4) × semantics causal and choice × encodings fast and paper × horizons 2 and 3 = 64
@@ -134,6 +135,34 @@ def serial(path: Path, out: Path) -> dict:
     return {"master": "none (one process)", **timing, "jobs": len(jobs["counts"]), **jobs}
 
 
+JVM_CPU = """
+import os, sys, time
+from pyspark import SparkContext
+from dedalus2asp.runs.session import spark_session
+start = time.perf_counter()
+session = spark_session("local[2]", java_options=sys.argv[1])
+session.sparkContext.parallelize(range(12), 12).map(lambda i: __import__("dedalus2asp.batch.execute") and i).collect()
+fields = open(f"/proc/{SparkContext._gateway.proc.pid}/stat").read().rsplit(")", 1)[1].split()
+print((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), time.perf_counter() - start)
+"""
+
+
+def jvm_cpu(repeat: int) -> list[dict]:
+    """The JVM's CPU seconds (Linux /proc) and the wall time of a batch-like session: start, one job of twelve
+    Python tasks that import the batch's modules; with both compilers and with C1 only (`PYTHON_TASKS`)."""
+    from dedalus2asp.runs.session import JAVA_OPTIONS, PYTHON_TASKS
+
+    points = []
+    for _ in range(repeat):
+        for options in (JAVA_OPTIONS, PYTHON_TASKS):
+            load = os.getloadavg()[0]
+            done = subprocess.run([sys.executable, "-c", JVM_CPU, options], capture_output=True, text=True, check=True)
+            cpu, wall = map(float, done.stdout.split())
+            points.append({"java_options": options, "jvm_cpu_s": round(cpu, 1), "wall_s": round(wall, 1), "load": round(load, 1)})
+            print(f"{options:>45}  JVM CPU {cpu:6.1f} s  wall {wall:6.1f} s  load {load:.1f}", flush=True)
+    return points
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--masters", nargs="+", default=["local[1]", "local[2]"])
@@ -143,7 +172,12 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds of solving per job")
     parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "sweep.json")
     parser.add_argument("--no-serial", action="store_true", help="skip the jobs run one after another in one process")
+    parser.add_argument("--jvm-cpu", type=int, metavar="N", help="only compare the JVM's options for a batch, N times")
     args = parser.parse_args()
+    if args.jvm_cpu:
+        record = {"command": " ".join([Path(sys.executable).name, *sys.argv]), "jvm_cpu": jvm_cpu(args.jvm_cpu)}
+        args.json.write_text(json.dumps(record, indent=2) + "\n")
+        return
 
     scratch = Path(tempfile.mkdtemp(prefix="sweep-"))
     try:

@@ -43,6 +43,7 @@ from ..asp.transform import transform
 from ..lang.diagnostics import Diagnostic, DiagnosticError, format_diagnostic
 from ..lang.located import check_events
 from ..runs import engine
+from ..runs.session import PYTHON_TASKS
 from . import invariants
 from .manifest import KEYS, Job, program_name, read_manifest, short_name
 
@@ -447,7 +448,7 @@ def run_batch(manifest: Path, out: Path, master: str | None = None, spark=None, 
     finished = done(out)
     todo = [job for job in jobs if job.id not in finished]
     start = time.perf_counter()
-    make = session_factory or engine.spark_session
+    make = session_factory or (lambda m: engine.spark_session(m, java_options=PYTHON_TASKS))
     session_of = (lambda: spark) if spark is not None else _Starting(lambda: make(master)) if todo else None
     unloadable = precheck(todo)
     for job in todo:

@@ -23,13 +23,16 @@ VERBOSE = ("ALL", "TRACE", "DEBUG", "INFO")
 """Log levels at which the JVM starts with Spark's own logging profile (and its start-up lines)."""
 
 
-def spark_session(master: str | None = None, partitions: int | None = None, log_level: str | None = None):
+def spark_session(master: str | None = None, partitions: int | None = None, log_level: str | None = None,
+                  java_options: str | None = None):
     """The SparkSession (created once): `master`, else $SPARK_MASTER, else local[*]; UI off, case-sensitive columns.
 
     `log_level` (OFF, FATAL, ERROR, WARN, or `VERBOSE`; default ERROR) is Spark's log level once the
     session is up; before that, the JVM starts with `log4j2.properties` of this
     package (warnings and errors only, and nothing of the usual start-up chatter)
-    unless `log_level` asks for INFO or more.
+    unless `log_level` asks for INFO or more. `java_options`: the driver JVM's options (default
+    `JAVA_OPTIONS`; `PYTHON_TASKS` for a session whose tasks are Python jobs); $DEDALUS2ASP_JAVA_OPTIONS
+    replaces either.
     """
     os.environ.setdefault("PYSPARK_PYTHON", _python())
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", _python())
@@ -49,7 +52,7 @@ def spark_session(master: str | None = None, partitions: int | None = None, log_
         .config("spark.driver.memory", os.environ.get("DEDALUS2ASP_DRIVER_MEMORY", "4g"))
         .config("spark.sql.codegen.wholeStage", os.environ.get("DEDALUS2ASP_SPARK_CODEGEN", "false"))
     )
-    options = os.environ.get("DEDALUS2ASP_JAVA_OPTIONS", JAVA_OPTIONS)
+    options = os.environ.get("DEDALUS2ASP_JAVA_OPTIONS", java_options or JAVA_OPTIONS)
     if level not in VERBOSE:
         options += f" -Dlog4j2.configurationFile={LOG4J}"
     builder = builder.config("spark.driver.extraJavaOptions", options.strip())
@@ -63,6 +66,14 @@ def spark_session(master: str | None = None, partitions: int | None = None, log_
 JAVA_OPTIONS = "-XX:+UseParallelGC"
 """The driver JVM's options ($DEDALUS2ASP_JAVA_OPTIONS replaces them): the throughput collector, for G1's
 concurrent threads compete with the tasks on a machine of two cores (docs/spark.md)."""
+
+PYTHON_TASKS = JAVA_OPTIONS + " -XX:TieredStopAtLevel=1"
+"""The driver JVM's options for a session whose tasks are Python jobs (`batch`): the JVM only schedules them,
+so the optimising compiler (C2), whose threads take CPU from the jobs while it compiles, buys it nothing; the
+first tier (C1) starts faster. A session start and one job of twelve Python tasks cost the JVM 12.7 and 13.4 s
+of CPU with both compilers, 8.2 and 7.8 s with C1 only (`benchmarks/sweep.py --jvm-cpu 2`, alternating, on
+the shared machine at a load average of 12 to 19). `run` keeps C2: its
+steps are the JVM's own work (C1 only: 39 s against 34 s at 3,000 edges)."""
 
 LOG4J = Path(__file__).with_name("log4j2.properties")
 """Spark's logging at start-up: warnings and errors of Spark on standard error, nothing of its INFO lines."""
