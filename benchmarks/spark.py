@@ -3,13 +3,15 @@
     python benchmarks/spark.py                  # both parts, a few minutes per point at most
     python benchmarks/spark.py --quick          # small sizes only
     python benchmarks/spark.py --edges 1000 10000 --budget 300
+    python benchmarks/spark.py --parts 1 --edges 10000 --repeat 3   # item 8's figure: medians of 3, alternating
 
 Part 1 runs jcss2014 Alg. 1 (examples/jcss2014/alg1.ded: transitive closure, every node
 broadcasts its closure every step) on generated graphs: 8 nodes, E edges dealt round-robin to
 the nodes, the graph a union of disjoint paths of length 2 (so the closure has 1.5 E edges and
 every node ends up with all of it), 10 steps, sync schedule. Each point is one
 `dedalus2asp run --engine local|spark --quiet` in its own process (Spark: `local[2]`), killed after
-`--budget` seconds; the time is the whole process's wall time (JVM start included), next to the
+`--budget` seconds; the time is the whole process's wall time (JVM start included; with `--repeat N`,
+the median of N runs of each engine, local and Spark alternating), next to the
 Spark jobs of each step (`run.json`) and the load average before and after the point. Alg. 1 sends 8 copies of its whole closure every step, so the message table has
 about 8 · 8 · 1.5 E · steps rows: that, not the joins, is what stops both engines.
 
@@ -35,6 +37,7 @@ import json
 import os
 import platform
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -82,26 +85,37 @@ def run_point(engine: str, data: Path, out: Path, budget: float) -> dict:
     info = json.loads((out / "run.json").read_text())
     seconds = info["timings"]["run"] + info["timings"]["write"]
     return {"status": "ok", "wall": round(wall, 2), "seconds": round(seconds, 2), "load": info["timings"]["load"],
+            "timings": info["timings"],
             "rows": info["rows"], "pending": info["pending"], "jobs_per_step": info.get("spark_jobs_per_step"),
             "loadavg": loadavg}
 
 
-def part1(sizes: list[int], budget: float, scratch: Path) -> list[dict]:
+def part1(sizes: list[int], budget: float, scratch: Path, repeat: int = 1) -> list[dict]:
+    """Each size: local and Spark alternately, `repeat` times each; the median wall time of each and their ratio."""
     points = []
     stopped = set()
     for edges in sizes:
         data = scratch / f"graph-{edges}"
         graph(data, edges)
-        point = {"edges": edges}
+        point = {"edges": edges, "local": {}, "spark": {}, "runs": []}
+        for r in range(repeat):
+            for engine in ("local", "spark"):
+                if engine in stopped:
+                    point[engine] = {"status": "skipped (stopped at a smaller size)"}
+                    continue
+                result = run_point(engine, data, scratch / f"run-{engine}-{edges}", budget)
+                point["runs"].append({"engine": engine, **result})
+                shutil.rmtree(scratch / f"run-{engine}-{edges}", ignore_errors=True)
+                print(f"  alg1 E={edges} {engine} ({r + 1} of {repeat}): {result}", flush=True)
+                if result["status"] != "ok":
+                    stopped.add(engine)
         for engine in ("local", "spark"):
-            if engine in stopped:
-                point[engine] = {"status": "skipped (stopped at a smaller size)"}
-                continue
-            point[engine] = run_point(engine, data, scratch / f"run-{engine}-{edges}", budget)
-            if point[engine]["status"] != "ok":
-                stopped.add(engine)
-            shutil.rmtree(scratch / f"run-{engine}-{edges}", ignore_errors=True)
-            print(f"  alg1 E={edges} {engine}: {point[engine]}", flush=True)
+            done = [p for p in point["runs"] if p["engine"] == engine and p["status"] == "ok"]
+            if engine not in stopped and done:
+                point[engine] = {**done[-1], "wall": round(statistics.median(p["wall"] for p in done), 2),
+                                 "walls": [p["wall"] for p in done]}
+            elif engine in stopped and not point[engine]:
+                point[engine] = next(p for p in point["runs"] if p["engine"] == engine and p["status"] != "ok")
         if point["local"].get("status") == "ok" and point["spark"].get("status") == "ok":
             point["spark_over_local"] = round(point["spark"]["wall"] / point["local"]["wall"], 2)
         points.append(point)
@@ -207,6 +221,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--edges", type=int, nargs="+", default=[300, 1000, 3000, 10000, 30000])
     parser.add_argument("--budget", type=float, default=600.0, help="seconds per point before it is killed")
+    parser.add_argument("--repeat", type=int, default=1, help="part 1: runs per engine and size, alternating; medians")
     parser.add_argument("--quick", action="store_true", help="sizes 300 and 1000 only")
     parser.add_argument("--parts", type=int, nargs="+", default=[1, 2, 3, 4], help="which parts to run")
     parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "spark.json", help="where the results go")
@@ -219,7 +234,7 @@ def main() -> None:
         print(f"Spark session start (local[2], JVM included): {start} s", flush=True)
         if 1 in args.parts:
             print("part 1: jcss2014 Alg. 1, 8 nodes, 10 steps, sync schedule", flush=True)
-            runs = part1(sizes, args.budget, scratch)
+            runs = part1(sizes, args.budget, scratch, args.repeat)
         if 2 in args.parts:
             print("part 2: 64 count jobs", flush=True)
             sweep = part2(scratch, args.budget * 2)

@@ -14,9 +14,10 @@ cron or verify job asks `cron --eventual`'s or `verify --eventual`'s question an
 when it is still busy well past its timeout (`execute_bounded`): clingo
 cannot interrupt grounding.
 
-Before Spark starts, the driver loads each job's program and input once
-(`precheck`): a job that does not load is recorded as failed at once, and
-only the others go to Spark. A job that failed keeps its row on a re-run
+While Spark starts (in a thread of its own, `_Starting`: the JVM's start is
+seconds that nothing else can share), the driver loads each job's program and
+input once (`precheck`): a job that does not load is recorded as failed at
+once, and only the others go to Spark. A job that failed keeps its row on a re-run
 unless it is retried (`forget`). While Spark works (in a thread of the
 driver), the driver watches the `jobs` parts appear for progress, and Ctrl-C
 cancels the Spark job (`Interrupted`), the finished jobs kept.
@@ -42,6 +43,7 @@ from ..asp.transform import transform
 from ..lang.diagnostics import Diagnostic, DiagnosticError, format_diagnostic
 from ..lang.located import check_events
 from ..runs import engine
+from ..runs.session import PYTHON_TASKS
 from . import invariants
 from .manifest import KEYS, Job, program_name, read_manifest, short_name
 
@@ -281,7 +283,7 @@ def forget(out: Path, ident: str) -> None:
 def precheck(jobs: list[Job]) -> dict[str, str]:
     """The jobs whose program or input does not load (parse, check; `_load`), with the error each would record.
 
-    Done on the driver before Spark starts, once per program, input and dialect: such a job fails
+    Done on the driver while Spark starts, once per program, input and dialect: such a job fails
     at once with the error it would have had on an executor, and only the others go to Spark.
     """
     errors: dict[tuple, str | None] = {}
@@ -400,13 +402,36 @@ def _on_spark(session_of, out: Path, todo: list[Job], progress, before: tuple[in
         raise outcome["error"]
 
 
+class _Starting:
+    """The Spark session of a batch, made by `make()` in a thread of its own from the moment the batch knows
+    it has jobs to run, so that the JVM starts while the driver loads the programs (`precheck`); calling
+    it waits for the session (or raises what stopped it)."""
+
+    def __init__(self, make):
+        self.outcome: dict = {}
+        self.thread = threading.Thread(target=self._make, args=(make,), name="spark-start", daemon=True)
+        self.thread.start()
+
+    def _make(self, make) -> None:
+        try:
+            self.outcome["session"] = make()
+        except Exception as exc:  # no Java, a bad master: raised where the session is needed
+            self.outcome["error"] = exc
+
+    def __call__(self):
+        self.thread.join()
+        if "error" in self.outcome:
+            raise self.outcome["error"]
+        return self.outcome["session"]
+
+
 def run_batch(manifest: Path, out: Path, master: str | None = None, spark=None, retry_failed: bool = False,
               progress=None, session_factory=None) -> dict:
     """Run the jobs of `manifest` not yet done in `out` on Spark executors; what ran, what failed, what was kept.
 
     A job with a row in `out` is done, unless it failed (error or timeout) and `retry_failed` is set: its row
     and parts are then removed and it runs again. Jobs whose program does not load fail on the driver
-    (`precheck`); Spark starts only for the others. `progress` (a `cli.progress.Progress`, or None) is told
+    (`precheck`, while the session starts); only the others go to Spark. `progress` (a `cli.progress.Progress`, or None) is told
     the jobs done and failed. `batch.json` is written when a job ran: a re-run with nothing to do keeps the
     previous one. The summary's `failed` lists every job of the manifest whose row is not ok, with its error.
     """
@@ -423,6 +448,8 @@ def run_batch(manifest: Path, out: Path, master: str | None = None, spark=None, 
     finished = done(out)
     todo = [job for job in jobs if job.id not in finished]
     start = time.perf_counter()
+    make = session_factory or (lambda m: engine.spark_session(m, java_options=PYTHON_TASKS))
+    session_of = (lambda: spark) if spark is not None else _Starting(lambda: make(master)) if todo else None
     unloadable = precheck(todo)
     for job in todo:
         if job.id in unloadable:
@@ -436,9 +463,9 @@ def run_batch(manifest: Path, out: Path, master: str | None = None, spark=None, 
         progress.update(len(unloadable), failed=len(unloadable))
     try:
         if remote:
-            make = session_factory or engine.spark_session
-            _on_spark(lambda: spark if spark is not None else make(master), out, remote, progress,
-                      (len(unloadable), len(unloadable)))
+            _on_spark(session_of, out, remote, progress, (len(unloadable), len(unloadable)))
+        elif isinstance(session_of, _Starting):
+            session_of.thread.join()  # every job failed to load: nothing for Spark, but leave no thread starting it
     except KeyboardInterrupt:
         raise Interrupted(len(done(out) & ids), len(jobs)) from None
     if progress is not None:

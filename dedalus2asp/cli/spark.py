@@ -215,10 +215,12 @@ def with_crash_facts(data, program, schedule, spark):
 
 
 def quiet_spark_session(master: str | None, level: str):
-    """The Spark session (`runs.engine.spark_session`), its log set to `level`."""
+    """The Spark session of a batch (`runs.engine.spark_session`; its tasks are Python jobs, `session.PYTHON_TASKS`),
+    its log set to `level`."""
     from ..runs import engine as engines
+    from ..runs.session import PYTHON_TASKS
 
-    return engines.spark_session(master, log_level=level)
+    return engines.spark_session(master, log_level=level, java_options=PYTHON_TASKS)
 
 
 def batch_(

@@ -1,7 +1,11 @@
 """The Spark session the engines, `count --split` and `verify --split` run on, and the jobs of a run's steps.
 
 `spark_session` makes the session once: its master, its configuration (the node partitioning the
-back end relies on, `spark.Spark`), its log level. **A JVM for two cores.** The driver's JVM (which
+back end relies on, `spark.Spark`), its log level. **A quiet start.** The JVM starts with this package's
+`log4j2.properties` (nothing of Spark's start-up lines) and its standard error relayed line by line to
+ours (`_launch`) without the one notice the JVM prints of its own, `WARNING: Using incubator modules`
+(Spark's launcher adds that module, and no option of the JVM silences the notice): a notebook's output
+and a command's standard error show what they are about only. **A JVM for two cores.** The driver's JVM (which
 runs the tasks in local mode) uses the parallel collector: G1's concurrent threads took a core from the
 tasks, and Alg. 1 at 3,000 edges ran 63 s with G1 against 54 s. `DEDALUS2ASP_JAVA_OPTIONS` replaces
 that option. `Jobs` counts the Spark jobs of each step of a run with the status tracker.
@@ -10,20 +14,25 @@ that option. `Jobs` counts the Spark jobs of each step of a run with the status 
 from __future__ import annotations
 
 import os
+import re
 import sys
+import threading
 from pathlib import Path
 
 VERBOSE = ("ALL", "TRACE", "DEBUG", "INFO")
 """Log levels at which the JVM starts with Spark's own logging profile (and its start-up lines)."""
 
 
-def spark_session(master: str | None = None, partitions: int | None = None, log_level: str | None = None):
+def spark_session(master: str | None = None, partitions: int | None = None, log_level: str | None = None,
+                  java_options: str | None = None):
     """The SparkSession (created once): `master`, else $SPARK_MASTER, else local[*]; UI off, case-sensitive columns.
 
     `log_level` (OFF, FATAL, ERROR, WARN, or `VERBOSE`; default ERROR) is Spark's log level once the
     session is up; before that, the JVM starts with `log4j2.properties` of this
     package (warnings and errors only, and nothing of the usual start-up chatter)
-    unless `log_level` asks for INFO or more.
+    unless `log_level` asks for INFO or more. `java_options`: the driver JVM's options (default
+    `JAVA_OPTIONS`; `PYTHON_TASKS` for a session whose tasks are Python jobs); $DEDALUS2ASP_JAVA_OPTIONS
+    replaces either.
     """
     os.environ.setdefault("PYSPARK_PYTHON", _python())
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", _python())
@@ -43,10 +52,11 @@ def spark_session(master: str | None = None, partitions: int | None = None, log_
         .config("spark.driver.memory", os.environ.get("DEDALUS2ASP_DRIVER_MEMORY", "4g"))
         .config("spark.sql.codegen.wholeStage", os.environ.get("DEDALUS2ASP_SPARK_CODEGEN", "false"))
     )
-    options = os.environ.get("DEDALUS2ASP_JAVA_OPTIONS", JAVA_OPTIONS)
+    options = os.environ.get("DEDALUS2ASP_JAVA_OPTIONS", java_options or JAVA_OPTIONS)
     if level not in VERBOSE:
         options += f" -Dlog4j2.configurationFile={LOG4J}"
     builder = builder.config("spark.driver.extraJavaOptions", options.strip())
+    _launch(builder._options)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel(level)
     session.conf.set("spark.sql.shuffle.partitions", str(partitions or session.sparkContext.defaultParallelism))
@@ -57,8 +67,53 @@ JAVA_OPTIONS = "-XX:+UseParallelGC"
 """The driver JVM's options ($DEDALUS2ASP_JAVA_OPTIONS replaces them): the throughput collector, for G1's
 concurrent threads compete with the tasks on a machine of two cores (docs/spark.md)."""
 
+PYTHON_TASKS = JAVA_OPTIONS + " -XX:TieredStopAtLevel=1"
+"""The driver JVM's options for a session whose tasks are Python jobs (`batch`): the JVM only schedules them,
+so the optimising compiler (C2), whose threads take CPU from the jobs while it compiles, buys it nothing; the
+first tier (C1) starts faster. A session start and one job of twelve Python tasks cost the JVM 12.7 and 13.4 s
+of CPU with both compilers, 8.2 and 7.8 s with C1 only (`benchmarks/sweep.py --jvm-cpu 2`, alternating, on
+the shared machine at a load average of 12 to 19). `run` keeps C2: its
+steps are the JVM's own work (C1 only: 39 s against 34 s at 3,000 edges)."""
+
 LOG4J = Path(__file__).with_name("log4j2.properties")
 """Spark's logging at start-up: warnings and errors of Spark on standard error, nothing of its INFO lines."""
+
+
+NOTICES = re.compile(r"WARNING: Using incubator modules: ")
+"""Lines the JVM prints at start on its own (not Spark's log), left out of the standard error it shares."""
+
+
+def _launch(options: dict) -> None:
+    """Start the JVM and the SparkContext of `options` (the builder's), unless one runs already, with the
+    JVM's standard error relayed to `sys.stderr` without the lines of `NOTICES`.
+
+    The relay reads a pipe of its own from before the JVM starts, so the JVM never waits on a full pipe;
+    the daemon thread ends with the JVM (end of file). `builder.getOrCreate` then takes this context."""
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    if SparkContext._active_spark_context is not None or SparkContext._gateway is not None:
+        return
+    conf = SparkConf()
+    for key, value in options.items():
+        conf.set(key, str(value))
+    read, write = os.pipe()
+    threading.Thread(target=_relay, args=(read,), name="jvm-stderr", daemon=True).start()
+    try:
+        gateway = launch_gateway(conf, {"stderr": write})
+    finally:
+        os.close(write)
+    SparkContext(conf=conf, gateway=gateway)
+
+
+def _relay(fd: int) -> None:
+    """Copy the lines of `fd` to `sys.stderr` as they come, except `NOTICES`."""
+    with open(fd, "rb") as lines:
+        for line in lines:
+            text = line.decode("utf-8", "replace")
+            if not NOTICES.match(text):
+                sys.stderr.write(text)
+                sys.stderr.flush()
 
 
 def _python() -> str:

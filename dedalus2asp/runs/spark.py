@@ -24,7 +24,8 @@ Spark jobs:
   (`spark.sql.autoBroadcastJoinThreshold` off): a broadcast is a Spark job of its
   own, and a join of co-partitioned tables needs none.
 * **Jobs only where a result is needed.** Tables are lazy; a set of facts that a
-  step reuses (its I, a semi-naive delta, a stratum's result, D) is locally
+  step reuses (its I, a semi-naive delta, a stratum's result, D, the messages it
+  sends: read when delivered and again when the run is written) is locally
   checkpointed lazily: it is computed once, by the first job that needs it, and
   its lineage is cut there. Planning a checkpoint costs the driver about 0.15 s,
   more than most steps' data, so there are few: the step's I once
@@ -388,13 +389,13 @@ class Spark:
                 digits = F.conv(F.substring(F.sha2(identity, 256), 1, 15), 16, 10).cast("long")
                 delay = F.lit(1) + F.pmod(digits, F.lit(schedule.max_delay))
             arrives = (F.lit(t) + delay).cast("int")
-            out[relation] = df.select(
+            out[relation] = _cut(df.select(
                 "sender",
                 F.lit(t).cast("int").alias("sent"),
                 "addressee",
                 F.when(arrives < steps, arrives).otherwise(F.lit(None)).cast("int").alias("arrives"),
                 *args,
-            )  # not checkpointed: computed again from the checkpointed D when it is delivered and written
+            ))  # checkpointed lazily: computed once (by the step that delivers them), read again when written
         return out
 
     def _lost(self, schedule: Schedule, t: int):
