@@ -71,6 +71,8 @@ SUBCOMMANDS = {
                "--crashes", "--nodes", "--pre", "--post", "--semantics", "--search-horizon", "--all", "--out", "--json",
                "--timeout", "--split", "--engine"],
     "batch": ["--out", "--master", "[[grid]]", "[[job]]"],
+    "maintain": ["--input", "--updates", "--engine", "--algorithm", "--schedule", "--seed", "--check", "--out", "--explain",
+                 "--explore", "--svg", "--json"],
 }
 
 RUNNER = CliRunner()

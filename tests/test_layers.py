@@ -26,7 +26,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "dedalus2asp"
 LAYERS = ("lang", "asp", "runs", "inspect", "questions", "formats", "cli")
 """The phases, lowest first."""
 
-PLACED = {"": "lang", "bounds": "lang", "pipeline": "asp", "batch": "cli", "__main__": "cli"}
+PLACED = {"": "lang", "bounds": "lang", "pipeline": "asp", "maintain": "questions", "batch": "cli", "__main__": "cli"}
 """Where the modules outside the phases' subpackages stand (by their first name under the package)."""
 
 LONG_MODULE = 500

@@ -11,6 +11,7 @@ import pytest
 from dedalus2asp.lang.diagnostics import DiagnosticError
 from dedalus2asp.maintain import Base, Burst, Fact, Update, parse_program
 from dedalus2asp.maintain.check import definition8
+from dedalus2asp.maintain.dred import DRed
 from dedalus2asp.maintain.view import recompute
 from dedalus2asp.maintain.pipelined import PSNEngine
 from dedalus2asp.maintain.psn import DEL, INS, PSN, base_updates
@@ -93,16 +94,20 @@ def failures(engine_of, count: int, seed: int = 0) -> list[str]:
     return out
 
 
+def test_dred_keeps_the_set_view_of_random_programs():
+    assert failures(DRed, 80, seed=3) == []
+
+
 @pytest.mark.parametrize("schedule", SCHEDULES)
 def test_psn_keeps_the_view_of_random_programs_under_every_schedule(schedule):
-    assert failures(lambda: PSNEngine(schedule, seed=7), 60, seed=SCHEDULES.index(schedule)) == []
+    assert failures(lambda: PSNEngine(schedule, seed=7), 200) == []
 
 
 def test_random_programs_are_recursive_and_not_and_span_several_nodes():
-    programs = [p for p, _, _ in cases(60)]
+    programs = [p for p, _, _ in cases(200)]
     recursive = [p for p in programs if any(a.predicate in "pq" for r in p.rules for a in r.body)]
-    assert 10 < len(recursive) < 60
-    assert sum(1 for p in programs if p.auxiliary) > 10  # bodies over several nodes, localized
+    assert 50 < len(recursive) < 200
+    assert sum(1 for p in programs if p.auxiliary) > 50  # bodies over several nodes, localized
 
 
 class DeafPSN(PSN):
@@ -135,3 +140,20 @@ def test_recompute_agrees_with_clingo_on_the_random_programs():
         with control.solve(yield_=True) as handle:
             model = {Fact(s.name, tuple(s.arguments)) for s in next(iter(handle)).symbols(atoms=True)}
         assert recompute(program, base).facts == model
+
+
+def test_a_grid_keeps_one_derivation_per_path():
+    """docs/maintain.md: on the 5×5 grid of links right and down, reachable from corner to corner has C(8, 4) = 70
+    derivations, and the 200 reachable facts have 862 in all."""
+    program = parse_program("reachable(#S, D) :- link(#S, D);\nreachable(#S, D) :- link(#S, Z), reachable(#Z, D);",
+                            "r.ded")
+    node = lambda i, j: clingo.Function(f"v{i}_{j}")  # noqa: E731
+    links = Counter({Fact("link", (node(i, j), node(i + di, j + dj))): 1
+                     for i in range(5) for j in range(5) for di, dj in ((1, 0), (0, 1)) if i + di < 5 and j + dj < 5})
+    engine = PSNEngine("random", seed=3)
+    engine.start(program, links)
+    view = engine.view().shown(program)
+    reachable = [f for f in view.facts if f.relation == "reachable"]
+    assert len(reachable) == 200 and sum(view.counts[f] for f in reachable) == 862
+    assert view.count(Fact("reachable", (node(0, 0), node(4, 4)))) == 70
+    assert recompute(program, links).counts == view.counts

@@ -29,9 +29,11 @@ The interface an engine implements (`engine.Engine`)
     stats = engine.apply(burst)
         burst: an `updates.Burst`, already checked (`updates.Base.apply`: no deletion of a fact E ⊎ I
             does not hold). `burst.updates` are `Update(op, fact)`, op "+" (INS) or "-" (DEL).
-        Returns a `BurstStats` once the system has quiesced: `inserted` / `deleted`, relation → the
-            number of facts of the program's own relations the burst added to / removed from the view
-            (as a set; `engine.fill_changes` computes them from two views); `updates`, node → the updates
+        Returns a `BurstStats` once the system has quiesced: `changes`, the facts of the program's own
+            relations the burst added to / removed from the view (as a set), and `inserted` / `deleted`,
+            relation → how many (`engine.fill_changes` sets the three from the two lists of facts, which
+            `view.changes(before, after)` gives where nothing better is at hand; `changes` None: the command
+            compares `view()` before and after the burst itself); `updates`, node → the updates
             it processed; `messages`, node → the updates it derived for another node; `seconds`.
     view = engine.view()
         A `view.View`: `counts` fact → its number of derivations (multiset semantics) for the facts with

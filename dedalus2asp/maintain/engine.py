@@ -36,6 +36,9 @@ class BurstStats:
     updates: dict[str, int] = field(default_factory=dict)
     messages: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    changes: tuple[list[Fact], list[Fact]] | None = field(default=None, repr=False)
+    """The facts inserted into and deleted from the view (the program's own relations, sorted; `fill_changes`
+    sets them); None if the engine leaves them to a comparison of its views before and after the burst."""
 
     def as_json(self) -> dict:
         return {"burst": self.burst, "inserted": self.inserted, "deleted": self.deleted, "updates": self.updates,
@@ -57,17 +60,24 @@ def per_relation(facts: list[Fact]) -> dict[str, int]:
     return dict(Counter(f.relation for f in facts))
 
 
-def fill_changes(stats: BurstStats, program: DDlogProgram, before: View, after: View) -> BurstStats:
-    """`stats` with the facts the burst inserted and deleted per relation, from the views before and after."""
-    inserted, deleted = changes(before.shown(program), after.shown(program))
+def fill_changes(stats: BurstStats, program: DDlogProgram, inserted: list[Fact], deleted: list[Fact]) -> BurstStats:
+    """`stats` with the facts the burst inserted and deleted, and their number per relation (auxiliary
+    relations left out)."""
+    inserted = sorted((f for f in inserted if f.relation not in program.auxiliary), key=lambda f: (f.relation, f.args))
+    deleted = sorted((f for f in deleted if f.relation not in program.auxiliary), key=lambda f: (f.relation, f.args))
     stats.inserted, stats.deleted = per_relation(inserted), per_relation(deleted)
+    stats.changes = (inserted, deleted)
     return stats
 
 
-def node_name(program: DDlogProgram, fact: Fact) -> str:
-    """The node of `fact` as a key of the JSON output (a string as itself, other values as written)."""
-    node = program.node(fact)
+def symbol_name(node) -> str:
+    """A node as a key of the JSON output (a string as itself, other values as written)."""
     return node.string if node.type.name == "String" else str(node)
+
+
+def node_name(program: DDlogProgram, fact: Fact) -> str:
+    """The node of `fact` as a key of the JSON output."""
+    return symbol_name(program.node(fact))
 
 
 class Recompute:
@@ -87,7 +97,7 @@ class Recompute:
         self._view = recompute(self.program, self.base.facts)
         stats = BurstStats(burst.number, updates=dict(Counter(node_name(self.program, u.fact) for u in burst.updates)))
         stats.seconds = time.perf_counter() - started
-        return fill_changes(stats, self.program, before, self._view)
+        return fill_changes(stats, self.program, *changes(before, self._view))
 
     def view(self) -> View:
         return self._view

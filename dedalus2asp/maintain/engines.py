@@ -2,6 +2,7 @@
 
 * `psn` (default): psn2010's Algorithm 1 with Fig. 2's cycle detection (`pipelined.PSNEngine`);
 * `recompute`: the view recomputed from scratch after each burst (`engine.Recompute`);
+* `dred`: delete, re-derive, insert (Gupta, Mumick, Subrahmanian 1993), set semantics (`dred.DRed`);
 * `eager-discard`: PSN that discards a deletion finding nothing to delete instead of letting it wait,
   as Liu et al. (ICDE 2009) do; correct only over FIFO channels (psn2010's last section), kept to
   show the failure (`--schedule reversed --check`).
@@ -15,10 +16,11 @@ from __future__ import annotations
 
 from typing import Callable
 
+from .dred import DRed
 from .engine import Engine, Recompute
 from .pipelined import PSNEngine
 
-ALGORITHMS = ("psn", "recompute", "eager-discard", "dred")
+ALGORITHMS = ("psn", "recompute", "dred", "eager-discard")
 ENGINES = ("local", "spark")
 
 
@@ -35,8 +37,8 @@ def make(engine: str, algorithm: str, schedule: str = "fifo", seed: int = 0,
         except ImportError:
             raise ValueError("the Spark engine of maintain is not part of this installation (dedalus2asp/maintain/spark.py)") from None
         return spark.make(algorithm, schedule=schedule, seed=seed, progress=progress, **spark_options)
-    if algorithm == "dred":
-        raise ValueError("--algorithm dred runs on --engine spark")
     if algorithm == "recompute":
         return Recompute()
+    if algorithm == "dred":
+        return DRed()
     return PSNEngine(schedule, seed, eager=algorithm == "eager-discard", progress=progress)

@@ -15,8 +15,8 @@ from collections import Counter
 from typing import Callable
 
 from .ddlog import DDlogProgram
-from .engine import BurstStats, fill_changes, node_name
-from .psn import DEL, INS, PSN, Annotated, PUpdate, base_updates
+from .engine import BurstStats, fill_changes, symbol_name as _name
+from .psn import DEL, INS, PSN, Annotated, Pick, PUpdate, base_updates
 from .schedule import Pool
 from .updates import Burst
 from .view import View
@@ -35,7 +35,7 @@ class PSNEngine:
                  progress: Callable[[int, int], None] | None = None, trace: list | None = None) -> None:
         self.schedule, self.seed, self.eager = schedule, seed, eager
         self.progress = progress
-        self.trace = trace  # if a list: every pick is appended, as (node, update, derived updates)
+        self.trace = trace  # if a list: every pick of the bursts (not of the view of E) is appended, a `psn.Pick`
 
     def start(self, program: DDlogProgram, base: Counter) -> None:
         self.program = program
@@ -44,9 +44,11 @@ class PSNEngine:
         self.initial = self._run(0, base_updates(INS, base))
 
     def apply(self, burst: Burst) -> BurstStats:
-        before = self.view()
+        self.psn.touched = {}
         stats = self._run(burst.number, [PUpdate(u.op, Annotated(u.fact)) for u in burst.updates])
-        return fill_changes(stats, self.program, before, self.view())
+        now = {f: bool(self.psn.copies(f)) for f in self.psn.touched}
+        return fill_changes(stats, self.program, [f for f, had in self.psn.touched.items() if not had and now[f]],
+                            [f for f, had in self.psn.touched.items() if had and not now[f]])
 
     def view(self) -> View:
         return self.psn.view()
@@ -55,25 +57,28 @@ class PSNEngine:
         started = time.perf_counter()
         stats = BurstStats(number)
         waiting: dict = {}
+        picked: dict = {}  # node → picks there
+        messages: dict = {}  # node → updates it derived for another node
         psn, pool, program = self.psn, self.pool, self.program
         for u in updates:
             pool.add(u, u.op == DEL)
         picks = 0
         while pool:
             u = pool.take()
-            if not psn.pickable(u) and not self.eager:
+            pickable = psn.pickable(u)
+            if not pickable and not self.eager:
                 key = u.item.picked()
                 waiting.setdefault((key.fact, key.S, key.H), []).append(u)
                 continue
-            node = node_name(program, u.item.fact)
+            node = program.node(u.item.fact)
             derived = psn.step(u)
-            stats.updates[node] = stats.updates.get(node, 0) + 1
+            picked[node] = picked.get(node, 0) + 1
             for d in derived:
-                if node_name(program, d.item.fact) != node:
-                    stats.messages[node] = stats.messages.get(node, 0) + 1
+                if program.node(d.item.fact) != node:
+                    messages[node] = messages.get(node, 0) + 1
                 pool.add(d, d.op == DEL)
-            if self.trace is not None:
-                self.trace.append((node, u, derived))
+            if self.trace is not None and number:
+                self.trace.append(Pick(node, u, tuple(derived), discarded=not pickable))
             if u.op == INS and waiting:
                 item = u.item.picked()
                 for w in waiting.pop((item.fact, item.S, item.H), ()):
@@ -83,5 +88,7 @@ class PSNEngine:
                 self.progress(picks, len(pool))
         if waiting:
             raise Stuck(f"PSN is stuck: {sum(map(len, waiting.values()))} deletion(s) wait for insertions that never come")
+        stats.updates = {_name(n): k for n, k in picked.items()}
+        stats.messages = {_name(n): k for n, k in messages.items()}
         stats.seconds = time.perf_counter() - started
         return stats

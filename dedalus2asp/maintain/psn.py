@@ -38,6 +38,15 @@ from .view import View
 
 INS, DEL = "+", "-"
 
+MAX_COPIES = 5_000_000
+"""The most annotated copies K may hold (one per derivation kept). A recursive view over a graph with many
+paths has very many derivations (one per path, each fact at most twice along a branch): rather than fill
+the memory, PSN stops (`TooManyDerivations`)."""
+
+
+class TooManyDerivations(RuntimeError):
+    """K would hold more than `MAX_COPIES` derivations."""
+
 
 @dataclass(frozen=True)
 class Annotated:
@@ -63,13 +72,26 @@ class PUpdate:
         return f"{'INS' if self.op == INS else 'DEL'} {self.item.fact}"
 
 
+@dataclass
+class Pick:
+    """One PSN iteration of an execution: the node, the update picked, what it derived (none when discarded)."""
+
+    node: object
+    update: PUpdate
+    derived: tuple[PUpdate, ...]
+    discarded: bool = False
+
+
 class PSN:
     """K and one PSN iteration at a time (the caller holds U and chooses the pick order)."""
 
-    def __init__(self, program: DDlogProgram, eager: bool = False) -> None:
+    def __init__(self, program: DDlogProgram, eager: bool = False, limit: int | None = None) -> None:
         self.program = program
         self.eager = eager
+        self.limit = MAX_COPIES if limit is None else limit
+        self.size = 0  # the number of annotated copies in K
         self.K = Table()  # fact → {(S, H): count}
+        self.touched: dict[Fact, bool] = {}  # fact → whether K held it before its first commit since `touched` was emptied
         self._delta: dict[str, list[tuple[DRule, int, tuple]]] = {}
         for rule in program.localized:
             for i, atom in enumerate(rule.body):
@@ -135,8 +157,15 @@ class PSN:
 
     def _commit(self, op: str, item: Annotated) -> None:
         copies = dict(self.copies(item.fact))
+        self.touched.setdefault(item.fact, bool(copies))
         key = (item.S, item.H)
         copies[key] = copies.get(key, 0) + (1 if op == INS else -1)
+        self.size += 1 if op == INS else -1
+        if self.size > self.limit:
+            raise TooManyDerivations(
+                f"the view has more than {self.limit:,} derivations (PSN keeps one copy of a fact per derivation, and "
+                "a recursive view over many paths has very many): maintain it as a set with --algorithm dred, or "
+                "recompute it")
         if copies[key] == 0:
             del copies[key]
         self.K.set(item.fact, copies or None)
@@ -157,8 +186,10 @@ class PSN:
 
     def restore(self, state: frozenset) -> None:
         self.K = Table()
+        self.size = 0
         for fact, copies in state:
             self.K.set(fact, dict(copies))
+            self.size += sum(dict(copies).values())
 
 
 def base_updates(op: str, facts: Counter) -> list[PUpdate]:

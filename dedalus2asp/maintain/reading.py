@@ -126,9 +126,15 @@ def _plain(rule: Rule, error) -> bool:
     return ok
 
 
-def _ddlog(rules: list[Rule], facts: list[tuple[Fact, Span]], marked: dict[str, int], error,
+def _ddlog(rules: list[Rule], facts: list[tuple[Fact, Span]], marked: dict[str, int], report,
            filename: str, text: str) -> DDlogProgram:
     """The DDlog program of the kept rules and facts: arities, location columns, safety, localization."""
+    reported = []
+
+    def error(*args) -> None:
+        reported.append(args)
+        report(*args)
+
     drules: list[DRule] = []
     fresh = 0
     for n, rule in enumerate(rules, 1):
@@ -166,6 +172,8 @@ def _ddlog(rules: list[Rule], facts: list[tuple[Fact, Span]], marked: dict[str, 
         if fact.relation in derived:
             error(f"'{fact}' is a fact of '{fact.relation}', which rules derive: updates and facts are of base "
                   "relations only (psn2010 §2.1)", span)
+    if reported:  # an atom may lack its location column: localization would not find it
+        return DDlogProgram(tuple(drules), (), columns, arities, frozenset(), frozenset(), (), filename, text)
     localized, auxiliary = localize(tuple(drules), columns, set(arities), error)
     for r in localized:
         arities.setdefault(r.head.predicate, r.head.arity)

@@ -16,7 +16,7 @@ def _per(counts: dict[str, int]) -> str:
 
 def _fact(view: View, fact: Fact) -> str:
     count = view.count(fact)
-    return str(fact) + ("" if count == 1 else " ×∞" if count is None else f" ×{count}")
+    return str(fact) + ("" if count == 1 or not view.multiset else " ×∞" if count is None else f" ×{count}")
 
 
 def view_lines(view: View, program: DDlogProgram) -> list[str]:
@@ -40,12 +40,23 @@ def changed_lines(what: str, facts: list[Fact]) -> list[str]:
     return [f"  {what} {_per(counts)}{listed}"]
 
 
-def size(view: View, program: DDlogProgram) -> str:
-    shown = view.shown(program)
+def sizes(view: View, program: DDlogProgram) -> dict[str, int]:
+    """relation → its number of facts in the view (the program's own relations)."""
     counts: dict[str, int] = {}
-    for f in shown.facts:
+    for f in view.shown(program).facts:
         counts[f.relation] = counts.get(f.relation, 0) + 1
-    return f"{len(shown.facts)} facts ({_per(counts)})"
+    return counts
+
+
+def resize(counts: dict[str, int], inserted: list[Fact], deleted: list[Fact]) -> None:
+    for f in inserted:
+        counts[f.relation] = counts.get(f.relation, 0) + 1
+    for f in deleted:
+        counts[f.relation] -= 1
+
+
+def size(counts: dict[str, int]) -> str:
+    return f"{sum(counts.values())} facts ({_per({r: n for r, n in counts.items() if n})})"
 
 
 def work_lines(stats: BurstStats) -> list[str]:

@@ -54,7 +54,7 @@ from ..runs.spark import _cut
 from .ddlog import DDlogProgram, Fact
 from .engine import BurstStats, fill_changes, node_name
 from .updates import INSERT, Base, Burst
-from .view import View
+from .view import View, changes
 
 # ---------------------------------------------------------------------------
 # The program as plain data: relations and text values, what the DataFrames hold
@@ -560,7 +560,7 @@ class SparkEngine:
             self.last = self._apply(self.base.facts, burst.number)
             stats = BurstStats(burst.number, updates=dict(Counter(node_name(self.program, u.fact) for u in burst.updates)))
             stats.seconds = time.perf_counter() - started
-            return fill_changes(stats, self.program, before, self.view())
+            return fill_changes(stats, self.program, *changes(before.shown(self.program), self.view().shown(self.program)))
         totals = self._apply(signed, burst.number)
         stats = BurstStats(burst.number)
         shown = [r for r in self.program.relations]

@@ -13,7 +13,8 @@ Three forms, each a sequence of bursts:
   tuples with their location column, values as in a JSON input (an integer is a number, a name a
   name, any other string a string);
 * **Parquet**, for large bursts: a table `R.parquet` per relation R (a directory of them, or one
-  file), with the columns `burst` (1, 2, ...), `op` (`+` or `-`) and then R's arguments in order.
+  file), with the columns `burst` (1, 2, ...), `op` (`+` or `-`) and then R's arguments in order, each
+  cell a constant as `run` reads tables (a string that spells an integer is that number).
 
 The base E (`--input`) is a located input as `run` reads it (`.facts` or JSON), the program's own facts
 joining it.
@@ -272,10 +273,20 @@ def _json(text: str, filename: str, program: DDlogProgram) -> list[Burst]:
     return bursts
 
 
+def _cell(value) -> clingo.Symbol:
+    """A table cell as a constant, as `run` reads tables: a string that spells an integer is that number."""
+    if isinstance(value, str) and re.fullmatch(r"-?(0|[1-9][0-9]*)", value) and -2**31 <= int(value) < 2**31:
+        return clingo.Number(int(value))
+    return json_value(value)
+
+
 def _parquet(path: Path, program: DDlogProgram) -> list[Burst]:
     import pyarrow.parquet as pq
 
     files = sorted(path.glob("*.parquet")) if path.is_dir() else [path]
+    if not files:
+        raise DiagnosticError([Diagnostic("updates", "the directory holds no .parquet table of updates (R.parquet: "
+                                          "burst, op and R's arguments)", filename=str(path))])
     problems: list[Diagnostic] = []
     found: dict[int, list[Update]] = {}
     for file in files:
@@ -293,7 +304,7 @@ def _parquet(path: Path, program: DDlogProgram) -> list[Burst]:
         columns = [c.to_pylist() for c in table.columns]
         for row, (burst, op, *values) in enumerate(zip(*columns), 1):
             try:
-                fact = Fact(relation, tuple(json_value(v) for v in values))
+                fact = Fact(relation, tuple(_cell(v) for v in values))
             except ValueError as exc:
                 problems.append(Diagnostic("updates", f"row {row}: {exc}", Span(row, 3, row, 4), str(file)))
                 continue

@@ -31,6 +31,8 @@ class View:
 
     counts: Mapping[Fact, int]
     infinite: frozenset[Fact] = frozenset()
+    multiset: bool = True
+    """False for a view kept under set semantics (DRed): its counts are all 1 and mean nothing."""
 
     @property
     def facts(self) -> frozenset[Fact]:
@@ -43,7 +45,7 @@ class View:
     def shown(self, program: DDlogProgram) -> "View":
         """The view on the program's own relations (without the auxiliary relations of localization)."""
         return View({f: c for f, c in self.counts.items() if f.relation not in program.auxiliary},
-                    frozenset(f for f in self.infinite if f.relation not in program.auxiliary))
+                    frozenset(f for f in self.infinite if f.relation not in program.auxiliary), self.multiset)
 
     def nodes(self, program: DDlogProgram) -> dict[str, dict[str, list[list]]]:
         """node → relation → sorted tuples (location column included), as a located JSON input names them."""
@@ -214,9 +216,12 @@ class Difference:
 
 def difference(maintained: View, expected: View) -> Difference:
     """Definition 8: the facts of one view and not the other, and the facts whose counts differ where the
-    recomputed count is finite (or where one says infinite and the other not)."""
+    recomputed count is finite (or where one says infinite and the other not); only the facts when either
+    view is kept as a set."""
     got, want = maintained.facts, expected.facts
     out = Difference(sorted(want - got, key=_order), sorted(got - want, key=_order))
+    if not (maintained.multiset and expected.multiset):
+        return out
     for f in sorted(got & want, key=_order):
         m, r = maintained.count(f), expected.count(f)
         if m != r:
