@@ -3,6 +3,7 @@
     python benchmarks/maintain.py                      # 1,000 and 10,000 edges (a few minutes)
     python benchmarks/maintain.py --edges 10000 100000 # the issue's sizes (long on Spark)
     python benchmarks/maintain.py --quick              # 1,000 edges only
+    python benchmarks/maintain.py --edges 100000 --bursts 0.01 --no-local --algorithms dred
 
 The program is psn2010 §2.2's routing table (examples/psn2010/reachable.ded: `reachable(#S, D) :-
 link(#S, D);` and `reachable(#S, D) :- link(#S, Z), reachable(#Z, D);`, localized by the tool). The
@@ -145,6 +146,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--no-local", action="store_true", help="Spark only")
     parser.add_argument("--algorithms", nargs="+", default=["dred", "psn"])
+    parser.add_argument("--bursts", type=float, nargs="+", default=list(BURSTS), help="burst sizes, fractions of E")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "maintain.json")
     args = parser.parse_args()
     sizes = [1000] if args.quick else args.edges
@@ -165,7 +167,7 @@ def main() -> None:
     for edges in sizes:
         rng = random.Random(edges)
         links = graph(edges, rng)
-        for fraction in BURSTS:
+        for fraction in args.bursts:
             b = burst(links, fraction, rng, edges)
             updates = len(b.updates)
             points = []
