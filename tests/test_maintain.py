@@ -95,7 +95,7 @@ def test_recompute_counts_derivations_and_marks_those_through_a_cycle_infinite()
 
 def test_the_paper_two_and_three_hop_view_has_its_counts():
     # psn2010 §3.3: Hop = {(a,c), (a,c), (d,h), (b,h)}, Tri_hop = {(a,h), (a,h)}
-    program = parse_program((EXAMPLES / "psn2010" / "hops.ded").read_text(), "hops.ded")
+    program = parse_program((EXAMPLES / "psn2010" / "hops.ddlog").read_text(), "hops.ddlog")
     view = recompute(program, base(*(f"link({x},{y})" for x, y in ["ab", "ad", "dc", "bc", "ch", "fg"])))
     hops = {str(f): c for f, c in view.counts.items() if f.relation != "link"}
     assert hops == {"hop(a, c)": 2, "hop(d, h)": 1, "hop(b, h)": 1, "tri_hop(a, h)": 2}
@@ -163,7 +163,7 @@ def test_every_program_of_the_repository_is_read_or_refused_with_diagnostics():
     from dedalus2asp.maintain import read_program
 
     read = refused = 0
-    for path in sorted((ROOT / "tests" / "bad").glob("*.ded")) + sorted(EXAMPLES.rglob("*.ded")):
+    for path in sorted((ROOT / "tests" / "bad").glob("*.ded")) + sorted(EXAMPLES.rglob("*.ded")) + sorted(EXAMPLES.rglob("*.ddlog")):
         try:
             read_program(path)
             read += 1

@@ -27,12 +27,12 @@ def invoke(*args: str):
 
 
 def reachable(*more: str):
-    return invoke("maintain", PSN / "reachable.ded", "--input", PSN / "reachable.facts",
+    return invoke("maintain", PSN / "reachable.ddlog", "--input", PSN / "reachable.facts",
                   "--updates", PSN / "reachable.updates", *more)
 
 
 def test_check_shows_the_localization_of_a_ddlog_program():
-    result = invoke("check", PSN / "reachable.ded")
+    result = invoke("check", PSN / "reachable.ddlog")
     assert result.exit_code == 0
     assert "  r2-1  r2_aux(#Z, S) :- link(#S, Z);   % sent to Z\n" in result.stdout
 
@@ -50,7 +50,7 @@ def test_json_view_is_an_input_maintain_reads_and_every_schedule_agrees(tmp_path
     assert len(views) == 1
     path = tmp_path / "view.json"
     path.write_text(views.pop())
-    instance = load_instance(path, read_program(PSN / "reachable.ded").columns)
+    instance = load_instance(path, read_program(PSN / "reachable.ddlog").columns)
     assert len(instance.facts[clingo.Function("a")]) == 5  # link(a, b|d), reachable(a, b|c|d)
 
 
@@ -65,17 +65,17 @@ def test_explain_names_the_deleted_link_that_took_a_derivation_away():
 def test_eager_discard_fails_the_check_on_reordered_messages(tmp_path):
     updates = tmp_path / "u.txt"
     updates.write_text("+a(0).\n-a(0).\n")
-    result = invoke("maintain", PSN / "cycle.ded", "--updates", updates, "--algorithm", "eager-discard",
+    result = invoke("maintain", PSN / "cycle.ddlog", "--updates", updates, "--algorithm", "eager-discard",
                     "--schedule", "reversed", "--check")
     assert result.exit_code == 1
     assert "check: the view differs from the view recomputed from E ⊎ I ∖ D:\n    extra a(0)" in result.stdout
-    assert invoke("maintain", PSN / "cycle.ded", "--updates", updates, "--schedule", "reversed", "--check").exit_code == 0
+    assert invoke("maintain", PSN / "cycle.ddlog", "--updates", updates, "--schedule", "reversed", "--check").exit_code == 0
 
 
 def test_errors_have_their_place_and_exit_2(tmp_path):
     updates = tmp_path / "u.txt"
     updates.write_text("+link(a, e).\n---\n-link(a, e).\n-link(a, e).\n")
-    result = invoke("maintain", PSN / "reachable.ded", "--input", PSN / "reachable.facts", "--updates", updates)
+    result = invoke("maintain", PSN / "reachable.ddlog", "--input", PSN / "reachable.facts", "--updates", updates)
     assert result.exit_code == 2
     assert f"{updates}:4:1: error: burst 2 deletes 'link(a, e)', which is not in the view at that point" in result.stderr
     program = tmp_path / "p.ded"
@@ -89,7 +89,7 @@ def chain(tmp_path, n: int, bursts: int):
     """A chain of n links, and bursts that take one link away and put it back (no cycle: a cycle gives a
     reachable fact of a long chain very many derivations through it)."""
     program, facts, updates = tmp_path / "r.ded", tmp_path / "r.facts", tmp_path / "r.updates"
-    program.write_text((PSN / "reachable.ded").read_text())
+    program.write_text((PSN / "reachable.ddlog").read_text())
     facts.write_text("".join(f"link(n{i}, n{i + 1}).\n" for i in range(n)))
     lines = []
     for b in range(bursts):
@@ -124,12 +124,12 @@ def test_a_killed_run_resumes_from_its_last_completed_burst(tmp_path):
 
 
 def test_explore_counts_every_execution_and_draws_the_wrong_one(tmp_path):
-    result = invoke("maintain", PSN / "hops.ded", "--input", PSN / "hops.facts", "--updates", PSN / "hops.updates",
+    result = invoke("maintain", PSN / "hops.ddlog", "--input", PSN / "hops.facts", "--updates", PSN / "hops.updates",
                     "--explore")
     assert result.exit_code == 0
     assert result.stdout.startswith("burst 1: 28,828,800 executions (every order of picks), 510 states")
     picture = tmp_path / "eager.svg"
-    result = invoke("maintain", PSN / "cycle.ded", "--updates", PSN / "cycle.updates", "--algorithm", "eager-discard",
+    result = invoke("maintain", PSN / "cycle.ddlog", "--updates", PSN / "cycle.updates", "--algorithm", "eager-discard",
                     "--explore", "--svg", picture)
     assert result.exit_code == 1
     assert "    pick 1 at node 0: DEL a(0): discarded (nothing to delete)\n" in result.stdout

@@ -42,10 +42,10 @@ def test_a_shown_command_prints_what_the_page_shows(command, output, monkeypatch
 
 
 @pytest.mark.parametrize("program, facts, updates", [
-    ("reachable.ded", "reachable.facts", "reachable.updates"),
+    ("reachable.ddlog", "reachable.facts", "reachable.updates"),
     ("reachable_dedalus.ded", "reachable.facts", "reachable.updates"),
-    ("hops.ded", "hops.facts", "hops.updates"),
-    ("cycle.ded", None, "cycle.updates"),
+    ("hops.ddlog", "hops.facts", "hops.updates"),
+    ("cycle.ddlog", None, "cycle.updates"),
 ])
 @pytest.mark.parametrize("schedule", ["fifo", "reversed", "random", "adversarial"])
 def test_every_example_passes_the_check_under_every_schedule(program, facts, updates, schedule):

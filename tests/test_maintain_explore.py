@@ -24,7 +24,7 @@ def agrees(program, base, burst, found) -> bool:
 
 
 def test_every_order_of_the_two_and_three_hop_example_ends_in_the_recomputed_view():
-    program = read_program(PSN / "hops.ded")
+    program = read_program(PSN / "hops.ddlog")
     base = read_base(PSN / "hops.facts", program)
     burst = parse_updates((PSN / "hops.updates").read_text(), "hops.updates", program)[0]
     found = explore(program, base, burst)
@@ -33,7 +33,7 @@ def test_every_order_of_the_two_and_three_hop_example_ends_in_the_recomputed_vie
 
 
 def test_the_p_q_cycle_ends_in_every_order():
-    program = read_program(PSN / "cycle.ded")
+    program = read_program(PSN / "cycle.ddlog")
     a = parse_updates("+a(0).\n", "u", program)[0].inserted
     for text, base, executions in [("+a(0).\n", Counter(), 1), ("-a(0).\n+a(0).\n+a(0).\n", a, 126_126)]:
         burst = parse_updates(text, "u", program)[0]
@@ -56,7 +56,7 @@ def test_random_small_programs_have_one_view_at_the_end_of_every_execution():
 
 
 def test_eager_discard_ends_wrong_when_the_deletion_is_picked_first():
-    program = read_program(PSN / "cycle.ded")
+    program = read_program(PSN / "cycle.ddlog")
     burst = parse_updates((PSN / "cycle.updates").read_text(), "cycle.updates", program)[0]
     found = explore(program, Counter(), burst, eager=True)
     wrong = [(v, run) for v, run in found.finals.values() if v.facts]

@@ -54,7 +54,7 @@ def test_spark_and_local_psn_keep_the_same_multiset_view_of_a_recursive_program(
     """psn2010 §2.2's reachability on a ring (infinitely many derivations) and a chord (finitely many, counted):
     after every burst the two engines hold the same facts, counts and infinite facts, and say the same
     inserted/deleted; and both equal recomputation (Definition 8)."""
-    program = read_program(EXAMPLES / "psn2010" / "reachable.ded")
+    program = read_program(EXAMPLES / "psn2010" / "reachable.ddlog")
     base = Counter([fact("link(a,b)"), fact("link(b,c)"), fact("link(c,a)"), fact("link(c,d)")])
     current = Base(base)
     steps = run_both(program, base, bursts(*REACHABLE_BURSTS), spark)
@@ -69,7 +69,7 @@ def test_spark_and_local_psn_keep_the_same_multiset_view_of_a_recursive_program(
 
 def test_spark_counts_derivations_of_a_non_recursive_program_as_local_psn(spark):
     """Two and three hops (psn2010 §3.3): multiset counts maintained by counting, in one Spark job per burst."""
-    program = read_program(EXAMPLES / "psn2010" / "hops.ded")
+    program = read_program(EXAMPLES / "psn2010" / "hops.ddlog")
     base = Counter(fact(f"link({x},{y})") for x, y in ["ab", "ad", "dc", "bc", "ch", "fg"])
     updates = bursts("+link(d,f) +link(a,f) -link(a,b) +link(a,b) +link(a,b) -link(c,h)")
     steps = run_both(program, base, updates, spark)
@@ -96,7 +96,7 @@ def test_spark_agrees_with_recomputation_on_random_programs(spark):
 def test_dred_keeps_the_set_view_with_fewer_messages(spark):
     """--algorithm dred: recursive relations as sets (count 1), the same facts as recomputation after every burst,
     and fewer messages than PSN's derivation sets on a ring."""
-    program = read_program(EXAMPLES / "psn2010" / "reachable.ded")
+    program = read_program(EXAMPLES / "psn2010" / "reachable.ddlog")
     base = Counter([fact("link(a,b)"), fact("link(b,c)"), fact("link(c,a)"), fact("link(c,d)")])
     dred, psn = SparkEngine(spark, "dred"), SparkEngine(spark, "psn")
     dred.start(program, base)

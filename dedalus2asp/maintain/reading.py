@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from ..lang.ast import Aggregate, Arithmetic, Atom, Comparison, Marked, Rule, RuleKind, Span, Timestamped, Variable
+from ..lang.ast import Aggregate, Arithmetic, Atom, Comparison, Marked, Rule, RuleKind, Span, Timestamped, Variable, printable
 from ..lang.diagnostics import Diagnostic, DiagnosticError, raise_if_errors
 from ..lang.lexer import read_text
 from ..lang.location import location_columns, simply_persists
@@ -52,6 +52,9 @@ def parse_program(text: str, filename: str = "<program>") -> DDlogProgram:
               "writes a location-transparent program so)", Span(1, 1, 1, 2))
         raise DiagnosticError(diagnostics)
     items, _outputs = statements(text, filename, "located.lark", diagnostics)
+    for item in items:
+        if isinstance(item, tuple):  # ("include", file, span)
+            error(f"include \"{printable(item[1])}\": maintain reads one program file", item[2])
     raise_if_errors(diagnostics)
     items = numbered(items)
     columns = location_columns([i.rule if isinstance(i, Timestamped) else i for i in items], error)
