@@ -5,7 +5,7 @@
     python benchmarks/maintain.py --quick              # 1,000 edges only
     python benchmarks/maintain.py --edges 100000 --bursts 0.01 --no-local --algorithms dred
 
-The program is psn2010 §2.2's routing table (examples/psn2010/reachable.ded: `reachable(#S, D) :-
+The program is psn2010 §2.2's routing table (examples/psn2010/reachable.ddlog: `reachable(#S, D) :-
 link(#S, D);` and `reachable(#S, D) :- link(#S, Z), reachable(#Z, D);`, localized by the tool). The
 graph is sparse and acyclic: node v_i (i > 0) has a link from a node drawn uniformly among v_0 … v_{i-1}
 (a random recursive tree, depth about ln n), so E edges give a view of about E·ln E facts. A burst
@@ -48,7 +48,7 @@ from dedalus2asp.maintain.pipelined import PSNEngine  # noqa: E402
 from dedalus2asp.maintain.spark import SparkMaintainer, patterns  # noqa: E402
 from dedalus2asp.maintain.view import recompute  # noqa: E402
 
-PROGRAM = ROOT / "examples" / "psn2010" / "reachable.ded"
+PROGRAM = ROOT / "examples" / "psn2010" / "reachable.ddlog"
 BURSTS = (0.001, 0.01, 0.1)
 
 
