@@ -598,7 +598,7 @@ class SparkEngine:
                 infinite.add(fact)
             else:
                 counts[fact] = int(row.n)
-        return View(counts, frozenset(infinite))
+        return View(counts, frozenset(infinite), multiset=self.algorithm != "dred")  # DRed's counts are 1: a set
 
 
 def _node(text: str) -> str:
