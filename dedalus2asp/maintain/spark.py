@@ -50,7 +50,7 @@ import clingo
 
 from ..lang.ast import Variable
 from ..runs.session import Jobs
-from ..runs.spark import _cut
+from ..runs.spark import cut
 from .ddlog import DDlogProgram, Fact
 from .engine import BurstStats, fill_changes, node_name
 from .updates import INSERT, Base, Burst
@@ -299,7 +299,7 @@ class SparkMaintainer:
         for relation, df in updates.items():
             if relation in self.derived:
                 raise ValueError(f"{relation} is derived: only base relations are updated")
-            delta[relation] = _cut(self.consolidated(df, relation))
+            delta[relation] = cut(self.consolidated(df, relation))
         new = {rel: self.view[rel].unionByName(d) for rel, d in delta.items()}
         for members, recursive in self.order:
             if not recursive:
@@ -329,7 +329,7 @@ class SparkMaintainer:
         if out.missing:
             return out
         for relation in delta:
-            self.view[relation] = _cut(self.consolidated(new[relation], relation))
+            self.view[relation] = cut(self.consolidated(new[relation], relation))
         self.bursts += 1
         return out
 
@@ -361,7 +361,7 @@ class SparkMaintainer:
         processes (the derived ones, at the head's node) and the messages each sends (to another node) tallied."""
         F = self.F
         loc = f"a{self._location[relation]}"
-        agg = _cut(_union(raw).groupBy(*self.keys(relation), "sender").agg(F.sum("n").alias("n"), F.sum(F.abs("n")).alias("d")))
+        agg = cut(_union(raw).groupBy(*self.keys(relation), "sender").agg(F.sum("n").alias("n"), F.sum(F.abs("n")).alias("d")))
         self._tally.append(agg.select(F.concat(F.lit("u:"), F.col(loc)).alias("tag"), F.col("d").alias("v")))
         self._tally.append(agg.where(F.col("sender") != F.col(loc)).select(F.concat(F.lit("m:"), F.col("sender")).alias("tag"), F.col("d").alias("v")))
         return self.consolidated(agg.drop("sender", "d"), relation)
@@ -389,7 +389,7 @@ class SparkMaintainer:
             raw[rule.head.relation] += self.deltas(rule, {**self.view, **before}, {**self.view, **new, **before}, delta, lower)
         done = {rel: [] for rel in members}
         while True:
-            current = {rel: _cut(self._fired(parts, rel)) for rel, parts in raw.items() if parts}
+            current = {rel: cut(self._fired(parts, rel)) for rel, parts in raw.items() if parts}
             sizes = self._job([df.select(F.lit(f"s:{rel}").alias("tag"), F.lit(1).cast("long").alias("v")) for rel, df in current.items()])
             out.rounds += 1
             current = {rel: df for rel, df in current.items() if sizes.get(f"s:{rel}")}
@@ -405,7 +405,7 @@ class SparkMaintainer:
             before = after
         for rel, parts in done.items():
             if parts:
-                delta[rel] = _cut(self.consolidated(_union(parts), rel))
+                delta[rel] = cut(self.consolidated(_union(parts), rel))
                 new[rel] = self.view[rel].unionByName(delta[rel])
 
     def _dred(self, members: tuple[str, ...], delta: dict, new: dict, out: Totals) -> None:
@@ -423,8 +423,8 @@ class SparkMaintainer:
             if delta.get(rel) is None:
                 continue
             changes = self._changes(rel, delta[rel])
-            plus[rel] = _cut(self.as_set(changes.where((F.col("before") <= 0) & (F.col("after") > 0)), rel))
-            minus[rel] = _cut(self.as_set(changes.where((F.col("before") > 0) & (F.col("after") <= 0)), rel))
+            plus[rel] = cut(self.as_set(changes.where((F.col("before") <= 0) & (F.col("after") > 0)), rel))
+            minus[rel] = cut(self.as_set(changes.where((F.col("before") > 0) & (F.col("after") <= 0)), rel))
             after[rel] = old[rel].join(minus[rel].select(*columns(rel)), on=columns(rel), how="left_anti").unionByName(plus[rel])
 
         def distinct_new(raw_by_head: dict, known: dict) -> dict:
@@ -435,7 +435,7 @@ class SparkMaintainer:
                     facts = self.as_set(self._fired(raw, rel), rel)
                     if known[rel]:
                         facts = facts.join(_union(known[rel]).select(*columns(rel)), on=columns(rel), how="left_anti")
-                    found[rel] = _cut(facts)
+                    found[rel] = cut(facts)
             return found
 
         def fire_all(frames_for, delta_at: Mapping) -> dict:
@@ -465,7 +465,7 @@ class SparkMaintainer:
         # 1. over-delete: what a deleted fact derived, every other atom old
         seeds = distinct_new(fire_all(lambda rel: old[rel], minus), {rel: [] for rel in members})
         deleted = rounds(lambda d: fire_all(lambda rel: old[rel], d), seeds, {rel: [] for rel in members})
-        gone = {rel: _cut(_union(parts)) for rel, parts in deleted.items() if parts}
+        gone = {rel: cut(_union(parts)) for rel, parts in deleted.items() if parts}
         # 2. re-derive: the over-deleted facts that keep a derivation from what is left
         kept = {rel: old[rel].join(gone[rel].select(*columns(rel)), on=columns(rel), how="left_anti") if rel in gone else old[rel]
                 for rel in members}
@@ -489,7 +489,7 @@ class SparkMaintainer:
                 lost = gone[rel].join(ins.select(*columns(rel)), on=columns(rel), how="left_anti") if ins is not None else gone[rel]
                 parts.append(lost.withColumn("n", F.lit(-1).cast("long")))
             if parts:
-                delta[rel] = _cut(_union(parts))
+                delta[rel] = cut(_union(parts))
                 new[rel] = self.view[rel].unionByName(delta[rel])
 
     # -- reading the view ------------------------------------------------------------------

@@ -92,7 +92,7 @@ class Spark:
         self.partitions = int(session.conf.get("spark.sql.shuffle.partitions"))
         self.network = tuple(network)
         self._keys = [encode(x) for x in self.network]
-        self._nodes = _cut(self._partitioned(_local_frame(session, ["node"], [(k,) for k in self._keys])))
+        self._nodes = cut(self._partitioned(_local_frame(session, ["node"], [(k,) for k in self._keys])))
         self._input = self._relations_of(facts, schema or {})
         at: dict[int, list] = defaultdict(list)
         for node, relation, args, step in events:
@@ -126,7 +126,7 @@ class Spark:
         if not hasattr(facts, "schema"):
             out = self._from_rows(facts)
             for relation in out:
-                out[relation] = _cut(out[relation])
+                out[relation] = cut(out[relation])
             return out
         F = self.F
         out = Relations()
@@ -135,7 +135,7 @@ class Spark:
                 encode_column(F, F.col("node")).alias("node"),
                 *(encode_column(F, F.get(F.col("args"), i)).alias(f"a{i}") for i in range(arity)),
             )
-            out[relation] = _cut(self._partitioned(df).distinct())
+            out[relation] = cut(self._partitioned(df).distinct())
         return out
 
     def _partitioned(self, df):
@@ -284,7 +284,7 @@ class Spark:
 
     def minus(self, a: Relations, b: Relations) -> Relations:
         """The facts of `a` not in `b`, distinct, checkpointed lazily (a delta is read by the next round)."""
-        return Relations({relation: _cut(_without(df, b.get(relation)).distinct()) for relation, df in a.items()})
+        return Relations({relation: cut(_without(df, b.get(relation)).distinct()) for relation, df in a.items()})
 
     def restrict(self, facts: Relations, relations) -> Relations:
         return Relations({r: df for r, df in facts.items() if r in relations})
@@ -346,7 +346,7 @@ class Spark:
         than most steps' data): a relation that a stratum did not derive keeps its checkpointed frame."""
         if facts.materialized:
             return facts
-        out = Relations({r: _cut(df.distinct()) if not _is_cut(df) else df for r, df in facts.items()})
+        out = Relations({r: cut(df.distinct()) if not _is_cut(df) else df for r, df in facts.items()})
         out.materialized = True
         return out
 
@@ -389,7 +389,7 @@ class Spark:
                 digits = F.conv(F.substring(F.sha2(identity, 256), 1, 15), 16, 10).cast("long")
                 delay = F.lit(1) + F.pmod(digits, F.lit(schedule.max_delay))
             arrives = (F.lit(t) + delay).cast("int")
-            out[relation] = _cut(df.select(
+            out[relation] = cut(df.select(
                 "sender",
                 F.lit(t).cast("int").alias("sent"),
                 "addressee",
@@ -458,7 +458,7 @@ class Spark:
         return self._decoded(parts, ("node", "relation", "args"), "node string, relation string, args array<string>")
 
 
-def _cut(df):
+def cut(df):
     """`df` checkpointed lazily (computed by the first job that reads it, kept, its lineage cut), marked so."""
     out = df.localCheckpoint(eager=False)
     out._dedalus2asp_cut = True
