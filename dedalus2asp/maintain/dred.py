@@ -23,7 +23,7 @@ from collections import Counter
 
 from .ddlog import DDlogProgram, Fact
 from .engine import BurstStats, fill_changes, symbol_name
-from .join import Table, bind, instantiate, join, plan
+from .join import bind, instantiate, join, plan
 from .updates import Base, Burst
 from .view import View, least_model
 

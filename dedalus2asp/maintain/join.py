@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import clingo
 
-from ..lang.ast import Atom, Constant, Variable
+from ..lang.ast import Atom, Constant
 from .ddlog import Fact
 
 Args = tuple[clingo.Symbol, ...]

@@ -36,11 +36,8 @@ sums per job); `SparkEngine.view` collects the view only when asked for it (to p
 
 from __future__ import annotations
 
-import json
-import shutil
 from dataclasses import dataclass, field
 from functools import reduce
-from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 import time
