@@ -76,4 +76,5 @@ def test_fig5_causal_and_causal_finite_have_the_same_lassos(delay):
     paper = lassos(program, instance, network, steps, Semantics.CAUSAL_FINITE, Encoding.PAPER, infinite)
     assert solve.enumerate_models(paper, keep=False, progress=False).count == 0
     found = eventual_models.ultimate_outputs(program, instance, Bounds(0, network=network), ("T",))
-    assert found.outputs == (("T()",),) and found.exact and found.steps == steps
+    assert found.outputs == (("T()",),) and found.exact
+    assert found.steps == steps or found.decided_by == "graph"  # the graph decides; its witnesses may be shorter
