@@ -45,6 +45,7 @@ from collections import Counter
 
 import clingo
 
+from ..lang.analysis import strongly_connected
 from ..lang.ast import Variable
 from ..runs.session import Jobs
 from ..runs.spark import cut
@@ -94,36 +95,12 @@ def patterns(program: DDlogProgram) -> tuple[SparkRule, ...]:
 
 def components(rules: Sequence[SparkRule]) -> list[tuple[tuple[str, ...], bool]]:
     """The derived relations' strongly connected components, bodies first (a topological order), each with
-    whether it is recursive (a cycle through its relations, a self-loop included): Tarjan's algorithm."""
+    whether it is recursive (a cycle through its relations, a self-loop included): `analysis.strongly_connected`
+    (Tarjan's algorithm emits a component after every component it reads)."""
     heads = sorted({r.head.relation for r in rules})
     edges = {h: sorted({b.relation for r in rules if r.head.relation == h for b in r.body if b.relation in heads}) for h in heads}
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    out: list[tuple[tuple[str, ...], bool]] = []
-
-    def visit(v: str) -> None:  # a component is emitted after every component it reads
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        for w in edges[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            members = []
-            while True:
-                w = stack.pop()
-                members.append(w)
-                if w == v:
-                    break
-            out.append((tuple(sorted(members)), len(members) > 1 or v in edges[v]))
-
-    for h in heads:
-        if h not in index:
-            visit(h)
-    return out
+    return [(tuple(sorted(members)), len(members) > 1 or members[0] in edges[members[0]])
+            for members in strongly_connected(heads, edges)]
 
 
 # ---------------------------------------------------------------------------

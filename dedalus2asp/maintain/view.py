@@ -20,6 +20,7 @@ from typing import Iterable, Mapping
 
 import clingo
 
+from ..lang.analysis import strongly_connected
 from .ddlog import DDlogProgram, DRule, Fact
 from .join import Table, instantiate, join, plan
 
@@ -121,45 +122,12 @@ def recompute(program: DDlogProgram, base: Counter) -> View:
 
 
 def _infinite(instances: Mapping[Fact, list[tuple[Fact, ...]]]) -> set[Fact]:
-    """The facts that reach a cycle of the graph fact → body facts of its instances (Tarjan, iteratively)."""
+    """The facts that reach a cycle of the graph fact → body facts of its instances (`analysis.strongly_connected`:
+    Tarjan, iteratively)."""
     edges = {h: {b for body in bodies for b in body} for h, bodies in instances.items()}
-    index: dict[Fact, int] = {}
-    low: dict[Fact, int] = {}
-    on_stack: set[Fact] = set()
-    stack: list[Fact] = []
-    cyclic: set[Fact] = set()
-    for root in edges:
-        if root in index:
-            continue
-        work = [(root, iter(edges.get(root, ())))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(edges.get(child, ()))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                if len(component) > 1 or node in edges.get(node, ()):
-                    cyclic.update(component)
+    cyclic: set[Fact] = {member for component in strongly_connected(list(edges), edges)
+                         if len(component) > 1 or component[0] in edges.get(component[0], ())
+                         for member in component}
     users: dict[Fact, set[Fact]] = {}
     for h, bs in edges.items():
         for b in bs:
