@@ -5,7 +5,7 @@ Two notations are read, both in tr2009's located notation (§6.2: the location c
 * **DDlog** (psn2010 §2.2): positive rules without time, a body possibly spread over nodes;
   `reachable(#S, D) :- link(#S, Z), reachable(#Z, D);`. A rule whose head is at another node than its
   (localized) body sends the derived fact there.
-* **Positive Dedalus whose state is simply persisted.** Read as Dedalus (SPEC §8), a DDlog program
+* **Positive Dedalus whose state is simply persisted.** Read as Dedalus (psn2010 §2.2 with jcss2014 §2.5.5), a DDlog program
   persists every relation (`r(#A, B)@next :- r(#A, B);`, tr2009's persist[r]) and sends every remote
   head as an `@async` message persisted on arrival; its ultimate model (jcss2014: positive, hence
   consistent) is the view. So such a Dedalus program is read back as DDlog: persistence rules are
