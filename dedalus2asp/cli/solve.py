@@ -227,7 +227,7 @@ def count(
 def count_eventual(answer, json_: bool) -> None:
     """`count --eventual`: how many distinct ultimate outputs, exact or not (exit 3)."""
     summary = {"ultimate_outputs": len(answer.outputs), **{k: v for k, v in answer.as_dict().items()
-                                                           if k not in ("ultimate_outputs", "lassos", "certain", "possible")}}
+                                                           if k not in ("ultimate_outputs", "lassos", "certain", "possible", "free_clock_runs")}}
     if json_:
         emit(render(summary, "json", kind="count"))
     else:
@@ -238,6 +238,7 @@ def count_eventual(answer, json_: bool) -> None:
                "exact (the program is confluent: every infinite run has the same ultimate output)"
                if answer.exact and answer.decided_by == "confluence" else
                "exact (K is the completeness threshold)" if answer.exact else
+               f"not exact: {answer.reason}" if answer.free_clocks is not None else
                f"not exact (bounded: the lassos of {answer.steps} steps only): {answer.reason}") + "\n")
     if not answer.exact:
         raise typer.Exit(EXIT_INCOMPLETE)
