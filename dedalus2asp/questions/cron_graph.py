@@ -41,7 +41,7 @@ def by_graph(program: Program, instance: Instance, bounds: Bounds, outputs: tupl
     seconds = models.GRAPH_SECONDS if left is None else min(models.GRAPH_SECONDS, left / 2)
     try:
         answer = explorer.explore(program, instance, replace(bounds, mode=Mode.EVENTUAL), models.GRAPH_LIMIT, outputs,
-                                  seconds=seconds, free_clocks=True)
+                                  seconds=seconds, free_clocks=True, consistency_only=True)
     except ValueError:
         return None
     if not answer.rounds_exact or not answer.infinite_runs:

@@ -38,7 +38,7 @@ from .transitions import GroundFact, Packet, System
 DRIFT_LIMIT = 20_000
 """The most free-clock configurations `prefixes` meets before it stops at the last horizon it finished."""
 
-DRIFT_SECONDS = 4.0
+DRIFT_SECONDS = 2.0
 """The longest `prefixes` searches, and the longest the graph grows from the prefixes' ends (`eventual.drifted`)."""
 
 
@@ -142,15 +142,17 @@ def starts(config: Free, h: int, delay: int, cap: int) -> Iterator[tuple[Configu
     """The rounds configurations a free-clock prefix ending in `config` (every node past its step h) goes on from:
     every node at step h+1 (its clock capped at `cap`, as `Graph` caps it), each message in flight arriving at a
     step h+1..s+D of its addressee, chosen here; with the arrivals chosen, (packet, arrival step)."""
-    pending = [(j, p) for j, local in enumerate(config) for p in sorted(local.buffer)]
-    choices = [range(h + 1, p[1] + delay + 1) for _, p in pending]
     clock = min(h + 1, cap)
-    for arrivals in product(*choices):
-        buffers: list[set] = [set() for _ in config]
-        for (j, p), a in zip(pending, arrivals):
-            buffers[j].add((a - h - 1, p[3]))
-        parts = tuple(Local(clock, local.state, frozenset(b)) for local, b in zip(config, buffers))
-        yield Configuration(parts, frozenset()), tuple((p, a) for (_, p), a in zip(pending, arrivals))
+    per_node = []  # per node: each distinct buffer (wait, fact) the arrivals give, with one choice of arrivals for it
+    for local in config:
+        buffers: dict[frozenset, tuple] = {frozenset(): ()}
+        for p in sorted(local.buffer):  # copies of one fact that arrive together are one message in the buffer
+            buffers = {b | {(a - h - 1, p[3])}: (*chosen, (p, a))
+                       for b, chosen in buffers.items() for a in range(h + 1, p[1] + delay + 1)}
+        per_node.append(list(buffers.items()))
+    for choice in product(*per_node):
+        parts = tuple(Local(clock, local.state, buffer) for local, (buffer, _) in zip(config, choice))
+        yield Configuration(parts, frozenset()), tuple(pair for _, chosen in choice for pair in chosen)
 
 
 def shown(system: System, moves: tuple[Move, ...],

@@ -181,7 +181,7 @@ class Eventual:
 def explore(
     program: Program, instance: Instance, bounds: Bounds, max_configurations: int = 1_000_000,
     outputs: tuple[str, ...] | None = None, seconds: float | None = None,
-    progress: Callable[[int, int], None] | None = None, free_clocks: bool = False,
+    progress: Callable[[int, int], None] | None = None, free_clocks: bool = False, consistency_only: bool = False,
 ) -> Eventual:
     """The configuration graph of P on H under `bounds.network`, and the ultimate outputs of its infinite runs.
 
@@ -192,6 +192,7 @@ def explore(
     `exact: false` and says why. `progress(k, n)` is told how the graph's construction goes (`Graph.build`).
     `free_clocks`: under a delay bound, when a node sends to another, also follow the runs whose nodes' clocks
     drift apart for their first steps (`drifted`): their outputs join the list, which is then not exact.
+    `consistency_only`: follow them only when the runs in rounds have one output (two already answer consistency).
     """
     if bounds.mode is not Mode.EVENTUAL:
         raise ValueError(f"the eventual explorer answers the eventual mode, not {bounds.mode.value!r}")
@@ -212,7 +213,7 @@ def explore(
         return Eventual(stop.configurations, sum(map(len, graph.edges)), 0, (), (), False, None, False, bounds,
                         reason=reason, nodes=nodes, graph_complete=False)
     found = _ultimate(graph, outputs, bounds, nodes)
-    if free_clocks and may_drift(graph) and found.exact:
+    if free_clocks and may_drift(graph) and found.exact and not (consistency_only and len(found.ultimate_outputs) > 1):
         return drifted(graph, outputs, found, max_configurations, seconds)
     return found
 
@@ -243,7 +244,7 @@ def drifted(graph: Graph, outputs: tuple[str, ...], found: Eventual, limit: int,
     origin: dict[int, tuple[int, tuple, tuple]] = {}  # root number -> (h, the prefix's moves, the arrivals chosen)
     checked, stopped = -1, prefixes.stopped
     size = len(graph.configurations)
-    budget = drift.DRIFT_SECONDS if seconds is None else seconds
+    budget = drift.DRIFT_SECONDS if seconds is None else min(seconds, drift.DRIFT_SECONDS)
     until = time.perf_counter() + budget
     try:
         for h in sorted(prefixes.ends):
