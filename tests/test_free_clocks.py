@@ -113,3 +113,17 @@ def test_free_clock_outputs_are_runs_the_rounds_miss():
     assert len(set(steps.values())) == 1  # every node took steps 0..h
     h = next(iter(steps.values())) - 1
     assert all(node["step"] >= h + 1 for step in run.steps for node in step["nodes"].values())
+
+
+def test_verify_eventual_under_a_delay_bound_is_checked_against_free_clocks(tmp_path):
+    """`verify --eventual`'s lassos are runs in rounds: under a delay bound between nodes its "holds" is not exact,
+    and bounded `verify --eot K + D` (free clocks) is asked. race.ded with pre(X) :- want(X), post(X) :- fresh(X)
+    holds in every run in rounds; the free-clock run in which msg(1) reaches b at its step 0 breaks it."""
+    (tmp_path / "race.ded").write_text((EXAMPLES / "coordination/race.ded").read_text()
+                                       + "pre(X) :- want(X).\npost(X) :- fresh(X).\n")
+    race = [str(tmp_path / "race.ded"), "-i", str(EXAMPLES / "coordination/race.facts"), "--no-lineage"]
+    code, found = answer("verify", *race, "--max-delay", "1", "--eventual")
+    assert code == 3 and found["holds"] is False and found["bounded_run"] and found["exact"] is False
+    assert "clocks may drift apart" in found["reason"] and "which finds a counterexample" in found["reason"]
+    code, synced = answer("verify", *race, "--delivery", "sync", "--eventual")  # in rounds nothing is lost
+    assert code == 0 and synced["holds"] and synced["exact"] is True
