@@ -9,14 +9,19 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from dedalus2asp import pipeline
 from dedalus2asp.bounds import Bounds, Mode, Network
 from dedalus2asp.cli import app
-from dedalus2asp.runs import eventual
+from dedalus2asp.lang.facts import parse_facts
+from dedalus2asp.runs import drift, eventual, operational
+from dedalus2asp.runs.transitions import System
 
 from conftest import EXAMPLES
+from test_theorem4 import inputs, rules, well_formed
 
 runner = CliRunner()
 RACE = [str(EXAMPLES / "coordination/race.ded"), "--input", str(EXAMPLES / "coordination/race.facts")]
@@ -127,3 +132,31 @@ def test_verify_eventual_under_a_delay_bound_is_checked_against_free_clocks(tmp_
     assert "clocks may drift apart" in found["reason"] and "which finds a counterexample" in found["reason"]
     code, synced = answer("verify", *race, "--delivery", "sync", "--eventual")  # in rounds nothing is lost
     assert code == 0 and synced["holds"] and synced["exact"] is True
+
+
+def same_ends(program, instance, delay: int, horizon: int) -> None:
+    """`drift.prefixes`' ends at every h ≤ horizon are the bounded explorer's end configurations (tplp2016 §5.1's
+    run prefixes in which every node takes its steps 0..h), read without their histories: st(x) and bf(x) per node."""
+    network = Network(max_delay=delay)
+    system = System(program, instance, network)
+    found = drift.prefixes(system, horizon, delay, limit=100_000)
+    assert found.horizon == horizon and not found.stopped
+    for h in range(horizon + 1):
+        ends, _ = operational._search(system, Bounds(h, network=network), 1_000_000, None)
+        assert {tuple((p.state, p.buffer) for p in end) for end in ends} == \
+            {tuple((c.state, c.buffer) for c in end) for end in found.ends[h]}
+
+
+def test_free_clock_prefixes_are_the_bounded_run_prefixes():
+    for program, facts in (("coordination/race.ded", "coordination/race.facts"),
+                           ("tplp2016/ex3_2pc.ded", "tplp2016/ex3_2pc_small.facts")):
+        prog, instance, _ = pipeline.load(EXAMPLES / program, EXAMPLES / facts)
+        same_ends(prog, instance, 1, 2)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.lists(rules(), min_size=1, max_size=3), inputs(), st.sampled_from([1, 2]))
+def test_random_free_clock_prefixes_are_the_bounded_run_prefixes(rule_texts, facts, delay):
+    program = well_formed("\n".join(rule_texts))
+    assume(program is not None)
+    same_ends(program, parse_facts(facts, "random.facts"), delay, 2)
