@@ -160,3 +160,12 @@ def test_random_free_clock_prefixes_are_the_bounded_run_prefixes(rule_texts, fac
     program = well_formed("\n".join(rule_texts))
     assume(program is not None)
     same_ends(program, parse_facts(facts, "random.facts"), delay, 2)
+
+
+def test_explore_eventual_follows_the_free_clocks_unless_confluent():
+    code, found = answer("explore", *RACE, "--eventual", "--max-delay", "1")
+    assert code == 3 and found["exact"] is False and found["rounds_exact"] is True and found["consistent"] is False
+    assert sorted(map(tuple, found["ultimate_outputs"])) == [("fresh(1)", "fresh(2)"), ("fresh(2)",)]
+    alg1 = [str(EXAMPLES / "jcss2014/alg1.ded"), "--input", str(EXAMPLES / "jcss2014/alg1.facts")]
+    code, confluent = answer("explore", *alg1, "--eventual", "--max-delay", "1")  # every run ends the same
+    assert code == 0 and confluent["exact"] is True and "free_clocks" not in confluent

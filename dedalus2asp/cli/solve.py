@@ -374,8 +374,9 @@ def explore_eventual(program: Path, input_, network: Network, max_states: int, o
     warn_unsafe(prog, max_states)
     try:
         with Progress("explore", "expanded") as progress:
+            drifts = not lassos.confluent(prog, instance, bounds_.network)  # confluence holds of every run
             result = eventual.explore(prog, instance, bounds_, max_configurations=max_states, outputs=outputs,
-                                      progress=lambda k, n: progress.update(k, found=n))
+                                      progress=lambda k, n: progress.update(k, found=n), free_clocks=drifts)
     except DiagnosticError as error:  # a lock-step rule (one node's step at a time)
         fail(error)
     except ValueError as error:  # not finite-state by construction: async without a delay bound, crash/2 read

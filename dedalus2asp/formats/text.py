@@ -389,10 +389,15 @@ def eventual(result: Eventual) -> str:
         lines.append("no infinite run: every run gets stuck (a message can never meet its delay bound)")
     lines.append(f"{len(result.ultimate_outputs)} distinct ultimate output(s):")
     for k, (output, lasso) in enumerate(zip(result.ultimate_outputs, result.witnesses), 1):
-        lines.append(f"  {k}. {', '.join(output) or '(none)'}   lasso: prefix {lasso.loop_start}, loop {lasso.period} transition(s)")
+        drift = (f"a run whose clocks drift apart ({len(lasso.free_clocks)} single steps with free clocks), then "
+                 if lasso.free_clocks else "")
+        lines.append(f"  {k}. {', '.join(output) or '(none)'}   {drift}lasso: prefix {lasso.loop_start}, loop {lasso.period} "
+                     "transition(s)")
     if result.ultimate_outputs:
         lines.append("consistent: yes, every infinite run has the same ultimate output" if result.consistent else
-                     "consistent: no, the infinite runs have different ultimate outputs (jcss2014 §2.5.5)")
+                     "consistent: no, the infinite runs have different ultimate outputs (jcss2014 §2.5.5)"
+                     if result.consistent is False else
+                     "consistent: over the runs listed (not exact: see above)")
         lines.append(f"certain: {', '.join(result.certain) or '(none)'}")
         lines.append(f"possible: {', '.join(result.possible) or '(none)'}")
     return "".join(line + "\n" for line in lines)
