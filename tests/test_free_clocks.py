@@ -132,6 +132,9 @@ def test_verify_eventual_under_a_delay_bound_is_checked_against_free_clocks(tmp_
     assert "clocks may drift apart" in found["reason"] and "which finds a counterexample" in found["reason"]
     code, synced = answer("verify", *race, "--delivery", "sync", "--eventual")  # in rounds nothing is lost
     assert code == 0 and synced["holds"] and synced["exact"] is True
+    # the explorer's invariant verdict (its oracle) holds over the runs in rounds, and says that is not exact
+    code, oracle = answer("explore", *race[:3], "--eventual", "--max-delay", "1", "--pre", "pre")
+    assert code == 3 and oracle["holds"] is True and oracle["exact"] is False and "drift apart" in oracle["reason"]
 
 
 def same_ends(program, instance, delay: int, horizon: int) -> None:

@@ -417,7 +417,7 @@ def explore_invariant(program: Path, input_, network: Network, max_states: int, 
     except ValueError as error:  # not finite-state by construction: async without a delay bound, crash/2 read
         usage("bad-option", str(error), "--eventual")
     emit(render(verdict, "json")) if json_ else say(render(verdict, "text"))
-    if verdict.holds is None:
+    if not verdict.exact:  # stopped, or "holds" over the runs in rounds only
         raise typer.Exit(EXIT_INCOMPLETE)
     if not verdict.holds:
         raise typer.Exit(EXIT_NO)

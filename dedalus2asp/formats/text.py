@@ -457,7 +457,8 @@ def eventual_verdict(verdict: EventualVerdict) -> str:
         lines.append(f"holds vacuously: from some step on, no run has any {verdict.pre} row, so there is nothing to "
                      f"match ({where})")
     elif verdict.holds:
-        lines.append(f"holds: in every infinite run, from some step on every {verdict.pre} row has its {verdict.post} "
+        runs = "every infinite run in rounds" if verdict.in_rounds else "every infinite run"
+        lines.append(f"holds: in {runs}, from some step on every {verdict.pre} row has its {verdict.post} "
                      f"row ({where})")
     else:
         lasso = verdict.witness
@@ -474,7 +475,7 @@ def eventual_verdict(verdict: EventualVerdict) -> str:
             lines.append(f"  crashed: {node} at step {step}")
         for message in verdict.lost:
             lines.append(f"  lost: {message}")
-    lines.append(f"exact: yes ({size})")
+    lines.append(f"exact: no, {verdict.reason} ({size})" if verdict.in_rounds else f"exact: yes ({size})")
     if verdict.threshold is not None:
         lines.append(f"completeness threshold K = {verdict.threshold}" if verdict.threshold_exact else
                      f"completeness threshold K ≤ {verdict.threshold} (an upper bound: the heaviest chain of components)")
