@@ -91,6 +91,8 @@ def main() -> None:
         decided = "/".join(str((side or {}).get("decided_by") or "-") for side in (row.get("consistency"), row.get("tolerance")))
         verdict = ("timeout" if row.get("cron") == "timeout" else
                    f"consistent={row['consistent']} tolerant={row['tolerant']} exact={row['exact']} ({decided})")
+        drift = (row.get("consistency") or {}).get("free_clocks")
+        verdict += "" if drift is None else f" [clocks may drift: free clocks followed to T = {drift}]"
         print(f"{row['program'] + ' ' + row['input']:44} {d:>2} {row['configurations']:>7} {row['explore_seconds']:>9} "
               f"{row['cron_seconds']:>7} {row.get('ratio', '-'):>6}  {verdict}", flush=True)
     exact = sum(1 for r in rows if r.get("exact"))

@@ -227,7 +227,7 @@ def count(
 def count_eventual(answer, json_: bool) -> None:
     """`count --eventual`: how many distinct ultimate outputs, exact or not (exit 3)."""
     summary = {"ultimate_outputs": len(answer.outputs), **{k: v for k, v in answer.as_dict().items()
-                                                           if k not in ("ultimate_outputs", "lassos", "certain", "possible")}}
+                                                           if k not in ("ultimate_outputs", "lassos", "certain", "possible", "free_clock_runs")}}
     if json_:
         emit(render(summary, "json", kind="count"))
     else:
@@ -238,6 +238,7 @@ def count_eventual(answer, json_: bool) -> None:
                "exact (the program is confluent: every infinite run has the same ultimate output)"
                if answer.exact and answer.decided_by == "confluence" else
                "exact (K is the completeness threshold)" if answer.exact else
+               f"not exact: {answer.reason}" if answer.free_clocks is not None else
                f"not exact (bounded: the lassos of {answer.steps} steps only): {answer.reason}") + "\n")
     if not answer.exact:
         raise typer.Exit(EXIT_INCOMPLETE)
@@ -373,8 +374,9 @@ def explore_eventual(program: Path, input_, network: Network, max_states: int, o
     warn_unsafe(prog, max_states)
     try:
         with Progress("explore", "expanded") as progress:
+            drifts = not lassos.confluent(prog, instance, bounds_.network)  # confluence holds of every run
             result = eventual.explore(prog, instance, bounds_, max_configurations=max_states, outputs=outputs,
-                                      progress=lambda k, n: progress.update(k, found=n))
+                                      progress=lambda k, n: progress.update(k, found=n), free_clocks=drifts)
     except DiagnosticError as error:  # a lock-step rule (one node's step at a time)
         fail(error)
     except ValueError as error:  # not finite-state by construction: async without a delay bound, crash/2 read
@@ -415,7 +417,7 @@ def explore_invariant(program: Path, input_, network: Network, max_states: int, 
     except ValueError as error:  # not finite-state by construction: async without a delay bound, crash/2 read
         usage("bad-option", str(error), "--eventual")
     emit(render(verdict, "json")) if json_ else say(render(verdict, "text"))
-    if verdict.holds is None:
+    if not verdict.exact:  # stopped, or "holds" over the runs in rounds only
         raise typer.Exit(EXIT_INCOMPLETE)
     if not verdict.holds:
         raise typer.Exit(EXIT_NO)

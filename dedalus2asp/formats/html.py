@@ -217,6 +217,7 @@ def ultimate(result: Ultimate, fragment: bool = False) -> str:
     """What `models --eventual` found, as a page or a notebook fragment: whether the answer is exact (K, or why
     not), a table of the distinct ultimate outputs, then for each one the lasso that has it (`model_fragment`)."""
     exact = (f"Exact: K = {result.steps} is the completeness threshold, every infinite run is covered." if result.exact
+             else f"Not exact: {result.reason}" if result.free_clocks is not None
              else f"Not exact (the lassos of K = {result.steps} steps only): {result.reason}")
     rows = ['<table class="ultimate"><tr><th></th><th>ultimate output</th><th>its lasso</th><th>loop</th></tr>']
     for k, (output, lasso) in enumerate(zip(result.outputs, result.lassos), 1):

@@ -157,6 +157,9 @@ def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> 
         e, c = verdict.exactness, verdict.choice_exactness
         if e.decided_by == "confluence" and c is not None and c.decided_by == "confluence":
             out.print(f"consistency and tolerance (causal and choice lassos): {e.words()}")
+        elif verdict.runs:  # two runs of the explorer: one in rounds, one whose clocks drift apart first
+            out.print("exact: the two runs below are infinite causal runs (tplp2016 §5.1: each node on its own clock, "
+                      "every message within the delay bound) whose ultimate outputs differ")
         elif verdict.satisfiable and verdict.consistent is False:  # exact at any K
             # the witnesses decide: they are infinite runs, so no threshold is needed (its words are for "consistent")
             out.print("exact, whatever K: the two causal lassos below are infinite runs whose ultimate outputs differ")
@@ -184,6 +187,11 @@ def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> 
     for i, (witness, output) in enumerate(verdict.witnesses, 1):
         out.print(f"witness {i}: a causal {run}{loop_words(witness)} with {kind} {{{', '.join(sorted(output))}}}")
         print_model(witness, out)
+    for i, (lasso, output) in enumerate(verdict.runs, 1):
+        how = "whose nodes' clocks drift apart first" if lasso.free_clocks else "in rounds"
+        out.print(f"witness {i}: a causal run {how}, with ultimate output {{{', '.join(sorted(output))}}}")
+        for line in explored_run(lasso):
+            out.print(line)
     if verdict.counterexample is not None:
         counterexample = verdict.counterexample
         change = ([f"{what}loses {facts(verdict.lost)}"] if verdict.lost else []) + (
@@ -381,10 +389,15 @@ def eventual(result: Eventual) -> str:
         lines.append("no infinite run: every run gets stuck (a message can never meet its delay bound)")
     lines.append(f"{len(result.ultimate_outputs)} distinct ultimate output(s):")
     for k, (output, lasso) in enumerate(zip(result.ultimate_outputs, result.witnesses), 1):
-        lines.append(f"  {k}. {', '.join(output) or '(none)'}   lasso: prefix {lasso.loop_start}, loop {lasso.period} transition(s)")
+        drift = (f"a run whose clocks drift apart ({len(lasso.free_clocks)} single steps with free clocks), then "
+                 if lasso.free_clocks else "")
+        lines.append(f"  {k}. {', '.join(output) or '(none)'}   {drift}lasso: prefix {lasso.loop_start}, loop {lasso.period} "
+                     "transition(s)")
     if result.ultimate_outputs:
         lines.append("consistent: yes, every infinite run has the same ultimate output" if result.consistent else
-                     "consistent: no, the infinite runs have different ultimate outputs (jcss2014 §2.5.5)")
+                     "consistent: no, the infinite runs have different ultimate outputs (jcss2014 §2.5.5)"
+                     if result.consistent is False else
+                     "consistent: over the runs listed (not exact: see above)")
         lines.append(f"certain: {', '.join(result.certain) or '(none)'}")
         lines.append(f"possible: {', '.join(result.possible) or '(none)'}")
     return "".join(line + "\n" for line in lines)
@@ -403,6 +416,8 @@ def ultimate(result: Ultimate, width: int | None = None, color: bool = False) ->
     elif result.exact and result.decided_by == "explorer":
         out.print("exact: yes, decided by the explorer's configuration graph (explore --eventual): the lassos' per-node "
                   "ultimate sets left open what a run alternating between loops holds")
+    elif result.free_clocks is not None:
+        out.print(f"exact: no, {result.reason}")
     else:
         out.print(f"exact: yes, K is the completeness threshold" if result.exact else
                   f"exact: no (bounded: the lassos of {result.steps} steps only), {result.reason}")
@@ -411,7 +426,14 @@ def ultimate(result: Ultimate, width: int | None = None, color: bool = False) ->
         out.print(f"{k}. ultimately: {', '.join(output) or '(none)'}   lasso: {prefix}, "
                   f"loop steps {lasso.loop_start}..{lasso.horizon} (period {lasso.period}), then step {lasso.loop_start} again")
         print_model(lasso, out)
+    runs = dict(result.drifted)
     for k, output in enumerate(result.outputs[len(result.lassos):], len(result.lassos) + 1):
+        if output in runs:
+            out.print(f"{k}. ultimately: {', '.join(output) or '(none)'}   (only a run whose nodes' clocks drift apart "
+                      "first holds it: no lasso in rounds shows it)")
+            for line in explored_run(runs[output]):
+                out.print(line)
+            continue
         out.print(f"{k}. ultimately: {', '.join(output) or '(none)'}   (only a run alternating between the loops above "
                   "holds it: no lasso of K steps shows it; explore --eventual shows its witness)")
     out.print(f"{len(result.outputs)} distinct ultimate output(s)" + ("" if result.complete else " (stopped by the timeout)"))
@@ -435,7 +457,8 @@ def eventual_verdict(verdict: EventualVerdict) -> str:
         lines.append(f"holds vacuously: from some step on, no run has any {verdict.pre} row, so there is nothing to "
                      f"match ({where})")
     elif verdict.holds:
-        lines.append(f"holds: in every infinite run, from some step on every {verdict.pre} row has its {verdict.post} "
+        runs = "every infinite run in rounds" if verdict.in_rounds else "every infinite run"
+        lines.append(f"holds: in {runs}, from some step on every {verdict.pre} row has its {verdict.post} "
                      f"row ({where})")
     else:
         lasso = verdict.witness
@@ -452,8 +475,42 @@ def eventual_verdict(verdict: EventualVerdict) -> str:
             lines.append(f"  crashed: {node} at step {step}")
         for message in verdict.lost:
             lines.append(f"  lost: {message}")
-    lines.append(f"exact: yes ({size})")
+    lines.append(f"exact: no, {verdict.reason} ({size})" if verdict.in_rounds else f"exact: yes ({size})")
     if verdict.threshold is not None:
         lines.append(f"completeness threshold K = {verdict.threshold}" if verdict.threshold_exact else
                      f"completeness threshold K ≤ {verdict.threshold} (an upper bound: the heaviest chain of components)")
     return "".join(line + "\n" for line in lines)
+
+
+def explored_run(lasso, indent: str = "  ") -> list[str]:
+    """A run of the explorer (`runs.eventual.Lasso`) as lines: its free-clock prefix when it has one (one node's step
+    at a time, each node on its own clock: tplp2016 §5.1.3), the messages then in flight, and its rounds, the loop's
+    marked, each node's step as node@step with the facts it derived and the messages it received and sent."""
+    lines = []
+    if lasso.free_clocks:
+        lines.append(f"{indent}free clocks (one node's step at a time, each node on its own clock):")
+        for row in lasso.free_clocks:
+            lines.append(f"{indent}  {_node_step(row['node'], row)}")
+        for message in lasso.in_flight:
+            lines.append(f"{indent}  in flight: {message}")
+    shape = (f"then in rounds (every node's next step in each): " if lasso.free_clocks else "in rounds: ")
+    shape += (f"{lasso.loop_start} round(s), then " if lasso.loop_start else "") + f"a loop of {lasso.period} round(s) repeating forever:"
+    lines.append(indent + shape)
+    for k, step in enumerate(lasso.steps):
+        mark = "loop " if k >= lasso.loop_start else "     "
+        cells = [_node_step(x, node) for x, node in step["nodes"].items()]
+        crashes = f"; crashes {', '.join(step['crashes'])}" if step["crashes"] else ""
+        lines.append(f"{indent}  {mark}{' | '.join(cells)}{crashes}")
+    return lines
+
+
+def _node_step(x: str, node: dict) -> str:
+    """One node's step of an explorer run: "b@0: fresh(2); received msg(1) from a@0; sent ..."."""
+    parts = [", ".join(node["facts"]) or "(nothing derived)"]
+    if node["received"]:
+        parts.append(f"received {', '.join(node['received'])}")
+    if node["sent"]:
+        parts.append(f"sent {', '.join(node['sent'])}")
+    if node.get("lost"):
+        parts.append(f"lost {', '.join(node['lost'])}")
+    return f"{x}@{node['step']}: " + "; ".join(parts)

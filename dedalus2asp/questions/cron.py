@@ -252,6 +252,9 @@ class Verdict:
     clock: str | None = None
     """On a Lamport rewrite asked --eventual: the rule that advances its clock (`lamport.clock_rule`), named."""
     growing: str | None = None  # --eventual: a rule that computes new values without bound, `file:line:col: rule`
+    runs: list = field(default_factory=list)
+    """--eventual, not consistent through a run whose nodes' clocks drift apart (`free_clocks.verdict`): the two
+    explorer runs (`runs.eventual.Lasso`, each with its ultimate output) that differ, instead of two lasso models."""
 
     @property
     def eventual(self) -> bool:
@@ -387,9 +390,20 @@ class Verdict:
                         "ultimate output to compare")
             return (f"{label}no infinite causal run {runs}: every run gets stuck (a message can never meet its "
                     "delay bound), so there is no ultimate output to compare")
+        if not self.consistent and self.runs:
+            differ = sorted(self.runs[0][1] ^ self.runs[1][1])
+            return (f"not consistent: an infinite causal run with {network} whose nodes' clocks drift apart for its "
+                    f"first steps ultimately differs from a run in rounds on {', '.join(differ)}")
         if not self.consistent:
             differ = sorted(self.witnesses[0][1] ^ self.witnesses[1][1])
             return f"not consistent: two infinite causal runs (lassos) with {network} ultimately differ on {', '.join(differ)}"
+        drift = self.exactness.free_clocks
+        if drift is not None and not self.consistency_exact:
+            tolerance = (f"and tolerant over the choice lassos of at most {self.K} steps" if self.tolerant
+                         else f"but not tolerant: a choice lasso (an infinite run) {self._change()}")
+            return (f"not exact: consistent over every infinite run in rounds with {network}"
+                    + (f" and over those whose nodes' clocks drift apart up to step {drift} (then in rounds)" if drift >= 0
+                       else "") + f", {tolerance}")
         if not self.exact and self.consistency_exact:  # tolerant within the choice lassos asked, not beyond
             return (f"consistent over every infinite run with {network} (exact); tolerant over the choice lassos of at "
                     f"most {self.choice_exactness.K} steps only (bounded, not exact)")
@@ -430,6 +444,7 @@ class Verdict:
             "choice_possible": _sorted(self.choice_possible),
             "counterexample": counterexample,
             "witnesses": [{**m.as_dict(), **lasso(m), "output": sorted(out)} for m, out in self.witnesses],
+            **({"runs": [{**run.as_dict(), "output": sorted(out)} for run, out in self.runs]} if self.runs else {}),
             "positive": self.positive,
             "theorem": self.theorem,
             "bound": ({"horizon": None, "mode": "eventual", "max_delay": self.bounds.network.max_delay,

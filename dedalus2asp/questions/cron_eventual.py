@@ -17,7 +17,7 @@ from ..lang import coordination, ranges
 from ..lang.ast import Instance, Program
 from ..lang.diagnostics import rule_name
 from ..lang.lamport import clock_rule, undo
-from . import cron_graph, deepening, eventual, models
+from . import cron_graph, deepening, eventual, free_clocks, models
 from .cron import Deadline, Timeout, Verdict, analyse, outputs_of
 from .eventual import Exactness
 
@@ -82,6 +82,9 @@ def analyse_eventual(
     verdict.exactness = causal
     verdict.choice_exactness = choice
     verdict = deepened(program, instance, bounds, verdict, outs, deadline, max_k)
+    verdict.exactness = free_clocks.withdrawn(verdict.exactness, program, instance, bounds.network)  # runs in rounds
+    if verdict.choice_exactness is not None:
+        verdict.choice_exactness = free_clocks.withdrawn(verdict.choice_exactness, program, instance, bounds.network)
     verdict.growing = None if verdict.exact else growing(program)
     _beside_original(program, instance, bounds, outs, deadline, max_k, verdict)
     verdict.seconds = time.perf_counter() - start
@@ -174,7 +177,7 @@ def shortest_witness(program: Program, instance: Instance, bounds: Bounds, found
     and the exactness stay those of the verdict's K (every run's); a timeout keeps its witnesses."""
     inconsistent = found.satisfiable and found.consistent is False
     intolerant = found.satisfiable and found.consistent and found.tolerant is False
-    if not (inconsistent or intolerant):
+    if not (inconsistent or intolerant) or found.runs:
         return found
     for k in range(max(1, models.first_steps(program, instance)), found.bounds.horizon + 1):
         if deadline.remaining() is not None and deadline.remaining() <= 0:

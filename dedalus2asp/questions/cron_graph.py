@@ -14,6 +14,10 @@ within `models.GRAPH_LIMIT` configurations and `models.GRAPH_SECONDS`, and when 
   program has no asynchronous rule (no message to send into the past). Otherwise the choice lassos are asked
   (bounded, unless one of them differs, which is an infinite run and so exact), and the caller deepens them.
 
+The graph is that of the runs in rounds; under a delay bound with messages between nodes it also follows the runs
+whose first steps use free clocks (`free_clocks`): an output only they have makes "not consistent" exact, and
+without one "consistent" is not exact.
+
 Where the graph does not close, nothing is decided here (None) and the solver's thresholds answer.
 """
 
@@ -24,7 +28,7 @@ from dataclasses import replace
 from ..bounds import Bounds, Mode, Semantics
 from ..lang.ast import Instance, Program
 from ..runs import eventual as explorer
-from . import models
+from . import free_clocks, models
 from .cron import Deadline, Timeout, Verdict, analyse
 from .eventual import Exactness, lasso_bounds
 
@@ -37,15 +41,16 @@ def by_graph(program: Program, instance: Instance, bounds: Bounds, outputs: tupl
     seconds = models.GRAPH_SECONDS if left is None else min(models.GRAPH_SECONDS, left / 2)
     try:
         answer = explorer.explore(program, instance, replace(bounds, mode=Mode.EVENTUAL), models.GRAPH_LIMIT, outputs,
-                                  seconds=seconds)
+                                  seconds=seconds, free_clocks=True, consistency_only=True)
     except ValueError:
         return None
-    if not answer.exact or not answer.infinite_runs:
+    if not answer.rounds_exact or not answer.infinite_runs:
         return None
-    steps = [w.loop_start + w.period for w in answer.witnesses]
+    rounds = answer.in_rounds  # what the runs in rounds hold; those with free clocks come last (`free_clocks`)
+    steps = [w.loop_start + w.period for w in answer.witnesses if not w.free_clocks]
     least = models.first_steps(program, instance)
     try:
-        if len(answer.ultimate_outputs) > 1:
+        if len(rounds) > 1:
             k = max(least, *steps[:2])
             verdict = analyse(program, instance, lasso_bounds(bounds, k), outputs, deadline.remaining())
             if not (verdict.satisfiable and verdict.consistent is False):
@@ -56,7 +61,7 @@ def by_graph(program: Program, instance: Instance, bounds: Bounds, outputs: tupl
         verdict = analyse(program, instance, lasso_bounds(bounds, k), outputs, deadline.remaining())
     except Timeout:
         return None
-    if not (verdict.satisfiable and verdict.consistent) or sorted(verdict.certain) != list(answer.ultimate_outputs[0]):
+    if not (verdict.satisfiable and verdict.consistent) or sorted(verdict.certain) != list(rounds[0]):
         return None
     verdict.exactness = Exactness(k, True, "", "graph")
     if models.choice_is_causal(program, bounds) or verdict.tolerant is False:
@@ -64,4 +69,4 @@ def by_graph(program: Program, instance: Instance, bounds: Bounds, outputs: tupl
     else:
         verdict.choice_exactness = Exactness(k, False, models.not_exact(
             program, replace(bounds, semantics=Semantics.CHOICE), instance))
-    return verdict
+    return free_clocks.verdict(verdict, answer)

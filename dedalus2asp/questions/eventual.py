@@ -47,6 +47,9 @@ class Exactness:
     """"explorer": the configuration graph decided what the lassos' per-node sets left open; "confluence": the
     program is confluent (`models.confluent`), so every run has the same ultimate output and any lasso shows it;
     "graph": the explorer's graph decided it alone (`cron_graph.by_graph`)."""
+    free_clocks: int | None = None
+    """Not exact because the nodes' clocks may drift apart (`runs.drift`): the runs in rounds were decided, those with
+    free clocks followed up to this horizon T (-1: not followed); `reason` says so."""
 
     def words(self) -> str:
         """Exact: "exact: lassos of up to K = 7 steps cover every infinite run (the completeness threshold)";
@@ -67,16 +70,21 @@ class Exactness:
             steps, configurations = _plural(self.K, "step"), _plural(self.K, "distinct configuration")
             return (f"exact: lassos of up to K = {steps} cover every infinite run (K is the completeness "
                     f"threshold: no run passes more than {configurations} in a row)")
+        if self.free_clocks is not None:
+            return f"not exact: {self.reason}"
         return f"bounded, not exact: only the lassos of at most K = {_plural(self.K, 'step')} were asked ({self.reason})"
 
     def deepened(self, K: int, stopped: bool, found: bool = False) -> "Exactness":
         """Not exact, asked up to K by `deepen`: the reason says how far and why it stopped there (`found`: a
         counterexample at K)."""
+        if self.free_clocks is not None:  # longer lassos are runs in rounds too: they cannot tell
+            return self
         return replace(self, K=K, exact=False, reason=f"{self.reason}; {how_far(K, stopped, found)}")
 
     def as_dict(self) -> dict:
         return {"exact": self.exact, "K": self.K, "reason": self.reason or None,
-                "decided_by": self.decided_by if self.exact else None}
+                "decided_by": self.decided_by if self.exact else None,
+                **({} if self.free_clocks is None else {"free_clocks": self.free_clocks})}
 
 
 CONFLUENCE = ("the program is confluent by the Dedalus properties draft's criterion (see `check`), so "

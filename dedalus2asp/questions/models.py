@@ -29,6 +29,10 @@ found, the list is complete (`exact`); otherwise the explorer's configuration gr
 enumerates every strongly connected edge set, alternations included) decides when it is built within
 `EXPLORER_LIMIT` configurations under the causal rounds (`decided_by: "explorer"`), and else the answer says which
 outputs it cannot decide.
+
+All of this is about the runs in rounds; where the nodes' clocks may drift apart (a delay bound, messages between
+nodes, a program that is not confluent) the list is not exact, and `graph_first` adds the outputs of the runs whose
+first steps use free clocks (`free_clocks`, docs/semantics.md, "Decision: the rounds").
 """
 
 from __future__ import annotations
@@ -271,6 +275,12 @@ class Ultimate:
     relations: tuple[str, ...] = field(default=())
     decided_by: str = "solver"  # "explorer": the configuration graph settled what the lassos left open
     explorer_steps: int = 0  # when the explorer decided: its longest witness lasso (prefix + loop), in steps
+    free_clocks: int | None = None
+    """When the nodes' clocks may drift apart (`free_clocks`): the horizon T up to which the runs with free clocks were
+    followed (-1: not followed); the list is then not exact."""
+    drifted: tuple = ()
+    """The outputs only a run whose clocks drift apart has (they end the list), each with that run
+    (`runs.eventual.Lasso`: its free-clock prefix, then rounds)."""
 
     @property
     def certain(self) -> tuple[str, ...]:
@@ -294,6 +304,9 @@ class Ultimate:
             "exact": self.exact,
             "decided_by": self.decided_by if self.exact else None,
             "K": self.steps,
+            **({} if self.free_clocks is None else {
+                "free_clocks": self.free_clocks,
+                "free_clock_runs": [{"output": list(o), **run.as_dict()} for o, run in self.drifted]}),
             "reason": self.reason or None,
             "complete": self.complete,
             "semantics": self.bounds.semantics.value,
@@ -324,8 +337,9 @@ def ultimate_outputs(program: Program, instance: Instance | None, bounds: Bounds
     if shortest is not None:  # every run has the ultimate output of any lasso: those a few steps past the shortest
         steps, exact, reason, decided_by = shortest, True, "", "confluence"
     elif graphed is not None:  # the explorer's graph lists every output; lassos of its witnesses' length show them
-        steps = max(first_steps(program, instance), *(w.loop_start + w.period for w in graphed.witnesses))
-        exact, reason, decided_by = True, "", "graph"
+        steps = max(first_steps(program, instance),
+                    *(w.loop_start + w.period for w in graphed.witnesses if not w.free_clocks))
+        exact, reason, decided_by = graphed.exact, graphed.reason, "graph"  # not exact when the clocks may drift
     elif steps is None:
         found = threshold(program, instance, bounds, max_steps, timeout)
         steps, exact, reason = found.steps, found.exact, found.reason
@@ -352,12 +366,14 @@ def ultimate_outputs(program: Program, instance: Instance | None, bounds: Bounds
     if not complete:
         exact, reason = False, (reason + "; " if reason else "") + f"the enumeration stopped after {timeout} s"
     missing = alternations(per_node, lambda items: tuple(sorted({lasso_fact(compiled, x, r, a) for x, r, a in items})))
-    extra, explorer_steps = (), 0
+    extra, explorer_steps, drifted, free = (), 0, (), None
     if decided_by == "confluence" and len(ordered) > 1:  # which the argument rules out: say so rather than hide it
         exact, decided_by = False, "solver"
         reason = f"the program is confluent, yet the lassos of {steps} steps show {len(ordered)} ultimate outputs"
     if graphed is not None:  # every output the explorer lists; one no lasso of its witnesses' length shows has none
-        extra = tuple(sorted((o for o in graphed.ultimate_outputs if o not in seen), key=lambda o: (len(o), o)))
+        extra = tuple(sorted((o for o in graphed.in_rounds if o not in seen), key=lambda o: (len(o), o)))
+        drifted = tuple((o, w) for o, w in zip(graphed.ultimate_outputs, graphed.witnesses) if w.free_clocks)
+        free = graphed.free_clocks
         if set(seen) - set(graphed.ultimate_outputs):  # which the eventual Theorem 4 rules out: say so
             exact, decided_by = False, "solver"
             reason = "the lassos show an ultimate output the explorer's graph does not have"
@@ -370,8 +386,13 @@ def ultimate_outputs(program: Program, instance: Instance | None, bounds: Bounds
             explorer_steps = max((w.loop_start + w.period for w in explored.witnesses), default=0)
             # the outputs only an alternating run holds come after those with a lasso, without one
             extra = tuple(sorted((o for o in explored.ultimate_outputs if o not in seen), key=lambda o: (len(o), o)))
-    return Ultimate(tuple(ordered) + extra, lassos, steps,
-                    exact, compiled.bounds, reason, complete, outputs, decided_by, explorer_steps)
+    if exact and graphed is None and decided_by != "confluence" and not threshold_steps:  # runs in rounds (the lassos,
+        # the explorer); cron, which passes threshold_steps, withdraws its own answer (`free_clocks.withdrawn`)
+        from .free_clocks import UNCHECKED, may_drift  # (free_clocks reads cron's verdicts, which read this module)
+        if may_drift(program, instance, bounds.network):
+            exact, free, reason = False, -1, explorer.drift_reason(-1, UNCHECKED)
+    return Ultimate(tuple(ordered) + extra + tuple(o for o, _ in drifted), lassos, steps,
+                    exact, compiled.bounds, reason, complete, outputs, decided_by, explorer_steps, free, drifted)
 
 
 def enumerated(program: Program, instance: Instance | None, bounds: Bounds, steps: int, outputs: tuple[str, ...],
@@ -429,10 +450,10 @@ def graph_first(program: Program, instance: Instance | None, bounds: Bounds, out
         return None
     try:
         explored = explorer.explore(program, instance, replace(bounds, mode=Mode.EVENTUAL), GRAPH_LIMIT, outputs,
-                                    seconds=GRAPH_SECONDS)
+                                    seconds=GRAPH_SECONDS, free_clocks=True)
     except ValueError:
         return None
-    return explored if explored.graph_complete and explored.exact and explored.infinite_runs else None
+    return explored if explored.graph_complete and explored.rounds_exact and explored.infinite_runs else None
 
 
 def explorer_decides(program: Program, instance: Instance | None, bounds: Bounds, outputs: tuple[str, ...],

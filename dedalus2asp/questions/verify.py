@@ -33,7 +33,7 @@ from ..asp.transform import Compiled, transform
 from ..bounds import Bounds, Mode
 from ..inspect.model import Model, decode
 from ..lang.ast import Instance, Program
-from . import deepening, eventual
+from . import deepening, eventual, free_clocks
 from .models import first_steps
 from .verdict import Counterexample, Crash, FaultSet, Lost, Missing, Verdict
 
@@ -221,6 +221,9 @@ def verify_eventual(
     if verdict.holds and not exactness.exact:
         left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
         verdict, exactness = never_weaker(program, instance, bounds, pre, post, verdict, exactness, left, all_, max_k)
+    elif verdict.holds and free_clocks.may_drift(program, instance, bounds.network):
+        left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+        verdict, exactness = drifting(program, instance, bounds, pre, post, verdict, exactness, left, all_)
     if verdict.bounded_run:
         return replace(verdict, exactness=exactness, seconds=time.perf_counter() - began)
     c = verdict.counterexample
@@ -230,6 +233,22 @@ def verify_eventual(
     if c is not None and not exactness.exact:
         c = replace(c, fewest=False)  # the fewest among the lassos of ≤ K steps only
     return replace(verdict, counterexample=c, exactness=exactness, seconds=time.perf_counter() - began)
+
+
+def drifting(program: Program, instance: Instance, bounds: Bounds, pre: str, post: str, found: Verdict,
+             exactness: eventual.Exactness, timeout: float | None, all_: bool):
+    """An exact "holds" of the lassos, which are runs in rounds, where the nodes' clocks may drift apart
+    (`free_clocks.may_drift`; docs/semantics.md, "Decision: the rounds"): not exact, and checked against the runs
+    with free clocks by bounded `verify --eot N`, N = K + D (the runs of as many steps as the lassos, and the
+    delay bound), whose counterexample is the verdict, marked a bounded run, as `never_weaker` marks it."""
+    n = exactness.K + (bounds.network.delay_bound or 0)
+    run = verify_at(program, instance, replace(bounds, horizon=n - 1, mode=Mode.BOUNDED), pre, post, timeout, all_)
+    said = (f"others checked at the last step of their first {n} steps only (verify --eot {n}" + (
+        ", which finds a counterexample)" if run.holds is False else ", which finds none)" if run.holds else
+        ", stopped by the time limit)"))
+    drift = replace(exactness, exact=False, free_clocks=-1,
+                    reason=f"the nodes' clocks may drift apart: runs in rounds decided exactly, {said}")
+    return (replace(run, bounded_run=True), drift) if run.holds is False else (found, drift)
 
 
 def never_weaker(program: Program, instance: Instance, bounds: Bounds, pre: str, post: str, found: Verdict,

@@ -42,7 +42,8 @@ many with two or more nodes (the graph this module built before followed exact o
 almost never finite). In rounds the configuration is finite (carried facts, buffers with their
 arrival rounds, crashed set, capped clock). The restriction: the bounded semantics also lets a message
 reach another node at a step numbered ≤ its send step (the receiver's clock behind the
-sender's), which rounds never do. Under sync nothing is lost: a node's step reads only its
+sender's), which rounds never do. (`drift` follows such runs for their first steps, from whose ends
+`build(roots=...)` grows the graph in rounds: docs/semantics.md, "Decision: the rounds".) Under sync nothing is lost: a node's step reads only its
 state and the messages of the previous round, so every interleaving of the bounded explorer has
 the trace of the round-by-round run with the same losses. In rounds every message goes forward
 in time, so happens-before is acyclic by construction, and every node steps on every cycle, so
@@ -180,6 +181,9 @@ class Graph:
         self.labels: list[Label] = []
         self._numbers: dict[Configuration, int] = {}
         self._label_numbers: dict[Label, int] = {}
+        self._built = 0  # the configurations expanded so far (`build` grows the graph from more roots)
+        self.between = False
+        """Whether some step sends a message to another node (then the nodes' clocks may drift apart: `drift`)."""
 
     @property
     def names(self):
@@ -189,13 +193,17 @@ class Graph:
         """start(P, H): st(x) = H(x), empty buffers, every node at step 0."""
         return Configuration(tuple(Local(0, facts, frozenset()) for facts in self.system.inputs), frozenset())
 
-    def build(self, limit: int, seconds: float | None = None, progress: Callable[[int, int], None] | None = None) -> None:
+    def build(self, limit: int, seconds: float | None = None, progress: Callable[[int, int], None] | None = None,
+              roots: tuple[Configuration, ...] = ()) -> list[int]:
         """Every configuration reachable from the start, breadth first; ConfigurationLimit past `limit` of them, or
         when building takes more than `seconds`. `progress(k, n)`, if given, is told before each configuration's
-        successors: k expanded, n found."""
+        successors: k expanded, n found. Called again with `roots` (the ends of free-clock prefixes, `drift`), it
+        grows the graph by what those reach, and returns their numbers."""
         end = None if seconds is None else time.perf_counter() + seconds
-        self._number(self.start(), limit)
-        k = 0
+        if not self.configurations:
+            self._number(self.start(), limit)
+        numbers = [self._number(root, limit) for root in roots]
+        k = self._built
         while k < len(self.configurations):
             if progress is not None:
                 progress(k, len(self.configurations))
@@ -208,6 +216,8 @@ class Graph:
             self.edges[k] = sorted(fewest)
             self.faults[k] = [fewest[e] for e in self.edges[k]]
             k += 1
+            self._built = k
+        return numbers
 
     def _number(self, config: Configuration, limit: int) -> int:
         number = self._numbers.get(config)
@@ -249,6 +259,7 @@ class Graph:
         left = network.crashes - len(config.crashed)
         received = [frozenset(m for m in config.parts[i].buffer if m[0] == 0) for i in range(n)]
         computed = [self.step(i, config.parts[i], received[i], i in config.crashed) for i in range(n)]
+        self.between = self.between or any(j != i for i, step in enumerate(computed) for j, _ in step.sent)
         eligible = [i for i in range(n) if i not in config.crashed and self._may_crash(config, i, computed[i])]
         for k in range(min(left, len(eligible)) + 1):
             for chosen in combinations(eligible, k):

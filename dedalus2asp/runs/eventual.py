@@ -36,21 +36,27 @@ that bound, finds it within LONGEST_PATH_BUDGET visits, or the bound is reported
 the list has one element (`Eventual.consistent`). The invariant verdict (`verify --eventual`'s
 oracle) is in `eventual_verify`.
 
+**Free clocks** (`explore(free_clocks=True)`, `drifted`): the graph is that of the runs in rounds; under a delay bound
+with messages between nodes, tplp2016's runs with free clocks may hold other outputs, and the graph grows from the
+ends of their prefixes (`drift`) to find some (docs/semantics.md, "Decision: the rounds").
+
 Public names: `explore`, `Eventual` (`as_dict`), `Lasso`, `ultimate_sets`, `strongly_connected`,
-`cyclic`, `shortest_path`, `shown_steps`, `threshold_of`, `MAX_COMPONENTS`, `LONGEST_PATH_BUDGET`.
+`may_drift`, `drift_reason`, `drifted`, `cyclic`, `shortest_path`, `shown_steps`, `threshold_of`, `MAX_COMPONENTS`, `LONGEST_PATH_BUDGET`.
 """
 
 from __future__ import annotations
 
 import gc
+import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from ..bounds import Bounds, Mode
 from ..lang.ast import Instance, Program, show_fact
 from ..lang import coordination, ranges
 from ..lang.analysis import restrict, strongly_connected as tarjan
+from . import drift
 from .configurations import ConfigurationLimit, Graph
 
 Item = tuple[int, tuple]
@@ -80,9 +86,15 @@ class Lasso:
     loop_start: int
     period: int
     steps: tuple[dict, ...]
+    free_clocks: tuple[dict, ...] = ()
+    """A run whose nodes' clocks drift apart (`drift`): the transitions of its free-clock prefix (one node's step
+    each, as tplp2016 §5.1.3 makes them), before `steps`, which then go in rounds from step h+1."""
+    in_flight: tuple[str, ...] = ()
+    """The messages still in flight at the end of the free-clock prefix, with the arrival the rounds give them."""
 
     def as_dict(self) -> dict:
-        return {"loop_start": self.loop_start, "period": self.period, "steps": list(self.steps)}
+        prefix = {"free_clock_prefix": list(self.free_clocks), "in_flight": list(self.in_flight)} if self.free_clocks else {}
+        return {"loop_start": self.loop_start, "period": self.period, "steps": list(self.steps), **prefix}
 
 
 @dataclass(frozen=True)
@@ -111,6 +123,10 @@ class Eventual:
     infinite_runs: bool = True
     nodes: tuple[str, ...] = field(default=())
     graph_complete: bool = True
+    free_clocks: int | None = None
+    """When the nodes' clocks may drift apart (`explore(free_clocks=True)`: a delay bound, messages between distinct
+    nodes): the horizon T up to which the runs with free clocks were followed (free clocks for steps 0..T, then
+    rounds; -1: none), whose outputs the list has too; `exact` is then False."""
 
     @property
     def certain(self) -> tuple[str, ...]:
@@ -119,8 +135,21 @@ class Eventual:
 
     @property
     def consistent(self) -> bool | None:
-        """jcss2014's consistency over infinite runs: every run has the same ultimate output (None: not exact)."""
+        """jcss2014's consistency over infinite runs: every run has the same ultimate output (None: not exact). Two
+        outputs are two infinite runs that differ: "no" is exact whatever the list misses."""
+        if self.graph_complete and len(self.ultimate_outputs) > 1:
+            return False
         return len(self.ultimate_outputs) <= 1 if self.exact else None
+
+    @property
+    def rounds_exact(self) -> bool:
+        """Whether the list has every ultimate output of the runs in rounds (`exact` but for the free clocks)."""
+        return self.exact or self.free_clocks is not None
+
+    @property
+    def in_rounds(self) -> tuple[tuple[str, ...], ...]:
+        """The ultimate outputs that runs in rounds have (those with a witness lasso without free clocks)."""
+        return tuple(o for o, w in zip(self.ultimate_outputs, self.witnesses) if not w.free_clocks)
 
     @property
     def possible(self) -> tuple[str, ...]:
@@ -143,6 +172,7 @@ class Eventual:
             "threshold_exact": self.threshold_exact,
             "witnesses": [w.as_dict() for w in self.witnesses],
             "nodes": list(self.nodes),
+            **({} if self.free_clocks is None else {"free_clocks": self.free_clocks, "rounds_exact": self.rounds_exact}),
             "max_delay": self.bounds.network.max_delay,
             **self.bounds.network.as_dict(),
         }
@@ -151,7 +181,7 @@ class Eventual:
 def explore(
     program: Program, instance: Instance, bounds: Bounds, max_configurations: int = 1_000_000,
     outputs: tuple[str, ...] | None = None, seconds: float | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int], None] | None = None, free_clocks: bool = False, consistency_only: bool = False,
 ) -> Eventual:
     """The configuration graph of P on H under `bounds.network`, and the ultimate outputs of its infinite runs.
 
@@ -160,6 +190,9 @@ def explore(
     construction (async without a delay bound), the program reads crash/2 with crashes, an output
     relation is global, or there is no node; past `max_configurations` (or `seconds` of building) the answer has
     `exact: false` and says why. `progress(k, n)` is told how the graph's construction goes (`Graph.build`).
+    `free_clocks`: under a delay bound, when a node sends to another, also follow the runs whose nodes' clocks
+    drift apart for their first steps (`drifted`): their outputs join the list, which is then not exact.
+    `consistency_only`: follow them only when the runs in rounds have one output (two already answer consistency).
     """
     if bounds.mode is not Mode.EVENTUAL:
         raise ValueError(f"the eventual explorer answers the eventual mode, not {bounds.mode.value!r}")
@@ -179,7 +212,77 @@ def explore(
         reason = str(stop) + (f"; and the program computes new values: {unsafe[0].message}" if unsafe else "")
         return Eventual(stop.configurations, sum(map(len, graph.edges)), 0, (), (), False, None, False, bounds,
                         reason=reason, nodes=nodes, graph_complete=False)
-    return _ultimate(graph, outputs, bounds, nodes)
+    found = _ultimate(graph, outputs, bounds, nodes)
+    if free_clocks and may_drift(graph) and found.exact and not (consistency_only and len(found.ultimate_outputs) > 1):
+        return drifted(graph, outputs, found, max_configurations, seconds)
+    return found
+
+
+def may_drift(graph: Graph) -> bool:
+    """Whether the runs with free clocks may differ from those in rounds: under a delay bound (not sync), when some
+    step sends a message to another node (`Graph.between`). A node's messages to itself arrive after their send in
+    either, and under sync the rounds lose nothing (`configurations`)."""
+    return not graph.network.sync and graph.between and len(graph.names) > 1
+
+
+def drift_reason(horizon: int, stopped: str = "") -> str:
+    """Why an answer read off the rounds and the free-clock prefixes up to `horizon` is not exact, in words."""
+    checked = (f"others checked to horizon T = {horizon} (free clocks for steps 0..{horizon}, then rounds)"
+               if horizon >= 0 else "others not checked")
+    return (f"the nodes' clocks may drift apart: runs in rounds decided exactly, {checked}"
+            + (f"; {stopped}" if stopped else ""))
+
+
+def drifted(graph: Graph, outputs: tuple[str, ...], found: Eventual, limit: int, seconds: float | None) -> Eventual:
+    """`found` (the runs in rounds, exact) with the ultimate outputs of the runs whose first steps follow free clocks
+    (`drift`): the free-clock prefixes of every horizon h ≤ T, T = the longest witness lasso plus D, each end a root
+    from which the graph grows; an output no run in rounds has comes with such a run (`Lasso.free_clocks`). The
+    answer is not exact (`drift_reason`), but two outputs still make "not consistent" exact."""
+    delay = graph.bound
+    horizon = max((w.loop_start + w.period for w in found.witnesses), default=1) + delay
+    prefixes = drift.prefixes(graph.system, horizon, delay, drift.DRIFT_LIMIT, drift.DRIFT_SECONDS)
+    origin: dict[int, tuple[int, tuple, tuple]] = {}  # root number -> (h, the prefix's moves, the arrivals chosen)
+    checked, stopped = -1, prefixes.stopped
+    size = len(graph.configurations)
+    budget = drift.DRIFT_SECONDS if seconds is None else min(seconds, drift.DRIFT_SECONDS)
+    until = time.perf_counter() + budget
+    try:
+        for h in sorted(prefixes.ends):
+            for end, moves in prefixes.ends[h].items():
+                roots = list(drift.starts(end, h, delay, graph.cap))
+                left = until - time.perf_counter()
+                if left <= 0:
+                    raise ConfigurationLimit(f"the runs with free clocks were not followed within {budget:g} s", size)
+                numbers = build(graph, limit, left, roots=tuple(c for c, _ in roots))
+                for number, (_, arrivals) in zip(numbers, roots):
+                    origin.setdefault(number, (h, moves, arrivals))
+            checked = h
+    except ConfigurationLimit as stop:  # what was built is sound: every root's runs are genuine
+        stopped = f"{stop}"
+    known = set(found.ultimate_outputs)
+    if len(graph.configurations) == size and not origin:
+        return replace(found, exact=False, free_clocks=checked, reason=drift_reason(checked, stopped))
+    out = set(outputs)
+    kept = [tuple(frozenset(f for f in d if f[0] in out) if d is not None else None for d in label) for label in graph.labels]
+    successors = lambda v: [w for w, _ in graph.edges[v]]  # noqa: E731
+    components = [c for c in strongly_connected(len(graph.configurations), successors) if cyclic(c, successors)]
+    sets, _ = ultimate_sets(graph.edges, kept, components)
+    parents, depth = _shortest_paths(graph, sorted(origin))
+    extra: dict[tuple[str, ...], Lasso] = {}
+    for items, members in sorted(sets.items(), key=lambda pair: sorted(pair[0])):
+        shown = tuple(sorted({_output_fact(graph, i, f) for i, f in items}))
+        if shown in known or shown in extra or not any(depth[v] >= 0 for v in members):
+            continue
+        lasso, root = _witness(graph, kept, parents, depth, members, items, rooted=True)
+        h, moves, arrivals = origin[root]
+        prefix, in_flight = drift.shown(graph.system, moves, arrivals)
+        steps = tuple({**step, "nodes": {x: {**node, "step": node["step"] + h + 1} for x, node in step["nodes"].items()}}
+                      for step in lasso.steps)
+        extra[shown] = replace(lasso, steps=steps, free_clocks=prefix, in_flight=in_flight)
+    ordered = sorted(known | set(extra), key=lambda o: (len(o), o))
+    witnesses = {**dict(zip(found.ultimate_outputs, found.witnesses)), **extra}
+    return replace(found, ultimate_outputs=tuple(ordered), witnesses=tuple(witnesses[o] for o in ordered), exact=False,
+                   free_clocks=checked, reason=drift_reason(checked, stopped))
 
 
 def graph_of(program: Program, instance: Instance, bounds: Bounds, observe: bool) -> Graph:
@@ -193,13 +296,13 @@ def graph_of(program: Program, instance: Instance, bounds: Bounds, observe: bool
 
 
 def build(graph: Graph, max_configurations: int, seconds: float | None = None,
-          progress: Callable[[int, int], None] | None = None) -> None:
+          progress: Callable[[int, int], None] | None = None, roots: tuple = ()) -> list[int]:
     """`graph.build` with Python's cycle collector off (millions of acyclic tuples and frozensets: collecting
     cycles only costs time); ConfigurationLimit past `max_configurations` or `seconds`."""
     enabled = gc.isenabled()
     gc.disable()
     try:
-        graph.build(max_configurations, seconds, progress)
+        return graph.build(max_configurations, seconds, progress, roots)
     finally:
         if enabled:
             gc.enable()
@@ -308,13 +411,14 @@ Edge = tuple[int, int, int]
 """(source configuration, target configuration, label number)."""
 
 
-def _shortest_paths(graph: Graph) -> tuple[list[Edge | None], list[int]]:
-    """Breadth first from the start: per configuration, the edge that first reached it (None for the start) and
-    its distance from the start."""
+def _shortest_paths(graph: Graph, roots=(0,)) -> tuple[list[Edge | None], list[int]]:
+    """Breadth first from the start (or from `roots`): per configuration, the edge that first reached it (None for a
+    root) and its distance from the roots (-1: not reached)."""
     parents: list[Edge | None] = [None] * len(graph.configurations)
     depth = [-1] * len(graph.configurations)
-    depth[0] = 0
-    queue = deque([0])
+    for root in roots:
+        depth[root] = 0
+    queue = deque(roots)
     while queue:
         v = queue.popleft()
         for w, label in graph.edges[v]:
@@ -342,12 +446,14 @@ def shortest_path(graph: Graph, members: frozenset[int], allowed, source: int, g
     return path[::-1]
 
 
-def _witness(graph: Graph, kept, parents: list[Edge | None], depth: list[int], members: frozenset[int], items: frozenset[Item]) -> Lasso:
+def _witness(graph: Graph, kept, parents: list[Edge | None], depth: list[int], members: frozenset[int], items: frozenset[Item],
+             rooted: bool = False):
     """A lasso that ultimately holds exactly `items`: a shortest prefix into `members`, then a closed walk in it
-    that passes, for each output fact a step of the component has and `items` lacks, a step without it."""
+    that passes, for each output fact a step of the component has and `items` lacks, a step without it. `rooted`:
+    with the root its prefix starts from (`_shortest_paths` from several roots)."""
     allowed = _keeps(kept, items)
     inner = [(v, w, label) for v in sorted(members) for w, label in graph.edges[v] if w in members and allowed(label)]
-    entry = min(members, key=lambda v: (depth[v], v))
+    entry = min((v for v in members if depth[v] >= 0), key=lambda v: (depth[v], v))
     breakers: list[Edge] = []
     lacks = lambda edge, i, f: kept[edge[2]][i] is not None and f not in kept[edge[2]][i]  # noqa: E731
     for i, f in sorted({(i, f) for _, _, label in inner for i, facts in enumerate(kept[label]) if facts for f in facts} - items):
@@ -365,7 +471,8 @@ def _witness(graph: Graph, kept, parents: list[Edge | None], depth: list[int], m
     while parents[v] is not None:
         prefix.append(parents[v])
         v = parents[v][0]
-    return Lasso(len(prefix), len(loop), shown_steps(graph, prefix[::-1] + loop))
+    lasso = Lasso(len(prefix), len(loop), shown_steps(graph, prefix[::-1] + loop))
+    return (lasso, v) if rooted else lasso
 
 
 def shown_steps(graph: Graph, edges: list[Edge]) -> tuple[dict, ...]:

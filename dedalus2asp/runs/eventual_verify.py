@@ -37,14 +37,15 @@ Public names: `verify` (the verdict of P on H under `bounds.network`), `Eventual
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import clingo
 
 from ..bounds import Bounds, Mode
 from ..lang.ast import GLOBAL_NODE, Instance, Program, show_fact
 from .configurations import ConfigurationLimit, Graph
-from .eventual import Lasso, build, cyclic, graph_of, shortest_path, shown_steps, strongly_connected, threshold_of
+from .eventual import (Lasso, build, cyclic, drift_reason, graph_of, may_drift, shortest_path, shown_steps, strongly_connected,
+                       threshold_of)
 from .local import observed
 
 Row = tuple[clingo.Symbol, ...]
@@ -83,10 +84,13 @@ class EventualVerdict:
     lost: tuple[str, ...] = ()
     reason: str = ""
     nodes: tuple[str, ...] = field(default=())
+    in_rounds: bool = False
+    """"holds" over the runs in rounds only: under a delay bound a node sends to another, so the nodes' clocks may
+    drift apart (`eventual.may_drift`; docs/semantics.md, "Decision: the rounds"), and the answer is not exact."""
 
     @property
     def exact(self) -> bool:
-        return self.holds is not None
+        return self.holds is not None and not self.in_rounds
 
     def as_dict(self) -> dict:
         return {
@@ -145,7 +149,11 @@ def verify(
     except ConfigurationLimit as stop:
         return EventualVerdict(None, False, bounds, pre, post, stop.configurations, sum(map(len, graph.edges)), 0,
                                None, False, reason=str(stop), nodes=nodes)
-    return _verdict(graph, bounds, pre, post, pre_global, post_global, nodes)
+    found = _verdict(graph, bounds, pre, post, pre_global, post_global, nodes)
+    if found.holds and may_drift(graph):  # a counterexample lasso is a run whatever the clocks; "holds" is not
+        return replace(found, in_rounds=True, reason=drift_reason(-1, "the graph of the invariant follows the runs in "
+                                                                    "rounds only (verify --eventual checks the others)"))
+    return found
 
 
 class _Rows:
