@@ -23,7 +23,7 @@ from collections import Counter
 
 from .ddlog import DDlogProgram, Fact
 from .engine import BurstStats, fill_changes, symbol_name
-from .join import bind, instantiate, join, plan
+from .join import bind, collector_paused, instantiate, join, plan
 from .updates import Base, Burst
 from .view import View, least_model
 
@@ -36,7 +36,8 @@ class DRed:
     def start(self, program: DDlogProgram, base: Counter) -> None:
         self.program = program
         self.base = Base(base)
-        self.V = least_model(program.localized, self.base.facts)
+        with collector_paused():
+            self.V = least_model(program.localized, self.base.facts)
         self._delta = {}
         for rule in program.localized:
             for i, atom in enumerate(rule.body):
@@ -52,6 +53,10 @@ class DRed:
         return View({f: 1 for f, _ in self.V.facts()}, multiset=False)
 
     def apply(self, burst: Burst) -> BurstStats:
+        with collector_paused():
+            return self._apply(burst)
+
+    def _apply(self, burst: Burst) -> BurstStats:
         started = time.perf_counter()
         stats = BurstStats(burst.number)
         picked: Counter = Counter()

@@ -5,10 +5,17 @@ payload (a count, or the counts of its annotated copies), and hash indexes on th
 a join looks up, built when first asked for and kept up to date. A `Plan` joins a rule's body atoms in
 a given order: for each atom, the positions already known (constants, variables bound before) are the
 index key, the others bind variables.
+
+Tables, facts and derivation sets hold no reference cycles, so reference counting frees them; Python's
+cyclic collector would only traverse them, all of them at each of its full collections (1.5 s for the
+view of a 10,000-link tree), which would fall into whichever burst or recomputation crosses its
+threshold. `collector_paused` keeps it out while an engine works.
 """
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
@@ -18,6 +25,18 @@ from ..lang.ast import Atom, Constant
 from .ddlog import Fact
 
 Args = tuple[clingo.Symbol, ...]
+
+
+@contextmanager
+def collector_paused():
+    """Python's cyclic garbage collector off inside the block (as it was after it)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class Table:

@@ -16,6 +16,7 @@ from typing import Callable
 
 from .ddlog import DDlogProgram
 from .engine import BurstStats, fill_changes, symbol_name as _name
+from .join import collector_paused
 from .psn import DEL, INS, PSN, Annotated, Pick, PUpdate, base_updates
 from .schedule import Pool
 from .updates import Burst
@@ -41,14 +42,18 @@ class PSNEngine:
         self.program = program
         self.psn = PSN(program, self.eager)
         self.pool = Pool(self.schedule, self.seed)
-        self.initial = self._run(0, base_updates(INS, base))
+        with collector_paused():
+            self.initial = self._run(0, base_updates(INS, base))
 
     def apply(self, burst: Burst) -> BurstStats:
+        """The burst run to quiescence; what it inserted into and deleted from the view are the facts whose
+        copies went from none to some, or from some to none (`PSN.touched`): work of the burst's size."""
         self.psn.touched = {}
-        stats = self._run(burst.number, [PUpdate(u.op, Annotated(u.fact)) for u in burst.updates])
-        now = {f: bool(self.psn.copies(f)) for f in self.psn.touched}
-        return fill_changes(stats, self.program, [f for f, had in self.psn.touched.items() if not had and now[f]],
-                            [f for f, had in self.psn.touched.items() if had and not now[f]])
+        with collector_paused():
+            stats = self._run(burst.number, [PUpdate(u.op, Annotated(u.fact)) for u in burst.updates])
+            now = {f: bool(self.psn.copies(f)) for f in self.psn.touched}
+            return fill_changes(stats, self.program, [f for f, had in self.psn.touched.items() if not had and now[f]],
+                                [f for f, had in self.psn.touched.items() if had and not now[f]])
 
     def view(self) -> View:
         return self.psn.view()

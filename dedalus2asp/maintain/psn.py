@@ -156,19 +156,30 @@ class PSN:
                         yield derived
 
     def _commit(self, op: str, item: Annotated) -> None:
-        copies = dict(self.copies(item.fact))
+        """K ⊎ {p'} or K ∖ {p'}: the fact's copies {(S, H): count} changed in place (the table and its indexes
+        hold the same dict), the fact added to or removed from K with its first or last copy."""
+        copies = self.K.get(item.fact)
         self.touched.setdefault(item.fact, bool(copies))
         key = (item.S, item.H)
-        copies[key] = copies.get(key, 0) + (1 if op == INS else -1)
-        self.size += 1 if op == INS else -1
-        if self.size > self.limit:
-            raise TooManyDerivations(
-                f"the view has more than {self.limit:,} derivations (PSN keeps one copy of a fact per derivation, and "
-                "a recursive view over many paths has very many): maintain it as a set with --algorithm dred, or "
-                "recompute it")
-        if copies[key] == 0:
+        if op == INS:
+            self.size += 1
+            if self.size > self.limit:
+                raise TooManyDerivations(
+                    f"the view has more than {self.limit:,} derivations (PSN keeps one copy of a fact per derivation, "
+                    "and a recursive view over many paths has very many): maintain it as a set with --algorithm dred, "
+                    "or recompute it")
+            if copies is None:
+                self.K.set(item.fact, {key: 1})
+            else:
+                copies[key] = copies.get(key, 0) + 1
+            return
+        self.size -= 1
+        if copies[key] > 1:
+            copies[key] -= 1
+        elif len(copies) > 1:
             del copies[key]
-        self.K.set(item.fact, copies or None)
+        else:
+            self.K.set(item.fact, None)
 
     def view(self) -> View:
         """The view K stands for: a fact's count is its number of copies, infinite if a copy has H ≠ ∅."""

@@ -22,7 +22,7 @@ from typing import Iterable, Mapping
 import clingo
 
 from .ddlog import DDlogProgram, DRule, Fact
-from .join import Table, bind, instantiate, join, plan
+from .join import Table, bind, collector_paused, instantiate, join, plan
 
 
 @dataclass(frozen=True)
@@ -120,9 +120,10 @@ def recompute(program: DDlogProgram, base: Counter) -> View:
     model and its ground instances (`least_model`), then the counts (`counted`)."""
     base = Counter({f: n for f, n in base.items() if n > 0})
     instances: dict[Fact, list[tuple[Fact, ...]]] = {}
-    table = least_model(program.rules, base, instances)
-    counts = counted(base, instances)
-    return View(counts, frozenset(f for f, _ in table.facts() if f not in counts))
+    with collector_paused():
+        table = least_model(program.rules, base, instances)
+        counts = counted(base, instances)
+        return View(counts, frozenset(f for f, _ in table.facts() if f not in counts))
 
 
 def counted(base: Mapping[Fact, int], instances: Mapping[Fact, list[tuple[Fact, ...]]]) -> dict[Fact, int]:
