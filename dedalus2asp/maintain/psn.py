@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Iterator
 
-from .ddlog import DDlogProgram, DRule, Fact
-from .join import Table, bind, instantiate, join, plan
+from .ddlog import DDlogProgram, Fact
+from .join import Table, bind, delta_plans, instantiate, join
 from .view import View
 
 INS, DEL = "+", "-"
@@ -92,12 +92,10 @@ class PSN:
         self.size = 0  # the number of annotated copies in K
         self.K = Table()  # fact → {(S, H): count}
         self.touched: dict[Fact, bool] = {}  # fact → whether K held it before its first commit since `touched` was emptied
-        self._delta: dict[str, list[tuple[DRule, int, tuple]]] = {}
-        for rule in program.localized:
-            for i, atom in enumerate(rule.body):
-                steps = plan(rule.body, [j for j in range(len(rule.body)) if j != i],
-                             {a.name for a in atom.args if hasattr(a, "name")})
-                self._delta.setdefault(atom.predicate, []).append((rule, i, steps))
+        self._delta = delta_plans(program.localized)
+        for step in (step for plans in self._delta.values() for _, _, steps in plans for step in steps):
+            if step.positions:
+                self.K.index(step.relation, step.positions)  # kept up to date from the empty K on
 
     def copies(self, fact: Fact) -> dict:
         return self.K.get(fact) or {}

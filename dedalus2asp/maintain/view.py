@@ -22,7 +22,7 @@ from typing import Iterable, Mapping
 import clingo
 
 from .ddlog import DDlogProgram, DRule, Fact
-from .join import Table, bind, collector_paused, instantiate, join, plan
+from .join import Table, bind, collector_paused, delta_plans, instantiate, interned, join
 
 
 @dataclass(frozen=True)
@@ -72,22 +72,22 @@ def _json(value: clingo.Symbol):
     return str(value)
 
 
-def least_model(rules: Iterable[DRule], base: Iterable[Fact], instances: dict | None = None) -> Table:
+def least_model(rules: Iterable[DRule], base: Iterable[Fact], instances: dict | None = None,
+                symbols: dict | None = None) -> Table:
     """The least model of `rules` over the facts `base`, as a table of facts (payload True), by semi-naive
     evaluation: each round fires every rule once per body position i whose atom matches a fact Δ new in
     the round before, the atoms before i reading the facts known before that round, those after i every
     fact known, so that each ground rule instance is found once. With `instances`, a dict, each instance
-    is recorded there: head → list of body fact tuples (in body order)."""
+    is recorded there: head → list of body fact tuples. The values of `base` are `interned` in `symbols`."""
     rules = tuple(rules)
     table = Table()
     delta: dict[str, set] = {}
-    for f in base:
+    symbols = {} if symbols is None else symbols
+    for f in (interned(f, symbols) for f in base):
         if table.get(f) is None:
             table.set(f, True)
             delta.setdefault(f.relation, set()).add(f.args)
-    plans = [(rule, i, atom, plan(rule.body, [j for j in range(len(rule.body)) if j != i],
-                                  {a.name for a in atom.args if hasattr(a, "name")}))
-             for rule in rules for i, atom in enumerate(rule.body)]
+    plans = [(rule, i, rule.body[i], steps) for plans in delta_plans(rules).values() for rule, i, steps in plans]
     while delta:
         new: dict[Fact, None] = {}
         for rule, i, atom, steps in plans:
