@@ -161,8 +161,10 @@ def bind(atom: Atom, args: Args, binding: dict | None = None) -> dict | None:
         if isinstance(a, Constant):
             if a.value != v:
                 return None
-        elif out.setdefault(a.name, v) != v:
-            return None
+        else:
+            known = out.setdefault(a.name, v)
+            if known is not v and known != v:  # (`!=` on clingo symbols is a call into clingo)
+                return None
     return out
 
 

@@ -79,10 +79,11 @@ class PSNEngine:
                 waiting.setdefault((key.fact, key.S, key.H), []).append(u)
                 continue
             node = program.node(u.item.fact)
-            derived = psn.step(u)
+            derived = psn.iterate(u) if pickable else []  # under eager, an unpickable deletion is discarded
             picked[node] = picked.get(node, 0) + 1
             for d in derived:
-                if program.node(d.item.fact) != node:
+                to = program.node(d.item.fact)
+                if to is not node and to != node:  # (the values are interned: mostly the same object)
                     messages[node] = messages.get(node, 0) + 1
                 pool.add(d, d.op == DEL)
             if self.trace is not None and number:

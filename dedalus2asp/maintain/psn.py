@@ -115,6 +115,10 @@ class PSN:
             if self.eager:
                 return []
             raise ValueError(f"{update} is not pickable: K does not hold it")
+        return self.iterate(update)
+
+    def iterate(self, update: PUpdate) -> list[PUpdate]:
+        """`step` of an update the caller found `pickable`."""
         item = update.item.picked()
         derived = list(self.fire(update.op, item))
         self._commit(update.op, item)
@@ -147,7 +151,7 @@ class PSN:
                     times = 1
                     for (s, h), n in combination:
                         S, H, times = S | s, H | h, times * n
-                    if head in H:
+                    if H and head in H:
                         continue
                     derived = PUpdate(op, Annotated(head, S, H))
                     for _ in range(times):

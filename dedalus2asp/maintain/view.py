@@ -21,7 +21,7 @@ from typing import Iterable, Mapping
 
 import clingo
 
-from .ddlog import DDlogProgram, DRule, Fact
+from .ddlog import DDlogProgram, DRule, Fact, ordered
 from .join import Table, bind, collector_paused, delta_plans, instantiate, interned, join
 
 
@@ -51,17 +51,13 @@ class View:
     def nodes(self, program: DDlogProgram) -> dict[str, dict[str, list[list]]]:
         """node → relation → sorted tuples (location column included), as a located JSON input names them."""
         out: dict[clingo.Symbol, dict[str, list]] = {}
-        for f in sorted(self.shown(program).facts, key=_order):
+        for f in ordered(self.shown(program).facts):
             out.setdefault(program.node(f), {}).setdefault(f.relation, []).append([_json(v) for v in f.args])
         return {str(n) if n.type is not clingo.SymbolType.String else n.string: rels for n, rels in sorted(out.items())}
 
     def as_json(self, program: DDlogProgram) -> dict:
         """`{"nodes": {node: {relation: [[...], ...]}}}`: what `--input` reads back."""
         return {"nodes": self.nodes(program)}
-
-
-def _order(fact: Fact):
-    return (fact.relation, fact.args)
 
 
 def _json(value: clingo.Symbol):
@@ -178,10 +174,10 @@ def difference(maintained: View, expected: View) -> Difference:
     recomputed count is finite (or where one says infinite and the other not); only the facts when either
     view is kept as a set."""
     got, want = maintained.facts, expected.facts
-    out = Difference(sorted(want - got, key=_order), sorted(got - want, key=_order))
+    out = Difference(ordered(want - got), ordered(got - want))
     if not (maintained.multiset and expected.multiset):
         return out
-    for f in sorted(got & want, key=_order):
+    for f in ordered(got & want):
         m, r = maintained.count(f), expected.count(f)
         if m != r:
             out.counts.append((f, m, r))
@@ -191,4 +187,4 @@ def difference(maintained: View, expected: View) -> Difference:
 def changes(before: View, after: View) -> tuple[list[Fact], list[Fact]]:
     """The facts a burst inserted into the view and those it deleted (as sets), each sorted."""
     b, a = before.facts, after.facts
-    return sorted(a - b, key=_order), sorted(b - a, key=_order)
+    return ordered(a - b), ordered(b - a)
