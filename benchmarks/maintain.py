@@ -4,6 +4,10 @@
     python benchmarks/maintain.py --edges 10000 100000 # the issue's sizes (long on Spark)
     python benchmarks/maintain.py --quick              # 1,000 edges only
     python benchmarks/maintain.py --edges 100000 --bursts 0.01 --no-local --algorithms dred
+    python benchmarks/maintain.py --edges 10000 --no-spark   # the local rows only
+
+The JSON keeps the rows of an earlier run that this one does not measure (local and Spark rows may come
+from separate runs).
 
 The program is psn2010 §2.2's routing table (examples/psn2010/reachable.ddlog: `reachable(#S, D) :-
 link(#S, D);` and `reachable(#S, D) :- link(#S, Z), reachable(#Z, D);`, localized by the tool). The
@@ -13,16 +17,20 @@ of p% of E updates is half deletions of links drawn from the graph and half inse
 v_i → v_j (i < j, the graph stays acyclic: every count stays finite). Per size and burst, in one
 process, side by side:
 
-* local: `maintain`'s PSN engine (Algorithm 1, fifo schedule; the time of `engine.apply`) against
-  recomputing the view of E ⊎ I ∖ D (`view.recompute`);
+* local: `maintain`'s PSN engine (Algorithm 1, fifo schedule; the time of `engine.apply`) and its DRed
+  against recomputing the view of E ⊎ I ∖ D (`view.recompute`: semi-naive evaluation that keeps the ground
+  instances it finds, then counts derivations in topological order), with the facts of the view the
+  burst changed and the updates the engine processed (picks);
 * Spark (`local[2]`): the Spark engine (`maintain.spark`, psn and dred) against the same engine
   computing the view of E ⊎ I ∖ D from nothing (what `--algorithm recompute` does), with the Spark
   jobs and rounds of each;
-* messages per base update: PSN (local), SN with derivation sets (Spark psn) and DRed (Spark dred).
+* messages per base update: PSN (local), SN with derivation sets (Spark psn) and DRed (local and Spark).
 
 Then where multiset counts grow: derivations per fact (`view.recompute`'s counts: paths in the
-graph) as cross links are added to the tree, and Spark's fixed cost per job (a count of one row, a
-shuffle of a hundred). Results: a table on standard output and benchmarks/maintain.json.
+graph) as cross links are added to a 1,000-link tree, with a 1% burst maintained there by PSN (one
+copy per derivation) and DRed (sets) against recomputing; and Spark's fixed cost per job (a count of
+one row, a shuffle of a hundred); and n×n grids, where derivations grow fastest (`grids`). Results: a
+table on standard output and benchmarks/maintain.json.
 """
 
 from __future__ import annotations
@@ -44,9 +52,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from dedalus2asp.maintain import Base, Burst, Fact, Update, read_program  # noqa: E402
+from dedalus2asp.maintain.dred import DRed  # noqa: E402
 from dedalus2asp.maintain.pipelined import PSNEngine  # noqa: E402
 from dedalus2asp.maintain.spark import SparkMaintainer, patterns  # noqa: E402
-from dedalus2asp.maintain.view import recompute  # noqa: E402
+from dedalus2asp.maintain.view import difference, recompute  # noqa: E402
 
 PROGRAM = ROOT / "examples" / "psn2010" / "reachable.ddlog"
 BURSTS = (0.001, 0.01, 0.1)
@@ -84,16 +93,25 @@ def seconds(f) -> tuple[float, object]:
     return time.perf_counter() - start, out
 
 
-def local_point(program, links: Counter, b: Burst) -> dict:
-    engine = PSNEngine("fifo")
-    start, _ = seconds(lambda: engine.start(program, links))
-    maintained, stats = seconds(lambda: engine.apply(b))
+def local_point(program, links: Counter, b: Burst, engine_of, repeat: int = 1) -> dict:
+    """A fresh engine (local PSN or DRed) started on `links` maintaining `b`, against recomputing the view after
+    `b`, each `repeat` times (the medians); `changed`: the facts of the view the burst inserted or deleted,
+    `picks`: the updates processed."""
     after = Base(links)
     after.apply(b)
-    recomputed, view = seconds(lambda: recompute(program, after.facts))
-    assert engine.view().shown(program) == view, "local PSN differs from recomputation"
-    return {"start": start, "maintain": maintained, "recompute": recomputed,
-            "messages": sum(stats.messages.values()), "facts": len(view.facts)}
+    starts, maintains, recomputes = [], [], []
+    for _ in range(repeat):
+        engine = engine_of()
+        starts.append(seconds(lambda: engine.start(program, links))[0])
+        maintained, stats = seconds(lambda: engine.apply(b))
+        maintains.append(maintained)
+        recomputed, view = seconds(lambda: recompute(program, after.facts))
+        recomputes.append(recomputed)
+        assert not difference(engine.view().shown(program), view), "local maintenance differs from recomputation"
+        del engine
+    return {"start": statistics.median(starts), "maintain": statistics.median(maintains),
+            "recompute": statistics.median(recomputes), "repeat": repeat, "messages": sum(stats.messages.values()),
+            "picks": sum(stats.updates.values()), "changed": sum(map(len, stats.changes)), "facts": len(view.facts)}
 
 
 def rows(links: Counter):
@@ -130,14 +148,56 @@ def fixed_cost(session) -> dict:
     return {"count_one_row": statistics.median(counts), "shuffle_100_rows": statistics.median(shuffles)}
 
 
-def growth(rng: random.Random, program, edges: int) -> list[dict]:
+def growth(rng: random.Random, program, edges: int, fraction: float = 0.01) -> list[dict]:
+    """Derivations per reachable fact (paths) as cross links are added to a tree of `edges` links, and what
+    they cost: a burst of `fraction` maintained by PSN (one copy per derivation) and by DRed (sets), against
+    recomputing."""
     out = []
     for cross in (0.0, 0.05, 0.2, 0.5):
-        view = recompute(program, graph(edges, rng, cross))
+        links = graph(edges, rng, cross)
+        view = recompute(program, links)
         counts = [c for f, c in view.counts.items() if f.relation == "reachable"]
+        b = burst(links, fraction, rng, edges)
+        psn, dred = local_point(program, links, b, lambda: PSNEngine("fifo")), local_point(program, links, b, DRed)
         out.append({"edges": edges, "cross": cross, "facts": len(counts), "mean": statistics.mean(counts),
-                    "max": max(counts), "derivations": sum(counts)})
+                    "max": max(counts), "derivations": sum(counts), "burst": fraction, "updates": len(b.updates),
+                    "psn": psn["maintain"], "psn_picks": psn["picks"], "dred": dred["maintain"],
+                    "dred_picks": dred["picks"], "recompute": psn["recompute"]})
     return out
+
+
+def grids(program, sizes=(5, 6, 7, 8)) -> list[dict]:
+    """Where counts grow fastest: on an n×n grid of links right and down, `reachable` from corner to corner has
+    C(2n−2, n−1) derivations, and PSN keeps a copy of every fact per derivation. Per n: the derivations, PSN
+    building the view (its copies) and maintaining a burst that deletes the link out of the top-left corner to
+    the right, against DRed (sets) and recomputing."""
+    def at(i, j):
+        return clingo.Function(f"v{i}_{j}")
+
+    out = []
+    for n in sizes:
+        links = Counter({Fact("link", (at(i, j), at(i + di, j + dj))): 1 for i in range(n) for j in range(n)
+                         for di, dj in ((1, 0), (0, 1)) if i + di < n and j + dj < n})
+        b = Burst(1, (Update("-", Fact("link", (at(0, 0), at(0, 1)))),))
+        derivations = sum(c for f, c in recompute(program, links).counts.items() if f.relation == "reachable")
+        psn, dred = local_point(program, links, b, lambda: PSNEngine("fifo")), local_point(program, links, b, DRed)
+        out.append({"n": n, "derivations": derivations, "psn_start": psn["start"], "psn": psn["maintain"],
+                    "psn_picks": psn["picks"], "dred_start": dred["start"], "dred": dred["maintain"],
+                    "dred_picks": dred["picks"], "recompute": psn["recompute"], "changed": psn["changed"]})
+    return out
+
+
+def merged(earlier: dict, result: dict) -> dict:
+    """`result` and the points of an `earlier` result that this run did not measure (another engine, size or
+    burst), so that local and Spark rows measured in separate runs stay in one file."""
+    measured = {(p["edges"], p["burst"], p["engine"]) for p in result["points"]}
+    kept = [{"machine": earlier.get("machine"), **p} for p in earlier.get("points", [])
+            if (p["edges"], p["burst"], p["engine"]) not in measured]  # each with the machine it was measured on
+    result = {**result, "points": kept + result["points"]}
+    for key in ("spark_fixed_cost", "growth", "grids"):
+        if key not in result and key in earlier:
+            result[key] = earlier[key]
+    return result
 
 
 def main() -> None:
@@ -145,24 +205,35 @@ def main() -> None:
     parser.add_argument("--edges", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--no-local", action="store_true", help="Spark only")
+    parser.add_argument("--no-spark", action="store_true", help="local engines only (no Spark session)")
     parser.add_argument("--algorithms", nargs="+", default=["dred", "psn"])
     parser.add_argument("--bursts", type=float, nargs="+", default=list(BURSTS), help="burst sizes, fractions of E")
+    parser.add_argument("--repeat", type=int, default=1, help="local rows: the median of this many runs")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "maintain.json")
     args = parser.parse_args()
     sizes = [1000] if args.quick else args.edges
-    from dedalus2asp.runs.session import spark_session
+    earlier = json.loads(args.out.read_text()) if args.out.exists() else {}
 
     program = read_program(PROGRAM)
     load = os.getloadavg()
-    session = spark_session("local[2]")
     result = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "load_before": load,
-                          "note": "a shared machine: seven developers' tests and benchmarks ran at the same time"},
-              "spark_fixed_cost": fixed_cost(session), "points": [], "growth": growth(random.Random(1), program, 300)}
-    print(f"load average before: {load[0]:.1f} (2 cores shared by seven developers: absolute times are noisy, "
+                          "note": "a shared machine: other developers' tests and benchmarks ran at the same time"},
+              "points": []}
+    print(f"load average before: {load[0]:.1f} (2 cores shared with other developers: absolute times are noisy, "
           "ratios are measured side by side)")
-    print(f"Spark fixed cost per job: count of one row {result['spark_fixed_cost']['count_one_row']:.2f} s, "
-          f"a shuffle of 100 rows {result['spark_fixed_cost']['shuffle_100_rows']:.2f} s")
-    header = f"{'edges':>7} {'burst':>6} {'engine':<11} {'maintain s':>10} {'recompute s':>11} {'ratio':>6} {'msgs/update':>11} {'jobs':>5}"
+    session = None
+    if not args.no_spark:
+        from dedalus2asp.runs.session import spark_session
+
+        session = spark_session("local[2]")
+        result["spark_fixed_cost"] = fixed_cost(session)
+        print(f"Spark fixed cost per job: count of one row {result['spark_fixed_cost']['count_one_row']:.2f} s, "
+              f"a shuffle of 100 rows {result['spark_fixed_cost']['shuffle_100_rows']:.2f} s")
+    if not args.no_local:
+        result["growth"] = growth(random.Random(1), program, 1000)
+        result["grids"] = grids(program)
+    header = (f"{'edges':>7} {'burst':>6} {'engine':<11} {'maintain s':>10} {'recompute s':>11} {'ratio':>6} "
+              f"{'msgs/update':>11} {'jobs':>5} {'changed':>7} {'picks':>7}")
     print(header)
     for edges in sizes:
         rng = random.Random(edges)
@@ -172,8 +243,9 @@ def main() -> None:
             updates = len(b.updates)
             points = []
             if not args.no_local:
-                points.append(("local psn", local_point(program, links, b)))
-            for algorithm in args.algorithms:
+                points.append(("local psn", local_point(program, links, b, lambda: PSNEngine("fifo"), args.repeat)))
+                points.append(("local dred", local_point(program, links, b, DRed, args.repeat)))
+            for algorithm in [] if session is None else args.algorithms:
                 if algorithm == "psn" and edges > 10000:
                     continue  # one row per derivation set: see the growth table
                 points.append((f"spark {algorithm}", spark_point(session, program, links, b, algorithm)))
@@ -182,14 +254,25 @@ def main() -> None:
                           "ratio": p["recompute"] / p["maintain"], "messages_per_update": p["messages"] / updates})
                 result["points"].append(p)
                 print(f"{edges:>7} {fraction:>6.1%} {name:<11} {p['maintain']:>10.2f} {p['recompute']:>11.2f} "
-                      f"{p['ratio']:>5.1f}x {p['messages_per_update']:>11.1f} {p.get('jobs', ''):>5}", flush=True)
-            args.out.write_text(json.dumps(result, indent=1))
-    print("derivations per reachable fact (paths), 300-edge tree plus cross links:")
-    for g in result["growth"]:
-        print(f"  cross links {g['cross']:>4.0%}: {g['facts']} facts, mean {g['mean']:.1f}, max {g['max']}, "
-              f"{g['derivations']} derivations")
+                      f"{p['ratio']:>5.1f}x {p['messages_per_update']:>11.1f} {p.get('jobs', ''):>5} "
+                      f"{p.get('changed', ''):>7} {p.get('picks', ''):>7}", flush=True)
+            args.out.write_text(json.dumps(merged(earlier, result), indent=1))
+    if "growth" in result:
+        g = result["growth"][0]
+        print(f"derivations per reachable fact (paths), {g['edges']}-edge tree plus cross links, and a "
+              f"{g['burst']:.0%} burst ({g['updates']} updates) maintained by PSN and DRed against recomputing:")
+        for g in result["growth"]:
+            print(f"  cross links {g['cross']:>4.0%}: {g['facts']} facts, mean {g['mean']:.1f}, max {g['max']}, "
+                  f"{g['derivations']} derivations; psn {g['psn']:.3f} s ({g['psn_picks']} picks), dred "
+                  f"{g['dred']:.3f} s ({g['dred_picks']} picks), recompute {g['recompute']:.3f} s")
+    if "grids" in result:
+        print("n×n grids of links right and down (derivations of reachable), a burst deleting one corner link:")
+        for g in result["grids"]:
+            print(f"  n = {g['n']}: {g['derivations']} derivations; build psn {g['psn_start']:.2f} s, dred "
+                  f"{g['dred_start']:.2f} s; burst psn {g['psn']:.3f} s ({g['psn_picks']} picks), dred {g['dred']:.3f} s "
+                  f"({g['dred_picks']} picks), recompute {g['recompute']:.3f} s; {g['changed']} facts changed")
     result["machine"]["load_after"] = os.getloadavg()
-    args.out.write_text(json.dumps(result, indent=1))
+    args.out.write_text(json.dumps(merged(earlier, result), indent=1))
 
 
 if __name__ == "__main__":

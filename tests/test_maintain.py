@@ -172,3 +172,10 @@ def test_every_program_of_the_repository_is_read_or_refused_with_diagnostics():
     assert read >= 4 and refused > 50
     assert errors("p(A, #B) :- q(#A, B);\nr(#X) :- p(X);") == [
         "2:10: 'p' has 1 arguments here but 2 elsewhere: a relation has one arity"]
+
+
+def test_recompute_matches_a_constant_of_a_body_atom_only_with_itself():
+    """A fact is the first body atom's match only where it has the atom's constants (here `b` of `link(#S, b)`)."""
+    program = parse_program("to_b(#S) :- link(#S, b);\nvia_b(#S, D) :- link(#S, b), link(#b, D);", "p.ded")
+    view = recompute(program, base("link(a,b)", "link(a,c)", "link(b,d)", "link(c,d)"))
+    assert {str(f) for f in view.facts if f.relation != "link"} == {"to_b(a)", "via_b(a, d)"}

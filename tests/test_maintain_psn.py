@@ -11,6 +11,7 @@ import pytest
 from dedalus2asp.lang.diagnostics import DiagnosticError
 from dedalus2asp.maintain import Base, Burst, Fact, Update, parse_program
 from dedalus2asp.maintain.check import definition8
+from dedalus2asp.maintain.ddlog import ordered
 from dedalus2asp.maintain.dred import DRed
 from dedalus2asp.maintain.view import recompute
 from dedalus2asp.maintain.pipelined import PSNEngine
@@ -157,3 +158,26 @@ def test_a_grid_keeps_one_derivation_per_path():
     assert len(reachable) == 200 and sum(view.counts[f] for f in reachable) == 862
     assert view.count(Fact("reachable", (node(0, 0), node(4, 4)))) == 70
     assert recompute(program, links).counts == view.counts
+
+
+@pytest.mark.parametrize("engine_of", [lambda: PSNEngine("fifo"), DRed], ids=["psn", "dred"])
+def test_a_burst_reads_no_whole_view_and_builds_no_index(engine_of, monkeypatch):
+    """A burst costs what it touches: the engine reports what changed from its own commits (the view is never
+    built during the burst), and every index its joins use exists before the burst."""
+    program = parse_program("reachable(#S, D) :- link(#S, D);\nreachable(#S, D) :- link(#S, Z), reachable(#Z, D);",
+                            "r.ded")
+    node = [clingo.Function(f"v{i}") for i in range(8)]
+    links = Counter({Fact("link", (node[i // 2], node[i])): 1 for i in range(1, 8)})  # a binary tree
+    burst = Burst(1, (Update("-", Fact("link", (node[0], node[1]))), Update("+", Fact("link", (node[5], node[7])))))
+    after = Base(links)
+    after.apply(burst)
+    before, now = recompute(program, links).facts, recompute(program, after.facts).facts
+    engine = engine_of()
+    engine.start(program, links)
+    table = engine.psn.K if isinstance(engine, PSNEngine) else engine.V
+    indexes = set(table._indexes)
+    monkeypatch.setattr(type(engine), "view", lambda self: pytest.fail("the burst built the whole view"))
+    inserted, deleted = engine.apply(burst).changes
+    assert set(table._indexes) == indexes
+    assert (inserted, deleted) == (ordered(now - before), ordered(before - now))
+    assert [str(f) for f in inserted] == ["link(v5, v7)", "reachable(v2, v7)", "reachable(v5, v7)"] and len(deleted) == 8

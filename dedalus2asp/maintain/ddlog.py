@@ -92,6 +92,14 @@ class DDlogProgram:
         return atom.args[self.columns.get(atom.predicate, 0)]
 
 
+def ordered(facts: Iterable[Fact]) -> list[Fact]:
+    """`facts` sorted by relation, then arguments in clingo's order of symbols. A comparison of two clingo
+    symbols is a call into clingo: the distinct values are sorted once, and the facts by their ranks."""
+    facts = list(facts)
+    rank = {v: i for i, v in enumerate(sorted({v for f in facts for v in f.args}))}
+    return sorted(facts, key=lambda f: (f.relation, tuple([rank[v] for v in f.args])))
+
+
 def atom_text(atom: Atom, columns: Mapping[str, int]) -> str:
     """An atom in tr2009's located notation: its location column marked `#`."""
     k = columns.get(atom.predicate, 0)

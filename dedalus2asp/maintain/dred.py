@@ -23,7 +23,7 @@ from collections import Counter
 
 from .ddlog import DDlogProgram, Fact
 from .engine import BurstStats, fill_changes, symbol_name
-from .join import bind, instantiate, join, plan
+from .join import bind, collector_paused, delta_plans, instantiate, interned, join, plan
 from .updates import Base, Burst
 from .view import View, least_model
 
@@ -36,30 +36,35 @@ class DRed:
     def start(self, program: DDlogProgram, base: Counter) -> None:
         self.program = program
         self.base = Base(base)
-        self.V = least_model(program.localized, self.base.facts)
-        self._delta = {}
-        for rule in program.localized:
-            for i, atom in enumerate(rule.body):
-                steps = plan(rule.body, [j for j in range(len(rule.body)) if j != i],
-                             {a.name for a in atom.args if hasattr(a, "name")})
-                self._delta.setdefault(atom.predicate, []).append((rule, i, steps))
+        self.symbols: dict = {}
+        with collector_paused():
+            self.V = least_model(program.localized, self.base.facts, symbols=self.symbols)
+        self._delta = delta_plans(program.localized)
         self._by_head = {}
         for rule in program.localized:
             self._by_head.setdefault(rule.head.predicate, []).append(
                 (rule, plan(rule.body, range(len(rule.body)), {a.name for a in rule.head.args if hasattr(a, "name")})))
+        plans = [steps for ds in self._delta.values() for _, _, steps in ds]
+        plans += [steps for bs in self._by_head.values() for _, steps in bs]
+        for step in (step for steps in plans for step in steps if step.positions):
+            self.V.index(step.relation, step.positions)  # built now, not by the first burst that joins on it
 
     def view(self) -> View:
         return View({f: 1 for f, _ in self.V.facts()}, multiset=False)
 
     def apply(self, burst: Burst) -> BurstStats:
+        with collector_paused():
+            return self._apply(burst)
+
+    def _apply(self, burst: Burst) -> BurstStats:
         started = time.perf_counter()
         stats = BurstStats(burst.number)
         picked: Counter = Counter()
         sent: Counter = Counter()
         before = Counter(self.base.facts)
         self.base.apply(burst)
-        gone = [f for f in before if self.base.facts[f] == 0]
-        new = [f for f in self.base.facts if before[f] == 0]
+        gone = [interned(f, self.symbols) for f in before if self.base.facts[f] == 0]
+        new = [interned(f, self.symbols) for f in self.base.facts if before[f] == 0]
         deleted = self._over_delete(gone, picked, sent)
         back = self._rederive(deleted, sent)
         inserted = self._insert(back + new, picked, sent)

@@ -19,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from .ddlog import DDlogProgram, Fact
+from .ddlog import DDlogProgram, Fact, ordered
 from .updates import Base, Burst
 from .view import View, changes, recompute
 
@@ -63,8 +63,8 @@ def per_relation(facts: list[Fact]) -> dict[str, int]:
 def fill_changes(stats: BurstStats, program: DDlogProgram, inserted: list[Fact], deleted: list[Fact]) -> BurstStats:
     """`stats` with the facts the burst inserted and deleted, and their number per relation (auxiliary
     relations left out)."""
-    inserted = sorted((f for f in inserted if f.relation not in program.auxiliary), key=lambda f: (f.relation, f.args))
-    deleted = sorted((f for f in deleted if f.relation not in program.auxiliary), key=lambda f: (f.relation, f.args))
+    inserted = ordered(f for f in inserted if f.relation not in program.auxiliary)
+    deleted = ordered(f for f in deleted if f.relation not in program.auxiliary)
     stats.inserted, stats.deleted = per_relation(inserted), per_relation(deleted)
     stats.changes = (inserted, deleted)
     return stats

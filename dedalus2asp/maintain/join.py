@@ -5,19 +5,45 @@ payload (a count, or the counts of its annotated copies), and hash indexes on th
 a join looks up, built when first asked for and kept up to date. A `Plan` joins a rule's body atoms in
 a given order: for each atom, the positions already known (constants, variables bound before) are the
 index key, the others bind variables.
+
+Tables, facts and derivation sets hold no reference cycles, so reference counting frees them; Python's
+cyclic collector would only traverse them, all of them at each of its full collections (1.5 s for the
+view of a 10,000-link tree), which would fall into whichever burst or recomputation crosses its
+threshold. `collector_paused` keeps it out while an engine works. And a clingo symbol compares with
+another through a call into clingo unless they are the same object: `interned` makes the values of
+the facts that enter an engine one object per value, which the facts derived from them share.
 """
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
 import clingo
 
 from ..lang.ast import Atom, Constant
-from .ddlog import Fact
+from .ddlog import DRule, Fact
 
 Args = tuple[clingo.Symbol, ...]
+
+
+@contextmanager
+def collector_paused():
+    """Python's cyclic garbage collector off inside the block (as it was after it)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def interned(fact: Fact, symbols: dict) -> Fact:
+    """`fact` with each value replaced by the first equal one `symbols` has seen (and remembers)."""
+    return Fact(fact.relation, tuple([symbols.setdefault(v, v) for v in fact.args]))
 
 
 class Table:
@@ -59,6 +85,11 @@ class Table:
         """The rows of `relation` whose arguments at `positions` are `key`."""
         if not positions:
             return self.rows.get(relation, {})
+        return self.index(relation, positions).get(key, {})
+
+    def index(self, relation: str, positions: tuple[int, ...]) -> dict[tuple, dict[Args, Any]]:
+        """The index of `relation` on `positions` (key → rows), built the first time it is asked for and then
+        kept up to date by `set`: an engine asks for the ones it uses when it starts, so that no burst builds one."""
         index = self._indexes.get((relation, positions))
         if index is None:
             index = {}
@@ -66,7 +97,7 @@ class Table:
                 index.setdefault(tuple(args[i] for i in positions), {})[args] = payload
             self._indexes[(relation, positions)] = index
             self._by_relation.setdefault(relation, []).append(positions)
-        return index.get(key, {})
+        return index
 
     def facts(self) -> Iterator[tuple[Fact, Any]]:
         for relation, rows in self.rows.items():
@@ -111,6 +142,18 @@ def plan(body: Sequence[Atom], order: Sequence[int], bound: set[str]) -> tuple[S
     return tuple(steps)
 
 
+def delta_plans(rules: Sequence[DRule]) -> dict[str, list[tuple[DRule, int, tuple[Step, ...]]]]:
+    """relation → (rule, i, steps) for each body atom i of a rule over that relation: the steps that join the
+    rest of the body once atom i has matched a fact (its variables bound) — what firing Δ at i computes."""
+    out: dict[str, list] = {}
+    for rule in rules:
+        for i, atom in enumerate(rule.body):
+            steps = plan(rule.body, [j for j in range(len(rule.body)) if j != i],
+                         {a.name for a in atom.args if hasattr(a, "name")})
+            out.setdefault(atom.predicate, []).append((rule, i, steps))
+    return out
+
+
 def bind(atom: Atom, args: Args, binding: dict | None = None) -> dict | None:
     """The binding that makes `atom` the fact with `args` (extending `binding`), or None."""
     out = dict(binding or {})
@@ -118,8 +161,10 @@ def bind(atom: Atom, args: Args, binding: dict | None = None) -> dict | None:
         if isinstance(a, Constant):
             if a.value != v:
                 return None
-        elif out.setdefault(a.name, v) != v:
-            return None
+        else:
+            known = out.setdefault(a.name, v)
+            if known is not v and known != v:  # (`!=` on clingo symbols is a call into clingo)
+                return None
     return out
 
 

@@ -16,6 +16,7 @@ from typing import Callable
 
 from .ddlog import DDlogProgram
 from .engine import BurstStats, fill_changes, symbol_name as _name
+from .join import collector_paused, interned
 from .psn import DEL, INS, PSN, Annotated, Pick, PUpdate, base_updates
 from .schedule import Pool
 from .updates import Burst
@@ -36,19 +37,26 @@ class PSNEngine:
         self.schedule, self.seed, self.eager = schedule, seed, eager
         self.progress = progress
         self.trace = trace  # if a list: every pick of the bursts (not of the view of E) is appended, a `psn.Pick`
+        self.symbols: dict = {}  # the values of the facts that entered, each once (`join.interned`)
 
     def start(self, program: DDlogProgram, base: Counter) -> None:
         self.program = program
         self.psn = PSN(program, self.eager)
         self.pool = Pool(self.schedule, self.seed)
-        self.initial = self._run(0, base_updates(INS, base))
+        with collector_paused():
+            base = Counter({interned(f, self.symbols): n for f, n in base.items()})
+            self.initial = self._run(0, base_updates(INS, base))
 
     def apply(self, burst: Burst) -> BurstStats:
+        """The burst run to quiescence; what it inserted into and deleted from the view are the facts whose
+        copies went from none to some, or from some to none (`PSN.touched`): work of the burst's size."""
         self.psn.touched = {}
-        stats = self._run(burst.number, [PUpdate(u.op, Annotated(u.fact)) for u in burst.updates])
-        now = {f: bool(self.psn.copies(f)) for f in self.psn.touched}
-        return fill_changes(stats, self.program, [f for f, had in self.psn.touched.items() if not had and now[f]],
-                            [f for f, had in self.psn.touched.items() if had and not now[f]])
+        with collector_paused():
+            updates = [PUpdate(u.op, Annotated(interned(u.fact, self.symbols))) for u in burst.updates]
+            stats = self._run(burst.number, updates)
+            now = {f: bool(self.psn.copies(f)) for f in self.psn.touched}
+            return fill_changes(stats, self.program, [f for f, had in self.psn.touched.items() if not had and now[f]],
+                                [f for f, had in self.psn.touched.items() if had and not now[f]])
 
     def view(self) -> View:
         return self.psn.view()
@@ -71,10 +79,11 @@ class PSNEngine:
                 waiting.setdefault((key.fact, key.S, key.H), []).append(u)
                 continue
             node = program.node(u.item.fact)
-            derived = psn.step(u)
+            derived = psn.iterate(u) if pickable else []  # under eager, an unpickable deletion is discarded
             picked[node] = picked.get(node, 0) + 1
             for d in derived:
-                if program.node(d.item.fact) != node:
+                to = program.node(d.item.fact)
+                if to is not node and to != node:  # (the values are interned: mostly the same object)
                     messages[node] = messages.get(node, 0) + 1
                 pool.add(d, d.op == DEL)
             if self.trace is not None and number:

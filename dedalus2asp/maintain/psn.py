@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Iterator
 
-from .ddlog import DDlogProgram, DRule, Fact
-from .join import Table, bind, instantiate, join, plan
+from .ddlog import DDlogProgram, Fact
+from .join import Table, bind, delta_plans, instantiate, join
 from .view import View
 
 INS, DEL = "+", "-"
@@ -92,12 +92,10 @@ class PSN:
         self.size = 0  # the number of annotated copies in K
         self.K = Table()  # fact → {(S, H): count}
         self.touched: dict[Fact, bool] = {}  # fact → whether K held it before its first commit since `touched` was emptied
-        self._delta: dict[str, list[tuple[DRule, int, tuple]]] = {}
-        for rule in program.localized:
-            for i, atom in enumerate(rule.body):
-                steps = plan(rule.body, [j for j in range(len(rule.body)) if j != i],
-                             {a.name for a in atom.args if hasattr(a, "name")})
-                self._delta.setdefault(atom.predicate, []).append((rule, i, steps))
+        self._delta = delta_plans(program.localized)
+        for step in (step for plans in self._delta.values() for _, _, steps in plans for step in steps):
+            if step.positions:
+                self.K.index(step.relation, step.positions)  # kept up to date from the empty K on
 
     def copies(self, fact: Fact) -> dict:
         return self.K.get(fact) or {}
@@ -117,6 +115,10 @@ class PSN:
             if self.eager:
                 return []
             raise ValueError(f"{update} is not pickable: K does not hold it")
+        return self.iterate(update)
+
+    def iterate(self, update: PUpdate) -> list[PUpdate]:
+        """`step` of an update the caller found `pickable`."""
         item = update.item.picked()
         derived = list(self.fire(update.op, item))
         self._commit(update.op, item)
@@ -149,26 +151,37 @@ class PSN:
                     times = 1
                     for (s, h), n in combination:
                         S, H, times = S | s, H | h, times * n
-                    if head in H:
+                    if H and head in H:
                         continue
                     derived = PUpdate(op, Annotated(head, S, H))
                     for _ in range(times):
                         yield derived
 
     def _commit(self, op: str, item: Annotated) -> None:
-        copies = dict(self.copies(item.fact))
+        """K ⊎ {p'} or K ∖ {p'}: the fact's copies {(S, H): count} changed in place (the table and its indexes
+        hold the same dict), the fact added to or removed from K with its first or last copy."""
+        copies = self.K.get(item.fact)
         self.touched.setdefault(item.fact, bool(copies))
         key = (item.S, item.H)
-        copies[key] = copies.get(key, 0) + (1 if op == INS else -1)
-        self.size += 1 if op == INS else -1
-        if self.size > self.limit:
-            raise TooManyDerivations(
-                f"the view has more than {self.limit:,} derivations (PSN keeps one copy of a fact per derivation, and "
-                "a recursive view over many paths has very many): maintain it as a set with --algorithm dred, or "
-                "recompute it")
-        if copies[key] == 0:
+        if op == INS:
+            self.size += 1
+            if self.size > self.limit:
+                raise TooManyDerivations(
+                    f"the view has more than {self.limit:,} derivations (PSN keeps one copy of a fact per derivation, "
+                    "and a recursive view over many paths has very many): maintain it as a set with --algorithm dred, "
+                    "or recompute it")
+            if copies is None:
+                self.K.set(item.fact, {key: 1})
+            else:
+                copies[key] = copies.get(key, 0) + 1
+            return
+        self.size -= 1
+        if copies[key] > 1:
+            copies[key] -= 1
+        elif len(copies) > 1:
             del copies[key]
-        self.K.set(item.fact, copies or None)
+        else:
+            self.K.set(item.fact, None)
 
     def view(self) -> View:
         """The view K stands for: a fact's count is its number of copies, infinite if a copy has H ≠ ∅."""

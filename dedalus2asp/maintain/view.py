@@ -8,8 +8,9 @@ ground rule instances, it reaches a cycle; psn2010 §5 represents those by finit
 with a cycle (derivation sets S, infinite-count sets H), so a maintained view is compared with this
 one as a set and, where counts are finite, as a multiset.
 
-`recompute` evaluates the program as written (not its localization) bottom-up (semi-naive), then
-counts the derivations of the facts that reach no cycle, each once its body facts are counted.
+`recompute` evaluates the program as written (not its localization) bottom-up (semi-naive), keeping
+each ground rule instance it finds, then counts the derivations of the facts that reach no cycle,
+each once its body facts are counted (Kahn's topological order; the facts left over reach a cycle).
 """
 
 from __future__ import annotations
@@ -20,9 +21,8 @@ from typing import Iterable, Mapping
 
 import clingo
 
-from ..lang.analysis import strongly_connected
-from .ddlog import DDlogProgram, DRule, Fact
-from .join import Table, instantiate, join, plan
+from .ddlog import DDlogProgram, DRule, Fact, ordered
+from .join import Table, bind, collector_paused, delta_plans, instantiate, interned, join
 
 
 @dataclass(frozen=True)
@@ -51,17 +51,13 @@ class View:
     def nodes(self, program: DDlogProgram) -> dict[str, dict[str, list[list]]]:
         """node → relation → sorted tuples (location column included), as a located JSON input names them."""
         out: dict[clingo.Symbol, dict[str, list]] = {}
-        for f in sorted(self.shown(program).facts, key=_order):
+        for f in ordered(self.shown(program).facts):
             out.setdefault(program.node(f), {}).setdefault(f.relation, []).append([_json(v) for v in f.args])
         return {str(n) if n.type is not clingo.SymbolType.String else n.string: rels for n, rels in sorted(out.items())}
 
     def as_json(self, program: DDlogProgram) -> dict:
         """`{"nodes": {node: {relation: [[...], ...]}}}`: what `--input` reads back."""
         return {"nodes": self.nodes(program)}
-
-
-def _order(fact: Fact):
-    return (fact.relation, fact.args)
 
 
 def _json(value: clingo.Symbol):
@@ -72,89 +68,75 @@ def _json(value: clingo.Symbol):
     return str(value)
 
 
-def least_model(rules: Iterable[DRule], base: Iterable[Fact]) -> Table:
-    """The least model of `rules` over the facts `base` (semi-naive), as a table of facts (payload True)."""
+def least_model(rules: Iterable[DRule], base: Iterable[Fact], instances: dict | None = None,
+                symbols: dict | None = None) -> Table:
+    """The least model of `rules` over the facts `base`, as a table of facts (payload True), by semi-naive
+    evaluation: each round fires every rule once per body position i whose atom matches a fact Δ new in
+    the round before, the atoms before i reading the facts known before that round, those after i every
+    fact known, so that each ground rule instance is found once. With `instances`, a dict, each instance
+    is recorded there: head → list of body fact tuples. The values of `base` are `interned` in `symbols`."""
     rules = tuple(rules)
     table = Table()
-    delta = set(base)
-    for f in delta:
-        table.set(f, True)
-    plans = {(r.label, i): plan(r.body, [i] + [j for j in range(len(r.body)) if j != i], set())
-             for r in rules for i in range(len(r.body))}
+    delta: dict[str, set] = {}
+    symbols = {} if symbols is None else symbols
+    for f in (interned(f, symbols) for f in base):
+        if table.get(f) is None:
+            table.set(f, True)
+            delta.setdefault(f.relation, set()).add(f.args)
+    plans = [(rule, i, rule.body[i], steps) for plans in delta_plans(rules).values() for rule, i, steps in plans]
     while delta:
-        by_relation: dict[str, list[Fact]] = {}
-        for f in delta:
-            by_relation.setdefault(f.relation, []).append(f)
-        new: set[Fact] = set()
-        for rule in rules:
-            for i, atom in enumerate(rule.body):
-                for f in by_relation.get(atom.predicate, ()):
-                    steps = plans[(rule.label, i)]
-                    start = {}
-                    first = steps[0]
-                    rows = {f.args: True}
-                    for binding, _ in join(steps, lambda s, key: rows if s is first else table.lookup(s.relation, s.positions, key), start):
-                        h = instantiate(rule.head, binding)
-                        if table.get(h) is None:
-                            new.add(h)
+        new: dict[Fact, None] = {}
+        for rule, i, atom, steps in plans:
+            for args in delta.get(atom.predicate, ()):
+                binding = bind(atom, args)
+                if binding is None:
+                    continue
+
+                def rows(step, key, i=i):
+                    found = table.lookup(step.relation, step.positions, key)
+                    old = delta.get(step.relation) if step.index < i else None
+                    return {a: p for a, p in found.items() if a not in old} if old else found
+
+                for bound, matched in join(steps, rows, binding):
+                    head = instantiate(rule.head, bound)
+                    if instances is not None:
+                        body = (Fact(atom.predicate, args),) + tuple(Fact(rule.body[j].predicate, a) for j, a, _ in matched)
+                        instances.setdefault(head, []).append(body)
+                    if table.get(head) is None:
+                        new[head] = None
+        delta = {}
         for f in new:
             table.set(f, True)
-        delta = new
+            delta.setdefault(f.relation, set()).add(f.args)
     return table
 
 
 def recompute(program: DDlogProgram, base: Counter) -> View:
-    """The view of `program` over the multiset `base` of base facts (Counter fact → multiplicity)."""
+    """The view of `program` over the multiset `base` of base facts (Counter fact → multiplicity): the least
+    model and its ground instances (`least_model`), then the counts (`counted`)."""
     base = Counter({f: n for f, n in base.items() if n > 0})
-    table = least_model(program.rules, base)
     instances: dict[Fact, list[tuple[Fact, ...]]] = {}
-    for rule in program.rules:
-        steps = plan(rule.body, range(len(rule.body)), set())
-        for binding, matched in join(steps, lambda s, key: table.lookup(s.relation, s.positions, key), {}):
-            body = tuple(Fact(rule.body[i].predicate, args) for i, args, _ in matched)
-            instances.setdefault(instantiate(rule.head, binding), []).append(body)
-    infinite = _infinite(instances)
+    with collector_paused():
+        table = least_model(program.rules, base, instances)
+        counts = counted(base, instances)
+        return View(counts, frozenset(f for f, _ in table.facts() if f not in counts))
+
+
+def counted(base: Mapping[Fact, int], instances: Mapping[Fact, list[tuple[Fact, ...]]]) -> dict[Fact, int]:
+    """The count of every fact that reaches no cycle of the graph fact → body facts of its instances: its
+    multiplicity in `base` plus, per instance, the product of its body facts' counts. Kahn's algorithm: a
+    fact is counted once every body fact of its instances is; those never counted reach a cycle (their
+    count is infinite)."""
+    waiting = {h: sum(map(len, bodies)) for h, bodies in instances.items()}
+    users: dict[Fact, list[Fact]] = {}
+    for h, bodies in instances.items():
+        for body in bodies:
+            for b in body:
+                users.setdefault(b, []).append(h)
+    ready = [f for f in base if not waiting.get(f)] + [h for h, n in waiting.items() if not n and h not in base]
     counts: dict[Fact, int] = {}
-    for fact, _ in table.facts():
-        if fact not in infinite:
-            _count(fact, base, instances, counts)
-    return View(counts, frozenset(infinite))
-
-
-def _infinite(instances: Mapping[Fact, list[tuple[Fact, ...]]]) -> set[Fact]:
-    """The facts that reach a cycle of the graph fact → body facts of its instances (`analysis.strongly_connected`:
-    Tarjan, iteratively)."""
-    edges = {h: {b for body in bodies for b in body} for h, bodies in instances.items()}
-    cyclic: set[Fact] = {member for component in strongly_connected(list(edges), edges)
-                         if len(component) > 1 or component[0] in edges.get(component[0], ())
-                         for member in component}
-    users: dict[Fact, set[Fact]] = {}
-    for h, bs in edges.items():
-        for b in bs:
-            users.setdefault(b, set()).add(h)
-    infinite, todo = set(cyclic), list(cyclic)
-    while todo:
-        for h in users.get(todo.pop(), ()):
-            if h not in infinite:
-                infinite.add(h)
-                todo.append(h)
-    return infinite
-
-
-def _count(root: Fact, base: Counter, instances: Mapping[Fact, list[tuple[Fact, ...]]], counts: dict[Fact, int]) -> None:
-    """counts[f] for `root` and the facts it depends on (none reaches a cycle): base multiplicity plus, per
-    ground instance, the product of its body facts' counts."""
-    work = [root]
-    while work:
-        fact = work[-1]
-        if fact in counts:
-            work.pop()
-            continue
-        missing = [b for body in instances.get(fact, ()) for b in body if b not in counts]
-        if missing:
-            work.extend(missing)
-            continue
-        work.pop()
+    while ready:
+        fact = ready.pop()
         total = base.get(fact, 0)
         for body in instances.get(fact, ()):
             product = 1
@@ -162,6 +144,11 @@ def _count(root: Fact, base: Counter, instances: Mapping[Fact, list[tuple[Fact, 
                 product *= counts[b]
             total += product
         counts[fact] = total
+        for h in users.get(fact, ()):
+            waiting[h] -= 1
+            if not waiting[h]:
+                ready.append(h)
+    return counts
 
 
 @dataclass
@@ -187,10 +174,10 @@ def difference(maintained: View, expected: View) -> Difference:
     recomputed count is finite (or where one says infinite and the other not); only the facts when either
     view is kept as a set."""
     got, want = maintained.facts, expected.facts
-    out = Difference(sorted(want - got, key=_order), sorted(got - want, key=_order))
+    out = Difference(ordered(want - got), ordered(got - want))
     if not (maintained.multiset and expected.multiset):
         return out
-    for f in sorted(got & want, key=_order):
+    for f in ordered(got & want):
         m, r = maintained.count(f), expected.count(f)
         if m != r:
             out.counts.append((f, m, r))
@@ -200,4 +187,4 @@ def difference(maintained: View, expected: View) -> Difference:
 def changes(before: View, after: View) -> tuple[list[Fact], list[Fact]]:
     """The facts a burst inserted into the view and those it deleted (as sets), each sorted."""
     b, a = before.facts, after.facts
-    return sorted(a - b, key=_order), sorted(b - a, key=_order)
+    return ordered(a - b), ordered(b - a)
