@@ -33,11 +33,12 @@ node: p received early in every round, each paid by the next round's send). Ever
 reception is ever well-founded: no stable model. The run is a stable model exactly when every reception becomes
 well-founded eventually. A closed reception that is not yet well-founded becomes an **obligation** (its family);
 the configuration carries the obligations and, as in Miyano and Hayashi's breakpoint construction (*Alternating
-finite automata on ω-words*, TCS 1984), a tracked subset of them and of the open receptions: each round the
-tracked ones that became well-founded leave it; when none is left the edge is **accepting** and every current
-obligation and open reception is tracked anew. A run is a stable model iff it passes accepting edges infinitely
-often (if some reception is never well-founded, it is tracked from the next breakpoint on and the tracked set
-never empties again; if every one is, each tracked set empties in finite time). So the choice runs' ultimate
+finite automata on ω-words*, TCS 1984), a tracked subset of them: each round the tracked ones that became
+well-founded leave it; when none is left the edge is **accepting** and every current obligation is tracked anew.
+A run is a stable model iff it passes accepting edges infinitely often: a reception that is never well-founded
+closes within D rounds and stays an obligation, tracked from the next breakpoint on, so the tracked set never
+empties again; if every reception becomes well-founded, each tracked set empties in finite time. (An open
+reception need not be tracked: it closes, or becomes well-founded, within D rounds.) So the choice runs' ultimate
 outputs are those of the strongly connected edge sets with an accepting edge (`eventual.ultimate_sets` with
 `accepting`).
 
@@ -147,6 +148,7 @@ class ChoiceGraph:
         self.accepting: list[bool] = []
         self._numbers: dict[ChoiceConfiguration, int] = {}
         self._label_numbers: dict[tuple, int] = {}
+        self._sendable: dict[tuple, frozenset] = {}
 
     @property
     def names(self):
@@ -232,10 +234,42 @@ class ChoiceGraph:
             label = tuple(step[0] for step in steps)
             sends = [(j, fact, family) for _, _, sent in steps for (j, fact), family in sent.items()]
             options = [self._arrivals(live, j, fact) for j, fact, _ in sends]
+            # an unpaid debt received D rounds ago is paid now or never: only the choices in which a send pays it
+            needs = [[k for k, (j, fact, family) in enumerate(sends) if (j, fact) == item[::2]
+                      and any(item not in s for s in family)] for item, family in live.items()
+                     if item[1] == D and family == FALSE]
+            if not all(needs):
+                continue
             for choice in product(*options):
-                target = self._round(config, steps, waiting, live, sends, choice)
-                if target is not None:
-                    yield target[0], label, target[1]
+                if all(any(choice[k] == ("join", D) for k in payers) for payers in needs):
+                    target = self._round(config, steps, waiting, live, sends, choice)
+                    if target is not None and self._payable(target[0]):
+                        yield target[0], label, target[1]
+
+    def _payable(self, config: ChoiceConfiguration) -> bool:
+        """Whether every unpaid debt that must be paid in the next round (received D rounds before it) could be: some
+        node may then send its fact to its node, whatever it receives early (a necessary condition, looked up one
+        round ahead, which prunes the configurations that can only die)."""
+        owed = [(j, f) for j, part in enumerate(config.parts) for a, f, family in part.received
+                if a == self.bound and family == FALSE]
+        if not owed:
+            return True
+        possible = set().union(*(self._may_send(i, part) for i, part in enumerate(config.parts)))
+        return all(debt in possible for debt in owed)
+
+    def _may_send(self, i: int, part: ChoicePart) -> frozenset[tuple[int, GroundFact]]:
+        """The (addressee, fact) messages node i may send in its next step from `part`, whatever it receives early."""
+        state = frozenset(f for f, _ in part.state)
+        due = frozenset(f for wait, f, _ in part.buffer if wait == 0)
+        key = (i, state, due, part.clock)
+        found = self._sendable.get(key)
+        if found is None:
+            out = set()
+            for early in _subsets(sorted(self.candidates[i] - due)):
+                step = self.system.step(i, state | due | frozenset(early), part.clock)
+                out.update((j, f) for j, facts in step.sent for f in facts)
+            found = self._sendable[key] = frozenset(out)
+        return found
 
     def _arrivals(self, live: dict[Item, Family], j: int, fact: GroundFact) -> list[tuple[str, int]]:
         """Where a message of `fact` to node j may arrive: ("wait", w), w + 1 rounds on; or ("join", a), at its
@@ -296,14 +330,15 @@ class ChoiceGraph:
             family = frozenset(s for s in live.pop(item) if item not in s)
             if family == FALSE:
                 return None  # an unpaid debt (or one paid only by itself)
+            if family == TRUE:
+                continue  # well-founded: settled out of every family already
             change = lambda f: substitute(f, item, family)  # noqa: E731
             states = [{f: change(fam) for f, fam in s.items()} for s in states]
             buffers = [{key: change(fam) for key, fam in b.items()} for b in buffers]
             live = {i: change(fam) for i, fam in live.items()}
             obligations = [change(f) for f in obligations]
             tracked = [change(f) for f in tracked]
-            if family != TRUE:
-                obligations.append(family)
+            obligations.append(family)
         live = {i: frozenset(s for s in fam if i not in s) for i, fam in live.items()}
         if any(fam == FALSE for s in states for fam in s.values()) or any(fam == FALSE for b in buffers for fam in b.values()):
             return None  # something the run holds with no support left
@@ -311,13 +346,18 @@ class ChoiceGraph:
         tracked_left = frozenset(rename(f, _shift) for f in tracked if f != TRUE)
         accepting = not tracked_left
         if accepting:
-            tracked_left = obligations_left | {frozenset({frozenset({_shift(i)})}) for i, fam in live.items() if fam != TRUE}
+            tracked_left = obligations_left
         parts = []
         for j in range(n):
             clock = min(config.parts[j].clock + 1, self.cap)
             state = frozenset((f, rename(fam, _shift)) for f, fam in states[j].items())
             buffer = frozenset((w, f, rename(fam, _shift)) for (w, f), fam in buffers[j].items())
-            received = frozenset((a + 1, f, rename(fam, _shift)) for (i, a, f), fam in live.items() if i == j)
+            spent = {}  # a well-founded reception only spends a later copy: the youngest of each fact stands for all
+            for (i, a, f), fam in live.items():
+                if i == j and fam == TRUE:
+                    spent[f] = min(a, spent.get(f, a))
+            received = frozenset((a + 1, f, rename(fam, _shift)) for (i, a, f), fam in live.items()
+                                 if i == j and (fam != TRUE or spent[f] == a))
             parts.append(ChoicePart(clock, state, buffer, received))
         return ChoiceConfiguration(tuple(parts), obligations_left, tracked_left), accepting
 
@@ -340,4 +380,5 @@ def explore_choice(program: Program, instance: Instance, bounds: Bounds, max_con
     except ConfigurationLimit as stop:
         return eventual.Eventual(stop.configurations, sum(map(len, graph.edges)), 0, (), (), False, None, False, bounds,
                                  reason=str(stop), nodes=nodes, graph_complete=False)
-    return eventual.ultimate(graph, outputs, bounds, nodes, accepting=graph.accepting.__getitem__)
+    # the completeness threshold is the solver's business: only the bound of the heaviest chain of components
+    return eventual.ultimate(graph, outputs, bounds, nodes, accepting=graph.accepting.__getitem__, budget=0)

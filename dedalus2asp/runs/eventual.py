@@ -209,9 +209,9 @@ def build(graph: Graph, max_configurations: int, seconds: float | None = None,
 
 
 def ultimate(graph: Graph, outputs: tuple[str, ...], bounds: Bounds, nodes: tuple[str, ...],
-          accepting: Callable[[int], bool] | None = None) -> Eventual:
-    """The ultimate outputs of the built `graph`, their witnesses and the threshold; `accepting(label)`: only the
-    edge sets with an edge of such a label are runs (`ultimate_sets`)."""
+          accepting: Callable[[int], bool] | None = None, budget: int = LONGEST_PATH_BUDGET) -> Eventual:
+    """The ultimate outputs of the built `graph`, their witnesses and the threshold (`threshold_of` within `budget`);
+    `accepting(label)`: only the edge sets with an edge of such a label are runs (`ultimate_sets`)."""
     size = len(graph.configurations)
     out = set(outputs)
     kept = [tuple(frozenset(f for f in d if f[0] in out) if d is not None else None for d in label) for label in graph.labels]
@@ -226,7 +226,7 @@ def ultimate(graph: Graph, outputs: tuple[str, ...], bounds: Bounds, nodes: tupl
         if shown not in outputs_seen:
             outputs_seen[shown] = _witness(graph, kept, parents, depth, members, items, accepting)
     ordered = sorted(outputs_seen, key=lambda o: (len(o), o))
-    threshold = threshold_of(graph, every)
+    threshold = threshold_of(graph, every, budget)
     reason = "" if exact else (
         f"the search of ultimate sets stopped after {MAX_COMPONENTS} components; the list may miss some")
     return Eventual(
