@@ -240,9 +240,15 @@ class ChoiceGraph:
                      if item[1] == D and family == FALSE]
             if not all(needs):
                 continue
+            plain = None  # no family names a reception: the round needs no settling (`_plain_round`)
+            if not config.obligations and all(f in _BARE for f in chain(
+                    live.values(), (f for _, _, f in sends), *(step[1].values() for step in steps),
+                    *(w.values() for w in waiting))):
+                plain = [frozenset(step[1].items()) for step in steps]
             for choice in product(*options):
                 if all(any(choice[k] == ("join", D) for k in payers) for payers in needs):
-                    target = self._round(config, steps, waiting, live, sends, choice)
+                    target = (self._round(config, steps, waiting, live, sends, choice) if plain is None else
+                              self._plain_round(config, plain, waiting, live, sends, choice))
                     if target is not None and self._payable(target[0]):
                         yield target[0], label, target[1]
 
@@ -300,6 +306,31 @@ class ChoiceGraph:
             if j is not None:
                 messages[j, fact] = either(messages.get((j, fact), FALSE), family)
         return step.deduced, state, messages
+
+    def _plain_round(self, config: ChoiceConfiguration, states, waiting, live, sends, choice):
+        """`_round` when every family is TRUE or FALSE (nothing depends on an unpaid debt): a join pays a debt or
+        spends the message, a closing debt must be paid, and nothing needs settling."""
+        n, D = len(self.names), self.bound
+        paid = {(j, k, fact) for (j, fact, family), (how, k) in zip(sends, choice) if how == "join"}
+        buffers = [dict(w) for w in waiting]
+        for (j, fact, family), (how, k) in zip(sends, choice):
+            if how == "wait":
+                buffers[j][k, fact] = TRUE
+        debts: list[list] = [[] for _ in range(n)]
+        spent: list[dict[GroundFact, int]] = [{} for _ in range(n)]
+        for item, family in live.items():
+            j, a, fact = item
+            if family == FALSE and item not in paid:
+                if a == D:
+                    return None  # an unpaid debt
+                debts[j].append((a + 1, fact, FALSE))
+            elif a < D and a <= spent[j].get(fact, D):
+                spent[j][fact] = a  # the youngest spent reception of each fact stands for all
+        parts = tuple(ChoicePart(min(config.parts[j].clock + 1, self.cap), states[j],
+                                 frozenset((w, f, fam) for (w, f), fam in buffers[j].items()),
+                                 frozenset(debts[j] + [(a + 1, f, TRUE) for f, a in spent[j].items()]))
+                      for j in range(n))
+        return ChoiceConfiguration(parts), True
 
     def _round(self, config: ChoiceConfiguration, steps, waiting, live, sends, choice):
         """The target of one choice of arrivals, and whether the round passes a breakpoint; None when a debt's
@@ -360,6 +391,9 @@ class ChoiceGraph:
                                  if i == j and (fam != TRUE or spent[f] == a))
             parts.append(ChoicePart(clock, state, buffer, received))
         return ChoiceConfiguration(tuple(parts), obligations_left, tracked_left), accepting
+
+
+_BARE = (TRUE, FALSE)
 
 
 def _subsets(facts: list[GroundFact]) -> list[tuple[GroundFact, ...]]:
