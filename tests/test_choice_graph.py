@@ -47,13 +47,16 @@ def solver(prog, instance, network, steps: int, outputs=None, encoding=Encoding.
     return models.ultimate_outputs(prog, instance, bounds, outputs or outputs_of(prog), steps=steps, timeout=timeout)
 
 
-def agree(prog, instance, network, outputs=None, encoding=Encoding.FAST) -> eventual.Eventual:
+def agree(prog, instance, network, outputs=None, encoding=Encoding.FAST, longer: int = 0) -> eventual.Eventual:
     """The eventual Theorem 4 under choice on one program: the graph's outputs are the choice lassos', at the length
-    of the graph's longest witness (every shorter lasso is one of that length too)."""
+    of the graph's longest witness (every shorter lasso is one of that length too); and the lassos of `longer` more
+    steps show no other."""
     explored = graph(prog, instance, network, outputs)
     steps = max([models.first_steps(prog, instance)] + [w.loop_start + w.period for w in explored.witnesses])
     answer = solver(prog, instance, network, steps, outputs, encoding)
     assert set(answer.outputs) == set(explored.ultimate_outputs)
+    if longer:
+        assert set(solver(prog, instance, network, steps + longer, outputs, encoding).outputs) == set(answer.outputs)
     return explored
 
 
@@ -66,12 +69,26 @@ def example_pairs():
                     yield program, facts
 
 
-PAIRS = list(example_pairs())
+SLOW = {"alg1.facts", "alg2_empty.facts", "ex3_2pc_no.facts"}
+"""Confluent jcss2014 Alg. 1 and 2 (`cron` decides them by confluence: test_confluence.py) send every fact they hold
+to every node at every step: their choice graphs have thousands of configurations (Alg. 1 over 6,000 at D = 1),
+more than this file's time allows; and 2PC with a no vote is the three-node 2PC above with one more vote."""
+
+PAIRS = [pair for pair in example_pairs() if pair[1].name not in SLOW]
+
+
+FAST_D2 = [pair for pair in PAIRS if pair[1].name in {"fig5.facts", "alg3.facts", "alg3_empty.facts",
+                                                        "ex3_2pc_small.facts"}]
 
 
 @pytest.mark.parametrize("pair", PAIRS, ids=[f"{p.stem}-{f.stem}" for p, f in PAIRS])
 def test_examples_agree_with_the_choice_lassos(pair):
-    agree(*loaded(*pair), D1)
+    agree(*loaded(*pair), D1, longer=2)
+
+
+@pytest.mark.parametrize("pair", FAST_D2, ids=[f"{p.stem}-{f.stem}" for p, f in FAST_D2])
+def test_examples_agree_with_the_choice_lassos_under_delay_2(pair):
+    agree(*loaded(*pair), D2)
 
 
 # ---------------------------------------------------------------------------
