@@ -7,7 +7,8 @@ The last row is the issue's finding B (`p()@async(Y) :- id(Y).` on two nodes, D 
 
 Per configuration (a program, one of its inputs — the `-large` ones left out — and a delay bound D): the
 explorer's causal graph (`explore --eventual`: configurations, transitions, seconds), the choice runs' graph with
-debts (`runs/choice.py`, within `models.GRAPH_LIMIT` configurations: its size, seconds, ultimate outputs) and the
+debts (`runs/choice.py`, within `models.GRAPH_LIMIT` configurations and `GRAPH_SECONDS`, as `cron` builds it: its
+size, seconds, ultimate outputs) and the
 answer of
 `cron --eventual` (`questions.cron_eventual.analyse_eventual`, the whole procedure: confluence, the explorer's
 graph where it closes, the solver's thresholds, deepening): consistent, tolerant, exact per side, decided by
@@ -65,7 +66,7 @@ def measure(program_path: Path, facts: Path, d: int) -> dict:
            "explore_seconds": round(explored, 3)}
     began = time.perf_counter()
     try:  # the choice runs' graph with debts (runs/choice.py), which decides tolerance where it closes
-        chosen = choice.explore_choice(program, instance, bounds, models.GRAPH_LIMIT, seconds=TIME_LIMIT)
+        chosen = choice.explore_choice(program, instance, bounds, models.GRAPH_LIMIT, seconds=models.GRAPH_SECONDS)
         row.update(choice_configurations=chosen.configurations, choice_exact=chosen.exact,
                    choice_outputs=[list(o) for o in chosen.ultimate_outputs] if chosen.graph_complete else None)
     except ValueError as refused:

@@ -149,6 +149,8 @@ class ChoiceGraph:
         self._numbers: dict[ChoiceConfiguration, int] = {}
         self._label_numbers: dict[tuple, int] = {}
         self._sendable: dict[tuple, frozenset] = {}
+        self._end: float | None = None
+        self._seconds: float | None = None
 
     @property
     def names(self):
@@ -161,7 +163,7 @@ class ChoiceGraph:
     def build(self, limit: int, seconds: float | None = None, progress: Callable[[int, int], None] | None = None) -> None:
         """Every configuration reachable from the start, breadth first; ConfigurationLimit past `limit` of them or
         `seconds`. `progress(k, n)`: as `configurations.Graph.build`."""
-        end = None if seconds is None else time.perf_counter() + seconds
+        self._end, self._seconds = (None if seconds is None else time.perf_counter() + seconds), seconds
         self._number(self.start(), limit)
         k = 0
         while k < len(self.configurations):
@@ -169,9 +171,6 @@ class ChoiceGraph:
                 progress(k, len(self.configurations))
             found = set()
             for target, label, accepting in self.successors(self.configurations[k]):
-                if end is not None and time.perf_counter() > end:
-                    raise ConfigurationLimit(f"the choice graph was not built within {seconds:g} s",
-                                             len(self.configurations))
                 found.add((self._number(target, limit), self._label(label, accepting)))
             self.edges[k] = sorted(found)
             k += 1
@@ -222,6 +221,9 @@ class ChoiceGraph:
                     waiting[j][wait - 1, fact] = either(waiting[j].get((wait - 1, fact), FALSE), family)
         early = [_subsets(sorted(self.candidates[j] - due[j].keys())) for j in range(n)]
         for chosen in product(*early):
+            if self._end is not None and time.perf_counter() > self._end:
+                raise ConfigurationLimit(f"the choice graph was not built within {self._seconds:g} s",
+                                         len(self.configurations))
             live: dict[Item, Family] = {}
             for j, part in enumerate(config.parts):
                 for age, fact, family in part.received:
