@@ -6,14 +6,17 @@ well-foundedness: a message that supports its own send, a debt paid by a newer d
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
 from dedalus2asp import pipeline
 from dedalus2asp.bounds import Bounds, Encoding, Mode, Network, Semantics
+from dedalus2asp.cli import app
 from dedalus2asp.lang.diagnostics import DiagnosticError
 from dedalus2asp.lang.facts import parse_facts
 from dedalus2asp.questions import models
@@ -173,3 +176,20 @@ def test_random_programs_agree_with_the_choice_lassos(rule_texts, facts):
     answer = solver(program, instance, D1, steps, outputs, timeout=10)
     assume(answer.complete)
     assert set(answer.outputs) == set(explored.ultimate_outputs)
+
+
+# ---------------------------------------------------------------------------
+# The command line
+
+
+def test_explore_eventual_semantics_choice():
+    """`explore --eventual --semantics choice` lists the choice runs' ultimate outputs: Fig. 4's choice run without
+    T(); the causal rounds have T() only. `--semantics` without `--eventual` is refused (exit 2)."""
+    runner = CliRunner()
+    args = ["explore", str(EXAMPLES / "tplp2016/fig4_noncausal.ded"), "-i", str(EXAMPLES / "tplp2016/fig4.facts"),
+            "--max-delay", "1"]
+    chosen = runner.invoke(app, [*args, "--eventual", "--semantics", "choice", "--json"])
+    assert chosen.exit_code == 0 and json.loads(chosen.stdout)["ultimate_outputs"] == [[], ["T()"]]
+    causal = runner.invoke(app, [*args, "--eventual", "--json"])
+    assert causal.exit_code == 0 and json.loads(causal.stdout)["ultimate_outputs"] == [["T()"]]
+    assert runner.invoke(app, [*args, "--horizon", "2", "--semantics", "choice"]).exit_code == 2

@@ -220,6 +220,7 @@ class ChoiceGraph:
                 else:
                     waiting[j][wait - 1, fact] = either(waiting[j].get((wait - 1, fact), FALSE), family)
         early = [_subsets(sorted(self.candidates[j] - due[j].keys())) for j in range(n)]
+        known: dict[tuple[int, tuple], tuple] = {}  # node i's step depends on its own early receptions only
         for chosen in product(*early):
             if self._end is not None and time.perf_counter() > self._end:
                 raise ConfigurationLimit(f"the choice graph was not built within {self._seconds:g} s",
@@ -232,7 +233,11 @@ class ChoiceGraph:
                     live[j, 0, fact] = family
                 for fact in chosen[j]:
                     live[j, 0, fact] = FALSE
-            steps = [self._step(i, config.parts[i], live) for i in range(n)]
+            steps = []
+            for i in range(n):
+                if (i, chosen[i]) not in known:
+                    known[i, chosen[i]] = self._step(i, config.parts[i], live)
+                steps.append(known[i, chosen[i]])
             label = tuple(step[0] for step in steps)
             sends = [(j, fact, family) for _, _, sent in steps for (j, fact), family in sent.items()]
             options = [self._arrivals(live, j, fact) for j, fact, _ in sends]
@@ -416,5 +421,6 @@ def explore_choice(program: Program, instance: Instance, bounds: Bounds, max_con
     except ConfigurationLimit as stop:
         return eventual.Eventual(stop.configurations, sum(map(len, graph.edges)), 0, (), (), False, None, False, bounds,
                                  reason=str(stop), nodes=nodes, graph_complete=False)
-    # the completeness threshold is the solver's business: only the bound of the heaviest chain of components
-    return eventual.ultimate(graph, outputs, bounds, nodes, accepting=graph.accepting.__getitem__, budget=0)
+    found = eventual.ultimate(graph, outputs, bounds, nodes, accepting=graph.accepting.__getitem__, budget=0)
+    # no completeness threshold: a witness is a closed walk through an accepting transition, not a simple cycle
+    return replace(found, threshold=None, threshold_exact=False)
