@@ -222,9 +222,7 @@ class ChoiceGraph:
         early = [_subsets(sorted(self.candidates[j] - due[j].keys())) for j in range(n)]
         known: dict[tuple[int, tuple], tuple] = {}  # node i's step depends on its own early receptions only
         for chosen in product(*early):
-            if self._end is not None and time.perf_counter() > self._end:
-                raise ConfigurationLimit(f"the choice graph was not built within {self._seconds:g} s",
-                                         len(self.configurations))
+            self._in_time()
             live: dict[Item, Family] = {}
             for j, part in enumerate(config.parts):
                 for age, fact, family in part.received:
@@ -247,17 +245,25 @@ class ChoiceGraph:
                      if item[1] == D and family == FALSE]
             if not all(needs):
                 continue
+            memo: dict = {}
             plain = None  # no family names a reception: the round needs no settling (`_plain_round`)
             if not config.obligations and all(f in _BARE for f in chain(
                     live.values(), (f for _, _, f in sends), *(step[1].values() for step in steps),
                     *(w.values() for w in waiting))):
                 plain = [frozenset(step[1].items()) for step in steps]
-            for choice in product(*options):
+            for count, choice in enumerate(product(*options)):
+                if count % 256 == 255:
+                    self._in_time()
                 if all(any(choice[k] == ("join", D) for k in payers) for payers in needs):
-                    target = (self._round(config, steps, waiting, live, sends, choice) if plain is None else
+                    target = (self._round(config, steps, waiting, live, sends, choice, memo) if plain is None else
                               self._plain_round(config, plain, waiting, live, sends, choice))
                     if target is not None and self._payable(target[0]):
                         yield target[0], label, target[1]
+
+    def _in_time(self) -> None:
+        """ConfigurationLimit once the time `build` was given has passed."""
+        if self._end is not None and time.perf_counter() > self._end:
+            raise ConfigurationLimit(f"the choice graph was not built within {self._seconds:g} s", len(self.configurations))
 
     def _payable(self, config: ChoiceConfiguration) -> bool:
         """Whether every unpaid debt that must be paid in the next round (received D rounds before it) could be: some
@@ -339,9 +345,10 @@ class ChoiceGraph:
                       for j in range(n))
         return ChoiceConfiguration(parts), True
 
-    def _round(self, config: ChoiceConfiguration, steps, waiting, live, sends, choice):
+    def _round(self, config: ChoiceConfiguration, steps, waiting, live, sends, choice, memo: dict):
         """The target of one choice of arrivals, and whether the round passes a breakpoint; None when a debt's
-        deadline passes unpaid."""
+        deadline passes unpaid. `memo`: the nodes' next states already settled in this round (they depend on the
+        choice only through the well-founded receptions and the closing ones)."""
         n, D = len(self.names), self.bound
         live = dict(live)
         buffers = [dict(w) for w in waiting]
@@ -359,26 +366,38 @@ class ChoiceGraph:
                 if item not in done and any(s <= done for s in family):
                     done.add(item)
                     changed = True
-        states = [{f: settle(fam, done) for f, fam in step[1].items()} for step in steps]
-        buffers = [{key: settle(fam, done) for key, fam in b.items()} for b in buffers]
         live = {item: TRUE if item in done else settle(fam, done) for item, fam in live.items()}
         obligations = [settle(f, done) for f in config.obligations]
         tracked = [settle(f, done) for f in config.tracked]
+        closed: list[tuple[Item, Family]] = []
         for item in sorted(i for i in live if i[1] == D):  # closing: no send can arrive there any more
             family = frozenset(s for s in live.pop(item) if item not in s)
             if family == FALSE:
                 return None  # an unpaid debt (or one paid only by itself)
             if family == TRUE:
                 continue  # well-founded: settled out of every family already
-            change = lambda f: substitute(f, item, family)  # noqa: E731
-            states = [{f: change(fam) for f, fam in s.items()} for s in states]
-            buffers = [{key: change(fam) for key, fam in b.items()} for b in buffers]
-            live = {i: change(fam) for i, fam in live.items()}
-            obligations = [change(f) for f in obligations]
-            tracked = [change(f) for f in tracked]
+            closed.append((item, family))
+            live = {i: substitute(fam, item, family) for i, fam in live.items()}
+            obligations = [substitute(f, item, family) for f in obligations]
+            tracked = [substitute(f, item, family) for f in tracked]
             obligations.append(family)
+        settled = frozenset(done)
+
+        def final(family: Family) -> Family:  # settled, the closed receptions replaced, one round older
+            family = settle(family, settled)
+            for item, by in closed:
+                family = substitute(family, item, by)
+            return rename(family, _shift)
+
         live = {i: frozenset(s for s in fam if i not in s) for i, fam in live.items()}
-        if any(fam == FALSE for s in states for fam in s.values()) or any(fam == FALSE for b in buffers for fam in b.values()):
+        states = []
+        for j in range(n):
+            key = (id(steps[j][1]), settled, tuple(closed))
+            if key not in memo:
+                memo[key] = frozenset((f, final(fam)) for f, fam in steps[j][1].items())
+            states.append(memo[key])
+        buffer_parts = [frozenset((w, f, final(fam)) for (w, f), fam in b.items()) for b in buffers]
+        if any(fam == FALSE for s in states for _, fam in s) or any(fam == FALSE for b in buffer_parts for *_, fam in b):
             return None  # something the run holds with no support left
         obligations_left = frozenset(rename(f, _shift) for f in obligations if f != TRUE)
         tracked_left = frozenset(rename(f, _shift) for f in tracked if f != TRUE)
@@ -388,15 +407,13 @@ class ChoiceGraph:
         parts = []
         for j in range(n):
             clock = min(config.parts[j].clock + 1, self.cap)
-            state = frozenset((f, rename(fam, _shift)) for f, fam in states[j].items())
-            buffer = frozenset((w, f, rename(fam, _shift)) for (w, f), fam in buffers[j].items())
             spent = {}  # a well-founded reception only spends a later copy: the youngest of each fact stands for all
             for (i, a, f), fam in live.items():
                 if i == j and fam == TRUE:
                     spent[f] = min(a, spent.get(f, a))
             received = frozenset((a + 1, f, rename(fam, _shift)) for (i, a, f), fam in live.items()
                                  if i == j and (fam != TRUE or spent[f] == a))
-            parts.append(ChoicePart(clock, state, buffer, received))
+            parts.append(ChoicePart(clock, states[j], buffer_parts[j], received))
         return ChoiceConfiguration(tuple(parts), obligations_left, tracked_left), accepting
 
 
