@@ -193,3 +193,13 @@ def test_explore_eventual_semantics_choice():
     causal = runner.invoke(app, [*args, "--eventual", "--json"])
     assert causal.exit_code == 0 and json.loads(causal.stdout)["ultimate_outputs"] == [["T()"]]
     assert runner.invoke(app, [*args, "--horizon", "2", "--semantics", "choice"]).exit_code == 2
+
+
+def test_too_many_possible_messages_are_refused(tmp_path):
+    """Every subset of a node's possible messages may arrive early in every round: past `MAX_EARLY` of them the graph
+    is refused (ValueError, so `cron` answers by the lassos), rather than enumerating 2^k subsets."""
+    facts = " ".join(f"v({k})." for k in range(choice.MAX_EARLY + 1))
+    prog, instance = text(tmp_path, ".output m.\nm(V)@async(X) :- v(V), id(X).\nm(V)@next :- m(V).\n",
+                          f"a {{ id(a). {facts} }}\n")
+    with pytest.raises(ValueError, match="more than the choice graph follows"):
+        choice.explore_choice(prog, instance, Bounds(0, network=D1, mode=Mode.EVENTUAL), 1000)

@@ -47,7 +47,7 @@ choice runs here are those of the solver's choice lassos (templates/lasso.lp.j2:
 0). Faults (omissions, crashes), aggregates and body atoms at fixed steps are refused (ValueError): the caller
 answers otherwise.
 
-Public names: `ChoiceGraph`, `ChoiceConfiguration`, `ChoicePart`, `explore_choice`.
+Public names: `ChoiceGraph`, `ChoiceConfiguration`, `ChoicePart`, `explore_choice`, `candidates`, `MAX_EARLY`.
 """
 
 from __future__ import annotations
@@ -64,6 +64,10 @@ from .configurations import ConfigurationLimit
 from .evaluator import Plan
 from .provenance import FALSE, TRUE, Family, Provenance, either, rename, settle, substitute, supported
 from .transitions import GroundFact, System
+
+MAX_EARLY = 10
+"""The most message facts a node may be sent (`candidates`) for the graph to be built: each round tries every subset
+of them as the messages it receives early, 2^10 subsets at most."""
 
 Item = tuple[int, int, GroundFact]
 """A reception: (node position, how many rounds ago, fact)."""
@@ -140,6 +144,10 @@ class ChoiceGraph:
         self.bound: int = network.max_delay
         self.provenance = Provenance(self.system.node, self.system.plan)
         self.candidates = candidates(self.system, program)
+        many = max(map(len, self.candidates), default=0)
+        if many > MAX_EARLY:
+            raise ValueError(f"a node could be sent {many} different messages, each of which it may receive early in "
+                             f"every round: more than the choice graph follows ({MAX_EARLY})")
         events = [s for e in self.system.events for s in e]
         self.cap = max([0, *(s + 1 for s in events)])
         self.configurations: list[ChoiceConfiguration] = []
