@@ -229,6 +229,7 @@ class ChoiceGraph:
                     waiting[j][wait - 1, fact] = either(waiting[j].get((wait - 1, fact), FALSE), family)
         early = [_subsets(sorted(self.candidates[j] - due[j].keys())) for j in range(n)]
         known: dict[tuple[int, tuple], tuple] = {}  # node i's step depends on its own early receptions only
+        clocks = [min(part.clock + 1, self.cap) for part in config.parts]
         for chosen in product(*early):
             self._in_time()
             live: dict[Item, Family] = {}
@@ -259,13 +260,15 @@ class ChoiceGraph:
                     live.values(), (f for _, _, f in sends), *(step[1].values() for step in steps),
                     *(w.values() for w in waiting))):
                 plain = [frozenset(step[1].items()) for step in steps]
+            states = [frozenset(step[1]) for step in steps]
             for count, choice in enumerate(product(*options)):
                 if count % 256 == 255:
                     self._in_time()
-                if all(any(choice[k] == ("join", D) for k in payers) for payers in needs):
+                if (all(any(choice[k] == ("join", D) for k in payers) for payers in needs)
+                        and self._payable(states, waiting, live, sends, choice, clocks)):
                     target = (self._round(config, steps, waiting, live, sends, choice, memo) if plain is None else
                               self._plain_round(config, plain, waiting, live, sends, choice))
-                    if target is not None and self._payable(target[0]):
+                    if target is not None:
                         yield target[0], label, target[1]
 
     def _in_time(self) -> None:
@@ -273,27 +276,32 @@ class ChoiceGraph:
         if self._end is not None and time.perf_counter() > self._end:
             raise ConfigurationLimit(f"the choice graph was not built within {self._seconds:g} s", len(self.configurations))
 
-    def _payable(self, config: ChoiceConfiguration) -> bool:
-        """Whether every unpaid debt that must be paid in the next round (received D rounds before it) could be: some
-        node may then send its fact to its node, whatever it receives early (a necessary condition, looked up one
-        round ahead, which prunes the configurations that can only die)."""
-        owed = [(j, f) for j, part in enumerate(config.parts) for a, f, family in part.received
-                if a == self.bound and family == FALSE]
+    def _payable(self, states, waiting, live, sends, choice, clocks) -> bool:
+        """Whether every debt left unpaid by this round's `choice` that must be paid in the next round (received D - 1
+        rounds before this one) could be: some node may then send its fact to its node, whatever it receives early.
+        A necessary condition, looked up one round ahead before the round's target is built: it prunes the
+        configurations that can only die."""
+        joined = {(j, k, fact) for (j, fact, _), (how, k) in zip(sends, choice) if how == "join"}
+        owed = [(j, fact) for (j, a, fact), family in live.items()
+                if a == self.bound - 1 and family == FALSE and (j, a, fact) not in joined]
         if not owed:
             return True
-        possible = set().union(*(self._may_send(i, part) for i, part in enumerate(config.parts)))
+        due = [{f for (k, f) in w if k == 0} for w in waiting]
+        for (j, fact, _), (how, k) in zip(sends, choice):
+            if how == "wait" and k == 0:
+                due[j].add(fact)
+        possible = set().union(*(self._may_send(i, states[i], frozenset(due[i]), clocks[i]) for i in range(len(states))))
         return all(debt in possible for debt in owed)
 
-    def _may_send(self, i: int, part: ChoicePart) -> frozenset[tuple[int, GroundFact]]:
-        """The (addressee, fact) messages node i may send in its next step from `part`, whatever it receives early."""
-        state = frozenset(f for f, _ in part.state)
-        due = frozenset(f for wait, f, _ in part.buffer if wait == 0)
-        key = (i, state, due, part.clock)
+    def _may_send(self, i: int, state: frozenset, due: frozenset, clock: int) -> frozenset[tuple[int, GroundFact]]:
+        """The (addressee, fact) messages node i may send in a step from `state` receiving `due`, whatever it receives
+        early."""
+        key = (i, state, due, clock)
         found = self._sendable.get(key)
         if found is None:
             out = set()
             for early in _subsets(sorted(self.candidates[i] - due)):
-                step = self.system.step(i, state | due | frozenset(early), part.clock)
+                step = self.system.step(i, state | due | frozenset(early), clock)
                 out.update((j, f) for j, facts in step.sent for f in facts)
             found = self._sendable[key] = frozenset(out)
         return found
