@@ -6,7 +6,10 @@
 The last row is the issue's finding B (`p()@async(Y) :- id(Y).` on two nodes, D = 3).
 
 Per configuration (a program, one of its inputs — the `-large` ones left out — and a delay bound D): the
-explorer's causal graph (`explore --eventual`: configurations, transitions, seconds) and the answer of
+explorer's causal graph (`explore --eventual`: configurations, transitions, seconds), the choice runs' graph with
+debts (`runs/choice.py`, within `models.GRAPH_LIMIT` configurations and `GRAPH_SECONDS`, as `cron` builds it: its
+size, seconds, ultimate outputs) and the
+answer of
 `cron --eventual` (`questions.cron_eventual.analyse_eventual`, the whole procedure: confluence, the explorer's
 graph where it closes, the solver's thresholds, deepening): consistent, tolerant, exact per side, decided by
 what, seconds; and the ratio of the two times, measured side by side in one run. Each `cron` is given
@@ -29,9 +32,9 @@ sys.path.insert(0, str(HERE.parent))
 
 from dedalus2asp import pipeline  # noqa: E402
 from dedalus2asp.bounds import Bounds, Mode, Network  # noqa: E402
-from dedalus2asp.questions import cron_eventual  # noqa: E402
+from dedalus2asp.questions import cron_eventual, models  # noqa: E402
 from dedalus2asp.questions.cron import Timeout  # noqa: E402
-from dedalus2asp.runs import eventual  # noqa: E402
+from dedalus2asp.runs import choice, eventual  # noqa: E402
 
 EXAMPLES = HERE.parent / "examples"
 TIME_LIMIT = 60.0
@@ -62,6 +65,14 @@ def measure(program_path: Path, facts: Path, d: int) -> dict:
            "graph_outputs": [list(o) for o in graph.ultimate_outputs] if graph.graph_complete else None,
            "explore_seconds": round(explored, 3)}
     began = time.perf_counter()
+    try:  # the choice runs' graph with debts (runs/choice.py), which decides tolerance where it closes
+        chosen = choice.explore_choice(program, instance, bounds, models.GRAPH_LIMIT, seconds=models.GRAPH_SECONDS)
+        row.update(choice_configurations=chosen.configurations, choice_exact=chosen.exact,
+                   choice_outputs=[list(o) for o in chosen.ultimate_outputs] if chosen.graph_complete else None)
+    except ValueError as refused:
+        row.update(choice_configurations=None, choice_exact=False, choice_outputs=None, choice_refused=str(refused))
+    row["choice_seconds"] = round(time.perf_counter() - began, 3)
+    began = time.perf_counter()
     try:
         v = cron_eventual.analyse_eventual(program, instance, bounds, timeout=TIME_LIMIT)
     except Timeout:
@@ -79,7 +90,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     rows = []
-    header = f"{'configuration':44} {'D':>2} {'confs':>7} {'explore s':>9} {'cron s':>7} {'ratio':>6}  verdict"
+    header = (f"{'configuration':44} {'D':>2} {'confs':>7} {'explore s':>9} {'choice':>7} {'choice s':>8} {'cron s':>7} "
+              f"{'ratio':>6}  verdict")
     print(header)
     extra = Path(tempfile.mkdtemp())
     (extra / "finding_b.ded").write_text(FINDING_B[0])
@@ -94,7 +106,8 @@ def main() -> None:
         drift = (row.get("consistency") or {}).get("free_clocks")
         verdict += "" if drift is None else f" [clocks may drift: free clocks followed to T = {drift}]"
         print(f"{row['program'] + ' ' + row['input']:44} {d:>2} {row['configurations']:>7} {row['explore_seconds']:>9} "
-              f"{row['cron_seconds']:>7} {row.get('ratio', '-'):>6}  {verdict}", flush=True)
+              f"{str(row['choice_configurations']):>7} {row['choice_seconds']:>8} {row['cron_seconds']:>7} "
+              f"{row.get('ratio', '-'):>6}  {verdict}", flush=True)
     exact = sum(1 for r in rows if r.get("exact"))
     print(f"exact: {exact} of {len(rows)}")
     if not args.quick:

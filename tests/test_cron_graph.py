@@ -70,3 +70,20 @@ def test_the_graph_and_the_thresholds_agree(program, facts, d, monkeypatch):
     solver = cron_eventual.analyse_eventual(prog, instance, bounds, timeout=60)
     assert (graph.consistent, graph.certain) == (solver.consistent, solver.certain)
     assert graph.consistency_exact and solver.consistency_exact
+
+
+@pytest.mark.parametrize("program, facts, d", [("tplp2016/fig5_grouping.ded", "tplp2016/fig5.facts", 1),
+                                               ("tplp2016/ex3_2pc.ded", "tplp2016/ex3_2pc_small.facts", 2),
+                                               ("jcss2014/alg3.ded", "jcss2014/alg3_empty.facts", 2)])
+def test_tolerance_decided_by_the_choice_graph(program, facts, d, write):
+    """A consistent program that is not confluent and has asynchronous rules: tolerance exact from the choice runs'
+    graph (runs/choice.py), which the choice lassos alone cannot give (no threshold under a delay bound)."""
+    code, found = answer("cron", str(EXAMPLES / program), "-i", str(EXAMPLES / facts), "--max-delay", str(d),
+                         "--eventual")
+    assert found["consistent"] and found["tolerant"]
+    if program.startswith("jcss2014"):
+        assert code == 0 and found["exact"] is True
+        assert found["tolerance"]["exact"] is True and found["tolerance"]["decided_by"] == "choice-graph"
+    else:  # the nodes message each other: the causal runs whose clocks drift apart are followed to a horizon only
+        assert code == 3 and found["exact"] is False and found["consistency"]["free_clocks"] >= 0
+        assert found["tolerance"]["reason"].startswith("every choice run has the ultimate output of the causal runs")

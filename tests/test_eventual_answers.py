@@ -45,7 +45,7 @@ def exact_words(rest: str) -> bool:
 
 
 CRON = {"alg1 D=1 (confluent)": [*ALG1, *D1], "alg4 D=2 (not consistent)": [*ALG4, *D2],
-        "alg4 D=1 (not tolerant)": [*ALG4, *D1], "fig5 D=1 (tolerant, bounded)": [*FIG5, *D1],
+        "alg4 D=1 (not tolerant)": [*ALG4, *D1], "fig5 D=1 (tolerant, by the choice graph)": [*FIG5, *D1],
         "race D=1 (not consistent, free clocks)": [*RACE, *D1]}
 
 

@@ -17,7 +17,7 @@ from ..lang import analysis, coordination
 from ..lang.diagnostics import DiagnosticError
 from ..questions import cron, cron_eventual
 from ..questions import models as lassos
-from ..runs import eventual, eventual_verify, operational
+from ..runs import choice, eventual, eventual_verify, operational
 from .progress import Progress, QuietOpt
 from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, incomplete, no_model, say, stderr, text_options, usage, warn, write
 from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, EventualOpt, HorizonOpt, eventual_bounds, InputOpt, JsonOpt, MasterOpt, ModelsOpt,
@@ -286,6 +286,9 @@ def explore(
         False, "--runs", help="Count distinct run prefixes (end configurations) too; slower: senders are kept apart"
     ),
     eventual_: bool = ExploreEventualOpt,
+    semantics: Semantics = typer.Option(
+        Semantics.CAUSAL_FINITE, "--semantics", "-s", help="With --eventual: choice builds the choice runs' graph with "
+        "debts (messages may arrive up to D steps before their send; docs/semantics.md); else the causal rounds"),
     output: Optional[str] = RelationsOpt,
     pre: Optional[str] = typer.Option(
         None, "--pre", help="With --eventual: instead of the ultimate outputs, the invariant verdict: does every row of "
@@ -307,8 +310,11 @@ def explore(
                       "invariant verdict instead: give one or the other", "--output-relations")
             explore_invariant(program, input_, network, max_states, pre or "pre", post or "post", json_, dialect)
             return
-        explore_eventual(program, input_, network, max_states, output, json_, dialect)
+        explore_eventual(program, input_, network, max_states, output, json_, dialect, semantics)
         return
+    if semantics is not Semantics.CAUSAL_FINITE:
+        usage("bad-option", "--semantics goes with --eventual (the bounded explorer follows tplp2016's causal runs)",
+              "--semantics")
     if horizon is None:
         usage("missing-option", "give the horizon: --horizon T (steps 0..T), --eot N (T = N-1), or --eventual", "--horizon")
     if output is not None:
@@ -357,10 +363,12 @@ def explore_bounded(program: Path, input_, horizon: int, network: Network, max_s
         say(render(summary, "text", kind="exploration", bounds=bounds_))
 
 
-def explore_eventual(program: Path, input_, network: Network, max_states: int, output: str | None, json_: bool, dialect) -> None:
-    """`explore --eventual`: the configuration graph and the ultimate outputs (`runs.eventual`); exit 3 when not exact."""
+def explore_eventual(program: Path, input_, network: Network, max_states: int, output: str | None, json_: bool, dialect,
+                     semantics: Semantics = Semantics.CAUSAL_FINITE) -> None:
+    """`explore --eventual`: the configuration graph and the ultimate outputs (`runs.eventual`; under `--semantics
+    choice` with a delay bound, the choice runs' graph, `runs.choice`); exit 3 when not exact."""
     try:
-        bounds_ = Bounds(0, network=network, mode=Mode.EVENTUAL)
+        bounds_ = Bounds(0, semantics, network=network, mode=Mode.EVENTUAL)
     except ValueError as error:
         usage("bad-option", str(error))
     prog, instance = load(program, input_, dialect)
@@ -374,9 +382,12 @@ def explore_eventual(program: Path, input_, network: Network, max_states: int, o
     warn_unsafe(prog, max_states)
     try:
         with Progress("explore", "expanded") as progress:
-            drifts = not lassos.confluent(prog, instance, bounds_.network)  # confluence holds of every run
-            result = eventual.explore(prog, instance, bounds_, max_configurations=max_states, outputs=outputs,
-                                      progress=lambda k, n: progress.update(k, found=n), free_clocks=drifts)
+            if semantics is Semantics.CHOICE and not lassos.choice_is_causal(prog, bounds_):
+                result = choice.explore_choice(prog, instance, bounds_, max_states, outputs)
+            else:  # the causal rounds (under sync, or with no asynchronous rule, the choice runs are the causal runs)
+                drifts = not lassos.confluent(prog, instance, bounds_.network)  # confluence holds of every run
+                result = eventual.explore(prog, instance, bounds_, max_configurations=max_states, outputs=outputs,
+                                          progress=lambda k, n: progress.update(k, found=n), free_clocks=drifts)
     except DiagnosticError as error:  # a lock-step rule (one node's step at a time)
         fail(error)
     except ValueError as error:  # not finite-state by construction: async without a delay bound, crash/2 read

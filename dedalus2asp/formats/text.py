@@ -26,6 +26,7 @@ import clingo
 from rich.console import Console
 from rich.table import Table
 
+from ..bounds import Semantics
 from ..lang.ast import show_fact
 from ..lang.diagnostics import format_diagnostic
 from ..questions.eventual import CONFLUENCE
@@ -377,9 +378,10 @@ def eventual(result: Eventual) -> str:
     if not result.graph_complete:
         return (f"eventual answer ({result.bounds.describe()}): stopped after {result.configurations} configurations, "
                 f"before the graph was complete: no ultimate output is known\nexact: no, {result.reason}\n")
+    chosen = result.bounds.semantics is Semantics.CHOICE  # the choice runs' graph (runs.choice)
     lines = [
-        f"eventual answer ({result.bounds.describe()}): {result.configurations} configurations, {result.edges} "
-        f"transitions, {result.components} strongly connected component(s) with a cycle",
+        f"eventual answer ({'choice runs, ' if chosen else ''}{result.bounds.describe()}): {result.configurations} "
+        f"configurations, {result.edges} transitions, {result.components} strongly connected component(s) with a cycle",
         "exact: yes, every infinite run's ultimate output is listed" if result.exact else f"exact: no, {result.reason}",
     ]
     if result.threshold is not None:
@@ -393,7 +395,10 @@ def eventual(result: Eventual) -> str:
                  if lasso.free_clocks else "")
         lines.append(f"  {k}. {', '.join(output) or '(none)'}   {drift}lasso: prefix {lasso.loop_start}, loop {lasso.period} "
                      "transition(s)")
-    if result.ultimate_outputs:
+    if result.ultimate_outputs and chosen:  # consistency is the causal runs' question; the choice runs' is tolerance
+        lines.append("the choice runs: " + ("every one has the same ultimate output" if result.consistent else
+                                            "they have different ultimate outputs"))
+    elif result.ultimate_outputs:
         lines.append("consistent: yes, every infinite run has the same ultimate output" if result.consistent else
                      "consistent: no, the infinite runs have different ultimate outputs (jcss2014 §2.5.5)"
                      if result.consistent is False else

@@ -11,8 +11,10 @@ within `models.GRAPH_LIMIT` configurations and `models.GRAPH_SECONDS`, and when 
   the explorer's witness lassos have (`shortest_witness` then shortens them);
 * **consistent**: exact; the certain output is the one ultimate output. **Tolerance** is exact at once when the
   choice runs are the causal runs: with `--delivery sync` (a message arrives at the next round) or when the
-  program has no asynchronous rule (no message to send into the past). Otherwise the choice lassos are asked
-  (bounded, unless one of them differs, which is an infinite run and so exact), and the caller deepens them.
+  program has no asynchronous rule (no message to send into the past). Otherwise the choice runs' own graph
+  (`runs.choice`: configurations with debts) decides it where it closes (`by_choice_graph`); where it does not,
+  the choice lassos are asked (bounded, unless one of them differs, which is an infinite run and so exact), and
+  the caller deepens them.
 
 The graph is that of the runs in rounds; under a delay bound with messages between nodes it also follows the runs
 whose first steps use free clocks (`free_clocks`): an output only they have makes "not consistent" exact, and
@@ -27,6 +29,7 @@ from dataclasses import replace
 
 from ..bounds import Bounds, Mode, Semantics
 from ..lang.ast import Instance, Program
+from ..runs import choice
 from ..runs import eventual as explorer
 from . import free_clocks, models
 from .cron import Deadline, Timeout, Verdict, analyse
@@ -66,7 +69,45 @@ def by_graph(program: Program, instance: Instance, bounds: Bounds, outputs: tupl
     verdict.exactness = Exactness(k, True, "", "graph")
     if models.choice_is_causal(program, bounds) or verdict.tolerant is False:
         verdict.choice_exactness = Exactness(k, True, "", "graph" if verdict.tolerant else "solver")
-    else:
-        verdict.choice_exactness = Exactness(k, False, models.not_exact(
-            program, replace(bounds, semantics=Semantics.CHOICE), instance))
+        return free_clocks.verdict(verdict, answer)
+    if len(answer.ultimate_outputs) > 1:  # a run whose clocks drift has another output: not consistent, exact
+        return free_clocks.verdict(verdict, answer)
+    decided = by_choice_graph(program, instance, bounds, outputs, deadline, verdict, k, rounds[0])
+    if decided is not None:
+        return free_clocks.verdict(decided, answer)
+    verdict.choice_exactness = Exactness(k, False, models.not_exact(
+        program, replace(bounds, semantics=Semantics.CHOICE), instance))
     return free_clocks.verdict(verdict, answer)
+
+
+def by_choice_graph(program: Program, instance: Instance, bounds: Bounds, outputs: tuple[str, ...], deadline: Deadline,
+                    verdict: Verdict, k: int, output: tuple[str, ...]) -> Verdict | None:
+    """Tolerance of a consistent program (its one ultimate output `output`, the causal verdict `verdict` at K = `k`)
+    from the choice runs' graph (`runs.choice`), where it closes within the limits: tolerant when every choice run
+    has `output`; else not tolerant, shown by the solver's choice lasso of as many steps as the graph's witness of
+    another output (`shortest_witness` then shortens it). None when the graph does not close, cannot be built, or
+    the solver's lassos disagree with it (which the choice runs' eventual Theorem 4 rules out: the tests see it)."""
+    left = deadline.remaining()
+    seconds = models.GRAPH_SECONDS if left is None else min(models.GRAPH_SECONDS, left / 2)
+    try:
+        answer = choice.explore_choice(program, instance, bounds, models.GRAPH_LIMIT, outputs, seconds=seconds)
+    except ValueError:
+        return None
+    if not answer.exact or not answer.infinite_runs:
+        return None
+    others = [w.loop_start + w.period for o, w in zip(answer.ultimate_outputs, answer.witnesses) if o != output]
+    if not others:
+        if verdict.tolerant is not True or tuple(answer.ultimate_outputs) != (output,):
+            return None
+        verdict.choice_exactness = Exactness(k, True, "", "choice-graph")
+        return verdict
+    K = max(k, min(others))
+    try:
+        found = analyse(program, instance, lasso_bounds(bounds, K), outputs, deadline.remaining())
+    except Timeout:
+        return None
+    if not (found.satisfiable and found.consistent and found.tolerant is False):
+        return None
+    found.exactness = Exactness(K, True, "", "graph")
+    found.choice_exactness = Exactness(K, True, "", "choice-graph")
+    return found

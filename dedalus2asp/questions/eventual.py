@@ -46,7 +46,8 @@ class Exactness:
     decided_by: str = "solver"
     """"explorer": the configuration graph decided what the lassos' per-node sets left open; "confluence": the
     program is confluent (`models.confluent`), so every run has the same ultimate output and any lasso shows it;
-    "graph": the explorer's graph decided it alone (`cron_graph.by_graph`)."""
+    "graph": the explorer's graph decided it alone (`cron_graph.by_graph`); "choice-graph": the choice runs' graph
+    (`runs.choice`) decided tolerance (`cron_graph.by_choice_graph`)."""
     free_clocks: int | None = None
     """Not exact because the nodes' clocks may drift apart (`runs.drift`): the runs in rounds were decided, those with
     free clocks followed up to this horizon T (-1: not followed); `reason` says so."""
@@ -62,6 +63,10 @@ class Exactness:
             return ("exact, decided by the explorer's configuration graph (explore --eventual): every run, those that "
                     f"alternate between loops included; the lassos of K = {_plural(self.K, 'step')} alone could not "
                     "tell, since a run alternating between loops holds at each node only what all of them hold")
+        if self.exact and self.decided_by == "choice-graph":
+            return ("exact, decided by the choice runs' configuration graph (explore --eventual --semantics choice): "
+                    "configurations with debts, the messages received before their send; its strongly connected parts "
+                    f"give every choice run's ultimate output (the lassos shown have K = {_plural(self.K, 'step')})")
         if self.exact and self.decided_by == "graph":
             return ("exact, decided by the explorer's configuration graph (explore --eventual): its strongly connected "
                     "parts give every infinite run's ultimate output, those that alternate between loops included "

@@ -54,7 +54,9 @@ def verdict(found: Verdict, answer: Eventual) -> Verdict:
     reason = answer.reason or drift_reason(answer.free_clocks)
     found.exactness = Exactness(k, False, reason, "graph", answer.free_clocks)
     if found.choice_exactness is not None and found.choice_exactness.exact:
-        found.choice_exactness = Exactness(k, False, reason, "graph", answer.free_clocks)
+        against = ("every choice run has the ultimate output of the causal runs in rounds (the choice runs' graph), "
+                   "but " if found.choice_exactness.decided_by == "choice-graph" else "")
+        found.choice_exactness = Exactness(k, False, against + reason, "graph", answer.free_clocks)
     return found
 
 

@@ -41,7 +41,8 @@ with messages between nodes, tplp2016's runs with free clocks may hold other out
 ends of their prefixes (`drift`) to find some (docs/semantics.md, "Decision: the rounds").
 
 Public names: `explore`, `Eventual` (`as_dict`), `Lasso`, `ultimate_sets`, `strongly_connected`,
-`may_drift`, `drift_reason`, `drifted`, `cyclic`, `shortest_path`, `shown_steps`, `threshold_of`, `MAX_COMPONENTS`, `LONGEST_PATH_BUDGET`.
+`may_drift`, `drift_reason`, `drifted`, `cyclic`, `shortest_path`, `shown_steps`, `threshold_of`, `ultimate`,
+`graph_of`, `build`, `MAX_COMPONENTS`, `LONGEST_PATH_BUDGET`.
 """
 
 from __future__ import annotations
@@ -212,7 +213,7 @@ def explore(
         reason = str(stop) + (f"; and the program computes new values: {unsafe[0].message}" if unsafe else "")
         return Eventual(stop.configurations, sum(map(len, graph.edges)), 0, (), (), False, None, False, bounds,
                         reason=reason, nodes=nodes, graph_complete=False)
-    found = _ultimate(graph, outputs, bounds, nodes)
+    found = ultimate(graph, outputs, bounds, nodes)
     if free_clocks and may_drift(graph) and found.exact and not (consistency_only and len(found.ultimate_outputs) > 1):
         return drifted(graph, outputs, found, max_configurations, seconds)
     return found
@@ -285,13 +286,16 @@ def drifted(graph: Graph, outputs: tuple[str, ...], found: Eventual, limit: int,
                    free_clocks=checked, reason=drift_reason(checked, stopped))
 
 
-def graph_of(program: Program, instance: Instance, bounds: Bounds, observe: bool) -> Graph:
+def graph_of(program: Program, instance: Instance, bounds: Bounds, observe: bool, make=None) -> Graph:
     """The (unbuilt) configuration graph of `program` on `instance` with the `--nodes` of `bounds.network`, the
-    input restricted to what the program reads; `observe`: remember the global rules' fixed-step reads (verify)."""
+    input restricted to what the program reads; `observe`: remember the global rules' fixed-step reads (verify).
+    `make(program, instance, network)` builds another graph on the same (the choice runs', `choice.ChoiceGraph`)."""
     populated = bounds.network.populate(instance)
     if populated is None:
         raise ValueError("the program has no input H and names no node: give --input, or --nodes")
     program = ranges.cut(program, populated)  # counters saturate past their constants (lang/ranges): finite-state
+    if make is not None:
+        return make(program, restrict(populated, program), bounds.network)
     return Graph(program, restrict(populated, program), bounds.network, observe=observe)
 
 
@@ -302,29 +306,33 @@ def build(graph: Graph, max_configurations: int, seconds: float | None = None,
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return graph.build(max_configurations, seconds, progress, roots)
+        if roots:  # only the causal rounds' graph grows from the ends of free-clock prefixes (`drift`)
+            return graph.build(max_configurations, seconds, progress, roots)
+        return graph.build(max_configurations, seconds, progress) or []
     finally:
         if enabled:
             gc.enable()
 
 
-def _ultimate(graph: Graph, outputs: tuple[str, ...], bounds: Bounds, nodes: tuple[str, ...]) -> Eventual:
-    """The ultimate outputs of the built `graph`, their witnesses and the threshold."""
+def ultimate(graph: Graph, outputs: tuple[str, ...], bounds: Bounds, nodes: tuple[str, ...],
+          accepting: Callable[[int], bool] | None = None, budget: int = LONGEST_PATH_BUDGET) -> Eventual:
+    """The ultimate outputs of the built `graph`, their witnesses and the threshold (`threshold_of` within `budget`);
+    `accepting(label)`: only the edge sets with an edge of such a label are runs (`ultimate_sets`)."""
     size = len(graph.configurations)
     out = set(outputs)
     kept = [tuple(frozenset(f for f in d if f[0] in out) if d is not None else None for d in label) for label in graph.labels]
     successors = lambda v: [w for w, _ in graph.edges[v]]  # noqa: E731
     every = strongly_connected(size, successors)
     components = [c for c in every if cyclic(c, successors)]
-    found, exact = ultimate_sets(graph.edges, kept, components)
+    found, exact = ultimate_sets(graph.edges, kept, components, accepting)
     parents, depth = _shortest_paths(graph)
     outputs_seen: dict[tuple[str, ...], Lasso] = {}
     for items, members in sorted(found.items(), key=lambda pair: sorted(pair[0])):
         shown = tuple(sorted({_output_fact(graph, i, f) for i, f in items}))
         if shown not in outputs_seen:
-            outputs_seen[shown] = _witness(graph, kept, parents, depth, members, items)
+            outputs_seen[shown] = _witness(graph, kept, parents, depth, members, items, accepting)
     ordered = sorted(outputs_seen, key=lambda o: (len(o), o))
-    threshold = threshold_of(graph, every)
+    threshold = threshold_of(graph, every, budget)
     reason = "" if exact else (
         f"the search of ultimate sets stopped after {MAX_COMPONENTS} components; the list may miss some")
     return Eventual(
@@ -376,14 +384,20 @@ def _subcomponents(edges, members: frozenset[int], allowed) -> list[frozenset[in
             for component in strongly_connected(len(order), succ.__getitem__) if cyclic(component, succ.__getitem__)]
 
 
-def ultimate_sets(edges, kept, components) -> tuple[dict[frozenset[Item], frozenset[int]], bool]:
+def ultimate_sets(edges, kept, components, accepting: Callable[[int], bool] | None = None,
+                  ) -> tuple[dict[frozenset[Item], frozenset[int]], bool]:
     """Every exact ultimate set R (see the module's docstring), each with a component C with ult(C) = R; and whether
     the search finished within MAX_COMPONENTS components.
 
     `edges[v]`: configuration v's transitions as (target, label number); `kept[label]`: per node position the output
-    facts of its step on such an edge (None: it did not step); `components`: the SCCs with a cycle to start from."""
+    facts of its step on such an edge (None: it did not step); `components`: the SCCs with a cycle to start from.
+    `accepting(label)`: when given, an edge set is a run only with an edge of an accepting label (a Büchi
+    condition, the choice runs' well-foundedness: `choice`); a component with none inside is no run, nor is any
+    part of it."""
     everything = lambda label: True  # noqa: E731
     work = [(frozenset(c), _ult(edges, kept, frozenset(c), everything)) for c in components]
+    if accepting is not None:
+        work = [(c, items) for c, items in work if _accepts(edges, c, everything, accepting)]
     seen = set(work)
     found: dict[frozenset[Item], frozenset[int]] = {}
     while work:
@@ -395,6 +409,8 @@ def ultimate_sets(edges, kept, components) -> tuple[dict[frozenset[Item], frozen
         for item in sorted(candidates):
             allowed = _keeps(kept, items | {item})
             for sub in _subcomponents(edges, members, allowed):
+                if accepting is not None and not _accepts(edges, sub, allowed, accepting):
+                    continue
                 pair = (sub, _ult(edges, kept, sub, allowed))
                 if pair not in seen:
                     if len(seen) >= MAX_COMPONENTS:
@@ -402,6 +418,11 @@ def ultimate_sets(edges, kept, components) -> tuple[dict[frozenset[Item], frozen
                     seen.add(pair)
                     work.append(pair)
     return found, True
+
+
+def _accepts(edges, members: frozenset[int], allowed, accepting) -> bool:
+    """Whether an edge inside `members` that `allowed` keeps has an accepting label."""
+    return any(w in members and allowed(label) and accepting(label) for v in members for w, label in edges[v])
 
 
 # ---------------------------------------------------------------------------
@@ -446,11 +467,12 @@ def shortest_path(graph: Graph, members: frozenset[int], allowed, source: int, g
     return path[::-1]
 
 
-def _witness(graph: Graph, kept, parents: list[Edge | None], depth: list[int], members: frozenset[int], items: frozenset[Item],
-             rooted: bool = False):
+def _witness(graph: Graph, kept, parents: list[Edge | None], depth: list[int], members: frozenset[int],
+             items: frozenset[Item], accepting: Callable[[int], bool] | None = None, rooted: bool = False):
     """A lasso that ultimately holds exactly `items`: a shortest prefix into `members`, then a closed walk in it
-    that passes, for each output fact a step of the component has and `items` lacks, a step without it. `rooted`:
-    with the root its prefix starts from (`_shortest_paths` from several roots)."""
+    that passes, for each output fact a step of the component has and `items` lacks, a step without it (and an
+    edge of an `accepting` label, when given). `rooted`: with the root its prefix starts from (`_shortest_paths`
+    from several roots)."""
     allowed = _keeps(kept, items)
     inner = [(v, w, label) for v in sorted(members) for w, label in graph.edges[v] if w in members and allowed(label)]
     entry = min((v for v in members if depth[v] >= 0), key=lambda v: (depth[v], v))
@@ -459,6 +481,8 @@ def _witness(graph: Graph, kept, parents: list[Edge | None], depth: list[int], m
     for i, f in sorted({(i, f) for _, _, label in inner for i, facts in enumerate(kept[label]) if facts for f in facts} - items):
         if not any(lacks(edge, i, f) for edge in breakers):
             breakers.append(next(e for e in inner if lacks(e, i, f)))
+    if accepting is not None and not any(accepting(edge[2]) for edge in breakers):
+        breakers.append(next(e for e in inner if accepting(e[2])))
     if not breakers:
         breakers.append(next(e for e in inner if e[0] == entry))
     loop, current = [], entry
@@ -471,7 +495,8 @@ def _witness(graph: Graph, kept, parents: list[Edge | None], depth: list[int], m
     while parents[v] is not None:
         prefix.append(parents[v])
         v = parents[v][0]
-    lasso = Lasso(len(prefix), len(loop), shown_steps(graph, prefix[::-1] + loop))
+    show = getattr(graph, "show", None) or (lambda edges: shown_steps(graph, edges))  # the choice graph shows its own
+    lasso = Lasso(len(prefix), len(loop), show(prefix[::-1] + loop))
     return (lasso, v) if rooted else lasso
 
 
