@@ -23,6 +23,12 @@ skips it): W, its wall time, is what two cores can share; S = (median local[1] p
 a batch adds that they cannot (the JVM's start, Spark's Python workers), so that local[2] is at
 most (S + W) / (S + W/2) times faster than local[1] (Amdahl's law), printed with the table.
 
+The same from CPU seconds, which a busy machine distorts far less than wall time: each point's whole
+process session (`_timed`, from /proc) and each job's process in the one process. With J the jobs' CPU,
+O the rest of the one process and S what the batch on local[1] spends beyond the one process, local[2]
+on two idle cores is predicted (S + O + J) / (S + O + the jobs on two cores, `makespan`) times faster
+than local[1]: a lower bound, as S is counted as serial though the JVM spreads its start over threads.
+
 Results: a table on stdout and benchmarks/sweep.json (with the machine, the load and the command).
 """
 
