@@ -43,7 +43,7 @@ from ..asp.transform import transform
 from ..lang.diagnostics import Diagnostic, DiagnosticError, format_diagnostic
 from ..lang.located import check_events
 from ..runs import engine
-from ..runs.session import PYTHON_TASKS
+from ..runs.session import PYTHON_TASKS, spark_context
 from . import invariants
 from .manifest import KEYS, Job, program_name, read_manifest, short_name
 
@@ -348,22 +348,22 @@ def _interrupts():
 
 
 def _cancel(outcome: dict, thread: threading.Thread) -> NoReturn:
-    """Ctrl-C came: cancel the Spark job (if the session is up), wait a little for it, and raise
+    """Ctrl-C came: cancel the Spark job (if the context is up), wait a little for it, and raise
     KeyboardInterrupt."""
     logging.disable(logging.CRITICAL)  # py4j logs every call the stopping JVM leaves unanswered
-    if "session" in outcome:
+    if "context" in outcome:
         try:
-            outcome["session"].sparkContext.cancelAllJobs()
+            outcome["context"].cancelAllJobs()
             thread.join(10)
         except Exception:  # the JVM may be going already
             pass
     raise KeyboardInterrupt
 
 
-def _on_spark(session_of, out: Path, todo: list[Job], progress, before: tuple[int, int] = (0, 0)) -> None:
+def _on_spark(context_of, out: Path, todo: list[Job], progress, before: tuple[int, int] = (0, 0)) -> None:
     """Run `todo` on Spark, one task per job, while the driver watches `out/jobs` for finished rows.
 
-    Everything that talks to the JVM (making the session with `session_of()`, the Spark job) runs in a
+    Everything that talks to the JVM (making the SparkContext with `context_of()`, the Spark job) runs in a
     thread of its own, and Ctrl-C only sets a flag that this loop reads (`_interrupts`): raised where the
     signal lands, it could fall into a call into the JVM half-way (py4j's traces) or into a finalizer of
     py4j that swallows it. The Spark job is then cancelled, the log of py4j silenced, and KeyboardInterrupt
@@ -371,14 +371,17 @@ def _on_spark(session_of, out: Path, todo: list[Job], progress, before: tuple[in
     """
     target = str(out.resolve())
     outcome: dict = {}
+    ended = threading.Event()  # the Spark work is over: the loop looks once more and stops, without waiting a POLL
 
     def work():
         try:
-            outcome["session"] = session = session_of()
-            rdd = session.sparkContext.parallelize(todo, numSlices=len(todo))
+            outcome["context"] = context = context_of()
+            rdd = context.parallelize(todo, numSlices=len(todo))
             outcome["statuses"] = rdd.map(lambda job: _task(target, job)).collect()
         except Exception as exc:  # cancelled on Ctrl-C, or Spark failed
             outcome["error"] = exc
+        finally:
+            ended.set()
 
     waiting = {job.id for job in todo}
     earlier, failed = before  # jobs done and failed before Spark started (`precheck`)
@@ -386,7 +389,8 @@ def _on_spark(session_of, out: Path, todo: list[Job], progress, before: tuple[in
     with _interrupts() as interrupted:
         thread.start()
         while True:
-            if interrupted.wait(POLL):
+            over = ended.wait(POLL)
+            if interrupted.is_set():
                 _cancel(outcome, thread)
             finished = waiting & done(out)
             for row in rows(out, finished).values():
@@ -396,16 +400,17 @@ def _on_spark(session_of, out: Path, todo: list[Job], progress, before: tuple[in
             waiting -= finished
             if progress is not None:
                 progress.update(earlier + len(todo) - len(waiting), failed=failed)
-            if not thread.is_alive():
+            if over:
                 break
+    thread.join()
     if "error" in outcome:
         raise outcome["error"]
 
 
 class _Starting:
-    """The Spark session of a batch, made by `make()` in a thread of its own from the moment the batch knows
+    """The SparkContext of a batch, made by `make()` in a thread of its own from the moment the batch knows
     it has jobs to run, so that the JVM starts while the driver loads the programs (`precheck`); calling
-    it waits for the session (or raises what stopped it)."""
+    it waits for the context (or raises what stopped it)."""
 
     def __init__(self, make):
         self.outcome: dict = {}
@@ -414,24 +419,24 @@ class _Starting:
 
     def _make(self, make) -> None:
         try:
-            self.outcome["session"] = make()
-        except Exception as exc:  # no Java, a bad master: raised where the session is needed
+            self.outcome["context"] = make()
+        except Exception as exc:  # no Java, a bad master: raised where the context is needed
             self.outcome["error"] = exc
 
     def __call__(self):
         self.thread.join()
         if "error" in self.outcome:
             raise self.outcome["error"]
-        return self.outcome["session"]
+        return self.outcome["context"]
 
 
 def run_batch(manifest: Path, out: Path, master: str | None = None, spark=None, retry_failed: bool = False,
-              progress=None, session_factory=None) -> dict:
+              progress=None, context_factory=None) -> dict:
     """Run the jobs of `manifest` not yet done in `out` on Spark executors; what ran, what failed, what was kept.
 
     A job with a row in `out` is done, unless it failed (error or timeout) and `retry_failed` is set: its row
     and parts are then removed and it runs again. Jobs whose program does not load fail on the driver
-    (`precheck`, while the session starts); only the others go to Spark. `progress` (a `cli.progress.Progress`, or None) is told
+    (`precheck`, while the SparkContext starts); only the others go to Spark. `progress` (a `cli.progress.Progress`, or None) is told
     the jobs done and failed. `batch.json` is written when a job ran: a re-run with nothing to do keeps the
     previous one. The summary's `failed` lists every job of the manifest whose row is not ok, with its error.
     """
@@ -448,8 +453,8 @@ def run_batch(manifest: Path, out: Path, master: str | None = None, spark=None, 
     finished = done(out)
     todo = [job for job in jobs if job.id not in finished]
     start = time.perf_counter()
-    make = session_factory or (lambda m: engine.spark_session(m, java_options=PYTHON_TASKS))
-    session_of = (lambda: spark) if spark is not None else _Starting(lambda: make(master)) if todo else None
+    make = context_factory or (lambda m: spark_context(m, java_options=PYTHON_TASKS))  # no SQL session: jobs are Python
+    context_of = (lambda: spark.sparkContext) if spark is not None else _Starting(lambda: make(master)) if todo else None
     unloadable = precheck(todo)
     for job in todo:
         if job.id in unloadable:
@@ -463,9 +468,9 @@ def run_batch(manifest: Path, out: Path, master: str | None = None, spark=None, 
         progress.update(len(unloadable), failed=len(unloadable))
     try:
         if remote:
-            _on_spark(session_of, out, remote, progress, (len(unloadable), len(unloadable)))
-        elif isinstance(session_of, _Starting):
-            session_of.thread.join()  # every job failed to load: nothing for Spark, but leave no thread starting it
+            _on_spark(context_of, out, remote, progress, (len(unloadable), len(unloadable)))
+        elif isinstance(context_of, _Starting):
+            context_of.thread.join()  # every job failed to load: nothing for Spark, but leave no thread starting it
     except KeyboardInterrupt:
         raise Interrupted(len(done(out) & ids), len(jobs)) from None
     if progress is not None:

@@ -214,13 +214,12 @@ def with_crash_facts(data, program, schedule, spark):
     return replace(data, frame=data.frame.unionByName(extra))
 
 
-def quiet_spark_session(master: str | None, level: str):
-    """The Spark session of a batch (`runs.engine.spark_session`; its tasks are Python jobs, `session.PYTHON_TASKS`),
-    its log set to `level`."""
-    from ..runs import engine as engines
-    from ..runs.session import PYTHON_TASKS
+def quiet_spark_context(master: str | None, level: str):
+    """The SparkContext of a batch (`runs.session.spark_context`: no SQL session; its tasks are Python jobs,
+    `session.PYTHON_TASKS`), its log set to `level`."""
+    from ..runs.session import PYTHON_TASKS, spark_context
 
-    return engines.spark_session(master, log_level=level, java_options=PYTHON_TASKS)
+    return spark_context(master, log_level=level, java_options=PYTHON_TASKS)
 
 
 def batch_(
@@ -243,7 +242,7 @@ def batch_(
     progress = Progress("batch", "job", quiet=quiet)
     try:
         summary = run_batch(manifest, out, master, retry_failed=retry_failed, progress=progress,
-                            session_factory=lambda m: quiet_spark_session(m, level))
+                            context_factory=lambda m: quiet_spark_context(m, level))
     except DiagnosticError as error:
         fail(error)
     except Interrupted as stopped:
