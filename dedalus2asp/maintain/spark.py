@@ -30,6 +30,11 @@ sums per job); `SparkEngine.view` collects the view only when asked for it (to p
     sets: over-delete what a deleted fact derived, re-derive what keeps a derivation, insert
     semi-naively. Recursive relations hold each fact once (count 1, no S or H), and relations that read
     them count derivations over those facts. One Spark job per round of each phase.
+* **Where the rows live.** Every view, delta and set of derived facts is hash-partitioned on the fact's
+  columns (`placed`), and a relation below a recursive component is checkpointed once per burst partitioned on
+  the key its rule joins it with (`keyed`): a round joins its delta with them, and asks which derived facts
+  are new, by moving (shuffling) and hashing the delta only; the view is read where it lies, never moved.
+  The burst's last job computes the new view (one pass over it, no shuffle).
 * **Messages.** A localized rule's body is at one node (psn2010 §2.2); a derived update whose node is
   not the body's is a message. The engine counts per node the updates processed and messages sent.
 """
