@@ -109,7 +109,7 @@ def spark_point(session, program, links: Counter, b: Burst, algorithm: str) -> d
     signed = Counter()
     for u in b.updates:
         signed[u.fact] += 1 if u.op == "+" else -1
-    maintained, totals = seconds(lambda: m.apply({"link": m.frame("link", rows(signed))}))
+    maintained, totals = seconds(lambda: m.apply({"link": m.frame("link", rows(signed))}, len(signed)))
     after = Base(links)
     after.apply(b)
     r = fresh()

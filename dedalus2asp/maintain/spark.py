@@ -112,6 +112,8 @@ def components(rules: Sequence[SparkRule]) -> list[tuple[tuple[str, ...], bool]]
 # The engine on plain data
 
 ALGORITHMS = ("psn", "dred")
+SMALL = 20_000
+"""The most base updates of a burst whose deltas are hashed in joins (`SparkMaintainer.hashed`)."""
 
 
 @dataclass
@@ -193,8 +195,14 @@ class SparkMaintainer:
         would hash `known` (Spark builds the right side of one); instead a semi-join keeps the facts of `known`
         that `df` holds, hashing `df` and streaming `known` where it lies, and `df` loses those."""
         columns = self.columns(relation)
-        present = known.select(*columns).join(df.select(*columns).hint("shuffle_hash"), on=columns, how="left_semi")
-        return df.join(present.hint("shuffle_hash"), on=columns, how="left_anti")
+        present = known.select(*columns).join(self.hashed(df.select(*columns)), on=columns, how="left_semi")
+        return df.join(self.hashed(present), on=columns, how="left_anti")
+
+    def hashed(self, df):
+        """`df` as the side of a join that Spark hashes (a shuffled hash join: the other side streams, unsorted)
+        when the burst is small (`apply`'s `rows`): the delta side then is. A hash table cannot spill, so a large
+        burst (the first, a recomputation) joins by sorting, which can."""
+        return df.hint("shuffle_hash") if self._small else df
 
     def consolidated(self, df, relation: str):
         """One row per fact and annotation, the counts summed, those whose count is 0 left out."""
@@ -256,7 +264,7 @@ class SparkMaintainer:
             if not shared:
                 joined = joined.crossJoin(part)
             elif hashed or k == small:
-                left, right = (joined.hint("shuffle_hash"), part) if hashed else (joined, part.hint("shuffle_hash"))
+                left, right = (self.hashed(joined), part) if hashed else (joined, self.hashed(part))
                 joined, hashed = left.join(right, on=shared, how="inner"), True
             else:
                 joined = joined.join(part, on=shared, how="inner")
@@ -306,9 +314,9 @@ class SparkMaintainer:
 
     # -- a burst -----------------------------------------------------------------------
 
-    def apply(self, updates: Mapping[str, object]) -> Totals:
+    def apply(self, updates: Mapping[str, object], rows: int | None = None) -> Totals:
         """Maintain the view under one burst: `updates` maps base relations to DataFrames (`frame`) of signed
-        counts. Returns what changed; if a deletion meets a fact that is not there, nothing is committed and
+        counts, `rows` of them in all if known (at most `SMALL`: a small burst, whose deltas Spark hashes). Returns what changed; if a deletion meets a fact that is not there, nothing is committed and
         `missing` counts those facts."""
         F = self.F
         self._tally: list = []
@@ -317,6 +325,7 @@ class SparkMaintainer:
         out = self._out = Totals()
         self._mark = time.perf_counter()
         self._keyed: dict = {}
+        self._small = rows is not None and rows <= SMALL
         delta: dict[str, object] = {}
         for relation, df in updates.items():
             if relation in self.derived:
@@ -364,7 +373,7 @@ class SparkMaintainer:
         F = self.F
         columns = self.columns(relation)
         change = d.groupBy(*columns).agg(F.sum("n").alias("n"))
-        old = self.view[relation].join(change.select(*columns).hint("shuffle_hash"), on=columns, how="left_semi").groupBy(*columns).agg(F.sum("n").alias("before"))
+        old = self.view[relation].join(self.hashed(change.select(*columns)), on=columns, how="left_semi").groupBy(*columns).agg(F.sum("n").alias("before"))
         joined = change.join(old, on=columns, how="left")
         before = F.coalesce(F.col("before"), F.lit(0).cast("long"))
         return joined.select(*columns, before.alias("before"), (before + F.col("n")).alias("after"))
@@ -456,7 +465,7 @@ class SparkMaintainer:
             changes = self._changes(rel, delta[rel])
             plus[rel] = cut(self.as_set(changes.where((F.col("before") <= 0) & (F.col("after") > 0)), rel))
             minus[rel] = cut(self.as_set(changes.where((F.col("before") > 0) & (F.col("after") <= 0)), rel))
-            after[rel] = cut(old[rel].join(minus[rel].select(*columns(rel)).hint("shuffle_hash"), on=columns(rel), how="left_anti")
+            after[rel] = cut(old[rel].join(self.hashed(minus[rel].select(*columns(rel))), on=columns(rel), how="left_anti")
                              .unionByName(plus[rel]))
 
         def distinct_new(raw_by_head: dict, known: dict) -> dict:
@@ -499,7 +508,7 @@ class SparkMaintainer:
         deleted = rounds(lambda d: fire_all(lambda rel: old[rel], d), seeds, {rel: [] for rel in members})
         gone = {rel: cut(_union(parts)) for rel, parts in deleted.items() if parts}
         # 2. re-derive: the over-deleted facts that keep a derivation from what is left
-        kept = {rel: cut(old[rel].join(gone[rel].select(*columns(rel)).hint("shuffle_hash"), on=columns(rel), how="left_anti"))
+        kept = {rel: cut(old[rel].join(self.hashed(gone[rel].select(*columns(rel))), on=columns(rel), how="left_anti"))
                 if rel in gone else old[rel] for rel in members}
         now = {**after, **kept}
         back = {}
@@ -612,7 +621,7 @@ class SparkEngine:
         for fact, n in signed.items():
             if n:
                 by_relation.setdefault(fact.relation, []).append((tuple(str(a) for a in fact.args), n))
-        totals = m.apply({rel: m.frame(rel, rows) for rel, rows in by_relation.items()})
+        totals = m.apply({rel: m.frame(rel, rows) for rel, rows in by_relation.items()}, sum(map(len, by_relation.values())))
         if totals.missing:
             raise ValueError(f"burst {number} deletes {totals.missing} base fact(s) that the view does not hold")
         return totals
