@@ -469,13 +469,14 @@ class SparkMaintainer:
                              .unionByName(plus[rel]))
 
         def distinct_new(raw_by_head: dict, known: dict) -> dict:
-            """Per head relation: the facts derived (once each), not in `known` (a list of parts)."""
+            """Per head relation: the facts derived (once each), not in `known` (a list of at most two parts: a
+            union of many would be joined part by part, Spark pushing the join through it)."""
             found = {}
             for rel, raw in raw_by_head.items():
                 if raw:
                     facts = self.as_set(self._fired(raw, rel), rel)
-                    if known[rel]:
-                        facts = self.absent(facts, _union(known[rel]), rel)
+                    for part in known[rel]:
+                        facts = self.absent(facts, part, rel)
                     found[rel] = cut(facts)
             return found
 
@@ -489,8 +490,10 @@ class SparkMaintainer:
             return raw
 
         def rounds(step, first: dict, known: dict) -> dict:
-            """Semi-naive rounds from `first`: each round's new facts join the known ones; one count per round."""
+            """Semi-naive rounds from `first`: each round's new facts join the known ones (the facts known before
+            the rounds, and those found by them, one frame checkpointed each round); one count per round."""
             added = {rel: [] for rel in members}
+            before = {rel: len(parts) for rel, parts in known.items()}
             current = first
             while True:
                 sizes = self._job([df.select(F.lit(f"s:{rel}").alias("tag"), F.lit(1).cast("long").alias("v")) for rel, df in current.items()])
@@ -500,7 +503,8 @@ class SparkMaintainer:
                     return added
                 for rel, df in current.items():
                     added[rel].append(df)
-                    known[rel].append(df)
+                    found = known[rel][before[rel]:]
+                    known[rel] = known[rel][:before[rel]] + [cut(found[0].unionByName(df)) if found else df]
                 current = distinct_new(step(current), known)
 
         # 1. over-delete: what a deleted fact derived, every other atom old
