@@ -127,16 +127,27 @@ def spark_point(session, program, links: Counter, b: Burst, algorithm: str) -> d
     signed = Counter()
     for u in b.updates:
         signed[u.fact] += 1 if u.op == "+" else -1
-    maintained, totals = seconds(lambda: m.apply({"link": m.frame("link", rows(signed))}))
+    maintained, totals = seconds(lambda: m.apply({"link": m.frame("link", rows(signed))}, len(signed)))
     after = Base(links)
     after.apply(b)
     r = fresh()
     recomputed, again = seconds(lambda: r.apply({"link": r.frame("link", rows(after.facts))}))
     size = m.facts("reachable").count()
     assert size == r.facts("reachable").count(), "Spark maintenance differs from recomputation"
+    print(f"  spark {algorithm}: maintained in {totals.rounds} rounds, {totals.jobs} jobs, {stages(m, 1)} stages "
+          f"(median {statistics.median(totals.seconds):.2f} s a job); recomputed in {again.rounds} rounds, "
+          f"{again.jobs} jobs, {stages(r, 0)} stages (median {statistics.median(again.seconds):.2f} s a job)", flush=True)
     return {"start": start, "maintain": maintained, "recompute": recomputed, "jobs": totals.jobs,
-            "recompute_jobs": again.jobs, "rounds": totals.rounds, "messages": sum(totals.messages.values()),
-            "reachable": size}
+            "recompute_jobs": again.jobs, "stages": stages(m, 1), "recompute_stages": stages(r, 0),
+            "rounds": totals.rounds, "recompute_rounds": again.rounds, "messages": sum(totals.messages.values()),
+            "reachable": size, "job_seconds": totals.seconds, "recompute_job_seconds": again.seconds}
+
+
+def stages(m: SparkMaintainer, burst: int) -> int:
+    """The Spark stages of the jobs of `m`'s burst `burst` (0: its start), with the status tracker."""
+    tracker = m.spark.sparkContext.statusTracker()
+    jobs = tracker.getJobIdsForGroup(f"{m.jobs.prefix}-{burst}")
+    return sum(len(info.stageIds) for info in map(tracker.getJobInfo, jobs) if info is not None)
 
 
 def fixed_cost(session) -> dict:

@@ -30,6 +30,11 @@ sums per job); `SparkEngine.view` collects the view only when asked for it (to p
     sets: over-delete what a deleted fact derived, re-derive what keeps a derivation, insert
     semi-naively. Recursive relations hold each fact once (count 1, no S or H), and relations that read
     them count derivations over those facts. One Spark job per round of each phase.
+* **Where the rows live.** Every view, delta and set of derived facts is hash-partitioned on the fact's
+  columns (`placed`), and a relation below a recursive component is checkpointed once per burst partitioned on
+  the key its rule joins it with (`keyed`): a round joins its delta with them, and asks which derived facts
+  are new, by moving (shuffling) and hashing the delta only; the view is read where it lies, never moved.
+  The burst's last job computes the new view (one pass over it, no shuffle).
 * **Messages.** A localized rule's body is at one node (psn2010 §2.2); a derived update whose node is
   not the body's is a message. The engine counts per node the updates processed and messages sent.
 """
@@ -38,7 +43,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import reduce
-from typing import Iterable, Mapping, Sequence
+from typing import Collection, Iterable, Mapping, Sequence
 
 import time
 from collections import Counter
@@ -107,13 +112,16 @@ def components(rules: Sequence[SparkRule]) -> list[tuple[tuple[str, ...], bool]]
 # The engine on plain data
 
 ALGORITHMS = ("psn", "dred")
+SMALL = 20_000
+"""The most base updates of a burst whose deltas are hashed in joins (`SparkMaintainer.hashed`)."""
 
 
 @dataclass
 class Totals:
     """What a burst did, counted on Spark: per relation the facts that appeared and disappeared (as sets),
     per node the updates processed and the messages sent, the rounds of the recursive components and the
-    Spark jobs; `missing`: base deletions of facts that were not there (nothing was committed)."""
+    Spark jobs, and the seconds up to each of the burst's jobs from the one before (its planning and its run);
+    `missing`: base deletions of facts that were not there (nothing was committed)."""
 
     inserted: dict[str, int] = field(default_factory=dict)
     deleted: dict[str, int] = field(default_factory=dict)
@@ -122,6 +130,7 @@ class Totals:
     rounds: int = 0
     jobs: int = 0
     missing: int = 0
+    seconds: list[float] = field(default_factory=list)
 
 
 class SparkMaintainer:
@@ -173,6 +182,28 @@ class SparkMaintainer:
         none = F.array().cast("array<string>")
         return self.spark.createDataFrame(pa.table(data)).select(*self.columns(relation), none.alias("S"), none.alias("H"), "n")
 
+    def placed(self, df, relation: str):
+        """`df` hash-partitioned on the fact's columns (a0…, `spark.sql.shuffle.partitions` parts), where every
+        view, delta and set of derived facts lives: a grouping by the fact or a join of two placed frames on
+        it shuffles neither (Spark drops the exchange, and a union of placed frames stays placed), so a round
+        whose delta is small moves that delta only, never the view."""
+        columns = self.columns(relation)
+        return df.repartition(*columns) if columns else df
+
+    def absent(self, df, known, relation: str):
+        """The rows of `df` (small, placed) whose fact is not in `known` (a view: large, placed). An anti-join
+        would hash `known` (Spark builds the right side of one); instead a semi-join keeps the facts of `known`
+        that `df` holds, hashing `df` and streaming `known` where it lies, and `df` loses those."""
+        columns = self.columns(relation)
+        present = known.select(*columns).join(self.hashed(df.select(*columns)), on=columns, how="left_semi")
+        return df.join(self.hashed(present), on=columns, how="left_anti")
+
+    def hashed(self, df):
+        """`df` as the side of a join that Spark hashes (a shuffled hash join: the other side streams, unsorted)
+        when the burst is small (`apply`'s `rows`): the delta side then is. A hash table cannot spill, so a large
+        burst (the first, a recomputation) joins by sorting, which can."""
+        return df.hint("shuffle_hash") if self._small else df
+
     def consolidated(self, df, relation: str):
         """One row per fact and annotation, the counts summed, those whose count is 0 left out."""
         F = self.F
@@ -208,22 +239,35 @@ class SparkMaintainer:
         return df.select(*(F.col(a).alias(f"v_{v}") for v, a in seen.items()), F.col("n").alias(f"n{i}"),
                          F.col("S").alias(f"S{i}"), F.col("H").alias(f"H{i}"), *extra)
 
-    def fire(self, rule: SparkRule, frames: Sequence, head_filter=None):
+    def fire(self, rule: SparkRule, frames: Sequence, head_filter=None, small: int | None = None, steady: Collection[str] = ()):
         """The derivations of `rule` with body atom i read from `frames[i]` (psn2010 Fig. 2's fire and pick):
         rows (a0…, S, H, n, sender). n is the product of the body's counts; S the body facts of the head's
         recursive component and their S; H their H, and "*" if a body fact of a lower component has an
         infinite count; a derivation whose head is in its own H is not sent, one whose head is in its S gets
-        the head into H. With `head_filter` (facts of the head), only derivations of those (DRed)."""
+        the head into H. With `head_filter` (facts of the head), only derivations of those (DRed). The side of
+        each join that holds `frames[small]` (a delta) or `head_filter` is the one Spark hashes: the other, the
+        view, streams past it unsorted. The frames of `steady` relations (the same every round of a recursive
+        component) are read placed on their join key (`keyed`), so that a round shuffles its delta only."""
         F = self.F
+        variables = [{t.text for t in atom.terms if t.variable} for atom in rule.body]
+        frames = [self.keyed(df, atom, variables[i] & (variables[1] if i == 0 and len(variables) > 1 else set().union(*variables[:i])))
+                  if atom.relation in steady and i != small else df for i, (df, atom) in enumerate(zip(frames, rule.body))]
         inside = [i for i, b in enumerate(rule.body) if b.relation in self.component[rule.head.relation]] if self.algorithm == "psn" else []
         parts = [self.bind(df, atom, i, i in inside) for i, (df, atom) in enumerate(zip(frames, rule.body))]
         if head_filter is not None:
             wanted = self.bind(head_filter, rule.head, -1, False)
             parts.insert(0, wanted.select(*(c for c in wanted.columns if c.startswith("v_"))))
-        joined = parts[0]
-        for part in parts[1:]:
+            small = -1
+        joined, hashed = parts[0], small in (-1, 0)
+        for k, part in enumerate(parts[1:], 1):
             shared = [c for c in joined.columns if c in part.columns and c.startswith("v_")]
-            joined = joined.join(part, on=shared, how="inner") if shared else joined.crossJoin(part)
+            if not shared:
+                joined = joined.crossJoin(part)
+            elif hashed or k == small:
+                left, right = (self.hashed(joined), part) if hashed else (joined, self.hashed(part))
+                joined, hashed = left.join(right, on=shared, how="inner"), True
+            else:
+                joined = joined.join(part, on=shared, how="inner")
 
         def value(term: Term):
             return F.col(f"v_{term.text}") if term.variable else F.lit(term.text)
@@ -248,32 +292,45 @@ class SparkMaintainer:
             out = out.withColumn("H", F.when(F.array_contains("S", F.col("key")), F.array_sort(F.array_union("H", F.array("key")))).otherwise(F.col("H")))
         return out.drop("key")
 
-    def deltas(self, rule: SparkRule, old: Mapping, new: Mapping, delta: Mapping, at: set[str]) -> list:
+    def keyed(self, df, atom: Pattern, key: set[str]):
+        """`df` hash-partitioned on the columns of `atom`'s variables `key`, checkpointed once per burst (the frame
+        of a relation below a recursive component, which every round joins with its delta on `key`)."""
+        columns = sorted({f"a{next(j for j, t in enumerate(atom.terms) if t.variable and t.text == v)}" for v in key})
+        if not columns:
+            return df
+        if (id(df), tuple(columns)) not in self._keyed:
+            self._keyed[id(df), tuple(columns)] = (df, cut(df.repartition(*columns)))
+        return self._keyed[id(df), tuple(columns)][1]
+
+    def deltas(self, rule: SparkRule, old: Mapping, new: Mapping, delta: Mapping, at: set[str], steady: Collection[str] = ()) -> list:
         """psn2010's delta rules of `rule` for the body positions i whose relation is in `at` and has a delta:
-        the relations before i new, Δ at i, the relations after i old."""
+        the relations before i new, Δ at i, the relations after i old (`steady`: as `fire`)."""
         out = []
         for i, atom in enumerate(rule.body):
             if atom.relation in at and delta.get(atom.relation) is not None:
                 frames = [new[b.relation] for b in rule.body[:i]] + [delta[atom.relation]] + [old[b.relation] for b in rule.body[i + 1:]]
-                out.append(self.fire(rule, frames))
+                out.append(self.fire(rule, frames, small=i, steady=steady))
         return out
 
     # -- a burst -----------------------------------------------------------------------
 
-    def apply(self, updates: Mapping[str, object]) -> Totals:
+    def apply(self, updates: Mapping[str, object], rows: int | None = None) -> Totals:
         """Maintain the view under one burst: `updates` maps base relations to DataFrames (`frame`) of signed
-        counts. Returns what changed; if a deletion meets a fact that is not there, nothing is committed and
+        counts, `rows` of them in all if known (at most `SMALL`: a small burst, whose deltas Spark hashes). Returns what changed; if a deletion meets a fact that is not there, nothing is committed and
         `missing` counts those facts."""
         F = self.F
         self._tally: list = []
         self._totals: dict[str, int] = {}
         self.jobs.step(self.bursts)
-        out = Totals()
+        out = self._out = Totals()
+        self._mark = time.perf_counter()
+        self._keyed: dict = {}
+        self._small = rows is not None and rows <= SMALL
         delta: dict[str, object] = {}
         for relation, df in updates.items():
             if relation in self.derived:
                 raise ValueError(f"{relation} is derived: only base relations are updated")
-            delta[relation] = cut(self.consolidated(df, relation))
+            delta[relation] = cut(self.consolidated(self.placed(df, relation), relation))
         new = {rel: self.view[rel].unionByName(d) for rel, d in delta.items()}
         for members, recursive in self.order:
             if not recursive:
@@ -293,7 +350,12 @@ class SparkMaintainer:
             self._tally.append(changes.select(
                 F.when(appear, F.lit(f"i:{relation}")).when(vanish, F.lit(f"d:{relation}")).alias("tag"),
                 F.lit(1).cast("long").alias("v")).where(F.col("tag").isNotNull()))
-        totals = {**self._job([]), **self._totals}
+        # the burst's last job also computes the new view (kept by its checkpoint): a burst's time is all of its
+        # work, and the next one starts from a view that is there
+        fresh = {rel: cut(self.consolidated(self.placed(new[rel], rel), rel)) for rel in delta}
+        totals = {**self._job([df.select(F.lit("view").alias("tag"), F.lit(1).cast("long").alias("v")) for df in fresh.values()]),
+                  **self._totals}
+        totals.pop("view", None)
         self.jobs.step(None)
         out.jobs = self.jobs.per_step[-1]
         out.missing = totals.pop("missing", 0)
@@ -302,8 +364,7 @@ class SparkMaintainer:
             {"i": out.inserted, "d": out.deleted, "u": out.updates, "m": out.messages}[kind][name] = v
         if out.missing:
             return out
-        for relation in delta:
-            self.view[relation] = cut(self.consolidated(new[relation], relation))
+        self.view.update(fresh)
         self.bursts += 1
         return out
 
@@ -312,7 +373,7 @@ class SparkMaintainer:
         F = self.F
         columns = self.columns(relation)
         change = d.groupBy(*columns).agg(F.sum("n").alias("n"))
-        old = self.view[relation].join(change.select(*columns), on=columns, how="left_semi").groupBy(*columns).agg(F.sum("n").alias("before"))
+        old = self.view[relation].join(self.hashed(change.select(*columns)), on=columns, how="left_semi").groupBy(*columns).agg(F.sum("n").alias("before"))
         joined = change.join(old, on=columns, how="left")
         before = F.coalesce(F.col("before"), F.lit(0).cast("long"))
         return joined.select(*columns, before.alias("before"), (before + F.col("n")).alias("after"))
@@ -325,6 +386,9 @@ class SparkMaintainer:
         if not parts:
             return {}
         rows = _union(parts).groupBy("tag").agg(self.F.sum("v").alias("v")).collect()
+        now = time.perf_counter()
+        self._out.seconds.append(now - self._mark)
+        self._mark = now
         sums = {row.tag: int(row.v) for row in rows}
         for tag in [t for t in sums if t[0] in "um" or t == "missing"]:
             self._totals[tag] = self._totals.get(tag, 0) + sums.pop(tag)
@@ -335,7 +399,7 @@ class SparkMaintainer:
         processes (the derived ones, at the head's node) and the messages each sends (to another node) tallied."""
         F = self.F
         loc = f"a{self._location[relation]}"
-        agg = cut(_union(raw).groupBy(*self.keys(relation), "sender").agg(F.sum("n").alias("n"), F.sum(F.abs("n")).alias("d")))
+        agg = cut(self.placed(_union(raw), relation).groupBy(*self.keys(relation), "sender").agg(F.sum("n").alias("n"), F.sum(F.abs("n")).alias("d")))
         self._tally.append(agg.select(F.concat(F.lit("u:"), F.col(loc)).alias("tag"), F.col("d").alias("v")))
         self._tally.append(agg.where(F.col("sender") != F.col(loc)).select(F.concat(F.lit("m:"), F.col("sender")).alias("tag"), F.col("d").alias("v")))
         return self.consolidated(agg.drop("sender", "d"), relation)
@@ -373,7 +437,7 @@ class SparkMaintainer:
             raw = {rel: [] for rel in members}
             for rule in rules:
                 raw[rule.head.relation] += self.deltas(rule, {**self.view, **new, **before}, {**self.view, **new, **after}, current,
-                                                       set(members))
+                                                       set(members), steady=lower)
             for rel, df in current.items():
                 done[rel].append(df)
             before = after
@@ -390,7 +454,9 @@ class SparkMaintainer:
         if not any(delta.get(rel) is not None for rel in lower):
             return
         columns = self.columns
-        old = {rel: self.as_set(self.view[rel], rel) for rel in {*lower, *members}}
+        # the view of a recursive relation is a set already (count 1); the lower ones, read every round, are
+        # made sets once per burst
+        old = {rel: self.view[rel] if rel in members else cut(self.as_set(self.view[rel], rel)) for rel in {*lower, *members}}
         plus, minus, after = {}, {}, {}
         for rel in lower:
             after[rel] = old[rel]
@@ -399,16 +465,18 @@ class SparkMaintainer:
             changes = self._changes(rel, delta[rel])
             plus[rel] = cut(self.as_set(changes.where((F.col("before") <= 0) & (F.col("after") > 0)), rel))
             minus[rel] = cut(self.as_set(changes.where((F.col("before") > 0) & (F.col("after") <= 0)), rel))
-            after[rel] = old[rel].join(minus[rel].select(*columns(rel)), on=columns(rel), how="left_anti").unionByName(plus[rel])
+            after[rel] = cut(old[rel].join(self.hashed(minus[rel].select(*columns(rel))), on=columns(rel), how="left_anti")
+                             .unionByName(plus[rel]))
 
         def distinct_new(raw_by_head: dict, known: dict) -> dict:
-            """Per head relation: the facts derived (once each), not in `known` (a list of parts)."""
+            """Per head relation: the facts derived (once each), not in `known` (a list of at most two parts: a
+            union of many would be joined part by part, Spark pushing the join through it)."""
             found = {}
             for rel, raw in raw_by_head.items():
                 if raw:
                     facts = self.as_set(self._fired(raw, rel), rel)
-                    if known[rel]:
-                        facts = facts.join(_union(known[rel]).select(*columns(rel)), on=columns(rel), how="left_anti")
+                    for part in known[rel]:
+                        facts = self.absent(facts, part, rel)
                     found[rel] = cut(facts)
             return found
 
@@ -418,12 +486,14 @@ class SparkMaintainer:
                 for i, atom in enumerate(rule.body):
                     if atom.relation in delta_at:
                         frames = [delta_at[atom.relation] if j == i else frames_for(b.relation) for j, b in enumerate(rule.body)]
-                        raw[rule.head.relation].append(self.fire(rule, frames))
+                        raw[rule.head.relation].append(self.fire(rule, frames, small=i, steady=lower))
             return raw
 
         def rounds(step, first: dict, known: dict) -> dict:
-            """Semi-naive rounds from `first`: each round's new facts join the known ones; one count per round."""
+            """Semi-naive rounds from `first`: each round's new facts join the known ones (the facts known before
+            the rounds, and those found by them, one frame checkpointed each round); one count per round."""
             added = {rel: [] for rel in members}
+            before = {rel: len(parts) for rel, parts in known.items()}
             current = first
             while True:
                 sizes = self._job([df.select(F.lit(f"s:{rel}").alias("tag"), F.lit(1).cast("long").alias("v")) for rel, df in current.items()])
@@ -433,7 +503,8 @@ class SparkMaintainer:
                     return added
                 for rel, df in current.items():
                     added[rel].append(df)
-                    known[rel].append(df)
+                    found = known[rel][before[rel]:]
+                    known[rel] = known[rel][:before[rel]] + [cut(found[0].unionByName(df)) if found else df]
                 current = distinct_new(step(current), known)
 
         # 1. over-delete: what a deleted fact derived, every other atom old
@@ -441,8 +512,8 @@ class SparkMaintainer:
         deleted = rounds(lambda d: fire_all(lambda rel: old[rel], d), seeds, {rel: [] for rel in members})
         gone = {rel: cut(_union(parts)) for rel, parts in deleted.items() if parts}
         # 2. re-derive: the over-deleted facts that keep a derivation from what is left
-        kept = {rel: old[rel].join(gone[rel].select(*columns(rel)), on=columns(rel), how="left_anti") if rel in gone else old[rel]
-                for rel in members}
+        kept = {rel: cut(old[rel].join(self.hashed(gone[rel].select(*columns(rel))), on=columns(rel), how="left_anti"))
+                if rel in gone else old[rel] for rel in members}
         now = {**after, **kept}
         back = {}
         for rel in gone:
@@ -554,7 +625,7 @@ class SparkEngine:
         for fact, n in signed.items():
             if n:
                 by_relation.setdefault(fact.relation, []).append((tuple(str(a) for a in fact.args), n))
-        totals = m.apply({rel: m.frame(rel, rows) for rel, rows in by_relation.items()})
+        totals = m.apply({rel: m.frame(rel, rows) for rel, rows in by_relation.items()}, sum(map(len, by_relation.values())))
         if totals.missing:
             raise ValueError(f"burst {number} deletes {totals.missing} base fact(s) that the view does not hold")
         return totals
