@@ -13,7 +13,7 @@ infinite runs, not all of them. So
 Where the graph does not close, the solver's lassos answer, which are runs in rounds too: `may_drift` says when
 their "exact" must be withdrawn (`withdrawn`).
 
-Public names: `verdict`, `may_drift`, `withdrawn`, `UNCHECKED`.
+Public names: `verdict`, `withdrawn`; `may_drift` and `UNCHECKED` are `runs.drift`'s (read here by `verify` and `cron_eventual`).
 """
 
 from __future__ import annotations
@@ -22,12 +22,10 @@ from dataclasses import replace
 
 from ..lang.ast import Instance, Program
 from ..bounds import Network
+from ..runs.drift import UNCHECKED, may_drift  # noqa: F401 (read by verify and cron_eventual through here)
 from ..runs.eventual import Eventual, drift_reason
 from .cron import Verdict
 from .eventual import Exactness
-
-UNCHECKED = "the explorer's graph did not close"
-"""Why the runs with free clocks were not followed where the solver's thresholds answer."""
 
 
 def verdict(found: Verdict, answer: Eventual) -> Verdict:
@@ -58,16 +56,6 @@ def verdict(found: Verdict, answer: Eventual) -> Verdict:
                    "but " if found.choice_exactness.decided_by == "choice-graph" else "")
         found.choice_exactness = Exactness(k, False, against + reason, "graph", answer.free_clocks)
     return found
-
-
-def may_drift(program: Program, instance: Instance | None, network: Network) -> bool:
-    """Whether runs with free clocks may differ from those in rounds, read off the program alone: a delay bound
-    (not sync), an asynchronous rule, two nodes or more, and no lock-step rule (Molly's, which reads several nodes
-    at one step: its time is global by definition)."""
-    populated = network.populate(instance) if instance is not None else None
-    nodes = populated.network if populated is not None else ()
-    return (not network.sync and network.max_delay is not None and bool(program.async_relations()) and len(nodes) > 1
-            and not program.lockstep_rules())
 
 
 def withdrawn(exactness: Exactness, program: Program, instance: Instance | None, network: Network,

@@ -49,6 +49,7 @@ from ..inspect.model import Model, decode
 from ..lang import coordination, ranges
 from ..lang.ast import Instance, Program, RuleKind
 from ..runs import eventual as explorer
+from ..runs.drift import UNCHECKED, may_drift
 from . import deepening
 
 MAX_STEPS = 40
@@ -388,7 +389,6 @@ def ultimate_outputs(program: Program, instance: Instance | None, bounds: Bounds
             extra = tuple(sorted((o for o in explored.ultimate_outputs if o not in seen), key=lambda o: (len(o), o)))
     if exact and graphed is None and decided_by != "confluence" and not threshold_steps:  # runs in rounds (the lassos,
         # the explorer); cron, which passes threshold_steps, withdraws its own answer (`free_clocks.withdrawn`)
-        from .free_clocks import UNCHECKED, may_drift  # (free_clocks reads cron's verdicts, which read this module)
         if may_drift(program, instance, bounds.network):
             exact, free, reason = False, -1, explorer.drift_reason(-1, UNCHECKED)
     return Ultimate(tuple(ordered) + extra + tuple(o for o, _ in drifted), lassos, steps,

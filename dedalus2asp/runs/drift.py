@@ -21,7 +21,7 @@ on from (each message in flight choosing its arrival round), and the configurati
 (`eventual.explore(free_clocks=True)`). The prefix has no faults: a run without them is a run of a faulty
 network too.
 
-Public names: `prefixes`, `Prefixes`, `starts`, `shown`, `Clocked`, `DRIFT_LIMIT`.
+Public names: `prefixes`, `Prefixes`, `starts`, `shown`, `Clocked`, `DRIFT_LIMIT`, `may_drift`, `UNCHECKED`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from itertools import combinations, product
 from typing import Iterator, NamedTuple
 
-from ..lang.ast import show_fact
+from ..bounds import Network
+from ..lang.ast import Instance, Program, show_fact
 from .configurations import Configuration, Local
 from .transitions import GroundFact, Packet, System
 
@@ -183,3 +184,17 @@ def shown(system: System, moves: tuple[Move, ...],
 
 def _text(system: System, fact: GroundFact) -> str:
     return show_fact(*system.fact(fact))
+
+
+UNCHECKED = "the explorer's graph did not close"
+"""Why the runs with free clocks were not followed where the solver's thresholds answer."""
+
+
+def may_drift(program: Program, instance: Instance | None, network: Network) -> bool:
+    """Whether runs with free clocks may differ from those in rounds, read off the program alone: a delay bound
+    (not sync), an asynchronous rule, two nodes or more, and no lock-step rule (Molly's, which reads several nodes
+    at one step: its time is global by definition)."""
+    populated = network.populate(instance) if instance is not None else None
+    nodes = populated.network if populated is not None else ()
+    return (not network.sync and network.max_delay is not None and bool(program.async_relations()) and len(nodes) > 1
+            and not program.lockstep_rules())
