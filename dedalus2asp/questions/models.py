@@ -216,7 +216,6 @@ def confluent_lasso_steps(program: Program, instance: Instance | None, bounds: B
 def ultimate_rules(compiled: transform.Compiled, outputs: tuple[str, ...]) -> str:
     """The ultimate facts of out(P) and the projection onto the ultimate output (united over nodes, but a located
     relation's with its node: it shows in the fact's location column)."""
-    located = dict(compiled.program.locations) if compiled.program is not None else {}
     lines = ["", "% the ultimate facts: those that hold at every step of the loop (jcss2014 §2.5.5)"]
     for relation in outputs:
         arity = compiled.arities[relation]
