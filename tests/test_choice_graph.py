@@ -18,12 +18,12 @@ from dedalus2asp import pipeline
 from dedalus2asp.bounds import Bounds, Encoding, Mode, Network, Semantics
 from dedalus2asp.cli import app
 from dedalus2asp.lang.diagnostics import DiagnosticError
-from dedalus2asp.lang.facts import parse_facts
 from dedalus2asp.questions import models
 from dedalus2asp.runs import choice, eventual
 
 from conftest import EXAMPLES
-from test_theorem4 import inputs, rules, well_formed
+from test_lasso import random_program
+from test_theorem4 import inputs, rules
 
 D1, D2 = Network(max_delay=1), Network(max_delay=2)
 
@@ -162,9 +162,7 @@ def test_two_nodes_a_debt_supported_through_the_other_node(tmp_path):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(st.lists(rules(), min_size=1, max_size=3), inputs())
 def test_random_programs_agree_with_the_choice_lassos(rule_texts, facts):
-    program = well_formed("\n".join(rule_texts))
-    assume(program is not None)
-    instance = parse_facts(facts, "random.facts")
+    program, instance = random_program(rule_texts, facts)
     outputs = tuple(r for r in ("p", "q", "r") if r in program.schema())
     try:
         explored = choice.explore_choice(program, instance, Bounds(0, network=D1, mode=Mode.EVENTUAL), 3_000, outputs)
