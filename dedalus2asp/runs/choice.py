@@ -168,9 +168,13 @@ class ChoiceGraph:
         return ChoiceConfiguration(tuple(
             ChoicePart(0, frozenset((f, TRUE) for f in facts), frozenset(), frozenset()) for facts in self.system.inputs))
 
-    def build(self, limit: int, seconds: float | None = None, progress: Callable[[int, int], None] | None = None) -> None:
+    def build(self, limit: int, seconds: float | None = None, progress: Callable[[int, int], None] | None = None,
+              roots: tuple = ()) -> list[int]:
         """Every configuration reachable from the start, breadth first; ConfigurationLimit past `limit` of them or
-        `seconds`. `progress(k, n)`: as `configurations.Graph.build`."""
+        `seconds`. `progress(k, n)`: as `configurations.Graph.build`. No other `roots`: the runs with free clocks
+        (`drift`) are the causal graph's; so it returns no root numbers."""
+        if roots:
+            raise ValueError("the choice runs' graph grows from its start only")
         self._end, self._seconds = (None if seconds is None else time.perf_counter() + seconds), seconds
         self._number(self.start(), limit)
         k = 0
@@ -182,6 +186,7 @@ class ChoiceGraph:
                 found.add((self._number(target, limit), self._label(label, accepting)))
             self.edges[k] = sorted(found)
             k += 1
+        return []
 
     def _number(self, config: ChoiceConfiguration, limit: int) -> int:
         number = self._numbers.get(config)

@@ -306,9 +306,7 @@ def build(graph: Graph, max_configurations: int, seconds: float | None = None,
     enabled = gc.isenabled()
     gc.disable()
     try:
-        if roots:  # only the causal rounds' graph grows from the ends of free-clock prefixes (`drift`)
-            return graph.build(max_configurations, seconds, progress, roots)
-        return graph.build(max_configurations, seconds, progress) or []
+        return graph.build(max_configurations, seconds, progress, roots)
     finally:
         if enabled:
             gc.enable()
