@@ -13,7 +13,7 @@ infinite runs, not all of them. So
 Where the graph does not close, the solver's lassos answer, which are runs in rounds too: `may_drift` says when
 their "exact" must be withdrawn (`withdrawn`).
 
-Public names: `verdict`, `withdrawn`; `may_drift` and `UNCHECKED` are `runs.drift`'s (read here by `verify` and `cron_eventual`).
+Public names: `verdict`, `withdrawn` (`may_drift` and `UNCHECKED` are `runs.drift`'s).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from dataclasses import replace
 
 from ..lang.ast import Instance, Program
 from ..bounds import Network
-from ..runs.drift import UNCHECKED, may_drift  # noqa: F401 (read by verify and cron_eventual through here)
+from ..runs.drift import UNCHECKED, may_drift
 from ..runs.eventual import Eventual, drift_reason
 from .cron import Verdict
 from .eventual import Exactness

@@ -33,7 +33,8 @@ from ..asp.transform import Compiled, transform
 from ..bounds import Bounds, Mode
 from ..inspect.model import Model, decode
 from ..lang.ast import Instance, Program
-from . import deepening, eventual, free_clocks
+from ..runs.drift import may_drift
+from . import deepening, eventual
 from .models import first_steps
 from .verdict import Counterexample, Crash, FaultSet, Lost, Missing, Verdict
 
@@ -221,7 +222,7 @@ def verify_eventual(
     if verdict.holds and not exactness.exact:
         left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
         verdict, exactness = never_weaker(program, instance, bounds, pre, post, verdict, exactness, left, all_, max_k)
-    elif verdict.holds and free_clocks.may_drift(program, instance, bounds.network):
+    elif verdict.holds and may_drift(program, instance, bounds.network):
         left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
         verdict, exactness = drifting(program, instance, bounds, pre, post, verdict, exactness, left, all_)
     if verdict.bounded_run:
@@ -238,7 +239,7 @@ def verify_eventual(
 def drifting(program: Program, instance: Instance, bounds: Bounds, pre: str, post: str, found: Verdict,
              exactness: eventual.Exactness, timeout: float | None, all_: bool):
     """An exact "holds" of the lassos, which are runs in rounds, where the nodes' clocks may drift apart
-    (`free_clocks.may_drift`; docs/semantics.md, "Decision: the rounds"): not exact, and checked against the runs
+    (`runs.drift.may_drift`; docs/semantics.md, "Decision: the rounds"): not exact, and checked against the runs
     with free clocks by bounded `verify --eot N`, N = K + D (the runs of as many steps as the lassos, and the
     delay bound), whose counterexample is the verdict, marked a bounded run, as `never_weaker` marks it."""
     n = exactness.K + (bounds.network.delay_bound or 0)
