@@ -234,7 +234,9 @@ def count_eventual(answer, json_: bool) -> None:
         say(f"{len(answer.outputs)} distinct ultimate output(s), lassos of K = {answer.steps} step(s); "
             + ("exact, decided by the explorer's configuration graph (a run alternating between loops)"
                if answer.exact and answer.decided_by == "explorer" else
-               "exact, decided by the explorer's configuration graph" if answer.exact and answer.decided_by == "graph" else
+               "exact, decided by the explorer's configuration graph"
+               + ("" if answer.free_clocks is None else " and the fair asynchronous interleavings")
+               if answer.exact and answer.decided_by == "graph" else
                "exact (the program is confluent: every infinite run has the same ultimate output)"
                if answer.exact and answer.decided_by == "confluence" else
                "exact (K is the completeness threshold)" if answer.exact else

@@ -29,7 +29,7 @@ from rich.table import Table
 from ..bounds import Semantics
 from ..lang.ast import show_fact
 from ..lang.diagnostics import format_diagnostic
-from ..questions.eventual import CONFLUENCE
+from ..questions.eventual import CONFLUENCE, INTERLEAVINGS
 from . import charts
 from .svg import loop_sentence
 
@@ -382,7 +382,9 @@ def eventual(result: Eventual) -> str:
     lines = [
         f"eventual answer ({'choice runs, ' if chosen else ''}{result.bounds.describe()}): {result.configurations} "
         f"configurations, {result.edges} transitions, {result.components} strongly connected component(s) with a cycle",
-        "exact: yes, every infinite run's ultimate output is listed" if result.exact else f"exact: no, {result.reason}",
+        ("exact: yes, every infinite run's ultimate output is listed"
+         + ("" if result.free_clocks is None else f" ({INTERLEAVINGS}; {result.interleavings} configurations of them)")
+         if result.exact else f"exact: no, {result.reason}"),
     ]
     if result.threshold is not None:
         lines.append(f"completeness threshold K = {result.threshold}" if result.threshold_exact else
@@ -417,7 +419,9 @@ def ultimate(result: Ultimate, width: int | None = None, color: bool = False) ->
         out.print(f"exact: yes, {CONFLUENCE}")
     elif result.exact and result.decided_by == "graph":
         out.print("exact: yes, decided by the explorer's configuration graph (explore --eventual): its strongly "
-                  "connected parts give every infinite run's ultimate output; the lassos shown have its witnesses' length")
+                  "connected parts give every infinite run's ultimate output"
+                  + ("" if result.free_clocks is None else f" ({INTERLEAVINGS})")
+                  + "; the lassos shown have its witnesses' length")
     elif result.exact and result.decided_by == "explorer":
         out.print("exact: yes, decided by the explorer's configuration graph (explore --eventual): the lassos' per-node "
                   "ultimate sets left open what a run alternating between loops holds")

@@ -47,7 +47,8 @@ class Exactness:
     """"explorer": the configuration graph decided what the lassos' per-node sets left open; "confluence": the
     program is confluent (`models.confluent`), so every run has the same ultimate output and any lasso shows it;
     "graph": the explorer's graph decided it alone (`cron_graph.by_graph`); "choice-graph": the choice runs' graph
-    (`runs.choice`) decided tolerance (`cron_graph.by_choice_graph`)."""
+    (`runs.choice`) decided tolerance (`cron_graph.by_choice_graph`); "interleavings": the explorer's graph for the
+    runs in rounds and the fair asynchronous interleavings (`runs.interleavings`) for those with free clocks."""
     free_clocks: int | None = None
     """Not exact because the nodes' clocks may drift apart (`runs.drift`): the runs in rounds were decided, those with
     free clocks followed up to this horizon T (-1: not followed); `reason` says so."""
@@ -71,6 +72,9 @@ class Exactness:
             return ("exact, decided by the explorer's configuration graph (explore --eventual): its strongly connected "
                     "parts give every infinite run's ultimate output, those that alternate between loops included "
                     f"(the lassos shown have K = {_plural(self.K, 'step')})")
+        if self.exact and self.decided_by == "interleavings":
+            return ("exact, decided by the explorer's configuration graph (explore --eventual), "
+                    f"{INTERLEAVINGS} (the lassos shown have K = {_plural(self.K, 'step')})")
         if self.exact:
             steps, configurations = _plural(self.K, "step"), _plural(self.K, "distinct configuration")
             return (f"exact: lassos of up to K = {steps} cover every infinite run (K is the completeness "
@@ -96,6 +100,10 @@ CONFLUENCE = ("the program is confluent by the Dedalus properties draft's criter
               "every infinite run, causal or not, ends holding the same facts (jcss2014 §4.1.1's argument for "
               "Algorithm 2: what arrives, even before its send, is persisted), and any lasso shows its ultimate output")
 """Why a confluent program's eventual answer is exact (`models.confluent`), in words."""
+
+INTERLEAVINGS = ("the runs whose nodes' clocks drift apart included: the fair asynchronous interleavings, an "
+                 "over-approximation of every run, admit no other ultimate output")
+"""Why an answer over the runs in rounds and those followed with free clocks is exact (`runs.interleavings`)."""
 
 
 def _plural(n: int, noun: str) -> str:

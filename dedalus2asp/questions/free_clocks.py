@@ -8,7 +8,10 @@ infinite runs, not all of them. So
 
 * an ultimate output only such a run has is a real one: it joins the list, and two outputs make "not consistent"
   exact, shown by a run in rounds and the run whose clocks drift (`verdict`);
-* one output is "consistent" over the runs in rounds and those followed, not exact (`Exactness.free_clocks`).
+* one output is "consistent" over the runs in rounds and those followed, not exact (`Exactness.free_clocks`),
+  unless the fair asynchronous interleavings (`runs.interleavings`, an over-approximation of every run with free
+  clocks) admit no other output: then it is exact (`answer.exact`, decided by "interleavings"), and tolerance is
+  what the choice runs decided.
 
 Where the graph does not close, the solver's lassos answer, which are runs in rounds too: `may_drift` says when
 their "exact" must be withdrawn (`withdrawn`).
@@ -31,11 +34,15 @@ from .eventual import Exactness
 def verdict(found: Verdict, answer: Eventual) -> Verdict:
     """The CRON verdict `found` from the runs in rounds (one ultimate output, exact over them), with what the runs of
     `answer` whose clocks drift apart add: another output makes it "not consistent", exact, its witnesses the two
-    explorer runs (`Verdict.runs`); none leaves "consistent" over the runs followed, not exact. Unchanged when the
-    clocks cannot drift (`answer.free_clocks` None)."""
+    explorer runs (`Verdict.runs`); none leaves "consistent" over the runs followed, not exact, unless the fair
+    interleavings certified the one output (`answer.exact`). Unchanged when the clocks cannot drift
+    (`answer.free_clocks` None)."""
     if answer.free_clocks is None:
         return found
     k = found.exactness.K
+    if answer.exact and len(answer.ultimate_outputs) == 1:  # the fair interleavings admit no other output
+        found.exactness = Exactness(k, True, "", "interleavings")
+        return found
     if len(answer.ultimate_outputs) > 1:
         outputs = [frozenset(o) for o in answer.ultimate_outputs]
         rounds = answer.in_rounds[0]

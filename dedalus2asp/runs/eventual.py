@@ -57,7 +57,7 @@ from ..bounds import Bounds, Mode
 from ..lang.ast import Instance, Program, show_fact
 from ..lang import coordination, ranges
 from ..lang.analysis import restrict, strongly_connected as tarjan
-from . import drift
+from . import drift, interleavings
 from .configurations import ConfigurationLimit, Graph
 
 Item = tuple[int, tuple]
@@ -127,7 +127,11 @@ class Eventual:
     free_clocks: int | None = None
     """When the nodes' clocks may drift apart (`explore(free_clocks=True)`: a delay bound, messages between distinct
     nodes): the horizon T up to which the runs with free clocks were followed (free clocks for steps 0..T, then
-    rounds; -1: none), whose outputs the list has too; `exact` is then False."""
+    rounds; -1: none), whose outputs the list has too; `exact` is then False, unless the fair asynchronous
+    interleavings certify the list (`interleavings`)."""
+    interleavings: int | None = None
+    """The configurations of the fair asynchronous interleavings' graph, when it was built (`drifted`): an
+    over-approximation of every run with free clocks; `exact` says whether its outputs were those listed."""
 
     @property
     def certain(self) -> tuple[str, ...]:
@@ -173,7 +177,8 @@ class Eventual:
             "threshold_exact": self.threshold_exact,
             "witnesses": [w.as_dict() for w in self.witnesses],
             "nodes": list(self.nodes),
-            **({} if self.free_clocks is None else {"free_clocks": self.free_clocks, "rounds_exact": self.rounds_exact}),
+            **({} if self.free_clocks is None else {"free_clocks": self.free_clocks, "rounds_exact": self.rounds_exact,
+                                                    "interleavings": self.interleavings}),
             "max_delay": self.bounds.network.max_delay,
             **self.bounds.network.as_dict(),
         }
@@ -238,7 +243,13 @@ def drifted(graph: Graph, outputs: tuple[str, ...], found: Eventual, limit: int,
     """`found` (the runs in rounds, exact) with the ultimate outputs of the runs whose first steps follow free clocks
     (`drift`): the free-clock prefixes of every horizon h ≤ T, T = the longest witness lasso plus D, each end a root
     from which the graph grows; an output no run in rounds has comes with such a run (`Lasso.free_clocks`). The
-    answer is not exact (`drift_reason`), but two outputs still make "not consistent" exact."""
+    answer is not exact (`drift_reason`), but two outputs still make "not consistent" exact. Unless the fair
+    asynchronous interleavings (`interleavings`, an over-approximation of every run with free clocks) admit no
+    ultimate output but those listed: then the list is every run's, exact (`interleavings` their size). They are
+    asked first: where they admit only the rounds' outputs, no prefix need be followed (`free_clocks` -1)."""
+    over, why = interleaved(graph, outputs, seconds)
+    if over is not None and over.outputs == set(found.ultimate_outputs):
+        return replace(found, free_clocks=-1, interleavings=over.configurations)
     delay = graph.bound
     horizon = max((w.loop_start + w.period for w in found.witnesses), default=1) + delay
     prefixes = drift.prefixes(graph.system, horizon, delay, drift.DRIFT_LIMIT, drift.DRIFT_SECONDS)
@@ -262,7 +273,8 @@ def drifted(graph: Graph, outputs: tuple[str, ...], found: Eventual, limit: int,
         stopped = f"{stop}"
     known = set(found.ultimate_outputs)
     if len(graph.configurations) == size and not origin:
-        return replace(found, exact=False, free_clocks=checked, reason=drift_reason(checked, stopped))
+        return replace(found, exact=False, free_clocks=checked, reason=drift_reason(checked, stopped) + why,
+                       interleavings=over and over.configurations)
     out = set(outputs)
     kept = [tuple(frozenset(f for f in d if f[0] in out) if d is not None else None for d in label) for label in graph.labels]
     successors = lambda v: [w for w, _ in graph.edges[v]]  # noqa: E731
@@ -282,8 +294,38 @@ def drifted(graph: Graph, outputs: tuple[str, ...], found: Eventual, limit: int,
         extra[shown] = replace(lasso, steps=steps, free_clocks=prefix, in_flight=in_flight)
     ordered = sorted(known | set(extra), key=lambda o: (len(o), o))
     witnesses = {**dict(zip(found.ultimate_outputs, found.witnesses)), **extra}
-    return replace(found, ultimate_outputs=tuple(ordered), witnesses=tuple(witnesses[o] for o in ordered), exact=False,
-                   free_clocks=checked, reason=drift_reason(checked, stopped))
+    exact = over is not None and over.outputs == set(ordered)
+    return replace(found, ultimate_outputs=tuple(ordered), witnesses=tuple(witnesses[o] for o in ordered), exact=exact,
+                   free_clocks=checked, reason="" if exact else drift_reason(checked, stopped) + why,
+                   interleavings=over and over.configurations)
+
+
+@dataclass(frozen=True)
+class Over:
+    """The fair asynchronous interleavings' ultimate outputs (as the user writes them) and their graph's size."""
+
+    outputs: set[tuple[str, ...]]
+    configurations: int
+
+
+def interleaved(graph: Graph, outputs: tuple[str, ...], seconds: float | None) -> tuple[Over | None, str]:
+    """The ultimate outputs of every fair asynchronous interleaving of `graph`'s system (`interleavings`: a superset
+    of every run's with free clocks), or None and why not (a limit, faults), in words to follow a reason."""
+    budget = interleavings.INTERLEAVING_SECONDS if seconds is None else min(seconds, interleavings.INTERLEAVING_SECONDS)
+    began = time.perf_counter()
+    over = None
+    try:
+        over = interleavings.Interleavings(graph)
+        over.build(interleavings.INTERLEAVING_LIMIT, budget)
+    except (interleavings.Refused, ConfigurationLimit) as stop:
+        return None, f"; {stop} (the over-approximation that certifies every run)"
+    everything = lambda label: True  # noqa: E731
+    parts = over.fair_parts(over.edges, frozenset(range(len(over.configurations))), everything)
+    sets, finished = ultimate_sets(over.edges, over.kept(outputs), parts, split=over.fair_parts)
+    if not finished or time.perf_counter() - began > 2 * budget:
+        return None, "; the search of the fair asynchronous interleavings' ultimate outputs passed its limit"
+    return Over({tuple(sorted({_output_fact(graph, i, f) for i, f in items})) for items in sets},
+                len(over.configurations)), ""
 
 
 def graph_of(program: Program, instance: Instance, bounds: Bounds, observe: bool, make=None) -> Graph:
@@ -382,7 +424,7 @@ def _subcomponents(edges, members: frozenset[int], allowed) -> list[frozenset[in
             for component in strongly_connected(len(order), succ.__getitem__) if cyclic(component, succ.__getitem__)]
 
 
-def ultimate_sets(edges, kept, components, accepting: Callable[[int], bool] | None = None,
+def ultimate_sets(edges, kept, components, accepting: Callable[[int], bool] | None = None, split=None,
                   ) -> tuple[dict[frozenset[Item], frozenset[int]], bool]:
     """Every exact ultimate set R (see the module's docstring), each with a component C with ult(C) = R; and whether
     the search finished within MAX_COMPONENTS components.
@@ -391,8 +433,10 @@ def ultimate_sets(edges, kept, components, accepting: Callable[[int], bool] | No
     facts of its step on such an edge (None: it did not step); `components`: the SCCs with a cycle to start from.
     `accepting(label)`: when given, an edge set is a run only with an edge of an accepting label (a Büchi
     condition, the choice runs' well-foundedness: `choice`); a component with none inside is no run, nor is any
-    part of it."""
+    part of it. `split(edges, members, allowed)`: the parts a run may stay in (default: the SCCs with a cycle; the
+    fair parts of `interleavings`)."""
     everything = lambda label: True  # noqa: E731
+    split = split or _subcomponents
     work = [(frozenset(c), _ult(edges, kept, frozenset(c), everything)) for c in components]
     if accepting is not None:
         work = [(c, items) for c, items in work if _accepts(edges, c, everything, accepting)]
@@ -406,7 +450,7 @@ def ultimate_sets(edges, kept, components, accepting: Callable[[int], bool] | No
                       for i, facts in enumerate(kept[label]) if facts is not None for f in facts} - items
         for item in sorted(candidates):
             allowed = _keeps(kept, items | {item})
-            for sub in _subcomponents(edges, members, allowed):
+            for sub in split(edges, members, allowed):
                 if accepting is not None and not _accepts(edges, sub, allowed, accepting):
                     continue
                 pair = (sub, _ult(edges, kept, sub, allowed))
