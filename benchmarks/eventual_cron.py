@@ -6,7 +6,9 @@
 The last row is the issue's finding B (`p()@async(Y) :- id(Y).` on two nodes, D = 3).
 
 Per configuration (a program, one of its inputs — the `-large` ones left out — and a delay bound D): the
-explorer's causal graph (`explore --eventual`: configurations, transitions, seconds), the choice runs' graph with
+explorer's causal graph (`explore --eventual`: configurations, transitions, seconds), where the nodes' clocks may
+drift apart the fair asynchronous interleavings (`runs/interleavings.py`, the `explore --eventual` that asks them and
+follows the free clocks: their configurations, whether they certify the list, seconds), the choice runs' graph with
 debts (`runs/choice.py`, within `models.GRAPH_LIMIT` configurations and `GRAPH_SECONDS`, as `cron` builds it: its
 size, seconds, ultimate outputs) and the
 answer of
@@ -64,6 +66,10 @@ def measure(program_path: Path, facts: Path, d: int) -> dict:
            "configurations": graph.configurations, "transitions": graph.edges, "graph_exact": graph.exact,
            "graph_outputs": [list(o) for o in graph.ultimate_outputs] if graph.graph_complete else None,
            "explore_seconds": round(explored, 3)}
+    began = time.perf_counter()  # the fair asynchronous interleavings (runs/interleavings.py), where clocks may drift
+    over = eventual.explore(program, instance, bounds, max_configurations=1_000_000, seconds=TIME_LIMIT, free_clocks=True)
+    row.update(interleavings=over.interleavings, interleavings_seconds=round(time.perf_counter() - began, 3),
+               free_clocks_exact=over.exact if over.free_clocks is not None else None)
     began = time.perf_counter()
     try:  # the choice runs' graph with debts (runs/choice.py), which decides tolerance where it closes
         chosen = choice.explore_choice(program, instance, bounds, models.GRAPH_LIMIT, seconds=models.GRAPH_SECONDS)
@@ -90,8 +96,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     rows = []
-    header = (f"{'configuration':44} {'D':>2} {'confs':>7} {'explore s':>9} {'choice':>7} {'choice s':>8} {'cron s':>7} "
-              f"{'ratio':>6}  verdict")
+    header = (f"{'configuration':44} {'D':>2} {'confs':>7} {'explore s':>9} {'inter':>5} {'inter s':>7} {'choice':>7} "
+              f"{'choice s':>8} {'cron s':>7} {'ratio':>6}  verdict")
     print(header)
     extra = Path(tempfile.mkdtemp())
     (extra / "finding_b.ded").write_text(FINDING_B[0])
@@ -106,6 +112,7 @@ def main() -> None:
         drift = (row.get("consistency") or {}).get("free_clocks")
         verdict += "" if drift is None else f" [clocks may drift: free clocks followed to T = {drift}]"
         print(f"{row['program'] + ' ' + row['input']:44} {d:>2} {row['configurations']:>7} {row['explore_seconds']:>9} "
+              f"{str(row['interleavings'] or '-'):>5} {row['interleavings_seconds']:>7} "
               f"{str(row['choice_configurations']):>7} {row['choice_seconds']:>8} {row['cron_seconds']:>7} "
               f"{row.get('ratio', '-'):>6}  {verdict}", flush=True)
     exact = sum(1 for r in rows if r.get("exact"))

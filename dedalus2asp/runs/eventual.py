@@ -273,8 +273,8 @@ def drifted(graph: Graph, outputs: tuple[str, ...], found: Eventual, limit: int,
         stopped = f"{stop}"
     known = set(found.ultimate_outputs)
     if len(graph.configurations) == size and not origin:
-        return replace(found, exact=False, free_clocks=checked, reason=drift_reason(checked, stopped) + why,
-                       interleavings=over and over.configurations)
+        return replace(found, exact=False, free_clocks=checked, interleavings=over and over.configurations,
+                       reason=drift_reason(checked, stopped) + (why or _beyond(over, known)))
     out = set(outputs)
     kept = [tuple(frozenset(f for f in d if f[0] in out) if d is not None else None for d in label) for label in graph.labels]
     successors = lambda v: [w for w, _ in graph.edges[v]]  # noqa: E731
@@ -296,8 +296,18 @@ def drifted(graph: Graph, outputs: tuple[str, ...], found: Eventual, limit: int,
     witnesses = {**dict(zip(found.ultimate_outputs, found.witnesses)), **extra}
     exact = over is not None and over.outputs == set(ordered)
     return replace(found, ultimate_outputs=tuple(ordered), witnesses=tuple(witnesses[o] for o in ordered), exact=exact,
-                   free_clocks=checked, reason="" if exact else drift_reason(checked, stopped) + why,
+                   free_clocks=checked, reason="" if exact else drift_reason(checked, stopped) + (why or _beyond(over, set(ordered))),
                    interleavings=over and over.configurations)
+
+
+def _beyond(over: "Over | None", listed: set[tuple[str, ...]]) -> str:
+    """Why the interleavings `over` (None: not asked) do not certify the outputs `listed`, in words to follow a
+    reason."""
+    if over is None:
+        return ""
+    shown = lambda outputs: ", ".join("{" + ", ".join(o) + "}" for o in sorted(outputs))  # noqa: E731
+    return (f"; the fair asynchronous interleavings (an over-approximation of every run, {over.configurations} "
+            f"configurations) also admit {shown(over.outputs - listed)}, which no run followed has")
 
 
 @dataclass(frozen=True)
