@@ -109,9 +109,12 @@ def free_clock_transitions(system, horizon: int, delay: int, cap: int, limit: in
     """Every transition of the bounded runs with free clocks in which no node passes step `horizon`: tplp2016's, as
     the bounded explorer makes them (`drift._successors`, whose ends are `operational`'s: tests/test_free_clocks.py),
     read as the interleavings keep them: (source, target, the node that steps, its D), each configuration a capped
-    step, st(x) and the contents in flight per node."""
+    step, st(x), the contents in flight from other nodes and the messages to itself with their steps left, per
+    node."""
     def kept(config):
-        return tuple(interleavings.Part(min(c.step, cap), c.state, frozenset(m[3] for m in c.buffer)) for c in config)
+        return tuple(interleavings.Part(min(c.step, cap), c.state, frozenset(m[3] for m in c.buffer if m[0] != i),
+                                        frozenset((m[1] + delay - c.step, m[3]) for m in c.buffer if m[0] == i))
+                     for i, c in enumerate(config))
 
     start = tuple(drift.Clocked(0, facts, frozenset()) for facts in system.inputs)
     seen, layer, found = {start}, [start], set()

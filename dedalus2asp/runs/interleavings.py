@@ -6,21 +6,24 @@ a finite graph whose fair paths include every free-clock run; when every ultimat
 runs found have, the list is every run's, and "consistent" is exact (docs/semantics.md, "Decision: the rounds").
 
 **Configurations** forget the clocks. Per node: its step number capped at `Graph.cap` (only input events read it;
-faults, which read it too, are refused), st(x) (the facts carried into its next step), and the *contents* of the
-messages in flight to it, as a set: no sender, no send step, no count of copies. A **transition** is one node's
-step: it receives a subset S of its contents, computes with the one rule evaluator (`System.step`) from st(x) ∪ S,
-and what it sends joins its addressees' sets (its own included). Each content of S leaves the set or stays in it
-(another copy of it may still be in flight). No delay bound is kept.
+faults, which read it too, are refused), st(x) (the facts carried into its next step), the *contents* of the
+messages in flight to it from other nodes, as a set: no sender, no send step, no count of copies; and its messages
+to itself, each with the steps it has left before its deadline (its own clock times them: sent at step s, one
+arrives at a step s+1..s+D of the same node). A **transition** is one node's step: it receives a subset S of its
+contents, its messages to itself that are due and any others, computes with the one rule evaluator (`System.step`)
+from st(x), S and those, and what it sends joins its addressees' sets (to itself: D-1 steps left). Each content of
+S leaves the set or stays in it (another copy of it may still be in flight). No delay bound is kept between nodes.
 
 **Why every run is a path.** A run with free clocks (tplp2016 §5.1.3) is a sequence of single-node transitions.
-Map each of its configurations to the capped step numbers, the carried facts, and per node the set of the contents
-of the messages in its buffer: each transition is then a transition here (a received content stays exactly when
-another message with it is still in the buffer). The run is fair (§5.1.4): every node steps infinitely often, and
+Map each of its configurations to the capped step numbers, the carried facts, per node the set of the contents of
+the messages from other nodes in its buffer and its messages to itself (sent at s, next step t: s+D-t steps left):
+each transition is then a transition here (a received content stays exactly when another message with it from
+another node is still in the buffer; a message to itself is received by its step s+D at the latest). The run is fair (§5.1.4): every node steps infinitely often, and
 every message is delivered (the delay bound forces it). Let E be the transitions the path takes infinitely often,
 with the configurations they join (strongly connected). Then
 
 * (a) every node steps on some transition of E;
-* (b) a content c in flight to y in a configuration of E is received by y on some transition of E: that
+* (b) a content c in flight to y (from another node) in a configuration of E is received by y on some transition of E: that
   configuration recurs, each time with a message c to y in flight, each delivered later;
 * (c) such a c is also sent to y on some transition of E: were it sent finitely often, finitely many copies would
   exist, all delivered at some point, after which c is never in flight to y.
@@ -35,8 +38,8 @@ again, until none is left, gives parts that are fair as a whole (their every tra
 E. `eventual.ultimate_sets`, splitting so, lists ult(E) of every fair E exactly (its argument, with these parts in
 place of the SCCs).
 
-The graph over-approximates in three ways: no delay bound (a message may wait any finite number of the addressee's
-steps), no causality beyond "sent before received", and contents that stay (a copy received twice). So its list may
+The graph over-approximates in three ways: no delay bound between nodes (a message may wait any finite number of
+the addressee's steps), no causality beyond "sent before received", and contents that stay (a copy received twice). So its list may
 hold outputs no run has; it is read only as a certificate: when its outputs are those of runs found (in rounds and
 with free clocks, every one a genuine run), those are all. Faults are not modelled: refused (`Refused`).
 
@@ -65,15 +68,18 @@ class Refused(ValueError):
 
 
 class Part(NamedTuple):
-    """One node's part of a configuration: its capped step number, st(x), the contents in flight to it."""
+    """One node's part of a configuration: its capped step number, st(x), the contents in flight to it from other
+    nodes, and its messages to itself in flight, each with the steps it has left before its deadline."""
 
     clock: int
     state: frozenset[GroundFact]
     pending: frozenset[GroundFact]
+    own: frozenset[tuple[int, GroundFact]] = frozenset()
 
 
 class Label(NamedTuple):
-    """One transition: the node that steps, its D, the contents it receives, what it sends (addressee, content)."""
+    """One transition: the node that steps, its D, the contents it receives from other nodes, what it sends to other
+    nodes (addressee, content)."""
 
     node: int
     deduced: frozenset[GroundFact]
@@ -96,7 +102,7 @@ class Interleavings:
         network = graph.network
         if network.loss_until or network.crashes:
             raise Refused("the fair asynchronous interleavings do not model faults")
-        self.system, self.cap = graph.system, graph.cap
+        self.system, self.cap, self.delay = graph.system, graph.cap, graph.bound
         self.nodes = len(graph.names)
         self.configurations: list[tuple[Part, ...]] = []
         self.edges: list[list[tuple[int, int]]] = []
@@ -108,19 +114,28 @@ class Interleavings:
         return tuple(Part(0, facts, frozenset()) for facts in self.system.inputs)
 
     def successors(self, config: tuple[Part, ...]) -> Iterator[tuple[tuple[Part, ...], Label]]:
-        """Every transition: a node steps receiving a subset of its contents, each of which may stay in flight."""
+        """Every transition: a node steps receiving a subset of its contents, each of which may stay in flight, and
+        of its messages to itself those at their deadline and any others (module docstring)."""
         for i, part in enumerate(config):
             clock = min(part.clock + 1, self.cap)
-            for received in _subsets(part.pending):
-                step = self.system.step(i, part.state.union(received), part.clock)
-                sent = frozenset((j, f) for j, facts in step.sent for f in facts)
-                label = Label(i, step.deduced, received, sent)
-                for staying in _subsets(received):
-                    target = list(config)
-                    target[i] = Part(clock, step.state, part.pending - received | staying)
-                    for j, facts in step.sent:
-                        target[j] = target[j]._replace(pending=target[j].pending | facts)
-                    yield tuple(target), label
+            due = frozenset(m for m in part.own if m[0] == 0)
+            for early in _subsets(part.own - due):
+                left = frozenset((wait - 1, f) for wait, f in part.own - due - early)
+                mine = frozenset(f for _, f in due | early)
+                for received in _subsets(part.pending):
+                    step = self.system.step(i, part.state | received | mine, part.clock)
+                    sent = frozenset((j, f) for j, facts in step.sent if j != i for f in facts)
+                    label = Label(i, step.deduced, received, sent)
+                    own = left.union((self.delay - 1, f) for j, facts in step.sent if j == i for f in facts)
+                    if self.delay < 1 and any(j == i for j, _ in step.sent):
+                        continue  # a message to itself can meet no delay bound 0: no run goes on
+                    for staying in _subsets(received):
+                        target = list(config)
+                        target[i] = Part(clock, step.state, part.pending - received | staying, own)
+                        for j, facts in step.sent:
+                            if j != i:
+                                target[j] = target[j]._replace(pending=target[j].pending | facts)
+                        yield tuple(target), label
 
     def build(self, limit: int, seconds: float | None = None) -> None:
         """Every configuration reachable from the start, breadth first; ConfigurationLimit past `limit` or `seconds`."""
