@@ -60,7 +60,8 @@ def written(tmp_path, program: str, facts: str):
 def test_race_and_lag_admit_the_other_output(tmp_path):
     """No false "consistent": on race.ded (msg(1) reaching b at its step 0) and on the lag counterexample (y lagging
     x by 16 steps) the interleavings admit the output only a run with free clocks has, beside the rounds' one."""
-    assert over(*loaded("coordination/race.ded", "coordination/race.facts")) == {("fresh(2)",), ("fresh(1)", "fresh(2)")}
+    race = loaded("coordination/race.ded", "coordination/race.facts")
+    assert over(*race) == {("fresh(2)",), ("fresh(1)", "fresh(2)")}
     lag = written(tmp_path, LAG, "x { start()@0. peer(y). }\ny { start()@0. listen(). }\n")
     assert over(*lag) == {(), ("seen()",)}
     rounds = eventual.explore(*lag, Bounds(0, network=Network(max_delay=1), mode=Mode.EVENTUAL))
@@ -80,8 +81,8 @@ def test_the_papers_rows_are_certified():
     either way T() is not ultimate."""
     for program, facts, output in PAPERS:
         for delay in (1, 2):
-            found = eventual.explore(*loaded(program, facts), Bounds(0, network=Network(max_delay=delay), mode=Mode.EVENTUAL),
-                                     free_clocks=True)
+            bounds = Bounds(0, network=Network(max_delay=delay), mode=Mode.EVENTUAL)
+            found = eventual.explore(*loaded(program, facts), bounds, free_clocks=True)
             assert (found.exact, found.ultimate_outputs, found.free_clocks) == (True, (output,), -1), (program, facts)
             assert found.interleavings < 100
 
@@ -184,3 +185,16 @@ def test_random_programs_every_run_is_a_path(rule_texts, facts, delay):
     certified = eventual.explore(program, instance, bounds, 3_000, outputs, free_clocks=True)
     if certified.free_clocks is not None and certified.exact:
         assert set(certified.ultimate_outputs) == admitted.outputs
+
+
+def test_a_limit_or_faults_leave_the_answer_not_exact_and_say_why(monkeypatch):
+    """Past INTERLEAVING_LIMIT configurations, or with faults (which the interleavings do not model), Fig. 5's answer
+    is not certified: not exact, and the reason names the limit or the faults."""
+    fig5 = loaded("tplp2016/fig5_grouping.ded", "tplp2016/fig5.facts")
+    lossy = eventual.explore(*fig5, Bounds(0, network=Network(max_delay=1, loss_until=1), mode=Mode.EVENTUAL),
+                             free_clocks=True)
+    assert not lossy.exact and "do not model faults" in lossy.reason
+    monkeypatch.setattr(interleavings, "INTERLEAVING_LIMIT", 3)
+    small = eventual.explore(*fig5, Bounds(0, network=Network(max_delay=1), mode=Mode.EVENTUAL), free_clocks=True)
+    assert not small.exact and "the fair asynchronous interleavings passed 3 configurations" in small.reason
+    assert small.ultimate_outputs == (("T()",),) and small.free_clocks >= 0  # the free-clock prefixes still followed

@@ -19,7 +19,8 @@ messages in flight with their sender and send step), `starts` turns each into th
 on from (each message in flight choosing its arrival round), and the configuration graph grown from those roots
 (`Graph.build(roots=...)`) has in its strongly connected parts the ultimate outputs of those runs
 (`eventual.explore(free_clocks=True)`). The prefix has no faults: a run without them is a run of a faulty
-network too.
+network too. What certifies that no other output exists is an over-approximation, the fair asynchronous
+interleavings (`interleavings`).
 
 Public names: `prefixes`, `Prefixes`, `starts`, `shown`, `Clocked`, `DRIFT_LIMIT`, `may_drift`, `UNCHECKED`.
 """

@@ -18,13 +18,13 @@ S leaves the set or stays in it (another copy of it may still be in flight). No 
 Map each of its configurations to the capped step numbers, the carried facts, per node the set of the contents of
 the messages from other nodes in its buffer and its messages to itself (sent at s, next step t: s+D-t steps left):
 each transition is then a transition here (a received content stays exactly when another message with it from
-another node is still in the buffer; a message to itself is received by its step s+D at the latest). The run is fair (§5.1.4): every node steps infinitely often, and
-every message is delivered (the delay bound forces it). Let E be the transitions the path takes infinitely often,
-with the configurations they join (strongly connected). Then
+another node is still in the buffer; a message to itself is received by its step s+D at the latest). The run is
+fair (§5.1.4): every node steps infinitely often, and every message is delivered (the delay bound forces it). Let E
+be the transitions the path takes infinitely often, with the configurations they join (strongly connected). Then
 
 * (a) every node steps on some transition of E;
-* (b) a content c in flight to y (from another node) in a configuration of E is received by y on some transition of E: that
-  configuration recurs, each time with a message c to y in flight, each delivered later;
+* (b) a content c in flight to y (from another node) in a configuration of E is received by y on some transition
+  of E: that configuration recurs, each time with a message c to y in flight, each delivered later;
 * (c) such a c is also sent to y on some transition of E: were it sent finitely often, finitely many copies would
   exist, all delivered at some point, after which c is never in flight to y.
 
@@ -39,9 +39,9 @@ E. `eventual.ultimate_sets`, splitting so, lists ult(E) of every fair E exactly 
 place of the SCCs).
 
 The graph over-approximates in three ways: no delay bound between nodes (a message may wait any finite number of
-the addressee's steps), no causality beyond "sent before received", and contents that stay (a copy received twice). So its list may
-hold outputs no run has; it is read only as a certificate: when its outputs are those of runs found (in rounds and
-with free clocks, every one a genuine run), those are all. Faults are not modelled: refused (`Refused`).
+the addressee's steps), no causality beyond "sent before received", and contents that stay (a copy received twice).
+So its list may hold outputs no run has; it is read only as a certificate: when its outputs are those of runs found
+(in rounds and with free clocks, every one a genuine run), those are all. Faults are not modelled: refused (`Refused`).
 
 Public names: `Interleavings` (`build`, `fair_parts`, `kept`), `Refused`, `INTERLEAVING_LIMIT`, `INTERLEAVING_SECONDS`.
 """
