@@ -201,3 +201,28 @@ def test_too_many_possible_messages_are_refused(tmp_path):
                           f"a {{ id(a). {facts} }}\n")
     with pytest.raises(ValueError, match="more than the choice graph follows"):
         choice.explore_choice(prog, instance, Bounds(0, network=D1, mode=Mode.EVENTUAL), 1000)
+
+
+# ---------------------------------------------------------------------------
+# A message from further back than the window: the graph's "tolerant" is not exact, and bounded cron decides
+
+CHOICE = Path(__file__).parent / "choice"
+
+
+@pytest.mark.parametrize("name", ["early1", "early2"])
+def test_an_arrival_further_back_than_the_window_is_found_bounded(name):
+    """b() is first sent at step 3 (early1; at step 4 to the other node in early2) and early() needs it at step 0,
+    before started(): a gap over D = 1, which the window graph (arrival at most D steps before the send) does not
+    follow. Its "tolerant" is not exact, and bounded `cron -T T` finds the choice model that gains early(): the
+    eventual answer is that counterexample, marked bounded (exit 1, as bounded cron's), never "tolerant"."""
+    args = [str(CHOICE / f"{name}.ded"), "-i", str(CHOICE / f"{name}.facts"), "--max-delay", "1"]
+    result = CliRunner().invoke(app, ["cron", *args, "--eventual", "--json"])
+    found = json.loads(result.stdout)
+    assert result.exit_code == 1 and found["consistent"] is True and found["tolerant"] is False
+    assert found["exact"] is False and found["tolerance"]["exact"] is False
+    assert found["counterexample"]["gained"] == ["early()"] and "loop_start" not in found["counterexample"]
+    horizon = found["tolerance"]["bounded_horizon"]
+    bounded = json.loads(CliRunner().invoke(app, ["cron", *args, "-T", str(horizon), "--json"]).stdout)
+    assert bounded["tolerant"] is False and bounded["counterexample"]["gained"] == ["early()"]
+    text = CliRunner().invoke(app, ["cron", *args, "--eventual"]).stdout
+    assert f"not tolerant (bounded: a choice model up to horizon {horizon}" in text

@@ -485,7 +485,8 @@ def cron_(
         say(render(verdict, "text", **text_options()))
     if verdict.exact is False:  # --eventual, bounded: a script must not take it for the exact answer
         stderr.print(f"not exact: {verdict.reason}")
-        raise typer.Exit(EXIT_INCOMPLETE)
+        if verdict.bounded_horizon is None:  # a bounded cron's counterexample is a "no", as bounded cron exits
+            raise typer.Exit(EXIT_INCOMPLETE)
     if not verdict.answer:
         if not verdict.satisfiable and eventual_ and verdict.clock is None:  # a rewrite's clock is named already
             stderr.print(f"no causal lasso: the program has no infinite run on this input (lassos of {verdict.K} step{'s' * (verdict.K != 1)})")

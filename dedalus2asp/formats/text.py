@@ -168,7 +168,7 @@ def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> 
             out.print(f"consistency (causal lassos): {e.words()}")
         if c is not None and c.decided_by == "confluence":
             pass  # said with consistency
-        elif c is not None and verdict.tolerant is False:  # exact at any K
+        elif c is not None and verdict.tolerant is False and verdict.bounded_horizon is None:  # exact at any K
             out.print("tolerance (choice lassos): exact, whatever K: the choice lasso below is an infinite run whose "
                       "ultimate output differs")
         elif c is not None:
@@ -195,6 +195,8 @@ def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> 
             out.print(line)
     if verdict.counterexample is not None:
         counterexample = verdict.counterexample
+        if verdict.bounded_horizon is not None:  # --eventual, but bounded cron's model: no lasso
+            what, run = "", f"model (bounded, as cron -T {verdict.bounded_horizon} finds it)"
         change = ([f"{what}loses {facts(verdict.lost)}"] if verdict.lost else []) + (
             [f"{what}gains {facts(verdict.gained)}"] if verdict.gained else []
         )

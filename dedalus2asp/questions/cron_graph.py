@@ -99,7 +99,7 @@ def by_choice_graph(program: Program, instance: Instance, bounds: Bounds, output
     if not others:
         if verdict.tolerant is not True or tuple(answer.ultimate_outputs) != (output,):
             return None
-        verdict.choice_exactness = Exactness(k, True, "", "choice-graph")
+        verdict.choice_exactness = Exactness(k, False, window(bounds), "choice-graph")
         return verdict
     K = max(k, min(others))
     try:
@@ -111,3 +111,12 @@ def by_choice_graph(program: Program, instance: Instance, bounds: Bounds, output
     found.exactness = Exactness(K, True, "", "graph")
     found.choice_exactness = Exactness(K, True, "", "choice-graph")
     return found
+
+
+def window(bounds: Bounds) -> str:
+    """Why the choice runs' graph (`runs.choice`, arrival at most D rounds before the send) leaves "tolerant" open, in
+    words."""
+    d = bounds.network.max_delay
+    return (f"every choice run whose messages arrive at most {d} step{'s' * (d != 1)} before their send has the causal "
+            f"runs' ultimate output (the choice runs' graph), but a message may arrive at any earlier step, which that "
+            "graph does not follow")

@@ -75,7 +75,7 @@ class Exactness:
             steps, configurations = _plural(self.K, "step"), _plural(self.K, "distinct configuration")
             return (f"exact: lassos of up to K = {steps} cover every infinite run (K is the completeness "
                     f"threshold: no run passes more than {configurations} in a row)")
-        if self.free_clocks is not None:
+        if self.free_clocks is not None or self.decided_by == "choice-graph":  # no lassos' K in question
             return f"not exact: {self.reason}"
         return f"bounded, not exact: only the lassos of at most K = {_plural(self.K, 'step')} were asked ({self.reason})"
 
