@@ -17,7 +17,7 @@ from ..lang import analysis, coordination
 from ..lang.diagnostics import DiagnosticError
 from ..questions import cron, cron_eventual
 from ..questions import models as lassos
-from ..runs import choice, eventual, eventual_verify, operational
+from ..runs import choice_over, eventual, eventual_verify, operational
 from .progress import Progress, QuietOpt
 from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, incomplete, no_model, say, stderr, text_options, usage, warn, write
 from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, EventualOpt, HorizonOpt, eventual_bounds, InputOpt, JsonOpt, MasterOpt, ModelsOpt,
@@ -383,7 +383,7 @@ def explore_eventual(program: Path, input_, network: Network, max_states: int, o
     try:
         with Progress("explore", "expanded") as progress:
             if semantics is Semantics.CHOICE and not lassos.choice_is_causal(prog, bounds_):
-                result = choice.explore_choice(prog, instance, bounds_, max_states, outputs)
+                result = choice_over.explore(prog, instance, bounds_, max_states, outputs)
             else:  # the causal rounds (under sync, or with no asynchronous rule, the choice runs are the causal runs)
                 drifts = not lassos.confluent(prog, instance, bounds_.network)  # confluence holds of every run
                 result = eventual.explore(prog, instance, bounds_, max_configurations=max_states, outputs=outputs,

@@ -398,8 +398,9 @@ def eventual(result: Eventual) -> str:
         lines.append(f"  {k}. {', '.join(output) or '(none)'}   {drift}lasso: prefix {lasso.loop_start}, loop {lasso.period} "
                      "transition(s)")
     if result.ultimate_outputs and chosen:  # consistency is the causal runs' question; the choice runs' is tolerance
-        lines.append("the choice runs: " + ("every one has the same ultimate output" if result.consistent else
-                                            "they have different ultimate outputs"))
+        lines.append("the choice runs: " + ("they have different ultimate outputs" if result.consistent is False else
+                                            "every one has the same ultimate output" if result.consistent else
+                                            "those listed have the same ultimate output (not exact: see above)"))
     elif result.ultimate_outputs:
         lines.append("consistent: yes, every infinite run has the same ultimate output" if result.consistent else
                      "consistent: no, the infinite runs have different ultimate outputs (jcss2014 §2.5.5)"

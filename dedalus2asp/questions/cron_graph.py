@@ -29,7 +29,7 @@ from dataclasses import replace
 
 from ..bounds import Bounds, Mode, Semantics
 from ..lang.ast import Instance, Program
-from ..runs import choice
+from ..runs import choice, choice_over
 from ..runs import eventual as explorer
 from . import free_clocks, models
 from .cron import Deadline, Timeout, Verdict, analyse
@@ -99,7 +99,11 @@ def by_choice_graph(program: Program, instance: Instance, bounds: Bounds, output
     if not others:
         if verdict.tolerant is not True or tuple(answer.ultimate_outputs) != (output,):
             return None
-        verdict.choice_exactness = Exactness(k, False, window(bounds), "choice-graph")
+        left = deadline.remaining()
+        over = choice.explore_choice(program, instance, bounds, models.GRAPH_LIMIT, outputs, make=choice_over.OverGraph,
+                                     seconds=models.GRAPH_SECONDS if left is None else min(models.GRAPH_SECONDS, left / 2))
+        why = choice_over.beyond(answer, over, bounds)
+        verdict.choice_exactness = Exactness(k, not why, why, "choice-graph")
         return verdict
     K = max(k, min(others))
     try:
@@ -112,11 +116,3 @@ def by_choice_graph(program: Program, instance: Instance, bounds: Bounds, output
     found.choice_exactness = Exactness(K, True, "", "choice-graph")
     return found
 
-
-def window(bounds: Bounds) -> str:
-    """Why the choice runs' graph (`runs.choice`, arrival at most D rounds before the send) leaves "tolerant" open, in
-    words."""
-    d = bounds.network.max_delay
-    return (f"every choice run whose messages arrive at most {d} step{'s' * (d != 1)} before their send has the causal "
-            f"runs' ultimate output (the choice runs' graph), but a message may arrive at any earlier step, which that "
-            "graph does not follow")

@@ -64,9 +64,10 @@ class Exactness:
                     f"alternate between loops included; the lassos of K = {_plural(self.K, 'step')} alone could not "
                     "tell, since a run alternating between loops holds at each node only what all of them hold")
         if self.exact and self.decided_by == "choice-graph":
-            return ("exact, decided by the choice runs' configuration graph (explore --eventual --semantics choice): "
-                    "configurations with debts, the messages received before their send; its strongly connected parts "
-                    f"give every choice run's ultimate output (the lassos shown have K = {_plural(self.K, 'step')})")
+            return ("exact, decided by the choice runs' configuration graphs (explore --eventual --semantics choice): "
+                    "configurations with debts, the messages received before their send; an over-approximation of "
+                    "every choice run (a debt paid at any later step) has no ultimate output but the causal runs' "
+                    f"(the lassos shown have K = {_plural(self.K, 'step')})")
         if self.exact and self.decided_by == "graph":
             return ("exact, decided by the explorer's configuration graph (explore --eventual): its strongly connected "
                     "parts give every infinite run's ultimate output, those that alternate between loops included "

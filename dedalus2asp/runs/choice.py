@@ -131,7 +131,7 @@ class ChoiceGraph:
     step); and `accepting[label]`: whether the transitions with that label number pass a breakpoint (the label
     number keeps the flag apart)."""
 
-    def __init__(self, program: Program, instance: Instance, network):
+    def __init__(self, program: Program, instance: Instance, network, window: int | None = None):
         if network.sync or network.max_delay is None:
             raise ValueError("the choice graph needs a delay bound (under sync the choice runs are the causal runs)")
         if network.faulty:
@@ -142,6 +142,7 @@ class ChoiceGraph:
         self.program, self.network = program, network
         self.system = System(program, instance, network)
         self.bound: int = network.max_delay
+        self.window: int = self.bound if window is None else window
         self.provenance = Provenance(self.system.node, self.system.plan)
         self.candidates = candidates(self.system, program)
         many = max(map(len, self.candidates), default=0)
@@ -223,7 +224,7 @@ class ChoiceGraph:
 
     def successors(self, config: ChoiceConfiguration):
         """Every round from `config`: (target, label, accepting)."""
-        n, D = len(self.names), self.bound
+        n, W = len(self.names), self.window
         due: list[dict[GroundFact, Family]] = [{} for _ in range(n)]
         waiting: list[dict[tuple[int, GroundFact], Family]] = [{} for _ in range(n)]
         for j, part in enumerate(config.parts):
@@ -248,7 +249,9 @@ class ChoiceGraph:
             steps = []
             for i in range(n):
                 if (i, chosen[i]) not in known:
-                    known[i, chosen[i]] = self._step(i, config.parts[i], live)
+                    known[i, chosen[i]] = self._step(i, config.parts[i], {  # this round's receptions, as items
+                        item[2]: TRUE if family == TRUE else frozenset({frozenset({item})})
+                        for item, family in live.items() if item[:2] == (i, 0)})
                 steps.append(known[i, chosen[i]])
             label = tuple(step[0] for step in steps)
             sends = [(j, fact, family) for _, _, sent in steps for (j, fact), family in sent.items()]
@@ -256,7 +259,7 @@ class ChoiceGraph:
             # an unpaid debt received D rounds ago is paid now or never: only the choices in which a send pays it
             needs = [[k for k, (j, fact, family) in enumerate(sends) if (j, fact) == item[::2]
                       and any(item not in s for s in family)] for item, family in live.items()
-                     if item[1] == D and family == FALSE]
+                     if item[1] == W and family == FALSE]
             if not all(needs):
                 continue
             memo: dict = {}
@@ -269,7 +272,7 @@ class ChoiceGraph:
             for count, choice in enumerate(product(*options)):
                 if count % 256 == 255:
                     self._in_time()
-                if (all(any(choice[k] == ("join", D) for k in payers) for payers in needs)
+                if (all(any(choice[k] == ("join", W) for k in payers) for payers in needs)
                         and self._payable(states, waiting, live, sends, choice, clocks)):
                     target = (self._round(config, steps, waiting, live, sends, choice, memo) if plain is None else
                               self._plain_round(config, plain, waiting, live, sends, choice))
@@ -288,7 +291,7 @@ class ChoiceGraph:
         configurations that can only die."""
         joined = {(j, k, fact) for (j, fact, _), (how, k) in zip(sends, choice) if how == "join"}
         owed = [(j, fact) for (j, a, fact), family in live.items()
-                if a == self.bound - 1 and family == FALSE and (j, a, fact) not in joined]
+                if a == self.window - 1 and family == FALSE and (j, a, fact) not in joined]
         if not owed:
             return True
         due = [{f for (k, f) in w if k == 0} for w in waiting]
@@ -315,20 +318,20 @@ class ChoiceGraph:
         """Where a message of `fact` to node j may arrive: ("wait", w), w + 1 rounds on; or ("join", a), at its
         reception of `fact` a rounds ago (this round included). Joining a well-founded reception changes nothing but
         that the message is spent: one such join stands for all."""
-        joins = [a for a in range(self.bound + 1) if (j, a, fact) in live]
+        joins = [a for a in range(self.window + 1) if (j, a, fact) in live]
         spent = [a for a in joins if live[j, a, fact] == TRUE][:1]
         return ([("wait", w) for w in range(self.bound)] +
                 [("join", a) for a in joins if a in spent or live[j, a, fact] != TRUE])
 
-    def _step(self, i: int, part: ChoicePart, live: dict[Item, Family]):
-        """Node i's step: D, the families of its carried facts (its next state) and of its messages ((j, fact) ->
-        family), the received facts referred to as items (a well-founded one as TRUE)."""
+    def _step(self, i: int, part, received: dict[GroundFact, Family]):
+        """Node i's step from its `part` (its state, clock) receiving `received` (each fact with its family: the item
+        it is received as, or TRUE when well-founded): D, the families of its carried facts (its next state) and of
+        its messages ((j, fact) -> family)."""
         given: dict[GroundFact, Family] = dict(part.state)
         for f in self.system.events[i].get(part.clock, ()):
             given[f] = TRUE
-        for (j, age, fact), family in live.items():
-            if j == i and age == 0:
-                given[fact] = either(given.get(fact, FALSE), TRUE if family == TRUE else frozenset({frozenset({(i, 0, fact)})}))
+        for fact, family in received.items():
+            given[fact] = either(given.get(fact, FALSE), family)
         step = self.system.step(i, frozenset(given), part.clock)
         _, carried, sent = self.provenance.families(self.provenance.ground(step.deduced), step.deduced, given)
         state = {f: TRUE for f in self.system.inputs[i]}
@@ -344,7 +347,7 @@ class ChoiceGraph:
     def _plain_round(self, config: ChoiceConfiguration, states, waiting, live, sends, choice):
         """`_round` when every family is TRUE or FALSE (nothing depends on an unpaid debt): a join pays a debt or
         spends the message, a closing debt must be paid, and nothing needs settling."""
-        n, D = len(self.names), self.bound
+        n, W = len(self.names), self.window
         paid = {(j, k, fact) for (j, fact, family), (how, k) in zip(sends, choice) if how == "join"}
         buffers = [dict(w) for w in waiting]
         for (j, fact, family), (how, k) in zip(sends, choice):
@@ -355,10 +358,10 @@ class ChoiceGraph:
         for item, family in live.items():
             j, a, fact = item
             if family == FALSE and item not in paid:
-                if a == D:
+                if a == W:
                     return None  # an unpaid debt
                 debts[j].append((a + 1, fact, FALSE))
-            elif a < D and a <= spent[j].get(fact, D):
+            elif a < W and a <= spent[j].get(fact, W):
                 spent[j][fact] = a  # the youngest spent reception of each fact stands for all
         parts = tuple(ChoicePart(min(config.parts[j].clock + 1, self.cap), states[j],
                                  frozenset((w, f, fam) for (w, f), fam in buffers[j].items()),
@@ -370,7 +373,7 @@ class ChoiceGraph:
         """The target of one choice of arrivals, and whether the round passes a breakpoint; None when a debt's
         deadline passes unpaid. `memo`: the nodes' next states already settled in this round (they depend on the
         choice only through the well-founded receptions and the closing ones)."""
-        n, D = len(self.names), self.bound
+        n, W = len(self.names), self.window
         live = dict(live)
         buffers = [dict(w) for w in waiting]
         for (j, fact, family), (how, k) in zip(sends, choice):
@@ -391,7 +394,7 @@ class ChoiceGraph:
         obligations = [settle(f, done) for f in config.obligations]
         tracked = [settle(f, done) for f in config.tracked]
         closed: list[tuple[Item, Family]] = []
-        for item in sorted(i for i in live if i[1] == D):  # closing: no send can arrive there any more
+        for item in sorted(i for i in live if i[1] == W):  # closing: no send can arrive there any more
             family = frozenset(s for s in live.pop(item) if item not in s)
             if family == FALSE:
                 return None  # an unpaid debt (or one paid only by itself)
@@ -446,13 +449,16 @@ def _subsets(facts: list[GroundFact]) -> list[tuple[GroundFact, ...]]:
 
 
 def explore_choice(program: Program, instance: Instance, bounds: Bounds, max_configurations: int,
-                   outputs: tuple[str, ...] | None = None, seconds: float | None = None) -> eventual.Eventual:
+                   outputs: tuple[str, ...] | None = None, seconds: float | None = None,
+                   make: Callable = ChoiceGraph) -> eventual.Eventual:
     """The choice runs' graph of P on H under `bounds.network` (a delay bound, no faults) and the ultimate outputs of
     its infinite runs, as `eventual.explore` gives the causal runs'. ValueError when the graph cannot be built (see
-    `ChoiceGraph`); past `max_configurations` or `seconds` the answer says so (`exact` false, nothing known)."""
+    `ChoiceGraph`); past `max_configurations` or `seconds` the answer says so (`exact` false, nothing known). `make`:
+    the graph (`ChoiceGraph`, the window; `choice_over.OverGraph`, the over-approximation); `exact` says the graph's
+    list is complete, of its own runs."""
     outputs = program.output_relations if outputs is None else outputs
     bounds = replace(bounds, mode=Mode.EVENTUAL)
-    graph = eventual.graph_of(program, instance, bounds, observe=False, make=ChoiceGraph)
+    graph = eventual.graph_of(program, instance, bounds, observe=False, make=make)
     nodes = tuple(str(x) for x in graph.names)
     try:
         eventual.build(graph, max_configurations, seconds)
