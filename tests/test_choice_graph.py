@@ -207,7 +207,7 @@ def test_too_many_possible_messages_are_refused(tmp_path):
 # ---------------------------------------------------------------------------
 # A message from further back than the window: the graph's "tolerant" is not exact, and bounded cron decides
 
-CHOICE = Path(__file__).parent / "choice"
+CHOICE = EXAMPLES / "lasso"
 
 
 @pytest.mark.parametrize("name", ["early1", "early2"])

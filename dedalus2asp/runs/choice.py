@@ -1,16 +1,19 @@
-"""The choice runs as a finite object: the configuration graph with debts, whose strongly connected parts give
-every choice run's ultimate output (tolerance under a delay bound, exactly).
+"""The choice runs within a window as a finite object: the configuration graph with debts, whose strongly connected
+parts give the ultimate output of every choice run whose messages arrive at most W rounds before their send.
 
-Under `--semantics choice` with `--max-delay D` a message sent in round s arrives in a round
-max(0, s - D)..s + D (docs/semantics.md, "Decision: the choice window"), and a run is a stable model of the
-unbounded program: besides the arrivals, every fact must have a well-founded derivation. A message that
-arrives in round a ≤ s is received before its send; the reception is a **debt**: some send of that fact to that
-node in a round a..a + D must pay it, and the send must not depend on it (no message supports its own send).
+Under `--semantics choice` with `--max-delay D` a message sent in round s arrives in any round t ≤ s + D, and a
+run is a stable model of the unbounded program: besides the arrivals, every fact must have a well-founded
+derivation. This graph follows the arrivals max(0, s - W)..s + D, W the *window* (D unless given, as the choice
+lassos' of templates/lasso.lp.j2): some of the choice runs, not all (docs/semantics.md, "Decision: the choice
+window"). So an ultimate output it lists is a choice run's ("not tolerant" is exact), but one it lacks may be one
+too: `choice_over.OverGraph` has every choice run, and more. A message that arrives in round a ≤ s is received
+before its send; the reception is a **debt**: some send of that fact to that node in a round a..a + W must pay it,
+and the send must not depend on it (no message supports its own send).
 The causal rounds' configuration (`configurations`: carried facts, messages in flight, capped clock) is finite;
 this graph adds, per node,
 
-* its **receptions** of the last D rounds (the fact, and how many rounds ago): a later send of the same fact to
-  the same node may still arrive there (up to D rounds before its send), joining it;
+* its **receptions** of the last W rounds (the fact, and how many rounds ago): a later send of the same fact to
+  the same node may still arrive there (up to W rounds before its send), joining it;
 * per reception, per carried fact and per message in flight, a **family** of minimal supports (`provenance`):
   sets of *items*, the receptions not yet known to be well-founded, on which it positively depends (negation is
   read against the round's final facts, as the reduct reads it). A reception is an item (node, age, fact); a
@@ -21,9 +24,9 @@ A round (`ChoiceGraph.successors`): each node receives the messages of its buffe
 the facts it could ever be sent (`candidates`: the program read without negation, on every node, to its
 fixpoint) to receive early, as new debts; it takes its step (the one rule evaluator, `transitions.System`), and
 `provenance` gives the families of what it derives, carries and sends; each message then arrives in a later
-round (at most D on) or joins a reception of the same fact at its addressee from this round or the D before. The
+round (at most D on) or joins a reception of the same fact at its addressee from this round or the W before. The
 receptions' families are then settled: a reception with a support of well-founded items is well-founded (the
-least fixpoint), and well-founded items leave every support. A reception D rounds old can be joined no more: it
+least fixpoint), and well-founded items leave every support. A reception W rounds old can be joined no more: it
 *closes*. An unpaid one ends the path (a debt whose deadline passed); any other is substituted by its family
 everywhere (it holds exactly when one of its supports does).
 
@@ -36,15 +39,15 @@ the configuration carries the obligations and, as in Miyano and Hayashi's breakp
 finite automata on ω-words*, TCS 1984), a tracked subset of them: each round the tracked ones that became
 well-founded leave it; when none is left the edge is **accepting** and every current obligation is tracked anew.
 A run is a stable model iff it passes accepting edges infinitely often: a reception that is never well-founded
-closes within D rounds and stays an obligation, tracked from the next breakpoint on, so the tracked set never
+closes within W rounds and stays an obligation, tracked from the next breakpoint on, so the tracked set never
 empties again; if every reception becomes well-founded, each tracked set empties in finite time. (An open
-reception need not be tracked: it closes, or becomes well-founded, within D rounds.) So the choice runs' ultimate
+reception need not be tracked: it closes, or becomes well-founded, within W rounds.) So the choice runs' ultimate
 outputs are those of the strongly connected edge sets with an accepting edge (`eventual.ultimate_sets` with
 `accepting`).
 
 Rounds: the nodes step in rounds as in the causal graph (docs/semantics.md, "Decision: the rounds"), so the
-choice runs here are those of the solver's choice lassos (templates/lasso.lp.j2: arrival S - D..S + D, at least
-0). Faults (omissions, crashes), aggregates and body atoms at fixed steps are refused (ValueError): the caller
+choice runs here are, with W = D, those of the solver's choice lassos (templates/lasso.lp.j2: arrival S - D..S + D,
+at least 0). Faults (omissions, crashes), aggregates and body atoms at fixed steps are refused (ValueError): the caller
 answers otherwise.
 
 Public names: `ChoiceGraph`, `ChoiceConfiguration`, `ChoicePart`, `explore_choice`, `candidates`, `MAX_EARLY`.
@@ -75,7 +78,7 @@ Item = tuple[int, int, GroundFact]
 
 class ChoicePart(NamedTuple):
     """One node's part of a choice configuration: its capped clock; st(x), each fact with its family; bf(x), each
-    message as (wait, fact, family); its receptions of the last D rounds as (age 1..D, fact, family)."""
+    message as (wait, fact, family); its receptions of the last W rounds as (age 1..W, fact, family)."""
 
     clock: int
     state: frozenset[tuple[GroundFact, Family]]
@@ -129,7 +132,7 @@ class ChoiceGraph:
 
     As `configurations.Graph`: `configurations`, `edges[k]` (target, label number), `labels` (per node the D of its
     step); and `accepting[label]`: whether the transitions with that label number pass a breakpoint (the label
-    number keeps the flag apart)."""
+    number keeps the flag apart). `window`: W, how many rounds before its send a message may arrive (D if None)."""
 
     def __init__(self, program: Program, instance: Instance, network, window: int | None = None):
         if network.sync or network.max_delay is None:
@@ -256,7 +259,7 @@ class ChoiceGraph:
             label = tuple(step[0] for step in steps)
             sends = [(j, fact, family) for _, _, sent in steps for (j, fact), family in sent.items()]
             options = [self._arrivals(live, j, fact) for j, fact, _ in sends]
-            # an unpaid debt received D rounds ago is paid now or never: only the choices in which a send pays it
+            # an unpaid debt received W rounds ago is paid now or never: only the choices in which a send pays it
             needs = [[k for k, (j, fact, family) in enumerate(sends) if (j, fact) == item[::2]
                       and any(item not in s for s in family)] for item, family in live.items()
                      if item[1] == W and family == FALSE]
@@ -285,7 +288,7 @@ class ChoiceGraph:
             raise ConfigurationLimit(f"the choice graph was not built within {self._seconds:g} s", len(self.configurations))
 
     def _payable(self, states, waiting, live, sends, choice, clocks) -> bool:
-        """Whether every debt left unpaid by this round's `choice` that must be paid in the next round (received D - 1
+        """Whether every debt left unpaid by this round's `choice` that must be paid in the next round (received W - 1
         rounds before this one) could be: some node may then send its fact to its node, whatever it receives early.
         A necessary condition, looked up one round ahead before the round's target is built: it prunes the
         configurations that can only die."""
