@@ -236,7 +236,7 @@ class ChoiceGraph:
                     due[j][fact] = either(due[j].get(fact, FALSE), family)
                 else:
                     waiting[j][wait - 1, fact] = either(waiting[j].get((wait - 1, fact), FALSE), family)
-        early = [_subsets(sorted(self.candidates[j] - due[j].keys())) for j in range(n)]
+        early = [self.early(j, due[j].keys()) for j in range(n)]
         known: dict[tuple[int, tuple], tuple] = {}  # node i's step depends on its own early receptions only
         clocks = [min(part.clock + 1, self.cap) for part in config.parts]
         for chosen in product(*early):
@@ -282,6 +282,11 @@ class ChoiceGraph:
                     if target is not None:
                         yield target[0], label, target[1]
 
+    def early(self, j: int, due) -> list[tuple[GroundFact, ...]]:
+        """Every set of facts node j may receive early in a round in which the facts `due` arrive: any subset of the
+        facts it could ever be sent (`candidates`) but those."""
+        return _subsets(sorted(self.candidates[j] - due))
+
     def _in_time(self) -> None:
         """ConfigurationLimit once the time `build` was given has passed."""
         if self._end is not None and time.perf_counter() > self._end:
@@ -311,7 +316,7 @@ class ChoiceGraph:
         found = self._sendable.get(key)
         if found is None:
             out = set()
-            for early in _subsets(sorted(self.candidates[i] - due)):
+            for early in self.early(i, due):
                 step = self.system.step(i, state | due | frozenset(early), clock)
                 out.update((j, f) for j, facts in step.sent for f in facts)
             found = self._sendable[key] = frozenset(out)

@@ -58,7 +58,7 @@ from typing import NamedTuple
 from ..bounds import Bounds
 from ..lang.ast import Instance, Program, show_fact
 from . import eventual
-from .choice import ChoiceGraph, _subsets, explore_choice
+from .choice import ChoiceGraph, explore_choice
 from .provenance import FALSE, TRUE, Family, either, settle
 from .transitions import GroundFact
 
@@ -128,7 +128,7 @@ class OverGraph(ChoiceGraph):
                 else:
                     debts[j][fact] = either(debts[j].get(fact, FALSE), _without(family, (j, fact)))
                     arrived[j][fact] = frozenset({frozenset({(j, fact)})})
-        early = [_subsets(sorted(self.candidates[j] - due[j].keys())) for j in range(n)]
+        early = [self.early(j, due[j].keys()) for j in range(n)]
         steps: dict[tuple[int, tuple], tuple] = {}  # node i's step depends on its own early receptions only
         settled: dict[tuple, frozenset] = {}
         for chosen in product(*early):
