@@ -287,8 +287,9 @@ def explore(
     ),
     eventual_: bool = ExploreEventualOpt,
     semantics: Semantics = typer.Option(
-        Semantics.CAUSAL_FINITE, "--semantics", "-s", help="With --eventual: choice builds the choice runs' graph with "
-        "debts (messages may arrive up to D steps before their send; docs/semantics.md); else the causal rounds"),
+        Semantics.CAUSAL_FINITE, "--semantics", "-s", help="With --eventual: choice builds the choice runs' window graph "
+        "with debts (messages arriving up to D steps before their send), exact where an over-approximation of every "
+        "choice run lists the same (docs/semantics.md); else the causal rounds"),
     output: Optional[str] = RelationsOpt,
     pre: Optional[str] = typer.Option(
         None, "--pre", help="With --eventual: instead of the ultimate outputs, the invariant verdict: does every row of "
@@ -366,7 +367,8 @@ def explore_bounded(program: Path, input_, horizon: int, network: Network, max_s
 def explore_eventual(program: Path, input_, network: Network, max_states: int, output: str | None, json_: bool, dialect,
                      semantics: Semantics = Semantics.CAUSAL_FINITE) -> None:
     """`explore --eventual`: the configuration graph and the ultimate outputs (`runs.eventual`; under `--semantics
-    choice` with a delay bound, the choice runs' graph, `runs.choice`); exit 3 when not exact."""
+    choice` with a delay bound, the choice runs' window graph, exact where its over-approximation agrees:
+    `runs.choice_over.explore`); exit 3 when not exact."""
     try:
         bounds_ = Bounds(0, semantics, network=network, mode=Mode.EVENTUAL)
     except ValueError as error:

@@ -149,7 +149,7 @@ def deepened(program: Program, instance: Instance, bounds: Bounds, found: Verdic
 
 
 def window_decided(found: Verdict) -> bool:
-    """Whether longer lassos cannot change the verdict: the choice runs' graph decided "tolerant" over every choice run
+    """Whether longer lassos cannot change the verdict: the choice runs' window graph decided "tolerant" over every run
     it follows (those whose messages arrive at most D steps before their send, as the choice lassos' do), and
     consistency is exact or open only by the runs whose clocks drift apart (which lassos, in rounds, cannot tell)."""
     c = found.choice_exactness
