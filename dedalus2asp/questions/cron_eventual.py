@@ -18,7 +18,7 @@ from ..lang.ast import Instance, Program
 from ..lang.diagnostics import rule_name
 from ..lang.lamport import clock_rule, undo
 from . import cron_graph, deepening, eventual, free_clocks, models
-from .cron import Deadline, Timeout, Verdict, analyse, outputs_of
+from .cron import Deadline, Semantic, Timeout, Verdict, analyse, outputs_of
 from .eventual import Exactness
 
 
@@ -168,8 +168,13 @@ def bounded_tolerance(program: Program, instance: Instance, bounds: Bounds, foun
         return found
 
     def ask(T: int, left: float) -> Verdict | None:
-        try:
-            return analyse(program, instance, replace(bounds, horizon=T, mode=Mode.BOUNDED), outputs, left)
+        bounded = replace(bounds, horizon=T, mode=Mode.BOUNDED)
+        try:  # the choice side first: where every choice model holds the ultimate output at T, nothing differs
+            chosen = Semantic(program, instance, replace(bounded, semantics=Semantics.CHOICE), outputs).consequences(
+                Deadline(left))
+            if chosen is not None and chosen.certain == chosen.possible == found.certain:
+                return found
+            return analyse(program, instance, bounded, outputs, left)
         except Timeout:
             return None
 
