@@ -99,10 +99,19 @@ def test_no_stale_copy_is_received_forever(tmp_path):
 
 
 def test_cron_says_how_it_is_exact():
-    code = runner.invoke(app, ["cron", str(EXAMPLES / "tplp2016/fig5_grouping.ded"), "-i",
-                               str(EXAMPLES / "tplp2016/fig5.facts"), "--max-delay", "2", "--eventual", "--json"])
-    found = json.loads(code.stdout)
-    assert code.exit_code == 0 and found["exact"] is True and found["consistent"] is True
+    """2PC with one agent under delay ≤ 2: consistent over every run (the interleavings certify it), tolerant (the
+    choice runs' graphs decide it): exit 0. Fig. 5: consistent exactly, its tolerance open (a choice run may group
+    every A() into the past): exit 3, its consistency exact all the same."""
+    def cron(program: str, facts: str) -> tuple[int, dict]:
+        result = runner.invoke(app, ["cron", str(EXAMPLES / program), "-i", str(EXAMPLES / facts), "--max-delay", "2",
+                                     "--eventual", "--json"])
+        return result.exit_code, json.loads(result.stdout)
+
+    code, found = cron("tplp2016/ex3_2pc.ded", "tplp2016/ex3_2pc_small.facts")
+    assert code == 0 and found["exact"] is True and found["consistent"] is True
+    assert found["consistency"]["decided_by"] == "interleavings"
+    code, found = cron("tplp2016/fig5_grouping.ded", "tplp2016/fig5.facts")
+    assert code == 3 and found["consistency"]["exact"] is True and found["tolerance"]["exact"] is False
     assert found["consistency"]["decided_by"] == "interleavings"
 
 

@@ -17,7 +17,7 @@ from ..lang import analysis, coordination
 from ..lang.diagnostics import DiagnosticError
 from ..questions import cron, cron_eventual
 from ..questions import models as lassos
-from ..runs import choice, eventual, eventual_verify, operational
+from ..runs import choice_over, eventual, eventual_verify, operational
 from .progress import Progress, QuietOpt
 from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, incomplete, no_model, say, stderr, text_options, usage, warn, write
 from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, EventualOpt, HorizonOpt, eventual_bounds, InputOpt, JsonOpt, MasterOpt, ModelsOpt,
@@ -289,8 +289,9 @@ def explore(
     ),
     eventual_: bool = ExploreEventualOpt,
     semantics: Semantics = typer.Option(
-        Semantics.CAUSAL_FINITE, "--semantics", "-s", help="With --eventual: choice builds the choice runs' graph with "
-        "debts (messages may arrive up to D steps before their send; docs/semantics.md); else the causal rounds"),
+        Semantics.CAUSAL_FINITE, "--semantics", "-s", help="With --eventual: choice builds the choice runs' window graph "
+        "with debts (messages arriving up to D steps before their send), exact where an over-approximation of every "
+        "choice run lists the same (docs/semantics.md); else the causal rounds"),
     output: Optional[str] = RelationsOpt,
     pre: Optional[str] = typer.Option(
         None, "--pre", help="With --eventual: instead of the ultimate outputs, the invariant verdict: does every row of "
@@ -368,7 +369,8 @@ def explore_bounded(program: Path, input_, horizon: int, network: Network, max_s
 def explore_eventual(program: Path, input_, network: Network, max_states: int, output: str | None, json_: bool, dialect,
                      semantics: Semantics = Semantics.CAUSAL_FINITE) -> None:
     """`explore --eventual`: the configuration graph and the ultimate outputs (`runs.eventual`; under `--semantics
-    choice` with a delay bound, the choice runs' graph, `runs.choice`); exit 3 when not exact."""
+    choice` with a delay bound, the choice runs' window graph, exact where its over-approximation agrees:
+    `runs.choice_over.explore`); exit 3 when not exact."""
     try:
         bounds_ = Bounds(0, semantics, network=network, mode=Mode.EVENTUAL)
     except ValueError as error:
@@ -385,7 +387,7 @@ def explore_eventual(program: Path, input_, network: Network, max_states: int, o
     try:
         with Progress("explore", "expanded") as progress:
             if semantics is Semantics.CHOICE and not lassos.choice_is_causal(prog, bounds_):
-                result = choice.explore_choice(prog, instance, bounds_, max_states, outputs)
+                result = choice_over.explore(prog, instance, bounds_, max_states, outputs)
             else:  # the causal rounds (under sync, or with no asynchronous rule, the choice runs are the causal runs)
                 drifts = not lassos.confluent(prog, instance, bounds_.network)  # confluence holds of every run
                 result = eventual.explore(prog, instance, bounds_, max_configurations=max_states, outputs=outputs,
@@ -487,7 +489,8 @@ def cron_(
         say(render(verdict, "text", **text_options()))
     if verdict.exact is False:  # --eventual, bounded: a script must not take it for the exact answer
         stderr.print(f"not exact: {verdict.reason}")
-        raise typer.Exit(EXIT_INCOMPLETE)
+        if verdict.bounded_horizon is None:  # a bounded cron's counterexample is a "no", as bounded cron exits
+            raise typer.Exit(EXIT_INCOMPLETE)
     if not verdict.answer:
         if not verdict.satisfiable and eventual_ and verdict.clock is None:  # a rewrite's clock is named already
             stderr.print(f"no causal lasso: the program has no infinite run on this input (lassos of {verdict.K} step{'s' * (verdict.K != 1)})")

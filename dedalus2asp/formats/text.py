@@ -168,7 +168,7 @@ def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> 
             out.print(f"consistency (causal lassos): {e.words()}")
         if c is not None and c.decided_by == "confluence":
             pass  # said with consistency
-        elif c is not None and verdict.tolerant is False:  # exact at any K
+        elif c is not None and verdict.tolerant is False and verdict.bounded_horizon is None:  # exact at any K
             out.print("tolerance (choice lassos): exact, whatever K: the choice lasso below is an infinite run whose "
                       "ultimate output differs")
         elif c is not None:
@@ -195,6 +195,8 @@ def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> 
             out.print(line)
     if verdict.counterexample is not None:
         counterexample = verdict.counterexample
+        if verdict.bounded_horizon is not None:  # --eventual, but bounded cron's model: no lasso
+            what, run = "", f"model (bounded, as cron -T {verdict.bounded_horizon} finds it)"
         change = ([f"{what}loses {facts(verdict.lost)}"] if verdict.lost else []) + (
             [f"{what}gains {facts(verdict.gained)}"] if verdict.gained else []
         )
@@ -398,8 +400,9 @@ def eventual(result: Eventual) -> str:
         lines.append(f"  {k}. {', '.join(output) or '(none)'}   {drift}lasso: prefix {lasso.loop_start}, loop {lasso.period} "
                      "transition(s)")
     if result.ultimate_outputs and chosen:  # consistency is the causal runs' question; the choice runs' is tolerance
-        lines.append("the choice runs: " + ("every one has the same ultimate output" if result.consistent else
-                                            "they have different ultimate outputs"))
+        lines.append("the choice runs: " + ("they have different ultimate outputs" if result.consistent is False else
+                                            "every one has the same ultimate output" if result.consistent else
+                                            "those listed have the same ultimate output (not exact: see above)"))
     elif result.ultimate_outputs:
         lines.append("consistent: yes, every infinite run has the same ultimate output" if result.consistent else
                      "consistent: no, the infinite runs have different ultimate outputs (jcss2014 §2.5.5)"

@@ -255,6 +255,9 @@ class Verdict:
     runs: list = field(default_factory=list)
     """--eventual, not consistent through a run whose nodes' clocks drift apart (`free_clocks.verdict`): the two
     explorer runs (`runs.eventual.Lasso`, each with its ultimate output) that differ, instead of two lasso models."""
+    bounded_horizon: int | None = None
+    """--eventual, not tolerant by a bounded run: the horizon T at which bounded `cron -T T` finds the choice model
+    `counterexample` (`cron_eventual.bounded_tolerance`); no infinite choice run was shown to differ, so not exact."""
 
     @property
     def eventual(self) -> bool:
@@ -283,7 +286,8 @@ class Verdict:
         consistent" is); "tolerant" when the choice K is the completeness threshold of the choice lassos."""
         if self.choice_exactness is None:
             return None
-        return self.choice_exactness.exact or (self.satisfiable and self.consistent and self.tolerant is False)
+        return self.choice_exactness.exact or (self.satisfiable and self.consistent and self.tolerant is False
+                                               and self.bounded_horizon is None)
 
     @property
     def exact(self) -> bool | None:
@@ -399,14 +403,18 @@ class Verdict:
             return f"not consistent: two infinite causal runs (lassos) with {network} ultimately differ on {', '.join(differ)}"
         drift = self.exactness.free_clocks
         if drift is not None and not self.consistency_exact:
-            tolerance = (f"and tolerant over the choice lassos of at most {self.K} steps" if self.tolerant
-                         else f"but not tolerant: a choice lasso (an infinite run) {self._change()}")
+            tolerance = (f"and tolerant {self._tolerated(self.K)}" if self.tolerant
+                         else f"but not tolerant: a choice lasso (an infinite run) {self._change()}"
+                         if self.bounded_horizon is None else f"but not tolerant (bounded: {self._bounded()})")
             return (f"not exact: consistent over every infinite run in rounds with {network}"
                     + (f" and over those whose nodes' clocks drift apart up to step {drift} (then in rounds)" if drift >= 0
                        else "") + f", {tolerance}")
+        if self.bounded_horizon is not None:  # a bounded choice model differs, no infinite run was shown to
+            return f"consistent but not tolerant (bounded: {self._bounded()})"
         if not self.exact and self.consistency_exact:  # tolerant within the choice lassos asked, not beyond
-            return (f"consistent over every infinite run with {network} (exact); tolerant over the choice lassos of at "
-                    f"most {self.choice_exactness.K} steps only (bounded, not exact)")
+            label = "not exact" if self.choice_exactness.decided_by == "choice-graph" else "bounded, not exact"
+            return (f"consistent over every infinite run with {network} (exact); tolerant "
+                    f"{self._tolerated(self.choice_exactness.K)} only ({label})")
         if self.tolerant and self.exact:
             return f"consistent and tolerant: every infinite causal and choice run with {network} has the same ultimate output"
         if self.tolerant:
@@ -414,9 +422,24 @@ class Verdict:
                     f"{network}: they all have the same ultimate output")
         return f"{label}consistent but not tolerant: a choice lasso (an infinite run with {network}) {self._change()}"
 
-    def _change(self) -> str:
-        change = [f"ultimately loses {', '.join(sorted(self.lost))}"] if self.lost else []
-        change += [f"ultimately gains {', '.join(sorted(self.gained))}"] if self.gained else []
+    def _tolerated(self, K: int) -> str:
+        """Over which choice runs "tolerant" was found, in words (the lassos of at most K steps, unless the choice runs'
+        graph decided)."""
+        if self.choice_exactness is not None and self.choice_exactness.decided_by == "choice-graph":
+            d = self.bounds.network.max_delay
+            return f"over every choice run whose messages arrive at most {d} step{'s' * (d != 1)} before their send"
+        return f"over the choice lassos of at most {K} steps"
+
+    def _bounded(self) -> str:
+        """A bounded counterexample to tolerance, in words (`bounded_horizon`)."""
+        return (f"a choice model up to horizon {self.bounded_horizon} with {self.bounds.network.describe()} "
+                f"{self._change(ultimately=False)}, as cron -T {self.bounded_horizon} finds it; no infinite choice run "
+                "was shown to differ")
+
+    def _change(self, ultimately: bool = True) -> str:
+        how = "ultimately " if ultimately else ""
+        change = [f"{how}loses {', '.join(sorted(self.lost))}"] if self.lost else []
+        change += [f"{how}gains {', '.join(sorted(self.gained))}"] if self.gained else []
         return f"{' and '.join(change)} through a message that arrives before it was caused"
 
     def as_dict(self) -> dict:
@@ -453,8 +476,9 @@ class Verdict:
             **({} if not self.eventual else {
                 "exact": self.exact, "K": self.K, "reason": self.reason or None,
                 "consistency": self.side(self.exactness, self.consistency_exact, "causal-finite"),
-                "tolerance": None if self.choice_exactness is None else self.side(
+                "tolerance": None if self.choice_exactness is None else {**self.side(
                     self.choice_exactness, self.tolerance_exact, "choice"),
+                    **({} if self.bounded_horizon is None else {"bounded_horizon": self.bounded_horizon})},
             }),
             **({"growing": self.growing} if self.growing else {}),
             "search": self.search,

@@ -12,13 +12,13 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from ..bounds import Bounds, Semantics
+from ..bounds import Bounds, Mode, Semantics
 from ..lang import coordination, ranges
 from ..lang.ast import Instance, Program
 from ..lang.diagnostics import rule_name
 from ..lang.lamport import clock_rule, undo
 from . import cron_graph, deepening, eventual, free_clocks, models
-from .cron import Deadline, Timeout, Verdict, analyse, outputs_of
+from .cron import Deadline, Semantic, Timeout, Verdict, analyse, outputs_of
 from .eventual import Exactness
 
 
@@ -51,8 +51,10 @@ def analyse_eventual(
         return settled
     decided = cron_graph.by_graph(program, instance, bounds, outs, deadline)  # the explorer's graph, where it closes
     if decided is not None:
-        decided = deepened(program, instance, bounds, shortest_witness(program, instance, bounds, decided, outs,
-                                                                       deadline), outs, deadline, max_k)
+        decided = shortest_witness(program, instance, bounds, decided, outs, deadline)
+        if not window_decided(decided):  # the graph decided every choice lasso: longer ones cannot differ
+            decided = deepened(program, instance, bounds, decided, outs, deadline, max_k)
+        decided = bounded_tolerance(program, instance, bounds, decided, outs, deadline, max_k)
         decided.growing = None
         decided.seconds = time.perf_counter() - start
         return decided
@@ -85,6 +87,7 @@ def analyse_eventual(
     verdict.exactness = free_clocks.withdrawn(verdict.exactness, program, instance, bounds.network)  # runs in rounds
     if verdict.choice_exactness is not None:
         verdict.choice_exactness = free_clocks.withdrawn(verdict.choice_exactness, program, instance, bounds.network)
+    verdict = bounded_tolerance(program, instance, bounds, verdict, outs, deadline, max_k)
     verdict.growing = None if verdict.exact else growing(program)
     _beside_original(program, instance, bounds, outs, deadline, max_k, verdict)
     verdict.seconds = time.perf_counter() - start
@@ -143,6 +146,55 @@ def deepened(program: Program, instance: Instance, bounds: Bounds, found: Verdic
                                      or causal.reason)
         deeper.choice_exactness = choice if choice.exact else choice.deepened(K, stopped, differ(deeper))
     return deeper
+
+
+def window_decided(found: Verdict) -> bool:
+    """Whether longer lassos cannot change the verdict: the choice runs' window graph decided "tolerant" over every run
+    it follows (those whose messages arrive at most D steps before their send, as the choice lassos' do), and
+    consistency is exact or open only by the runs whose clocks drift apart (which lassos, in rounds, cannot tell)."""
+    c = found.choice_exactness
+    return bool(c is not None and c.decided_by == "choice-graph"
+                and (found.consistency_exact or found.exactness.free_clocks is not None))
+
+
+def bounded_tolerance(program: Program, instance: Instance, bounds: Bounds, found: Verdict, outputs: tuple[str, ...],
+                      deadline: Deadline, max_k: int) -> Verdict:
+    """Never weaker than bounded `cron`: a "tolerant" that is not exact is asked of bounded `cron -T T` (the bounded
+    choice semantics, where a message may arrive at any step up to D after its send, however far before it) at T = 1,
+    2, ... up to `max_k` or the time limit (`deepening.deepen`). The first T at which every causal model holds the
+    ultimate output at step T and a choice model does not is the answer's counterexample, marked bounded
+    (`Verdict.bounded_horizon`: not exact, no infinite run shown). Else `found`, its reason saying how far it looked."""
+    if not (found.satisfiable and found.consistent and found.tolerant) or found.tolerance_exact is not False:
+        return found
+
+    def ask(T: int, left: float) -> Verdict | None:
+        bounded = replace(bounds, horizon=T, mode=Mode.BOUNDED)
+        try:  # the choice side first: where every choice model holds the ultimate output at T, nothing differs
+            chosen = Semantic(program, instance, replace(bounded, semantics=Semantics.CHOICE), outputs).consequences(
+                Deadline(left))
+            if chosen is not None and chosen.certain == chosen.possible == found.certain:
+                return found
+            return analyse(program, instance, bounded, outputs, left)
+        except Timeout:
+            return None
+
+    differs = lambda v: bool(v.satisfiable and v.consistent and v.certain == found.certain  # noqa: E731
+                             and v.tolerant is False)
+    T, run, stopped = deepening.deepen(0, ask, differs, deadline.remaining(), max_k)
+    choice = found.choice_exactness
+    if run is None or not differs(run):
+        said = ("stopped by the time limit before bounded cron -T 1" if T == 0 else
+                f"no choice model of bounded cron -T 1..{T} differs at its last step from the causal runs' ultimate "
+                f"output ({'its time limit stopped it there' if stopped else f'{T} is the largest horizon it tries'})")
+        found.choice_exactness = replace(choice, reason=f"{choice.reason}; {said}")
+        return found
+    found.tolerant, found.bounded_horizon = False, T
+    found.counterexample, found.lost, found.gained = run.counterexample, run.lost, run.gained
+    found.choice_certain = (found.choice_certain or frozenset()) - run.lost
+    found.choice_possible = (found.choice_possible or frozenset()) | run.gained
+    found.choice_exactness = replace(choice, exact=False, reason=f"{choice.reason}; bounded cron -T {T} finds a choice "
+                                     "model that differs at its last step")
+    return found
 
 
 def by_confluence(program: Program, instance: Instance, bounds: Bounds, outputs: tuple[str, ...], deadline: Deadline,

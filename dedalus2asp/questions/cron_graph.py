@@ -11,10 +11,12 @@ within `models.GRAPH_LIMIT` configurations and `models.GRAPH_SECONDS`, and when 
   the explorer's witness lassos have (`shortest_witness` then shortens them);
 * **consistent**: exact; the certain output is the one ultimate output. **Tolerance** is exact at once when the
   choice runs are the causal runs: with `--delivery sync` (a message arrives at the next round) or when the
-  program has no asynchronous rule (no message to send into the past). Otherwise the choice runs' own graph
-  (`runs.choice`: configurations with debts) decides it where it closes (`by_choice_graph`); where it does not,
-  the choice lassos are asked (bounded, unless one of them differs, which is an infinite run and so exact), and
-  the caller deepens them.
+  program has no asynchronous rule (no message to send into the past). Otherwise the choice runs' own graphs
+  decide it where they close (`by_choice_graph`): the window graph (`runs.choice`: configurations with debts, the
+  runs whose messages arrive at most D steps before their send) shows "not tolerant", the over-approximation of
+  every choice run (`runs.choice_over`) proves "tolerant"; where they do not, the choice lassos are asked
+  (bounded, unless one of them differs, which is an infinite run and so exact), and the caller deepens them and
+  asks bounded `cron -T` (`cron_eventual.bounded_tolerance`).
 
 The graph is that of the runs in rounds; under a delay bound with messages between nodes it also follows the runs
 whose first steps use free clocks (`free_clocks`): an output only they have makes "not consistent" exact, and
@@ -29,7 +31,7 @@ from dataclasses import replace
 
 from ..bounds import Bounds, Mode, Semantics
 from ..lang.ast import Instance, Program
-from ..runs import choice
+from ..runs import choice, choice_over
 from ..runs import eventual as explorer
 from . import free_clocks, models
 from .cron import Deadline, Timeout, Verdict, analyse
@@ -40,11 +42,9 @@ def by_graph(program: Program, instance: Instance, bounds: Bounds, outputs: tupl
     """The eventual CRON verdict from the explorer's graph (module docstring), or None when the graph does not close
     within the limits, the explorer cannot build it (a global output, crash/2 read), or the solver's lassos
     disagree with it (which the eventual Theorem 4 rules out: then the thresholds answer, and the tests see it)."""
-    left = deadline.remaining()
-    seconds = models.GRAPH_SECONDS if left is None else min(models.GRAPH_SECONDS, left / 2)
     try:
         answer = explorer.explore(program, instance, replace(bounds, mode=Mode.EVENTUAL), models.GRAPH_LIMIT, outputs,
-                                  seconds=seconds, free_clocks=True, consistency_only=True)
+                                  seconds=_seconds(deadline), free_clocks=True, consistency_only=True)
     except ValueError:
         return None
     if not answer.rounds_exact or not answer.infinite_runs:
@@ -83,14 +83,16 @@ def by_graph(program: Program, instance: Instance, bounds: Bounds, outputs: tupl
 def by_choice_graph(program: Program, instance: Instance, bounds: Bounds, outputs: tuple[str, ...], deadline: Deadline,
                     verdict: Verdict, k: int, output: tuple[str, ...]) -> Verdict | None:
     """Tolerance of a consistent program (its one ultimate output `output`, the causal verdict `verdict` at K = `k`)
-    from the choice runs' graph (`runs.choice`), where it closes within the limits: tolerant when every choice run
-    has `output`; else not tolerant, shown by the solver's choice lasso of as many steps as the graph's witness of
-    another output (`shortest_witness` then shortens it). None when the graph does not close, cannot be built, or
-    the solver's lassos disagree with it (which the choice runs' eventual Theorem 4 rules out: the tests see it)."""
-    left = deadline.remaining()
-    seconds = models.GRAPH_SECONDS if left is None else min(models.GRAPH_SECONDS, left / 2)
+    from the choice runs' graphs, where they close within the limits. The window graph (`runs.choice`: the choice
+    runs whose messages arrive at most D steps before their send) with another output: not tolerant, exact, shown
+    by the solver's choice lasso of as many steps as the graph's witness (`shortest_witness` then shortens it). With
+    `output` alone: tolerant, exact when the over-approximation (`runs.choice_over`: every choice run and more) has
+    no other output either, else not exact, the reason saying what it adds or why it was not decided. None when the
+    window graph does not close, cannot be built, or the solver's lassos disagree with it (which the choice runs'
+    eventual Theorem 4 rules out: the tests see it)."""
     try:
-        answer = choice.explore_choice(program, instance, bounds, models.GRAPH_LIMIT, outputs, seconds=seconds)
+        answer = choice.explore_choice(program, instance, bounds, models.GRAPH_LIMIT, outputs,
+                                       seconds=_seconds(deadline))
     except ValueError:
         return None
     if not answer.exact or not answer.infinite_runs:
@@ -99,7 +101,10 @@ def by_choice_graph(program: Program, instance: Instance, bounds: Bounds, output
     if not others:
         if verdict.tolerant is not True or tuple(answer.ultimate_outputs) != (output,):
             return None
-        verdict.choice_exactness = Exactness(k, True, "", "choice-graph")
+        over = choice.explore_choice(program, instance, bounds, models.GRAPH_LIMIT, outputs, make=choice_over.OverGraph,
+                                     seconds=_seconds(deadline))  # it refuses what the window graph refuses
+        why = choice_over.beyond(answer, over, bounds)
+        verdict.choice_exactness = Exactness(k, not why, why, "choice-graph")
         return verdict
     K = max(k, min(others))
     try:
@@ -111,3 +116,9 @@ def by_choice_graph(program: Program, instance: Instance, bounds: Bounds, output
     found.exactness = Exactness(K, True, "", "graph")
     found.choice_exactness = Exactness(K, True, "", "choice-graph")
     return found
+
+
+def _seconds(deadline: Deadline) -> float:
+    """The time a graph may take: `models.GRAPH_SECONDS`, or half of what is left when that is less."""
+    left = deadline.remaining()
+    return models.GRAPH_SECONDS if left is None else min(models.GRAPH_SECONDS, left / 2)

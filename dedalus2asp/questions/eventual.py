@@ -65,9 +65,10 @@ class Exactness:
                     f"alternate between loops included; the lassos of K = {_plural(self.K, 'step')} alone could not "
                     "tell, since a run alternating between loops holds at each node only what all of them hold")
         if self.exact and self.decided_by == "choice-graph":
-            return ("exact, decided by the choice runs' configuration graph (explore --eventual --semantics choice): "
-                    "configurations with debts, the messages received before their send; its strongly connected parts "
-                    f"give every choice run's ultimate output (the lassos shown have K = {_plural(self.K, 'step')})")
+            return ("exact, decided by the choice runs' configuration graphs (explore --eventual --semantics choice): "
+                    "configurations with debts, the messages received before their send; an over-approximation of "
+                    "every choice run (a debt paid at any later step) has no ultimate output but the causal runs' "
+                    f"(the lassos shown have K = {_plural(self.K, 'step')})")
         if self.exact and self.decided_by == "graph":
             return ("exact, decided by the explorer's configuration graph (explore --eventual): its strongly connected "
                     "parts give every infinite run's ultimate output, those that alternate between loops included "
@@ -79,7 +80,7 @@ class Exactness:
             steps, configurations = _plural(self.K, "step"), _plural(self.K, "distinct configuration")
             return (f"exact: lassos of up to K = {steps} cover every infinite run (K is the completeness "
                     f"threshold: no run passes more than {configurations} in a row)")
-        if self.free_clocks is not None:
+        if self.free_clocks is not None or self.decided_by == "choice-graph":  # no lassos' K in question
             return f"not exact: {self.reason}"
         return f"bounded, not exact: only the lassos of at most K = {_plural(self.K, 'step')} were asked ({self.reason})"
 

@@ -1,16 +1,19 @@
-"""The choice runs as a finite object: the configuration graph with debts, whose strongly connected parts give
-every choice run's ultimate output (tolerance under a delay bound, exactly).
+"""The choice runs within a window as a finite object: the configuration graph with debts, whose strongly connected
+parts give the ultimate output of every choice run whose messages arrive at most W rounds before their send.
 
-Under `--semantics choice` with `--max-delay D` a message sent in round s arrives in a round
-max(0, s - D)..s + D (docs/semantics.md, "Decision: the choice window"), and a run is a stable model of the
-unbounded program: besides the arrivals, every fact must have a well-founded derivation. A message that
-arrives in round a ≤ s is received before its send; the reception is a **debt**: some send of that fact to that
-node in a round a..a + D must pay it, and the send must not depend on it (no message supports its own send).
+Under `--semantics choice` with `--max-delay D` a message sent in round s arrives in any round t ≤ s + D, and a
+run is a stable model of the unbounded program: besides the arrivals, every fact must have a well-founded
+derivation. This graph follows the arrivals max(0, s - W)..s + D, W the *window* (D unless given, as the choice
+lassos' of templates/lasso.lp.j2): some of the choice runs, not all (docs/semantics.md, "Decision: the choice
+window"). So an ultimate output it lists is a choice run's ("not tolerant" is exact), but one it lacks may be one
+too: `choice_over.OverGraph` has every choice run, and more. A message that arrives in round a ≤ s is received
+before its send; the reception is a **debt**: some send of that fact to that node in a round a..a + W must pay it,
+and the send must not depend on it (no message supports its own send).
 The causal rounds' configuration (`configurations`: carried facts, messages in flight, capped clock) is finite;
 this graph adds, per node,
 
-* its **receptions** of the last D rounds (the fact, and how many rounds ago): a later send of the same fact to
-  the same node may still arrive there (up to D rounds before its send), joining it;
+* its **receptions** of the last W rounds (the fact, and how many rounds ago): a later send of the same fact to
+  the same node may still arrive there (up to W rounds before its send), joining it;
 * per reception, per carried fact and per message in flight, a **family** of minimal supports (`provenance`):
   sets of *items*, the receptions not yet known to be well-founded, on which it positively depends (negation is
   read against the round's final facts, as the reduct reads it). A reception is an item (node, age, fact); a
@@ -21,9 +24,9 @@ A round (`ChoiceGraph.successors`): each node receives the messages of its buffe
 the facts it could ever be sent (`candidates`: the program read without negation, on every node, to its
 fixpoint) to receive early, as new debts; it takes its step (the one rule evaluator, `transitions.System`), and
 `provenance` gives the families of what it derives, carries and sends; each message then arrives in a later
-round (at most D on) or joins a reception of the same fact at its addressee from this round or the D before. The
+round (at most D on) or joins a reception of the same fact at its addressee from this round or the W before. The
 receptions' families are then settled: a reception with a support of well-founded items is well-founded (the
-least fixpoint), and well-founded items leave every support. A reception D rounds old can be joined no more: it
+least fixpoint), and well-founded items leave every support. A reception W rounds old can be joined no more: it
 *closes*. An unpaid one ends the path (a debt whose deadline passed); any other is substituted by its family
 everywhere (it holds exactly when one of its supports does).
 
@@ -36,15 +39,15 @@ the configuration carries the obligations and, as in Miyano and Hayashi's breakp
 finite automata on ω-words*, TCS 1984), a tracked subset of them: each round the tracked ones that became
 well-founded leave it; when none is left the edge is **accepting** and every current obligation is tracked anew.
 A run is a stable model iff it passes accepting edges infinitely often: a reception that is never well-founded
-closes within D rounds and stays an obligation, tracked from the next breakpoint on, so the tracked set never
+closes within W rounds and stays an obligation, tracked from the next breakpoint on, so the tracked set never
 empties again; if every reception becomes well-founded, each tracked set empties in finite time. (An open
-reception need not be tracked: it closes, or becomes well-founded, within D rounds.) So the choice runs' ultimate
+reception need not be tracked: it closes, or becomes well-founded, within W rounds.) So the choice runs' ultimate
 outputs are those of the strongly connected edge sets with an accepting edge (`eventual.ultimate_sets` with
 `accepting`).
 
 Rounds: the nodes step in rounds as in the causal graph (docs/semantics.md, "Decision: the rounds"), so the
-choice runs here are those of the solver's choice lassos (templates/lasso.lp.j2: arrival S - D..S + D, at least
-0). Faults (omissions, crashes), aggregates and body atoms at fixed steps are refused (ValueError): the caller
+choice runs here are, with W = D, those of the solver's choice lassos (templates/lasso.lp.j2: arrival S - D..S + D,
+at least 0). Faults (omissions, crashes), aggregates and body atoms at fixed steps are refused (ValueError): the caller
 answers otherwise.
 
 Public names: `ChoiceGraph`, `ChoiceConfiguration`, `ChoicePart`, `explore_choice`, `candidates`, `MAX_EARLY`.
@@ -75,7 +78,7 @@ Item = tuple[int, int, GroundFact]
 
 class ChoicePart(NamedTuple):
     """One node's part of a choice configuration: its capped clock; st(x), each fact with its family; bf(x), each
-    message as (wait, fact, family); its receptions of the last D rounds as (age 1..D, fact, family)."""
+    message as (wait, fact, family); its receptions of the last W rounds as (age 1..W, fact, family)."""
 
     clock: int
     state: frozenset[tuple[GroundFact, Family]]
@@ -129,9 +132,9 @@ class ChoiceGraph:
 
     As `configurations.Graph`: `configurations`, `edges[k]` (target, label number), `labels` (per node the D of its
     step); and `accepting[label]`: whether the transitions with that label number pass a breakpoint (the label
-    number keeps the flag apart)."""
+    number keeps the flag apart). `window`: W, how many rounds before its send a message may arrive (D if None)."""
 
-    def __init__(self, program: Program, instance: Instance, network):
+    def __init__(self, program: Program, instance: Instance, network, window: int | None = None):
         if network.sync or network.max_delay is None:
             raise ValueError("the choice graph needs a delay bound (under sync the choice runs are the causal runs)")
         if network.faulty:
@@ -142,6 +145,7 @@ class ChoiceGraph:
         self.program, self.network = program, network
         self.system = System(program, instance, network)
         self.bound: int = network.max_delay
+        self.window: int = self.bound if window is None else window
         self.provenance = Provenance(self.system.node, self.system.plan)
         self.candidates = candidates(self.system, program)
         many = max(map(len, self.candidates), default=0)
@@ -223,7 +227,7 @@ class ChoiceGraph:
 
     def successors(self, config: ChoiceConfiguration):
         """Every round from `config`: (target, label, accepting)."""
-        n, D = len(self.names), self.bound
+        n, W = len(self.names), self.window
         due: list[dict[GroundFact, Family]] = [{} for _ in range(n)]
         waiting: list[dict[tuple[int, GroundFact], Family]] = [{} for _ in range(n)]
         for j, part in enumerate(config.parts):
@@ -232,7 +236,7 @@ class ChoiceGraph:
                     due[j][fact] = either(due[j].get(fact, FALSE), family)
                 else:
                     waiting[j][wait - 1, fact] = either(waiting[j].get((wait - 1, fact), FALSE), family)
-        early = [_subsets(sorted(self.candidates[j] - due[j].keys())) for j in range(n)]
+        early = [self.early(j, due[j].keys()) for j in range(n)]
         known: dict[tuple[int, tuple], tuple] = {}  # node i's step depends on its own early receptions only
         clocks = [min(part.clock + 1, self.cap) for part in config.parts]
         for chosen in product(*early):
@@ -248,15 +252,17 @@ class ChoiceGraph:
             steps = []
             for i in range(n):
                 if (i, chosen[i]) not in known:
-                    known[i, chosen[i]] = self._step(i, config.parts[i], live)
+                    known[i, chosen[i]] = self._step(i, config.parts[i], {  # this round's receptions, as items
+                        item[2]: TRUE if family == TRUE else frozenset({frozenset({item})})
+                        for item, family in live.items() if item[:2] == (i, 0)})
                 steps.append(known[i, chosen[i]])
             label = tuple(step[0] for step in steps)
             sends = [(j, fact, family) for _, _, sent in steps for (j, fact), family in sent.items()]
             options = [self._arrivals(live, j, fact) for j, fact, _ in sends]
-            # an unpaid debt received D rounds ago is paid now or never: only the choices in which a send pays it
+            # an unpaid debt received W rounds ago is paid now or never: only the choices in which a send pays it
             needs = [[k for k, (j, fact, family) in enumerate(sends) if (j, fact) == item[::2]
                       and any(item not in s for s in family)] for item, family in live.items()
-                     if item[1] == D and family == FALSE]
+                     if item[1] == W and family == FALSE]
             if not all(needs):
                 continue
             memo: dict = {}
@@ -269,12 +275,17 @@ class ChoiceGraph:
             for count, choice in enumerate(product(*options)):
                 if count % 256 == 255:
                     self._in_time()
-                if (all(any(choice[k] == ("join", D) for k in payers) for payers in needs)
+                if (all(any(choice[k] == ("join", W) for k in payers) for payers in needs)
                         and self._payable(states, waiting, live, sends, choice, clocks)):
                     target = (self._round(config, steps, waiting, live, sends, choice, memo) if plain is None else
                               self._plain_round(config, plain, waiting, live, sends, choice))
                     if target is not None:
                         yield target[0], label, target[1]
+
+    def early(self, j: int, due) -> list[tuple[GroundFact, ...]]:
+        """Every set of facts node j may receive early in a round in which the facts `due` arrive: any subset of the
+        facts it could ever be sent (`candidates`) but those."""
+        return _subsets(sorted(self.candidates[j] - due))
 
     def _in_time(self) -> None:
         """ConfigurationLimit once the time `build` was given has passed."""
@@ -282,13 +293,13 @@ class ChoiceGraph:
             raise ConfigurationLimit(f"the choice graph was not built within {self._seconds:g} s", len(self.configurations))
 
     def _payable(self, states, waiting, live, sends, choice, clocks) -> bool:
-        """Whether every debt left unpaid by this round's `choice` that must be paid in the next round (received D - 1
+        """Whether every debt left unpaid by this round's `choice` that must be paid in the next round (received W - 1
         rounds before this one) could be: some node may then send its fact to its node, whatever it receives early.
         A necessary condition, looked up one round ahead before the round's target is built: it prunes the
         configurations that can only die."""
         joined = {(j, k, fact) for (j, fact, _), (how, k) in zip(sends, choice) if how == "join"}
         owed = [(j, fact) for (j, a, fact), family in live.items()
-                if a == self.bound - 1 and family == FALSE and (j, a, fact) not in joined]
+                if a == self.window - 1 and family == FALSE and (j, a, fact) not in joined]
         if not owed:
             return True
         due = [{f for (k, f) in w if k == 0} for w in waiting]
@@ -305,7 +316,7 @@ class ChoiceGraph:
         found = self._sendable.get(key)
         if found is None:
             out = set()
-            for early in _subsets(sorted(self.candidates[i] - due)):
+            for early in self.early(i, due):
                 step = self.system.step(i, state | due | frozenset(early), clock)
                 out.update((j, f) for j, facts in step.sent for f in facts)
             found = self._sendable[key] = frozenset(out)
@@ -315,20 +326,20 @@ class ChoiceGraph:
         """Where a message of `fact` to node j may arrive: ("wait", w), w + 1 rounds on; or ("join", a), at its
         reception of `fact` a rounds ago (this round included). Joining a well-founded reception changes nothing but
         that the message is spent: one such join stands for all."""
-        joins = [a for a in range(self.bound + 1) if (j, a, fact) in live]
+        joins = [a for a in range(self.window + 1) if (j, a, fact) in live]
         spent = [a for a in joins if live[j, a, fact] == TRUE][:1]
         return ([("wait", w) for w in range(self.bound)] +
                 [("join", a) for a in joins if a in spent or live[j, a, fact] != TRUE])
 
-    def _step(self, i: int, part: ChoicePart, live: dict[Item, Family]):
-        """Node i's step: D, the families of its carried facts (its next state) and of its messages ((j, fact) ->
-        family), the received facts referred to as items (a well-founded one as TRUE)."""
+    def _step(self, i: int, part, received: dict[GroundFact, Family]):
+        """Node i's step from its `part` (its state, clock) receiving `received` (each fact with its family: the item
+        it is received as, or TRUE when well-founded): D, the families of its carried facts (its next state) and of
+        its messages ((j, fact) -> family)."""
         given: dict[GroundFact, Family] = dict(part.state)
         for f in self.system.events[i].get(part.clock, ()):
             given[f] = TRUE
-        for (j, age, fact), family in live.items():
-            if j == i and age == 0:
-                given[fact] = either(given.get(fact, FALSE), TRUE if family == TRUE else frozenset({frozenset({(i, 0, fact)})}))
+        for fact, family in received.items():
+            given[fact] = either(given.get(fact, FALSE), family)
         step = self.system.step(i, frozenset(given), part.clock)
         _, carried, sent = self.provenance.families(self.provenance.ground(step.deduced), step.deduced, given)
         state = {f: TRUE for f in self.system.inputs[i]}
@@ -344,7 +355,7 @@ class ChoiceGraph:
     def _plain_round(self, config: ChoiceConfiguration, states, waiting, live, sends, choice):
         """`_round` when every family is TRUE or FALSE (nothing depends on an unpaid debt): a join pays a debt or
         spends the message, a closing debt must be paid, and nothing needs settling."""
-        n, D = len(self.names), self.bound
+        n, W = len(self.names), self.window
         paid = {(j, k, fact) for (j, fact, family), (how, k) in zip(sends, choice) if how == "join"}
         buffers = [dict(w) for w in waiting]
         for (j, fact, family), (how, k) in zip(sends, choice):
@@ -355,10 +366,10 @@ class ChoiceGraph:
         for item, family in live.items():
             j, a, fact = item
             if family == FALSE and item not in paid:
-                if a == D:
+                if a == W:
                     return None  # an unpaid debt
                 debts[j].append((a + 1, fact, FALSE))
-            elif a < D and a <= spent[j].get(fact, D):
+            elif a < W and a <= spent[j].get(fact, W):
                 spent[j][fact] = a  # the youngest spent reception of each fact stands for all
         parts = tuple(ChoicePart(min(config.parts[j].clock + 1, self.cap), states[j],
                                  frozenset((w, f, fam) for (w, f), fam in buffers[j].items()),
@@ -370,7 +381,7 @@ class ChoiceGraph:
         """The target of one choice of arrivals, and whether the round passes a breakpoint; None when a debt's
         deadline passes unpaid. `memo`: the nodes' next states already settled in this round (they depend on the
         choice only through the well-founded receptions and the closing ones)."""
-        n, D = len(self.names), self.bound
+        n, W = len(self.names), self.window
         live = dict(live)
         buffers = [dict(w) for w in waiting]
         for (j, fact, family), (how, k) in zip(sends, choice):
@@ -391,7 +402,7 @@ class ChoiceGraph:
         obligations = [settle(f, done) for f in config.obligations]
         tracked = [settle(f, done) for f in config.tracked]
         closed: list[tuple[Item, Family]] = []
-        for item in sorted(i for i in live if i[1] == D):  # closing: no send can arrive there any more
+        for item in sorted(i for i in live if i[1] == W):  # closing: no send can arrive there any more
             family = frozenset(s for s in live.pop(item) if item not in s)
             if family == FALSE:
                 return None  # an unpaid debt (or one paid only by itself)
@@ -446,13 +457,16 @@ def _subsets(facts: list[GroundFact]) -> list[tuple[GroundFact, ...]]:
 
 
 def explore_choice(program: Program, instance: Instance, bounds: Bounds, max_configurations: int,
-                   outputs: tuple[str, ...] | None = None, seconds: float | None = None) -> eventual.Eventual:
+                   outputs: tuple[str, ...] | None = None, seconds: float | None = None,
+                   make: Callable = ChoiceGraph) -> eventual.Eventual:
     """The choice runs' graph of P on H under `bounds.network` (a delay bound, no faults) and the ultimate outputs of
     its infinite runs, as `eventual.explore` gives the causal runs'. ValueError when the graph cannot be built (see
-    `ChoiceGraph`); past `max_configurations` or `seconds` the answer says so (`exact` false, nothing known)."""
+    `ChoiceGraph`); past `max_configurations` or `seconds` the answer says so (`exact` false, nothing known). `make`:
+    the graph (`ChoiceGraph`, the window; `choice_over.OverGraph`, the over-approximation); `exact` says the graph's
+    list is complete, of its own runs."""
     outputs = program.output_relations if outputs is None else outputs
     bounds = replace(bounds, mode=Mode.EVENTUAL)
-    graph = eventual.graph_of(program, instance, bounds, observe=False, make=ChoiceGraph)
+    graph = eventual.graph_of(program, instance, bounds, observe=False, make=make)
     nodes = tuple(str(x) for x in graph.names)
     try:
         eventual.build(graph, max_configurations, seconds)

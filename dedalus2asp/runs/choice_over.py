@@ -1,0 +1,221 @@
+"""An over-approximation of the choice runs as a finite graph: "tolerant" proven for every choice run.
+
+Under `--semantics choice` with `--max-delay D` (tplp2016's chosen timestamps with our delay bound) a message sent
+at step s arrives at *any* step t ≤ s + D of its addressee: D steps after its send at the latest, but as far before
+it as it likes. The window graph (`choice.ChoiceGraph`) follows the arrivals t ≥ s - D only: its runs are some of
+the choice runs (an under-approximation: an ultimate output it lists is some choice run's, but a run whose message
+comes from further back is missing; docs/semantics.md, "Decision: the choice window"). This graph has every choice
+run and more: its configuration forgets *when* a message was received early, and keeps per node y and fact f
+
+* a bit, `had`: y has received f at some step, well-founded (a later send of f to y may arrive there, where f
+  already holds: it changes nothing; it is *absorbed*);
+* at most one open **debt** d(y, f) with its family (`provenance`: sets of debts on which it may be founded): every
+  reception of f at y not yet known to be well-founded joins it, whatever round it came in. An early reception
+  (a message sent in this round or later) opens or joins it with no support; a reception due from an earlier send
+  whose family is not well-founded joins it with that family (a later send may still arrive there and found it).
+
+A round (`OverGraph.successors`): each node receives what is due and any set of the facts it could ever be sent
+(`choice.candidates`) early; it steps (the one rule evaluator, as in the window graph), and each message it sends
+either arrives 1..D rounds on, or arrives at or before this round: it *pays* d(y, f) when that is open (d's family
+gains the message's supports, minus those that contain d: no message founds its own arrival), else it is absorbed
+(which needs the bit: f was received at y before). A debt becomes well-founded when a support of its family is (the
+least fixpoint, each round); it then leaves every family, sets the bit, and is dropped: a later early reception of
+f at y opens a new one. Nothing has a deadline, so no run dies; a debt is an obligation from the moment it is open,
+and a run is accepted when every debt it opens becomes well-founded: the breakpoint construction of Miyano and
+Hayashi (*Alternating finite automata on ω-words*, TCS 1984) on the open debts, as in the window graph (`tracked`:
+the debts open at the last breakpoint and not yet well-founded; a transition that empties it is accepting).
+
+Why every choice run ρ (a stable model) is one of this graph's accepted runs, with the same facts at every step:
+take the same receptions (early: those from sends at or after the step), each send that arrives at or before its
+send step routed to "pay" when d(y, f) is open and "absorb" otherwise (f was received at y before: the bit, or an
+open debt). A debt *generation* g (from its opening to its founding) holds receptions of one (y, f). Let the level
+of a fact of ρ be the stage of the reduct's least fixpoint that derives it (finite: every rule has a finite body).
+(a) Every fact φ of level n has, in this graph, a support whose debts all hold a reception of level < n: the
+provenance unites the supports of every ground rule, and the rule that derives φ at level n reads facts of level
+< n; a received fact is either well-founded (TRUE) or the item of the generation it joined. (b) Every generation g
+becomes well-founded: by induction on n, the least level of its receptions. Let r ∈ g have level n and σ the send
+that founds r in ρ (its body has level < n): by (a) σ's family has a support S of debts holding receptions of level
+< n, so not g, and each of them becomes well-founded by induction. σ is either due at r (r joins g with σ's family)
+or arrives at r from a send at or after r's step, when g is open if not founded already, and pays g; either way S
+becomes a support of g, and g is founded once S is. So every debt is founded in finite time, the breakpoints pass
+infinitely often, and no family is ever empty (nothing closes). The merging is generous (one send pays every
+reception of a generation, a reception may be founded by a send that could not reach its step): this graph may have
+runs no stable model has, never fewer. Hence: the window graph's ultimate outputs ⊆ the choice runs' ⊆ this
+graph's; where this graph's are the causal runs' one output, the program is tolerant, exactly; where the two
+graphs list the same outputs, that list is every choice run's.
+
+Faults, aggregates and body atoms at fixed steps are refused as by the window graph (ValueError).
+
+Public names: `OverGraph`, `OverPart`, `OverConfiguration`, `explore`, `beyond`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from itertools import product
+from typing import NamedTuple
+
+from ..bounds import Bounds
+from ..lang.ast import Instance, Program, show_fact
+from . import eventual
+from .choice import ChoiceGraph, explore_choice
+from .provenance import FALSE, TRUE, Family, either, settle
+from .transitions import GroundFact
+
+Debt = tuple[int, GroundFact]
+"""d(y, f): (node position, fact)."""
+
+
+class OverPart(NamedTuple):
+    """One node's part of a configuration: its capped clock; st(x) and bf(x) with families (as the window graph's);
+    `had`: the facts it received, well-founded, at some step; `debts`: its open debts, each fact with its family."""
+
+    clock: int
+    state: frozenset[tuple[GroundFact, Family]]
+    buffer: frozenset[tuple[int, GroundFact, Family]]
+    had: frozenset[GroundFact]
+    debts: frozenset[tuple[GroundFact, Family]]
+
+
+class OverConfiguration(NamedTuple):
+    """The nodes' parts and the tracked debts of the breakpoint construction."""
+
+    parts: tuple[OverPart, ...]
+    tracked: frozenset[Debt] = frozenset()
+
+
+def _without(family: Family, debt: Debt) -> Family:
+    """The supports of `family` that do not contain `debt` (a message founded on its own arrival founds nothing)."""
+    return frozenset(s for s in family if debt not in s)
+
+
+class OverGraph(ChoiceGraph):
+    """The over-approximation of the choice runs (module docstring), built, numbered and read as the window graph
+    (`build`, `edges`, `labels`, `accepting`)."""
+
+    def start(self) -> OverConfiguration:
+        return OverConfiguration(tuple(OverPart(0, frozenset((f, TRUE) for f in facts), frozenset(), frozenset(),
+                                                frozenset()) for facts in self.system.inputs))
+
+    def show(self, edges: list[tuple[int, int, int]]) -> tuple[dict, ...]:
+        """The rounds of a lasso: per node its step and its facts but the input ones (a run of this graph need be no
+        choice run, so its receptions are not shown)."""
+        return tuple({"nodes": {str(x): {"step": k, "facts": sorted(show_fact(*self.system.fact(f))
+                                                                     for f in self.labels[label][i] - self.system.inputs[i]),
+                                         "received": [], "sent": [], "lost": []} for i, x in enumerate(self.names)},
+                      "crashes": []} for k, (_, _, label) in enumerate(edges))
+
+    def successors(self, config: OverConfiguration):
+        """Every round from `config`: (target, label, accepting)."""
+        n = len(self.names)
+        due: list[dict[GroundFact, Family]] = [{} for _ in range(n)]
+        waiting: list[dict[tuple[int, GroundFact], Family]] = [{} for _ in range(n)]
+        for j, part in enumerate(config.parts):
+            for wait, fact, family in part.buffer:
+                if wait == 0:
+                    due[j][fact] = either(due[j].get(fact, FALSE), family)
+                else:
+                    waiting[j][wait - 1, fact] = either(waiting[j].get((wait - 1, fact), FALSE), family)
+        # what is due: well-founded (the bit), or joining the debt of its fact with its family
+        debts = [dict(part.debts) for part in config.parts]
+        had = [set(part.had) for part in config.parts]
+        arrived: list[dict[GroundFact, Family]] = [{} for _ in range(n)]
+        for j in range(n):
+            for fact, family in due[j].items():
+                if family == TRUE:
+                    arrived[j][fact] = TRUE
+                    had[j].add(fact)
+                else:
+                    debts[j][fact] = either(debts[j].get(fact, FALSE), _without(family, (j, fact)))
+                    arrived[j][fact] = frozenset({frozenset({(j, fact)})})
+        early = [self.early(j, due[j].keys()) for j in range(n)]
+        steps: dict[tuple[int, tuple], tuple] = {}  # node i's step depends on its own early receptions only
+        settled: dict[tuple, frozenset] = {}
+        for chosen in product(*early):
+            self._in_time()
+            opened = [dict(debts[j]) for j in range(n)]
+            for j in range(n):
+                for fact in chosen[j]:
+                    opened[j].setdefault(fact, FALSE)
+            for i in range(n):
+                if (i, chosen[i]) not in steps:
+                    received = dict(arrived[i])
+                    received.update((fact, frozenset({frozenset({(i, fact)})})) for fact in chosen[i])
+                    steps[i, chosen[i]] = self._step(i, config.parts[i], received)
+            node_steps = [steps[i, chosen[i]] for i in range(n)]
+            label = tuple(step[0] for step in node_steps)
+            sends = [(j, fact, family) for _, _, sent in node_steps for (j, fact), family in sent.items()]
+            options = [[("wait", w) for w in range(self.bound)] +
+                       ([("back", 0)] if fact in opened[j] or fact in had[j] else []) for j, fact, _ in sends]
+            for count, choice in enumerate(product(*options)):
+                if count % 256 == 255:
+                    self._in_time()
+                target, accepting = self._round(config, chosen, node_steps, waiting, opened, had, sends, choice, settled)
+                yield target, label, accepting
+
+    def _round(self, config: OverConfiguration, chosen, node_steps, waiting, opened, had, sends, choice,
+               settled: dict) -> tuple[OverConfiguration, bool]:
+        """The target of one choice of arrivals and whether the round passes a breakpoint. `settled`: the nodes' next
+        states already settled in this round, by what became well-founded."""
+        n = len(self.names)
+        buffers = [dict(w) for w in waiting]
+        debts = [dict(d) for d in opened]
+        for (j, fact, family), (how, w) in zip(sends, choice):
+            if how == "wait":
+                buffers[j][w, fact] = either(buffers[j].get((w, fact), FALSE), family)
+            elif fact in debts[j]:  # it pays the open debt; else it is absorbed where the fact was well-founded
+                debts[j][fact] = either(debts[j][fact], _without(family, (j, fact)))
+        families = {(j, fact): family for j in range(n) for fact, family in debts[j].items()}
+        done: set[Debt] = set()
+        changed = True
+        while changed:  # the well-founded debts: the least fixpoint
+            changed = False
+            for debt, family in families.items():
+                if debt not in done and any(s <= done for s in family):
+                    done.add(debt)
+                    changed = True
+        founded = frozenset(done)
+        parts = []
+        for j in range(n):
+            key = (j, chosen[j], founded)
+            if key not in settled:
+                settled[key] = frozenset((f, settle(fam, done)) for f, fam in node_steps[j][1].items())
+            parts.append(OverPart(
+                min(config.parts[j].clock + 1, self.cap), settled[key],
+                frozenset((w, f, settle(fam, done)) for (w, f), fam in buffers[j].items()),
+                frozenset(had[j]).union(f for i, f in done if i == j),
+                frozenset((f, settle(fam, done)) for f, fam in debts[j].items() if (j, f) not in done)))
+        tracked = config.tracked - founded
+        accepting = not tracked
+        if accepting:
+            tracked = frozenset(families) - founded
+        return OverConfiguration(tuple(parts), tracked), accepting
+
+
+def beyond(window: eventual.Eventual, over: eventual.Eventual, bounds: Bounds) -> str:
+    """Why the window graph's complete list (`window`) may miss choice runs' ultimate outputs, in words ('' when the
+    over-approximation `over` lists the same: then the list is every choice run's)."""
+    d = bounds.network.max_delay
+    said = (f"a message may arrive more than {d} step{'s' * (d != 1)} before its send, which the choice runs' window "
+            "graph does not follow")
+    if not over.exact:
+        return f"{said}, and its over-approximation (every choice run and more) was not decided: {over.reason}"
+    more = sorted(set(over.ultimate_outputs) - set(window.ultimate_outputs))
+    if not more:
+        return ""
+    shown = ", ".join("{" + ", ".join(o) + "}" for o in more)
+    return (f"{said}; its over-approximation (every choice run and more) also has the ultimate output{'s' * (len(more) > 1)}"
+            f" {shown}, which may be no choice run's")
+
+
+def explore(program: Program, instance: Instance, bounds: Bounds, max_configurations: int,
+            outputs: tuple[str, ...] | None = None, seconds: float | None = None) -> eventual.Eventual:
+    """The choice runs' ultimate outputs: the window graph's (`choice.explore_choice`), each some choice run's, exact
+    when the over-approximation (`OverGraph`) lists the same (else `exact` false, `reason` says why, the list stays:
+    each of its outputs is a choice run's). Each graph within `max_configurations` and `seconds`."""
+    window = explore_choice(program, instance, bounds, max_configurations, outputs, seconds)
+    if not window.exact:
+        return window
+    over = explore_choice(program, instance, bounds, max_configurations, outputs, seconds, make=OverGraph)
+    why = beyond(window, over, bounds)
+    return replace(window, exact=False, reason=why) if why else window
