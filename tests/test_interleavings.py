@@ -162,7 +162,7 @@ def test_a_copy_received_leaves_another(tmp_path):
     covered(made, free_clock_transitions(graph.system, 2, 2, graph.cap))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(st.lists(rules(), min_size=1, max_size=4), inputs(), st.sampled_from([1, 2]))
 @example(["q(U)@async(Y) :- p(U), nd(Y)."], "nd(n1). nd(n2).\nn1 { p(a). }\nn2 { }\n", 2)  # a copy received, one left
 def test_random_programs_every_run_is_a_path(rule_texts, facts, delay):
