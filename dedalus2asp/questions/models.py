@@ -44,13 +44,19 @@ import clingo
 
 from ..asp import transform
 from ..asp.names import relation_name
-from ..bounds import Bounds, Mode, Network
+from ..bounds import Bounds, Mode, Network, Semantics
 from ..inspect.model import Model, decode
 from ..lang import coordination, ranges
 from ..lang.ast import Instance, Program, RuleKind
 from ..runs import eventual as explorer
 from ..runs.drift import UNCHECKED, may_drift
 from . import deepening
+
+GROUPING = ("the causal semantics (pure_ca, without the finiteness rules (11)-(14)) also has infinite models in which a "
+            "node receives infinitely many messages at one step (tplp2016 §4.4.3, Fig. 5), which are no runs and no "
+            "lassos: the list is every run's only under --semantics causal-finite")
+"""Why an answer over the runs is not exact for pure_ca's models when messages go between nodes under a delay bound
+(under sync, or on one node, a step receives from finitely many sends: every model of pure_ca is one of pure)."""
 
 MAX_STEPS = 40
 """The largest K the threshold search tries before it answers `exact: false`."""
@@ -390,6 +396,9 @@ def ultimate_outputs(program: Program, instance: Instance | None, bounds: Bounds
         # the explorer); cron, which passes threshold_steps, withdraws its own answer (`free_clocks.withdrawn`)
         if may_drift(program, instance, bounds.network):
             exact, free, reason = False, -1, explorer.drift_reason(-1, UNCHECKED)
+    if exact and decided_by != "confluence" and bounds.semantics is Semantics.CAUSAL and may_drift(
+            program, instance, bounds.network):
+        exact, reason = False, GROUPING
     return Ultimate(tuple(ordered) + extra + tuple(o for o, _ in drifted), lassos, steps,
                     exact, compiled.bounds, reason, complete, outputs, decided_by, explorer_steps, free, drifted)
 
