@@ -24,17 +24,19 @@ sums per job); `SparkEngine.view` collects the view only when asked for it (to p
   - "psn": SN rounds with Fig. 2's derivation sets: S of a derived fact is the body facts of its own
     component and their S; a derivation whose head is in its S puts the head into H (a cycle: infinitely
     many derivations); one whose head is already in its H is not sent. The rounds end (Theorem 20) and
-    the view is psn2010's, counts included; one Spark job per round (is anything left?). Derivation sets
+    the view is psn2010's, counts included. Derivation sets
     are per derivation: on a routing table, one per path, which grows exponentially with the graph.
   - "dred": DRed (Gupta, Mumick, Subrahmanian, *Maintaining Views Incrementally*, SIGMOD 1993) on
     sets: over-delete what a deleted fact derived, re-derive what keeps a derivation, insert
     semi-naively. Recursive relations hold each fact once (count 1, no S or H), and relations that read
-    them count derivations over those facts. One Spark job per round of each phase.
-* **Where the rows live.** Every view, delta and set of derived facts is hash-partitioned on the fact's
-  columns (`placed`), and a relation below a recursive component is checkpointed once per burst partitioned on
-  the key its rule joins it with (`keyed`): a round joins its delta with them, and asks which derived facts
-  are new, by moving (shuffling) and hashing the delta only; the view is read where it lies, never moved.
-  The burst's last job computes the new view (one pass over it, no shuffle).
+    them count derivations over those facts.
+  - Both: one Spark job per `ROUNDS` rounds (are they empty?), built lazily (`_rounds`).
+* **Where the rows live.** Every view, delta and set of derived facts is hash-partitioned on its node
+  (the location column: `placed`), and a relation below a recursive component is checkpointed once per burst
+  partitioned on the key its rule joins it with (`keyed`). A localized rule's body is at one node, so a round
+  joins its delta with them and asks which derived facts are new where the rows lie; it moves (shuffles) one
+  thing, its derived facts to their nodes, and never the view. The burst's last job computes the new view
+  (one pass over it, no shuffle).
 * **Messages.** A localized rule's body is at one node (psn2010 §2.2); a derived update whose node is
   not the body's is a message. The engine counts per node the updates processed and messages sent.
 """
@@ -112,6 +114,8 @@ def components(rules: Sequence[SparkRule]) -> list[tuple[tuple[str, ...], bool]]
 # The engine on plain data
 
 ALGORITHMS = ("psn", "dred")
+ROUNDS = 4
+"""The semi-naive rounds of a recursive component that one Spark job computes (`SparkMaintainer._rounds`)."""
 SMALL = 20_000
 """The most base updates of a burst whose deltas are hashed in joins (`SparkMaintainer.hashed`)."""
 
@@ -183,12 +187,13 @@ class SparkMaintainer:
         return self.spark.createDataFrame(pa.table(data)).select(*self.columns(relation), none.alias("S"), none.alias("H"), "n")
 
     def placed(self, df, relation: str):
-        """`df` hash-partitioned on the fact's columns (a0…, `spark.sql.shuffle.partitions` parts), where every
-        view, delta and set of derived facts lives: a grouping by the fact or a join of two placed frames on
-        it shuffles neither (Spark drops the exchange, and a union of placed frames stays placed), so a round
-        whose delta is small moves that delta only, never the view."""
-        columns = self.columns(relation)
-        return df.repartition(*columns) if columns else df
+        """`df` hash-partitioned on the fact's location column (its node: `spark.sql.shuffle.partitions` parts),
+        where every view, delta and set of derived facts lives. A grouping by the fact or a join of two placed
+        frames on the fact shuffles neither (the node is one of the keys, and the session does not require all
+        of a join's keys in its partitioning), and a union of placed frames stays placed; a localized rule's
+        body is at one node, so a delta meets the view and the frames it joins where they lie, and a round
+        moves once: its derived facts, to their node (psn2010's messages)."""
+        return df.repartition(f"a{self._location[relation]}") if self.arity[relation] else df
 
     def absent(self, df, known, relation: str):
         """The rows of `df` (small, placed) whose fact is not in `known` (a view: large, placed). An anti-join
@@ -394,6 +399,25 @@ class SparkMaintainer:
             self._totals[tag] = self._totals.get(tag, 0) + sums.pop(tag)
         return sums
 
+    def _rounds(self, current: dict, advance, out: Totals) -> None:
+        """Semi-naive rounds from `current` (per relation, the updates of the first round) until one derives
+        nothing: `advance` makes the next round of a round (and keeps what it needs of it). The rounds are
+        built `ROUNDS` at a time, lazily, and one job counts each of them: a job's fixed cost is paid once per
+        `ROUNDS` rounds, and a round after the last one is a join of empty frames (it derives nothing), so
+        building past the end costs little."""
+        F = self.F
+        while True:
+            batch = [current]
+            while len(batch) < ROUNDS:
+                batch.append(advance(batch[-1]))
+            sizes = self._job([df.select(F.lit(f"s:{r}:{rel}").alias("tag"), F.lit(1).cast("long").alias("v"))
+                               for r, frames in enumerate(batch) for rel, df in frames.items()])
+            for r, frames in enumerate(batch):
+                out.rounds += 1
+                if not any(sizes.get(f"s:{r}:{rel}") for rel in frames):
+                    return
+            current = advance(batch[-1])
+
     def _fired(self, raw: Sequence, relation: str):
         """Derivations summed per fact and annotation (a0…, S, H, n), checkpointed; the updates each node
         processes (the derived ones, at the head's node) and the messages each sends (to another node) tallied."""
@@ -416,7 +440,6 @@ class SparkMaintainer:
         """A recursive component by synchronous SN (psn2010 Algorithm 2 with Fig. 2's derivation sets): the
         updates of a round fire the delta rules, the next round processes what they derived; one count per
         round (is anything left?). Fig. 2's S and H make it finite (psn2010 Theorem 20)."""
-        F = self.F
         rules = [r for r in self.rules if r.head.relation in members]
         lower = {b.relation for r in rules for b in r.body if b.relation not in members}
         if not any(delta.get(rel) is not None for rel in lower):
@@ -426,13 +449,11 @@ class SparkMaintainer:
         for rule in rules:
             raw[rule.head.relation] += self.deltas(rule, {**self.view, **before}, {**self.view, **new, **before}, delta, lower)
         done = {rel: [] for rel in members}
-        while True:
-            current = {rel: cut(self._fired(parts, rel)) for rel, parts in raw.items() if parts}
-            sizes = self._job([df.select(F.lit(f"s:{rel}").alias("tag"), F.lit(1).cast("long").alias("v")) for rel, df in current.items()])
-            out.rounds += 1
-            current = {rel: df for rel, df in current.items() if sizes.get(f"s:{rel}")}
-            if not current:
-                break
+        state = {"before": before}
+
+        def advance(current: dict) -> dict:
+            """The round after `current`: the updates it derives, fired against the view with `current` in it."""
+            before = state["before"]
             after = {rel: before[rel].unionByName(current[rel]) if rel in current else before[rel] for rel in members}
             raw = {rel: [] for rel in members}
             for rule in rules:
@@ -440,7 +461,10 @@ class SparkMaintainer:
                                                        set(members), steady=lower)
             for rel, df in current.items():
                 done[rel].append(df)
-            before = after
+            state["before"] = after
+            return {rel: cut(self._fired(parts, rel)) for rel, parts in raw.items() if parts}
+
+        self._rounds({rel: cut(self._fired(parts, rel)) for rel, parts in raw.items() if parts}, advance, out)
         for rel, parts in done.items():
             if parts:
                 delta[rel] = cut(self.consolidated(_union(parts), rel))
@@ -491,21 +515,19 @@ class SparkMaintainer:
 
         def rounds(step, first: dict, known: dict) -> dict:
             """Semi-naive rounds from `first`: each round's new facts join the known ones (the facts known before
-            the rounds, and those found by them, one frame checkpointed each round); one count per round."""
+            the rounds, and those found by them, one frame checkpointed each round); `_rounds` counts them."""
             added = {rel: [] for rel in members}
             before = {rel: len(parts) for rel, parts in known.items()}
-            current = first
-            while True:
-                sizes = self._job([df.select(F.lit(f"s:{rel}").alias("tag"), F.lit(1).cast("long").alias("v")) for rel, df in current.items()])
-                out.rounds += 1
-                current = {rel: df for rel, df in current.items() if sizes.get(f"s:{rel}")}
-                if not current:
-                    return added
+
+            def advance(current: dict) -> dict:
                 for rel, df in current.items():
                     added[rel].append(df)
                     found = known[rel][before[rel]:]
                     known[rel] = known[rel][:before[rel]] + [cut(found[0].unionByName(df)) if found else df]
-                current = distinct_new(step(current), known)
+                return distinct_new(step(current), known)
+
+            self._rounds(first, advance, out)
+            return added
 
         # 1. over-delete: what a deleted fact derived, every other atom old
         seeds = distinct_new(fire_all(lambda rel: old[rel], minus), {rel: [] for rel in members})
