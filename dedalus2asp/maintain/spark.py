@@ -30,7 +30,8 @@ sums per job); `SparkEngine.view` collects the view only when asked for it (to p
     sets: over-delete what a deleted fact derived, re-derive what keeps a derivation, insert
     semi-naively. Recursive relations hold each fact once (count 1, no S or H), and relations that read
     them count derivations over those facts.
-  - Both: one Spark job per `ROUNDS` rounds (are they empty?), built lazily (`_rounds`).
+  - Both: a Spark job per batch of rounds (are they empty?), built lazily, 1, 2, then `ROUNDS` at a time
+    (`_rounds`).
 * **Where the rows live.** Every view, delta and set of derived facts is hash-partitioned on its node
   (the location column: `placed`), and a relation below a recursive component is checkpointed once per burst
   partitioned on the key its rule joins it with (`keyed`). A localized rule's body is at one node, so a round
@@ -115,7 +116,7 @@ def components(rules: Sequence[SparkRule]) -> list[tuple[tuple[str, ...], bool]]
 
 ALGORITHMS = ("psn", "dred")
 ROUNDS = 4
-"""The semi-naive rounds of a recursive component that one Spark job computes (`SparkMaintainer._rounds`)."""
+"""The most semi-naive rounds of a recursive component that one Spark job computes (`SparkMaintainer._rounds`)."""
 SMALL = 20_000
 """The most base updates of a burst whose deltas are hashed in joins (`SparkMaintainer.hashed`)."""
 
@@ -402,13 +403,15 @@ class SparkMaintainer:
     def _rounds(self, current: dict, advance, out: Totals) -> None:
         """Semi-naive rounds from `current` (per relation, the updates of the first round) until one derives
         nothing: `advance` makes the next round of a round (and keeps what it needs of it). The rounds are
-        built `ROUNDS` at a time, lazily, and one job counts each of them: a job's fixed cost is paid once per
-        `ROUNDS` rounds, and a round after the last one is a join of empty frames (it derives nothing), so
-        building past the end costs little."""
+        built lazily, a batch at a time, and one job counts each round of a batch: a job's fixed cost is paid
+        once per batch. A round after the last one is a join of empty frames, cheap but not free (its plan is
+        built and its stages run), so the batches grow from one round to `ROUNDS`: a shallow recursion wastes
+        at most as many rounds as it has, a deep one pays a job per `ROUNDS` rounds."""
         F = self.F
+        size = 1
         while True:
             batch = [current]
-            while len(batch) < ROUNDS:
+            while len(batch) < size:
                 batch.append(advance(batch[-1]))
             sizes = self._job([df.select(F.lit(f"s:{r}:{rel}").alias("tag"), F.lit(1).cast("long").alias("v"))
                                for r, frames in enumerate(batch) for rel, df in frames.items()])
@@ -416,7 +419,7 @@ class SparkMaintainer:
                 out.rounds += 1
                 if not any(sizes.get(f"s:{r}:{rel}") for rel in frames):
                     return
-            current = advance(batch[-1])
+            current, size = advance(batch[-1]), min(2 * size, ROUNDS)
 
     def _fired(self, raw: Sequence, relation: str):
         """Derivations summed per fact and annotation (a0…, S, H, n), checkpointed; the updates each node
