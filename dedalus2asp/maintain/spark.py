@@ -125,7 +125,8 @@ SMALL = 20_000
 class Totals:
     """What a burst did, counted on Spark: per relation the facts that appeared and disappeared (as sets),
     per node the updates processed and the messages sent, the rounds of the recursive components and the
-    Spark jobs, and the seconds up to each of the burst's jobs from the one before (its planning and its run);
+    Spark jobs, and the seconds up to each of the burst's jobs from the one before (its planning and its run)
+    with the phase each job ends (`phases`: "rounds", DRed's "over-delete" and "re-derive, insert", "view");
     `missing`: base deletions of facts that were not there (nothing was committed)."""
 
     inserted: dict[str, int] = field(default_factory=dict)
@@ -136,6 +137,7 @@ class Totals:
     jobs: int = 0
     missing: int = 0
     seconds: list[float] = field(default_factory=list)
+    phases: list[str] = field(default_factory=list)
 
 
 class SparkMaintainer:
@@ -329,6 +331,7 @@ class SparkMaintainer:
         self._totals: dict[str, int] = {}
         self.jobs.step(self.bursts)
         out = self._out = Totals()
+        self._phase = "rounds"
         self._mark = time.perf_counter()
         self._keyed: dict = {}
         self._small = rows is not None and rows <= SMALL
@@ -356,9 +359,10 @@ class SparkMaintainer:
             self._tally.append(changes.select(
                 F.when(appear, F.lit(f"i:{relation}")).when(vanish, F.lit(f"d:{relation}")).alias("tag"),
                 F.lit(1).cast("long").alias("v")).where(F.col("tag").isNotNull()))
+        self._phase = "view"
         # the burst's last job also computes the new view (kept by its checkpoint): a burst's time is all of its
         # work, and the next one starts from a view that is there
-        fresh = {rel: cut(self.consolidated(self.placed(new[rel], rel), rel)) for rel in delta}
+        fresh = {rel: cut(self.updated(rel, d)) for rel, d in delta.items()}
         totals = {**self._job([df.select(F.lit("view").alias("tag"), F.lit(1).cast("long").alias("v")) for df in fresh.values()]),
                   **self._totals}
         totals.pop("view", None)
@@ -373,6 +377,16 @@ class SparkMaintainer:
         self.view.update(fresh)
         self.bursts += 1
         return out
+
+    def updated(self, relation: str, d):
+        """The view of `relation` with the rows of `d` (placed) added, consolidated: the facts `d` does not touch
+        pass as they are (an anti-join streams the view past `d`'s facts), those it touches are summed with it.
+        Summing the whole view would hash every fact of it; this hashes the change."""
+        columns = self.columns(relation)
+        touched = self.hashed(d.select(*columns).distinct())
+        view = self.view[relation]
+        same = view.join(touched, on=columns, how="left_anti")
+        return same.unionByName(self.consolidated(view.join(touched, on=columns, how="left_semi").unionByName(d), relation))
 
     def _changes(self, relation: str, d):
         """The facts of `d` with their total count before and after (`before`, `after`)."""
@@ -394,6 +408,7 @@ class SparkMaintainer:
         rows = _union(parts).groupBy("tag").agg(self.F.sum("v").alias("v")).collect()
         now = time.perf_counter()
         self._out.seconds.append(now - self._mark)
+        self._out.phases.append(self._phase)
         self._mark = now
         sums = {row.tag: int(row.v) for row in rows}
         for tag in [t for t in sums if t[0] in "um" or t == "missing"]:
@@ -533,6 +548,7 @@ class SparkMaintainer:
             return added
 
         # 1. over-delete: what a deleted fact derived, every other atom old
+        self._phase = "over-delete"
         seeds = distinct_new(fire_all(lambda rel: old[rel], minus), {rel: [] for rel in members})
         deleted = rounds(lambda d: fire_all(lambda rel: old[rel], d), seeds, {rel: [] for rel in members})
         gone = {rel: cut(_union(parts)) for rel, parts in deleted.items() if parts}
@@ -545,6 +561,7 @@ class SparkMaintainer:
             raw = [self.fire(rule, [now[b.relation] for b in rule.body], head_filter=gone[rel]) for rule in rules if rule.head.relation == rel]
             back.update(distinct_new({rel: raw}, {rel: []}))
         # 3. insert semi-naively: the re-derived facts and what inserted facts derive
+        self._phase = "re-derive, insert"  # the re-derivation is computed by the first job of the insertion
         known = {rel: [kept[rel]] for rel in members}
         first = distinct_new(fire_all(lambda rel: now[rel], plus), {rel: known[rel] + ([back[rel]] if rel in back else []) for rel in members})
         for rel, df in back.items():
