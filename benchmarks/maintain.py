@@ -23,7 +23,8 @@ process, side by side:
   burst changed and the updates the engine processed (picks);
 * Spark (`local[2]`): the Spark engine (`maintain.spark`, psn and dred) against the same engine
   computing the view of E ⊎ I ∖ D from nothing (what `--algorithm recompute` does), with the Spark
-  jobs and rounds of each;
+  jobs, stages and rounds of each, the seconds of each phase of the burst and the CPU seconds of the
+  driver's JVM (which runs the tasks: steadier than wall time on a shared machine);
 * messages per base update: PSN (local), SN with derivation sets (Spark psn) and DRed (local and Spark).
 
 Then where multiset counts grow: derivations per fact (`view.recompute`'s counts: paths in the
