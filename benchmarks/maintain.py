@@ -23,7 +23,8 @@ process, side by side:
   burst changed and the updates the engine processed (picks);
 * Spark (`local[2]`): the Spark engine (`maintain.spark`, psn and dred) against the same engine
   computing the view of E ⊎ I ∖ D from nothing (what `--algorithm recompute` does), with the Spark
-  jobs and rounds of each;
+  jobs, stages and rounds of each, the seconds of each phase of the burst and the CPU seconds of the
+  driver's JVM (which runs the tasks: steadier than wall time on a shared machine);
 * messages per base update: PSN (local), SN with derivation sets (Spark psn) and DRed (local and Spark).
 
 Then where multiset counts grow: derivations per fact (`view.recompute`'s counts: paths in the
@@ -118,29 +119,48 @@ def rows(links: Counter):
     return [((str(f.args[0]), str(f.args[1])), n) for f, n in links.items()]
 
 
+def jvm_seconds(session) -> float:
+    """The CPU seconds (user and system) the driver's JVM has used so far (it runs the tasks in local mode): on a
+    shared machine a steadier measure of work than wall time, which other processes stretch."""
+    fields = Path(f"/proc/{session.sparkContext._gateway.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def spark_point(session, program, links: Counter, b: Burst, algorithm: str) -> dict:
     def fresh():
         return SparkMaintainer(session, patterns(program), program.arities, program.columns, algorithm, shown=program.relations)
+
+    def timed(f):
+        cpu = jvm_seconds(session)
+        wall, out = seconds(f)
+        return wall, jvm_seconds(session) - cpu, out
 
     m = fresh()
     start, _ = seconds(lambda: m.apply({"link": m.frame("link", rows(links))}))
     signed = Counter()
     for u in b.updates:
         signed[u.fact] += 1 if u.op == "+" else -1
-    maintained, totals = seconds(lambda: m.apply({"link": m.frame("link", rows(signed))}, len(signed)))
+    maintained, maintained_cpu, totals = timed(lambda: m.apply({"link": m.frame("link", rows(signed))}, len(signed)))
     after = Base(links)
     after.apply(b)
     r = fresh()
-    recomputed, again = seconds(lambda: r.apply({"link": r.frame("link", rows(after.facts))}))
+    recomputed, recomputed_cpu, again = timed(lambda: r.apply({"link": r.frame("link", rows(after.facts))}))
     size = m.facts("reachable").count()
     assert size == r.facts("reachable").count(), "Spark maintenance differs from recomputation"
     print(f"  spark {algorithm}: maintained in {totals.rounds} rounds, {totals.jobs} jobs, {stages(m, 1)} stages "
           f"(median {statistics.median(totals.seconds):.2f} s a job); recomputed in {again.rounds} rounds, "
-          f"{again.jobs} jobs, {stages(r, 0)} stages (median {statistics.median(again.seconds):.2f} s a job)", flush=True)
-    return {"start": start, "maintain": maintained, "recompute": recomputed, "jobs": totals.jobs,
+          f"{again.jobs} jobs, {stages(r, 0)} stages (median {statistics.median(again.seconds):.2f} s a job); the JVM's CPU "
+          f"{maintained_cpu:.1f} s against {recomputed_cpu:.1f} s ({recomputed_cpu / maintained_cpu:.1f}x); load {os.getloadavg()[0]:.1f}",
+          flush=True)
+    phases: dict[str, list[float]] = {}
+    for phase, s in zip(totals.phases, totals.seconds):
+        phases.setdefault(phase, []).append(s)
+    print("  " + "; ".join(f"{phase} {sum(s):.1f} s in {len(s)} jobs" for phase, s in phases.items()), flush=True)
+    return {"start": start, "maintain": maintained, "phases": {phase: sum(s) for phase, s in phases.items()}, "recompute": recomputed, "maintain_jvm_cpu": maintained_cpu,
+            "recompute_jvm_cpu": recomputed_cpu, "jobs": totals.jobs,
             "recompute_jobs": again.jobs, "stages": stages(m, 1), "recompute_stages": stages(r, 0),
             "rounds": totals.rounds, "recompute_rounds": again.rounds, "messages": sum(totals.messages.values()),
-            "reachable": size, "job_seconds": totals.seconds, "recompute_job_seconds": again.seconds}
+            "reachable": size, "job_seconds": totals.seconds, "job_phases": totals.phases, "recompute_job_seconds": again.seconds}
 
 
 def stages(m: SparkMaintainer, burst: int) -> int:

@@ -24,17 +24,20 @@ sums per job); `SparkEngine.view` collects the view only when asked for it (to p
   - "psn": SN rounds with Fig. 2's derivation sets: S of a derived fact is the body facts of its own
     component and their S; a derivation whose head is in its S puts the head into H (a cycle: infinitely
     many derivations); one whose head is already in its H is not sent. The rounds end (Theorem 20) and
-    the view is psn2010's, counts included; one Spark job per round (is anything left?). Derivation sets
+    the view is psn2010's, counts included. Derivation sets
     are per derivation: on a routing table, one per path, which grows exponentially with the graph.
   - "dred": DRed (Gupta, Mumick, Subrahmanian, *Maintaining Views Incrementally*, SIGMOD 1993) on
     sets: over-delete what a deleted fact derived, re-derive what keeps a derivation, insert
     semi-naively. Recursive relations hold each fact once (count 1, no S or H), and relations that read
-    them count derivations over those facts. One Spark job per round of each phase.
-* **Where the rows live.** Every view, delta and set of derived facts is hash-partitioned on the fact's
-  columns (`placed`), and a relation below a recursive component is checkpointed once per burst partitioned on
-  the key its rule joins it with (`keyed`): a round joins its delta with them, and asks which derived facts
-  are new, by moving (shuffling) and hashing the delta only; the view is read where it lies, never moved.
-  The burst's last job computes the new view (one pass over it, no shuffle).
+    them count derivations over those facts.
+  - Both: a Spark job per batch of rounds (are they empty?), built lazily, 1, 2, then `ROUNDS` at a time
+    (`_rounds`).
+* **Where the rows live.** Every view, delta and set of derived facts is hash-partitioned on its node
+  (the location column: `placed`), and a relation below a recursive component is checkpointed once per burst
+  partitioned on the key its rule joins it with (`keyed`). A localized rule's body is at one node, so a round
+  joins its delta with them and asks which derived facts are new where the rows lie; it moves (shuffles) one
+  thing, its derived facts to their nodes, and never the view. The burst's last job computes the new view
+  (one pass over it, no shuffle).
 * **Messages.** A localized rule's body is at one node (psn2010 §2.2); a derived update whose node is
   not the body's is a message. The engine counts per node the updates processed and messages sent.
 """
@@ -112,6 +115,8 @@ def components(rules: Sequence[SparkRule]) -> list[tuple[tuple[str, ...], bool]]
 # The engine on plain data
 
 ALGORITHMS = ("psn", "dred")
+ROUNDS = 4
+"""The most semi-naive rounds of a recursive component that one Spark job computes (`SparkMaintainer._rounds`)."""
 SMALL = 20_000
 """The most base updates of a burst whose deltas are hashed in joins (`SparkMaintainer.hashed`)."""
 
@@ -120,7 +125,8 @@ SMALL = 20_000
 class Totals:
     """What a burst did, counted on Spark: per relation the facts that appeared and disappeared (as sets),
     per node the updates processed and the messages sent, the rounds of the recursive components and the
-    Spark jobs, and the seconds up to each of the burst's jobs from the one before (its planning and its run);
+    Spark jobs, and the seconds up to each of the burst's jobs from the one before (its planning and its run)
+    with the phase each job ends (`phases`: "rounds", DRed's "over-delete" and "re-derive, insert", "view");
     `missing`: base deletions of facts that were not there (nothing was committed)."""
 
     inserted: dict[str, int] = field(default_factory=dict)
@@ -131,6 +137,7 @@ class Totals:
     jobs: int = 0
     missing: int = 0
     seconds: list[float] = field(default_factory=list)
+    phases: list[str] = field(default_factory=list)
 
 
 class SparkMaintainer:
@@ -183,12 +190,13 @@ class SparkMaintainer:
         return self.spark.createDataFrame(pa.table(data)).select(*self.columns(relation), none.alias("S"), none.alias("H"), "n")
 
     def placed(self, df, relation: str):
-        """`df` hash-partitioned on the fact's columns (a0…, `spark.sql.shuffle.partitions` parts), where every
-        view, delta and set of derived facts lives: a grouping by the fact or a join of two placed frames on
-        it shuffles neither (Spark drops the exchange, and a union of placed frames stays placed), so a round
-        whose delta is small moves that delta only, never the view."""
-        columns = self.columns(relation)
-        return df.repartition(*columns) if columns else df
+        """`df` hash-partitioned on the fact's location column (its node: `spark.sql.shuffle.partitions` parts),
+        where every view, delta and set of derived facts lives. A grouping by the fact or a join of two placed
+        frames on the fact shuffles neither (the node is one of the keys, and the session does not require all
+        of a join's keys in its partitioning), and a union of placed frames stays placed; a localized rule's
+        body is at one node, so a delta meets the view and the frames it joins where they lie, and a round
+        moves once: its derived facts, to their node (psn2010's messages)."""
+        return df.repartition(f"a{self._location[relation]}") if self.arity[relation] else df
 
     def absent(self, df, known, relation: str):
         """The rows of `df` (small, placed) whose fact is not in `known` (a view: large, placed). An anti-join
@@ -323,6 +331,7 @@ class SparkMaintainer:
         self._totals: dict[str, int] = {}
         self.jobs.step(self.bursts)
         out = self._out = Totals()
+        self._phase = "rounds"
         self._mark = time.perf_counter()
         self._keyed: dict = {}
         self._small = rows is not None and rows <= SMALL
@@ -350,9 +359,10 @@ class SparkMaintainer:
             self._tally.append(changes.select(
                 F.when(appear, F.lit(f"i:{relation}")).when(vanish, F.lit(f"d:{relation}")).alias("tag"),
                 F.lit(1).cast("long").alias("v")).where(F.col("tag").isNotNull()))
+        self._phase = "view"
         # the burst's last job also computes the new view (kept by its checkpoint): a burst's time is all of its
         # work, and the next one starts from a view that is there
-        fresh = {rel: cut(self.consolidated(self.placed(new[rel], rel), rel)) for rel in delta}
+        fresh = {rel: cut(self.updated(rel, d)) for rel, d in delta.items()}
         totals = {**self._job([df.select(F.lit("view").alias("tag"), F.lit(1).cast("long").alias("v")) for df in fresh.values()]),
                   **self._totals}
         totals.pop("view", None)
@@ -367,6 +377,16 @@ class SparkMaintainer:
         self.view.update(fresh)
         self.bursts += 1
         return out
+
+    def updated(self, relation: str, d):
+        """The view of `relation` with the rows of `d` (placed) added, consolidated: the facts `d` does not touch
+        pass as they are (an anti-join streams the view past `d`'s facts), those it touches are summed with it.
+        Summing the whole view would hash every fact of it; this hashes the change."""
+        columns = self.columns(relation)
+        touched = self.hashed(d.select(*columns).distinct())
+        view = self.view[relation]
+        same = view.join(touched, on=columns, how="left_anti")
+        return same.unionByName(self.consolidated(view.join(touched, on=columns, how="left_semi").unionByName(d), relation))
 
     def _changes(self, relation: str, d):
         """The facts of `d` with their total count before and after (`before`, `after`)."""
@@ -388,11 +408,33 @@ class SparkMaintainer:
         rows = _union(parts).groupBy("tag").agg(self.F.sum("v").alias("v")).collect()
         now = time.perf_counter()
         self._out.seconds.append(now - self._mark)
+        self._out.phases.append(self._phase)
         self._mark = now
         sums = {row.tag: int(row.v) for row in rows}
         for tag in [t for t in sums if t[0] in "um" or t == "missing"]:
             self._totals[tag] = self._totals.get(tag, 0) + sums.pop(tag)
         return sums
+
+    def _rounds(self, current: dict, advance, out: Totals) -> None:
+        """Semi-naive rounds from `current` (per relation, the updates of the first round) until one derives
+        nothing: `advance` makes the next round of a round (and keeps what it needs of it). The rounds are
+        built lazily, a batch at a time, and one job counts each round of a batch: a job's fixed cost is paid
+        once per batch. A round after the last one is a join of empty frames, cheap but not free (its plan is
+        built and its stages run), so the batches grow from one round to `ROUNDS`: a shallow recursion wastes
+        at most as many rounds as it has, a deep one pays a job per `ROUNDS` rounds."""
+        F = self.F
+        size = 1
+        while True:
+            batch = [current]
+            while len(batch) < size:
+                batch.append(advance(batch[-1]))
+            sizes = self._job([df.select(F.lit(f"s:{r}:{rel}").alias("tag"), F.lit(1).cast("long").alias("v"))
+                               for r, frames in enumerate(batch) for rel, df in frames.items()])
+            for r, frames in enumerate(batch):
+                out.rounds += 1
+                if not any(sizes.get(f"s:{r}:{rel}") for rel in frames):
+                    return
+            current, size = advance(batch[-1]), min(2 * size, ROUNDS)
 
     def _fired(self, raw: Sequence, relation: str):
         """Derivations summed per fact and annotation (a0…, S, H, n), checkpointed; the updates each node
@@ -416,7 +458,6 @@ class SparkMaintainer:
         """A recursive component by synchronous SN (psn2010 Algorithm 2 with Fig. 2's derivation sets): the
         updates of a round fire the delta rules, the next round processes what they derived; one count per
         round (is anything left?). Fig. 2's S and H make it finite (psn2010 Theorem 20)."""
-        F = self.F
         rules = [r for r in self.rules if r.head.relation in members]
         lower = {b.relation for r in rules for b in r.body if b.relation not in members}
         if not any(delta.get(rel) is not None for rel in lower):
@@ -426,13 +467,11 @@ class SparkMaintainer:
         for rule in rules:
             raw[rule.head.relation] += self.deltas(rule, {**self.view, **before}, {**self.view, **new, **before}, delta, lower)
         done = {rel: [] for rel in members}
-        while True:
-            current = {rel: cut(self._fired(parts, rel)) for rel, parts in raw.items() if parts}
-            sizes = self._job([df.select(F.lit(f"s:{rel}").alias("tag"), F.lit(1).cast("long").alias("v")) for rel, df in current.items()])
-            out.rounds += 1
-            current = {rel: df for rel, df in current.items() if sizes.get(f"s:{rel}")}
-            if not current:
-                break
+        state = {"before": before}
+
+        def advance(current: dict) -> dict:
+            """The round after `current`: the updates it derives, fired against the view with `current` in it."""
+            before = state["before"]
             after = {rel: before[rel].unionByName(current[rel]) if rel in current else before[rel] for rel in members}
             raw = {rel: [] for rel in members}
             for rule in rules:
@@ -440,7 +479,10 @@ class SparkMaintainer:
                                                        set(members), steady=lower)
             for rel, df in current.items():
                 done[rel].append(df)
-            before = after
+            state["before"] = after
+            return {rel: cut(self._fired(parts, rel)) for rel, parts in raw.items() if parts}
+
+        self._rounds({rel: cut(self._fired(parts, rel)) for rel, parts in raw.items() if parts}, advance, out)
         for rel, parts in done.items():
             if parts:
                 delta[rel] = cut(self.consolidated(_union(parts), rel))
@@ -491,23 +533,22 @@ class SparkMaintainer:
 
         def rounds(step, first: dict, known: dict) -> dict:
             """Semi-naive rounds from `first`: each round's new facts join the known ones (the facts known before
-            the rounds, and those found by them, one frame checkpointed each round); one count per round."""
+            the rounds, and those found by them, one frame checkpointed each round); `_rounds` counts them."""
             added = {rel: [] for rel in members}
             before = {rel: len(parts) for rel, parts in known.items()}
-            current = first
-            while True:
-                sizes = self._job([df.select(F.lit(f"s:{rel}").alias("tag"), F.lit(1).cast("long").alias("v")) for rel, df in current.items()])
-                out.rounds += 1
-                current = {rel: df for rel, df in current.items() if sizes.get(f"s:{rel}")}
-                if not current:
-                    return added
+
+            def advance(current: dict) -> dict:
                 for rel, df in current.items():
                     added[rel].append(df)
                     found = known[rel][before[rel]:]
                     known[rel] = known[rel][:before[rel]] + [cut(found[0].unionByName(df)) if found else df]
-                current = distinct_new(step(current), known)
+                return distinct_new(step(current), known)
+
+            self._rounds(first, advance, out)
+            return added
 
         # 1. over-delete: what a deleted fact derived, every other atom old
+        self._phase = "over-delete"
         seeds = distinct_new(fire_all(lambda rel: old[rel], minus), {rel: [] for rel in members})
         deleted = rounds(lambda d: fire_all(lambda rel: old[rel], d), seeds, {rel: [] for rel in members})
         gone = {rel: cut(_union(parts)) for rel, parts in deleted.items() if parts}
@@ -520,6 +561,7 @@ class SparkMaintainer:
             raw = [self.fire(rule, [now[b.relation] for b in rule.body], head_filter=gone[rel]) for rule in rules if rule.head.relation == rel]
             back.update(distinct_new({rel: raw}, {rel: []}))
         # 3. insert semi-naively: the re-derived facts and what inserted facts derive
+        self._phase = "re-derive, insert"  # the re-derivation is computed by the first job of the insertion
         known = {rel: [kept[rel]] for rel in members}
         first = distinct_new(fire_all(lambda rel: now[rel], plus), {rel: known[rel] + ([back[rel]] if rel in back else []) for rel in members})
         for rel, df in back.items():
