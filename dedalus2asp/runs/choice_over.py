@@ -21,9 +21,18 @@ gains the message's supports, minus those that contain d: no message founds its 
 (which needs the bit: f was received at y before). A debt becomes well-founded when a support of its family is (the
 least fixpoint, each round); it then leaves every family, sets the bit, and is dropped: a later early reception of
 f at y opens a new one. Nothing has a deadline, so no run dies; a debt is an obligation from the moment it is open,
-and a run is accepted when every debt it opens becomes well-founded: the breakpoint construction of Miyano and
-Hayashi (*Alternating finite automata on ω-words*, TCS 1984) on the open debts, as in the window graph (`tracked`:
-the debts open at the last breakpoint and not yet well-founded; a transition that empties it is accepting).
+and a run is accepted when every debt it opens becomes well-founded. That is a generalised Büchi condition, one per
+debt d: "infinitely often d is not open, or a round founds d". A path breaks it exactly when some generation of d
+stays open and unfounded forever (a generation ends only by being founded; while d is open it is the same one). So
+the configuration carries no breakpoint set: each transition's label number records the debts it founds (`marks`),
+and a strongly connected part whose every edge a path takes infinitely often is accepted when each debt open at
+every one of its configurations is founded on one of its edges (`accepts`). A part that fails has a debt open
+everywhere in it and founded nowhere, and so has every part of it: no splitting is needed (`eventual.ultimate_sets`
+drops it), unlike the breakpoints of the window graph (`choice.ChoiceGraph`), which cost configurations.
+
+A round in which node j would receive f early while d(j, f) is open and f is carried with a support within
+{d(j, f)} is the same round as without it (the reception joins d with no support, and adds no support to f): it is
+not tried (`_idle`).
 
 Why every choice run ρ (a stable model) is one of this graph's accepted runs, with the same facts at every step:
 take the same receptions (early: those from sends at or after the step), each send that arrives at or before its
@@ -37,8 +46,8 @@ becomes well-founded: by induction on n, the least level of its receptions. Let 
 that founds r in ρ (its body has level < n): by (a) σ's family has a support S of debts holding receptions of level
 < n, so not g, and each of them becomes well-founded by induction. σ is either due at r (r joins g with σ's family)
 or arrives at r from a send at or after r's step, when g is open if not founded already, and pays g; either way S
-becomes a support of g, and g is founded once S is. So every debt is founded in finite time, the breakpoints pass
-infinitely often, and no family is ever empty (nothing closes). The merging is generous (one send pays every
+becomes a support of g, and g is founded once S is. So every debt is founded in finite time (the acceptance holds), and no
+family is ever empty (nothing closes). The merging is generous (one send pays every
 reception of a generation, a reception may be founded by a send that could not reach its step): this graph may have
 runs no stable model has, never fewer. Hence: the window graph's ultimate outputs ⊆ the choice runs' ⊆ this
 graph's; where this graph's are the causal runs' one output, the program is tolerant, exactly; where the two
@@ -78,10 +87,12 @@ class OverPart(NamedTuple):
 
 
 class OverConfiguration(NamedTuple):
-    """The nodes' parts and the tracked debts of the breakpoint construction."""
+    """The nodes' parts."""
 
     parts: tuple[OverPart, ...]
-    tracked: frozenset[Debt] = frozenset()
+
+    def open_debts(self) -> frozenset[Debt]:
+        return frozenset((j, f) for j, part in enumerate(self.parts) for f, _ in part.debts)
 
 
 def _without(family: Family, debt: Debt) -> Family:
@@ -91,7 +102,32 @@ def _without(family: Family, debt: Debt) -> Family:
 
 class OverGraph(ChoiceGraph):
     """The over-approximation of the choice runs (module docstring), built, numbered and read as the window graph
-    (`build`, `edges`, `labels`, `accepting`)."""
+    (`build`, `edges`, `labels`); `marks[label]`: the debts the transitions with that label number found, read by
+    the generalised Büchi acceptance (`accepts`, `passes`)."""
+
+    def accepts(self, members: frozenset[int], allowed) -> bool:
+        """Whether a path taking every edge inside `members` that `allowed` keeps infinitely often is accepted: each
+        debt open at every configuration of `members` is founded by one of those edges."""
+        founded = set().union(*(self.marks[label] for v in members for w, label in self.edges[v]
+                                if w in members and allowed(label)))
+        return self._open_everywhere(members) <= founded
+
+    def passes(self, inner: list, taken: list) -> list:
+        """The edges of `inner` (a part's, as (source, target, label)) a closed walk through `taken` must also take
+        to be accepted: per debt open somewhere in the part, one that founds it or leaves a configuration where it
+        is not open (unless `taken` has one)."""
+        added: list = []
+        for debt in sorted(set().union(*(self._open(v) for v, _, _ in inner))):
+            meets = lambda e: debt in self.marks[e[2]] or debt not in self._open(e[0])  # noqa: E731
+            if not any(map(meets, taken + added)):
+                added.append(next(e for e in inner if meets(e)))
+        return added
+
+    def _open(self, v: int) -> frozenset[Debt]:
+        return self.configurations[v].open_debts()
+
+    def _open_everywhere(self, members: frozenset[int]) -> frozenset[Debt]:
+        return frozenset.intersection(*map(self._open, members))
 
     def start(self) -> OverConfiguration:
         return OverConfiguration(tuple(OverPart(0, frozenset((f, TRUE) for f in facts), frozenset(), frozenset(),
@@ -106,7 +142,7 @@ class OverGraph(ChoiceGraph):
                       "crashes": []} for k, (_, _, label) in enumerate(edges))
 
     def successors(self, config: OverConfiguration):
-        """Every round from `config`: (target, label, accepting)."""
+        """Every round from `config`: (target, label, the debts it founds)."""
         n = len(self.names)
         due: list[dict[GroundFact, Family]] = [{} for _ in range(n)]
         waiting: list[dict[tuple[int, GroundFact], Family]] = [{} for _ in range(n)]
@@ -128,7 +164,7 @@ class OverGraph(ChoiceGraph):
                 else:
                     debts[j][fact] = either(debts[j].get(fact, FALSE), _without(family, (j, fact)))
                     arrived[j][fact] = frozenset({frozenset({(j, fact)})})
-        early = [self.early(j, due[j].keys()) for j in range(n)]
+        early = [self.early(j, due[j].keys() | self._idle(j, config.parts[j], debts[j])) for j in range(n)]
         steps: dict[tuple[int, tuple], tuple] = {}  # node i's step depends on its own early receptions only
         settled: dict[tuple, frozenset] = {}
         for chosen in product(*early):
@@ -150,13 +186,19 @@ class OverGraph(ChoiceGraph):
             for count, choice in enumerate(product(*options)):
                 if count % 256 == 255:
                     self._in_time()
-                target, accepting = self._round(config, chosen, node_steps, waiting, opened, had, sends, choice, settled)
-                yield target, label, accepting
+                target, founded = self._round(config, chosen, node_steps, waiting, opened, had, sends, choice, settled)
+                yield target, label, founded
+
+    @staticmethod
+    def _idle(j: int, part: OverPart, debts: dict[GroundFact, Family]) -> set[GroundFact]:
+        """The facts whose early reception at node j changes nothing in a round: d(j, f) is open (the reception joins it
+        with no support) and f is carried with a support within {d(j, f)} (receiving it adds no support to f)."""
+        return {f for f, family in part.state if f in debts and any(s <= {(j, f)} for s in family)}
 
     def _round(self, config: OverConfiguration, chosen, node_steps, waiting, opened, had, sends, choice,
-               settled: dict) -> tuple[OverConfiguration, bool]:
-        """The target of one choice of arrivals and whether the round passes a breakpoint. `settled`: the nodes' next
-        states already settled in this round, by what became well-founded."""
+               settled: dict) -> tuple[OverConfiguration, frozenset[Debt]]:
+        """The target of one choice of arrivals and the debts the round founds. `settled`: the nodes' next states
+        already settled in this round, by what became well-founded."""
         n = len(self.names)
         buffers = [dict(w) for w in waiting]
         debts = [dict(d) for d in opened]
@@ -185,11 +227,7 @@ class OverGraph(ChoiceGraph):
                 frozenset((w, f, settle(fam, done)) for (w, f), fam in buffers[j].items()),
                 frozenset(had[j]).union(f for i, f in done if i == j),
                 frozenset((f, settle(fam, done)) for f, fam in debts[j].items() if (j, f) not in done)))
-        tracked = config.tracked - founded
-        accepting = not tracked
-        if accepting:
-            tracked = frozenset(families) - founded
-        return OverConfiguration(tuple(parts), tracked), accepting
+        return OverConfiguration(tuple(parts)), founded
 
 
 def beyond(window: eventual.Eventual, over: eventual.Eventual, bounds: Bounds) -> str:
