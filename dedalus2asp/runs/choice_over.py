@@ -166,7 +166,7 @@ class OverGraph(ChoiceGraph):
                     arrived[j][fact] = frozenset({frozenset({(j, fact)})})
         early = [self.early(j, due[j].keys() | self._idle(j, config.parts[j], debts[j])) for j in range(n)]
         steps: dict[tuple[int, tuple], tuple] = {}  # node i's step depends on its own early receptions only
-        settled: dict[tuple, frozenset] = {}
+        settled: dict[tuple, object] = {}
         for chosen in product(*early):
             self._in_time()
             opened = [dict(debts[j]) for j in range(n)]
@@ -197,17 +197,28 @@ class OverGraph(ChoiceGraph):
 
     def _round(self, config: OverConfiguration, chosen, node_steps, waiting, opened, had, sends, choice,
                settled: dict) -> tuple[OverConfiguration, frozenset[Debt]]:
-        """The target of one choice of arrivals and the debts the round founds. `settled`: the nodes' next states
-        already settled in this round, by what became well-founded."""
+        """The target of one choice of arrivals and the debts the round founds. `settled`: per node, what this round
+        already computed of its part (each depends on its own receptions and arrivals, and on what became
+        well-founded)."""
         n = len(self.names)
-        buffers = [dict(w) for w in waiting]
-        debts = [dict(d) for d in opened]
-        for (j, fact, family), (how, w) in zip(sends, choice):
-            if how == "wait":
-                buffers[j][w, fact] = either(buffers[j].get((w, fact), FALSE), family)
-            elif fact in debts[j]:  # it pays the open debt; else it is absorbed where the fact was well-founded
-                debts[j][fact] = either(debts[j][fact], _without(family, (j, fact)))
-        families = {(j, fact): family for j in range(n) for fact, family in debts[j].items()}
+        arrivals = [[] for _ in range(n)]
+        for k, (j, _, _) in enumerate(sends):
+            arrivals[j].append(k)
+        keys = [(j, chosen[j], tuple((sends[k][1:], choice[k]) for k in arrivals[j])) for j in range(n)]
+        paid = []
+        for j, key in enumerate(keys):
+            if key not in settled:
+                buffer, debts = dict(waiting[j]), dict(opened[j])
+                for k in arrivals[j]:
+                    _, fact, family = sends[k]
+                    how, w = choice[k]
+                    if how == "wait":
+                        buffer[w, fact] = either(buffer.get((w, fact), FALSE), family)
+                    elif fact in debts:  # it pays the open debt; else it is absorbed where the fact was well-founded
+                        debts[fact] = either(debts[fact], _without(family, (j, fact)))
+                settled[key] = buffer, debts
+            paid.append(settled[key])
+        families = {(j, fact): family for j in range(n) for fact, family in paid[j][1].items()}
         done: set[Debt] = set()
         changed = True
         while changed:  # the well-founded debts: the least fixpoint
@@ -218,15 +229,17 @@ class OverGraph(ChoiceGraph):
                     changed = True
         founded = frozenset(done)
         parts = []
-        for j in range(n):
-            key = (j, chosen[j], founded)
-            if key not in settled:
-                settled[key] = frozenset((f, settle(fam, done)) for f, fam in node_steps[j][1].items())
-            parts.append(OverPart(
-                min(config.parts[j].clock + 1, self.cap), settled[key],
-                frozenset((w, f, settle(fam, done)) for (w, f), fam in buffers[j].items()),
-                frozenset(had[j]).union(f for i, f in done if i == j),
-                frozenset((f, settle(fam, done)) for f, fam in debts[j].items() if (j, f) not in done)))
+        for j, key in enumerate(keys):
+            whole = (key, founded)
+            if whole not in settled:
+                buffer, debts = paid[j]
+                settled[whole] = OverPart(
+                    min(config.parts[j].clock + 1, self.cap),
+                    frozenset((f, settle(fam, done)) for f, fam in node_steps[j][1].items()),
+                    frozenset((w, f, settle(fam, done)) for (w, f), fam in buffer.items()),
+                    frozenset(had[j]).union(f for i, f in done if i == j),
+                    frozenset((f, settle(fam, done)) for f, fam in debts.items() if (j, f) not in done))
+            parts.append(settled[whole])
         return OverConfiguration(tuple(parts)), founded
 
 
