@@ -32,7 +32,11 @@ drops it), unlike the breakpoints of the window graph (`choice.ChoiceGraph`), wh
 
 A round in which node j would receive f early while d(j, f) is open and f is carried with a support within
 {d(j, f)} is the same round as without it (the reception joins d with no support, and adds no support to f): it is
-not tried (`_idle`).
+not tried (`_idle`). Nor is an *idle* reception, of a fact f that j carries well-founded into the step and has
+received well-founded before (the bit): it changes no fact and no family, and no choice run needs it, since the
+proof below routes its message to "absorb" (the bit allows it; should d(j, f) be open, the message pays it, which
+only adds supports). For the same reason a well-founded message of such an f due at j in the next round is
+dropped from the buffer: its arrival would be idle.
 
 Why every choice run ρ (a stable model) is one of this graph's accepted runs, with the same facts at every step:
 take the same receptions (early: those from sends at or after the step), each send that arrives at or before its
@@ -191,9 +195,11 @@ class OverGraph(ChoiceGraph):
 
     @staticmethod
     def _idle(j: int, part: OverPart, debts: dict[GroundFact, Family]) -> set[GroundFact]:
-        """The facts whose early reception at node j changes nothing in a round: d(j, f) is open (the reception joins it
-        with no support) and f is carried with a support within {d(j, f)} (receiving it adds no support to f)."""
-        return {f for f, family in part.state if f in debts and any(s <= {(j, f)} for s in family)}
+        """The facts whose early reception at node j is not tried (module docstring): d(j, f) is open and f is carried
+        with a support within {d(j, f)} (the round is the same without it); or f is carried well-founded and was
+        received well-founded before (no choice run needs it)."""
+        return {f for f, family in part.state
+                if (f in debts and any(s <= {(j, f)} for s in family)) or (family == TRUE and f in part.had)}
 
     def _round(self, config: OverConfiguration, chosen, node_steps, waiting, opened, had, sends, choice,
                settled: dict) -> tuple[OverConfiguration, frozenset[Debt]]:
@@ -233,11 +239,14 @@ class OverGraph(ChoiceGraph):
             whole = (key, founded)
             if whole not in settled:
                 buffer, debts = paid[j]
+                state = frozenset((f, settle(fam, done)) for f, fam in node_steps[j][1].items())
+                bit = frozenset(had[j]).union(f for i, f in done if i == j)
+                buffered = ((w, f, settle(fam, done)) for (w, f), fam in buffer.items())
                 settled[whole] = OverPart(
-                    min(config.parts[j].clock + 1, self.cap),
-                    frozenset((f, settle(fam, done)) for f, fam in node_steps[j][1].items()),
-                    frozenset((w, f, settle(fam, done)) for (w, f), fam in buffer.items()),
-                    frozenset(had[j]).union(f for i, f in done if i == j),
+                    min(config.parts[j].clock + 1, self.cap), state,
+                    frozenset(m for m in buffered if not (m[0] == 0 and m[2] == TRUE and m[1] in bit
+                                                          and (m[1], TRUE) in state)),  # it would arrive idle
+                    bit,
                     frozenset((f, settle(fam, done)) for f, fam in debts.items() if (j, f) not in done))
             parts.append(settled[whole])
         return OverConfiguration(tuple(parts)), founded
