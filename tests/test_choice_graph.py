@@ -401,3 +401,16 @@ def test_random_programs_the_over_graph_accepts_as_the_breakpoints(rule_texts, f
         same_acceptance(program, instance, outputs, limit=3_000)
     except DiagnosticError:
         assume(False)
+
+
+def test_a_fact_persists_only_by_rules_without_negation(tmp_path):
+    """`OverGraph.persists`, which drops a well-founded message of a fact its addressee carries forever: k() is
+    carried by an input, q() by a fact derived from one; n() only while s() is absent, and u() through a fact derived
+    under negation: neither persists (a message of them may still matter)."""
+    prog, instance = text(tmp_path, ".output k.\nk()@next :- k(), r().\nq()@next :- q(), t().\nt() :- r().\n"
+                          "n()@next :- n(), not s().\nu()@next :- u(), v().\nv() :- r(), not s().\n"
+                          "k()@async(X) :- id(X).\nq()@async(X) :- id(X).\nn()@async(X) :- id(X).\n"
+                          "u()@async(X) :- id(X).\ns()@next :- w().\n", "a { id(a). r(). w(). }\n")
+    over = choice_over.OverGraph(prog, instance, D1)
+    fact = {over.system.fact(f)[0]: f for f in over.candidates[0]}
+    assert {r: over.persists(0, fact[r]) for r in "kqnu"} == {"k": True, "q": True, "n": False, "u": False}

@@ -36,7 +36,8 @@ not tried (`_idle`). Nor is an *idle* reception, of a fact f that j carries well
 received well-founded before (the bit): it changes no fact and no family, and no choice run needs it, since the
 proof below routes its message to "absorb" (the bit allows it; should d(j, f) be open, the message pays it, which
 only adds supports). For the same reason a well-founded message of such an f due at j in the next round is
-dropped from the buffer: its arrival would be idle.
+dropped from the buffer: its arrival would be idle; so is one due later when j carries f from every step where
+it holds (`persists`: the rules without negation carry f from f and j's input facts alone).
 
 Why every choice run ρ (a stable model) is one of this graph's accepted runs, with the same facts at every step:
 take the same receptions (early: those from sends at or after the step), each send that arrives at or before its
@@ -69,9 +70,10 @@ from itertools import product
 from typing import NamedTuple
 
 from ..bounds import Bounds
-from ..lang.ast import Instance, Program, show_fact
+from ..lang.ast import Instance, Literal, Program, show_fact
 from . import eventual
 from .choice import ChoiceGraph, explore_choice
+from .evaluator import Plan
 from .provenance import FALSE, TRUE, Family, either, settle
 from .transitions import GroundFact
 
@@ -132,6 +134,21 @@ class OverGraph(ChoiceGraph):
 
     def _open_everywhere(self, members: frozenset[int]) -> frozenset[Debt]:
         return frozenset.intersection(*map(self._open, members))
+
+    def __init__(self, program: Program, instance: Instance, network):
+        super().__init__(program, instance, network)
+        self._monotone = Plan.of(replace(program, rules=tuple(
+            r for r in program.rules if not any(isinstance(b, Literal) and b.negated for b in r.body))))
+        self._persists: dict[tuple[int, GroundFact], bool] = {}
+
+    def persists(self, j: int, f: GroundFact) -> bool:
+        """Whether node j carries f to its next step from every step where it holds: the rules without negation carry
+        it from f and j's input facts alone (every rule whose body holds fires, whatever else holds)."""
+        key = (j, f)
+        if key not in self._persists:
+            _, carried, _ = self.system.node.step(self._monotone, self.system.inputs[j] | {f})
+            self._persists[key] = f in carried
+        return self._persists[key]
 
     def start(self) -> OverConfiguration:
         return OverConfiguration(tuple(OverPart(0, frozenset((f, TRUE) for f in facts), frozenset(), frozenset(),
@@ -244,8 +261,8 @@ class OverGraph(ChoiceGraph):
                 buffered = ((w, f, settle(fam, done)) for (w, f), fam in buffer.items())
                 settled[whole] = OverPart(
                     min(config.parts[j].clock + 1, self.cap), state,
-                    frozenset(m for m in buffered if not (m[0] == 0 and m[2] == TRUE and m[1] in bit
-                                                          and (m[1], TRUE) in state)),  # it would arrive idle
+                    frozenset(m for m in buffered if not (m[2] == TRUE and m[1] in bit and (m[1], TRUE) in state
+                                                          and (m[0] == 0 or self.persists(j, m[1])))),  # idle
                     bit,
                     frozenset((f, settle(fam, done)) for f, fam in debts.items() if (j, f) not in done))
             parts.append(settled[whole])
