@@ -201,14 +201,36 @@ class OverGraph(ChoiceGraph):
                     steps[i, chosen[i]] = self._step(i, config.parts[i], received)
             node_steps = [steps[i, chosen[i]] for i in range(n)]
             label = tuple(step[0] for step in node_steps)
-            sends = [(j, fact, family) for _, _, sent in node_steps for (j, fact), family in sent.items()]
-            options = [[("wait", w) for w in range(self.bound)] +
-                       ([("back", 0)] if fact in opened[j] or fact in had[j] else []) for j, fact, _ in sends]
-            for count, choice in enumerate(product(*options)):
+            sends = [[] for _ in range(n)]
+            for _, _, sent in node_steps:
+                for (j, fact), family in sent.items():
+                    sends[j].append((fact, family))
+            paid = [self._arrivals_at(j, tuple(sends[j]), waiting[j], opened[j], had[j], settled) for j in range(n)]
+            for count, arrivals in enumerate(product(*paid)):
                 if count % 256 == 255:
                     self._in_time()
-                target, founded = self._round(config, chosen, node_steps, waiting, opened, had, sends, choice, settled)
+                target, founded = self._round(config, node_steps, had, arrivals, settled)
                 yield target, label, founded
+
+    def _arrivals_at(self, j: int, sends: tuple, waiting: dict, opened: dict, had: set, settled: dict) -> list:
+        """Every way the messages `sends` (fact, family) to node j arrive: each 1..D rounds on, or at or before this
+        round (it pays the open debt of its fact, else it is absorbed where the fact was well-founded); each way as
+        (key, buffer, debts), computed once per round of the configuration (`settled`)."""
+        key = (j, sends, frozenset(opened))
+        if key not in settled:
+            options = [[("wait", w) for w in range(self.bound)] + ([("back", 0)] if fact in opened or fact in had else [])
+                       for fact, _ in sends]
+            ways = []
+            for number, choice in enumerate(product(*options)):
+                buffer, debts = dict(waiting), dict(opened)
+                for (fact, family), (how, w) in zip(sends, choice):
+                    if how == "wait":
+                        buffer[w, fact] = either(buffer.get((w, fact), FALSE), family)
+                    elif fact in debts:
+                        debts[fact] = either(debts[fact], _without(family, (j, fact)))
+                ways.append(((key, number), buffer, debts))
+            settled[key] = ways
+        return settled[key]
 
     @staticmethod
     def _idle(j: int, part: OverPart, debts: dict[GroundFact, Family]) -> set[GroundFact]:
@@ -218,30 +240,13 @@ class OverGraph(ChoiceGraph):
         return {f for f, family in part.state
                 if (f in debts and any(s <= {(j, f)} for s in family)) or (family == TRUE and f in part.had)}
 
-    def _round(self, config: OverConfiguration, chosen, node_steps, waiting, opened, had, sends, choice,
-               settled: dict) -> tuple[OverConfiguration, frozenset[Debt]]:
-        """The target of one choice of arrivals and the debts the round founds. `settled`: per node, what this round
-        already computed of its part (each depends on its own receptions and arrivals, and on what became
-        well-founded)."""
+    def _round(self, config: OverConfiguration, node_steps, had, arrivals, settled: dict
+               ) -> tuple[OverConfiguration, frozenset[Debt]]:
+        """The target of one way of arrivals (`arrivals`: per node, from `_arrivals_at`) and the debts the round
+        founds. `settled`: per node, its part already computed in this round (it depends on its step, its arrivals
+        and on what became well-founded)."""
         n = len(self.names)
-        arrivals = [[] for _ in range(n)]
-        for k, (j, _, _) in enumerate(sends):
-            arrivals[j].append(k)
-        keys = [(j, chosen[j], tuple((sends[k][1:], choice[k]) for k in arrivals[j])) for j in range(n)]
-        paid = []
-        for j, key in enumerate(keys):
-            if key not in settled:
-                buffer, debts = dict(waiting[j]), dict(opened[j])
-                for k in arrivals[j]:
-                    _, fact, family = sends[k]
-                    how, w = choice[k]
-                    if how == "wait":
-                        buffer[w, fact] = either(buffer.get((w, fact), FALSE), family)
-                    elif fact in debts:  # it pays the open debt; else it is absorbed where the fact was well-founded
-                        debts[fact] = either(debts[fact], _without(family, (j, fact)))
-                settled[key] = buffer, debts
-            paid.append(settled[key])
-        families = {(j, fact): family for j in range(n) for fact, family in paid[j][1].items()}
+        families = {(j, fact): family for j in range(n) for fact, family in arrivals[j][2].items()}
         done: set[Debt] = set()
         changed = True
         while changed:  # the well-founded debts: the least fixpoint
@@ -252,10 +257,9 @@ class OverGraph(ChoiceGraph):
                     changed = True
         founded = frozenset(done)
         parts = []
-        for j, key in enumerate(keys):
-            whole = (key, founded)
+        for j, (key, buffer, debts) in enumerate(arrivals):
+            whole = (key, id(node_steps[j]), founded)
             if whole not in settled:
-                buffer, debts = paid[j]
                 state = frozenset((f, settle(fam, done)) for f, fam in node_steps[j][1].items())
                 bit = frozenset(had[j]).union(f for i, f in done if i == j)
                 buffered = ((w, f, settle(fam, done)) for (w, f), fam in buffer.items())
