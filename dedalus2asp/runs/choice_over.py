@@ -80,6 +80,9 @@ from .transitions import GroundFact
 Debt = tuple[int, GroundFact]
 """d(y, f): (node position, fact)."""
 
+EMPTY = frozenset()
+"""The empty support: a family holding it is well-founded."""
+
 
 class OverPart(NamedTuple):
     """One node's part of a configuration: its capped clock; st(x) and bf(x) with families (as the window graph's);
@@ -247,11 +250,12 @@ class OverGraph(ChoiceGraph):
         and on what became well-founded)."""
         n = len(self.names)
         families = {(j, fact): family for j in range(n) for fact, family in arrivals[j][2].items()}
-        done: set[Debt] = set()
-        changed = True
+        done: set[Debt] = {debt for debt, family in families.items() if EMPTY in family}
+        rest = [(debt, family) for debt, family in families.items() if family and debt not in done]
+        changed = bool(rest) and bool(done)
         while changed:  # the well-founded debts: the least fixpoint
             changed = False
-            for debt, family in families.items():
+            for debt, family in rest:
                 if debt not in done and any(s <= done for s in family):
                     done.add(debt)
                     changed = True
