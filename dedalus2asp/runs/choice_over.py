@@ -66,7 +66,7 @@ Public names: `OverGraph`, `OverPart`, `OverConfiguration`, `explore`, `beyond`.
 from __future__ import annotations
 
 from dataclasses import replace
-from itertools import product
+from itertools import chain, product
 from typing import NamedTuple
 
 from ..bounds import Bounds
@@ -262,7 +262,11 @@ class OverGraph(ChoiceGraph):
         founded = frozenset(done)
         parts = []
         for j, (key, buffer, debts) in enumerate(arrivals):
-            whole = (key, id(node_steps[j]), founded)
+            mine = (key, id(node_steps[j]))
+            if mine not in settled:  # the debts whose founding changes node j's part
+                families = chain(node_steps[j][1].values(), buffer.values(), debts.values())
+                settled[mine] = frozenset((j, f) for f in debts).union(d for fam in families for s in fam for d in s)
+            whole = (mine, founded & settled[mine])
             if whole not in settled:
                 state = frozenset((f, settle(fam, done)) for f, fam in node_steps[j][1].items())
                 bit = frozenset(had[j]).union(f for i, f in done if i == j)
