@@ -51,10 +51,10 @@ becomes well-founded: by induction on n, the least level of its receptions. Let 
 that founds r in ρ (its body has level < n): by (a) σ's family has a support S of debts holding receptions of level
 < n, so not g, and each of them becomes well-founded by induction. σ is either due at r (r joins g with σ's family)
 or arrives at r from a send at or after r's step, when g is open if not founded already, and pays g; either way S
-becomes a support of g, and g is founded once S is. So every debt is founded in finite time (the acceptance holds), and no
-family is ever empty (nothing closes). The merging is generous (one send pays every
-reception of a generation, a reception may be founded by a send that could not reach its step): this graph may have
-runs no stable model has, never fewer. Hence: the window graph's ultimate outputs ⊆ the choice runs' ⊆ this
+becomes a support of g, and g is founded once S is. So every debt is founded in finite time (the acceptance holds),
+and no family is ever empty (nothing closes). The merging is generous (one send pays every reception of a
+generation, a reception may be founded by a send that could not reach its step): this graph may have runs no stable
+model has, never fewer. Hence: the window graph's ultimate outputs ⊆ the choice runs' ⊆ this
 graph's; where this graph's are the causal runs' one output, the program is tolerant, exactly; where the two
 graphs list the same outputs, that list is every choice run's.
 
