@@ -208,31 +208,37 @@ class OverGraph(ChoiceGraph):
             for _, _, sent in node_steps:
                 for (j, fact), family in sent.items():
                     sends[j].append((fact, family))
-            paid = [self._arrivals_at(j, tuple(sends[j]), waiting[j], opened[j], had[j], settled) for j in range(n)]
+            paid = [self._arrivals_at(j, tuple(sends[j]), node_steps[j], waiting[j], opened[j], had[j], settled)
+                    for j in range(n)]
             for count, arrivals in enumerate(product(*paid)):
                 if count % 256 == 255:
                     self._in_time()
                 target, founded = self._round(config, node_steps, had, arrivals, settled)
                 yield target, label, founded
 
-    def _arrivals_at(self, j: int, sends: tuple, waiting: dict, opened: dict, had: set, settled: dict) -> list:
+    def _arrivals_at(self, j: int, sends: tuple, step: tuple, waiting: dict, opened: dict, had: set,
+                     settled: dict) -> list:
         """Every way the messages `sends` (fact, family) to node j arrive: each 1..D rounds on, or at or before this
-        round (it pays the open debt of its fact, else it is absorbed where the fact was well-founded); each way as
-        (key, buffer, debts), computed once per round of the configuration (`settled`)."""
-        key = (j, sends, frozenset(opened))
+        round (it pays the open debt of its fact, else it is absorbed where the fact was well-founded); each distinct
+        way as (key, buffer, debts), computed once per round of the configuration (`settled`). A message whose
+        arrival would be idle (module docstring; j's `step` carries its fact well-founded) is not buffered."""
+        key = (j, sends, id(step), frozenset(opened))
         if key not in settled:
+            carried = step[1]
             options = [[("wait", w) for w in range(self.bound)] + ([("back", 0)] if fact in opened or fact in had else [])
                        for fact, _ in sends]
-            ways = []
-            for number, choice in enumerate(product(*options)):
+            ways: dict[tuple, tuple] = {}
+            for choice in product(*options):
                 buffer, debts = dict(waiting), dict(opened)
                 for (fact, family), (how, w) in zip(sends, choice):
                     if how == "wait":
-                        buffer[w, fact] = either(buffer.get((w, fact), FALSE), family)
+                        if not (family == TRUE and fact in had and carried.get(fact) == TRUE
+                                and (w == 0 or self.persists(j, fact))):
+                            buffer[w, fact] = either(buffer.get((w, fact), FALSE), family)
                     elif fact in debts:
                         debts[fact] = either(debts[fact], _without(family, (j, fact)))
-                ways.append(((key, number), buffer, debts))
-            settled[key] = ways
+                ways.setdefault((frozenset(buffer.items()), frozenset(debts.items())), (buffer, debts))
+            settled[key] = [((key, number), *way) for number, way in enumerate(ways.values())]
         return settled[key]
 
     @staticmethod
