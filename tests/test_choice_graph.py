@@ -414,3 +414,36 @@ def test_a_fact_persists_only_by_rules_without_negation(tmp_path):
     over = choice_over.OverGraph(prog, instance, D1)
     fact = {over.system.fact(f)[0]: f for f in over.candidates[0]}
     assert {r: over.persists(0, fact[r]) for r in "kqnu"} == {"k": True, "q": True, "n": False, "u": False}
+
+
+@settings(max_examples=80, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.lists(rules(), min_size=1, max_size=3), inputs())
+def test_random_programs_under_delay_2_the_over_graph_has_the_window_s_outputs(rule_texts, facts):
+    """Under D = 2, where messages wait 1 or 2 rounds and the over graph drops those that would arrive idle: the
+    window graph of width 3 (some choice runs) lists no output the over graph lacks, under either acceptance."""
+    program, instance = random_program(rule_texts, facts)
+    outputs = tuple(r for r in ("p", "q", "r") if r in program.schema())
+    bounds = Bounds(0, network=D2, mode=Mode.EVENTUAL)
+    try:
+        window = choice.explore_choice(program, instance, bounds, 3_000, outputs,
+                                       make=partial(choice.ChoiceGraph, window=3))
+        over = same_acceptance(program, instance, outputs, D2, limit=3_000)
+    except DiagnosticError:
+        assume(False)
+    assume(window.exact and over.exact)
+    assert set(window.ultimate_outputs) <= set(over.ultimate_outputs)
+
+
+def test_a_message_of_a_fact_that_stops_being_carried_is_kept(tmp_path):
+    """m() is sent at steps 0 and 1 and carried while stop() (step 2 only) is absent; seen() needs m() at step 1
+    (was()) and at step 3 (late()). The causal run whose first m() arrives at step 1 and second at step 3 (delay 2)
+    has it, and every run with m() at step 1 received it there or before. When the second is
+    sent, node a carries m() well-founded and received it before, but does not carry it forever: the over graph must
+    keep that message (dropping it, as for a fact that `persists`, loses seen())."""
+    prog, instance = text(tmp_path, ".output seen.\nm()@async(X) :- go(), id(X).\nm()@next :- m(), not stop().\n"
+                          "c1()@next :- start().\nwas()@next :- m(), c1().\nwas()@next :- was().\n"
+                          "late()@next :- stop().\nseen() :- m(), late(), was().\nseen()@next :- seen().\n",
+                          "a { id(a). start()@0. go()@0. go()@1. stop()@2. }\n")
+    over = same_acceptance(prog, instance, outputs_of(prog), D2)
+    assert ("seen()",) in over.ultimate_outputs
