@@ -2,6 +2,7 @@
 
     python benchmarks/eventual_cron.py            # every example of examples/tplp2016 and examples/jcss2014 with its inputs, D = 1, 2
     python benchmarks/eventual_cron.py --quick    # D = 1 only
+    python benchmarks/eventual_cron.py --only ex3_2pc   # the rows of programs whose name has it, merged into the JSON
 
 The last row is the issue's finding B (`p()@async(Y) :- id(Y).` on two nodes, D = 3).
 
@@ -10,7 +11,8 @@ explorer's causal graph (`explore --eventual`: configurations, transitions, seco
 drift apart the fair asynchronous interleavings (`runs/interleavings.py`, the `explore --eventual` that asks them and
 follows the free clocks: their configurations, whether they certify the list, seconds), the choice runs' graph with
 debts (`runs/choice.py`, within `models.GRAPH_LIMIT` configurations and `GRAPH_SECONDS`, as `cron` builds it: its
-size, seconds, ultimate outputs) and the
+size, seconds, ultimate outputs), its over-approximation (`runs/choice_over.py`, the same limits: size, seconds,
+whether it closed) and the
 answer of
 `cron --eventual` (`questions.cron_eventual.analyse_eventual`, the whole procedure: confluence, the explorer's
 graph where it closes, the solver's thresholds, deepening): consistent, tolerant, exact per side, decided by
@@ -36,7 +38,7 @@ from dedalus2asp import pipeline  # noqa: E402
 from dedalus2asp.bounds import Bounds, Mode, Network  # noqa: E402
 from dedalus2asp.questions import cron_eventual, models  # noqa: E402
 from dedalus2asp.questions.cron import Timeout  # noqa: E402
-from dedalus2asp.runs import choice, eventual  # noqa: E402
+from dedalus2asp.runs import choice, choice_over, eventual  # noqa: E402
 
 EXAMPLES = HERE.parent / "examples"
 TIME_LIMIT = 60.0
@@ -79,6 +81,14 @@ def measure(program_path: Path, facts: Path, d: int) -> dict:
         row.update(choice_configurations=None, choice_exact=False, choice_outputs=None, choice_refused=str(refused))
     row["choice_seconds"] = round(time.perf_counter() - began, 3)
     began = time.perf_counter()
+    try:  # its over-approximation (runs/choice_over.py), which proves "tolerant" where it has the causal output only
+        over = choice.explore_choice(program, instance, bounds, models.GRAPH_LIMIT, seconds=models.GRAPH_SECONDS,
+                                     make=choice_over.OverGraph)
+        row.update(over_configurations=over.configurations, over_exact=over.exact)
+    except ValueError:
+        row.update(over_configurations=None, over_exact=False)
+    row["over_seconds"] = round(time.perf_counter() - began, 3)
+    began = time.perf_counter()
     try:
         v = cron_eventual.analyse_eventual(program, instance, bounds, timeout=TIME_LIMIT)
     except Timeout:
@@ -94,15 +104,18 @@ def measure(program_path: Path, facts: Path, d: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--only", help="only the programs whose file name has this; their rows replace the JSON's")
     args = parser.parse_args()
     rows = []
     header = (f"{'configuration':44} {'D':>2} {'confs':>7} {'explore s':>9} {'inter':>5} {'inter s':>7} {'choice':>7} "
-              f"{'choice s':>8} {'cron s':>7} {'ratio':>6}  verdict")
+              f"{'choice s':>8} {'over':>7} {'over s':>7} {'cron s':>7} {'ratio':>6}  verdict")
     print(header)
     extra = Path(tempfile.mkdtemp())
     (extra / "finding_b.ded").write_text(FINDING_B[0])
     (extra / "finding_b.facts").write_text(FINDING_B[1])
     points = [*configurations((1,) if args.quick else (1, 2)), (extra / "finding_b.ded", extra / "finding_b.facts", 3)]
+    if args.only:
+        points = [p for p in points if args.only in p[0].name]
     for program, facts, d in points:
         row = measure(program, facts, d)
         rows.append(row)
@@ -113,8 +126,15 @@ def main() -> None:
         verdict += "" if drift is None else f" [clocks may drift: free clocks followed to T = {drift}]"
         print(f"{row['program'] + ' ' + row['input']:44} {d:>2} {row['configurations']:>7} {row['explore_seconds']:>9} "
               f"{str(row['interleavings'] or '-'):>5} {row['interleavings_seconds']:>7} "
-              f"{str(row['choice_configurations']):>7} {row['choice_seconds']:>8} {row['cron_seconds']:>7} "
+              f"{str(row['choice_configurations']):>7} {row['choice_seconds']:>8} "
+              f"{str(row['over_configurations']) + ('' if row['over_exact'] else '+'):>7} {row['over_seconds']:>7} "
+              f"{row.get('cron_seconds', '-'):>7} "
               f"{row.get('ratio', '-'):>6}  {verdict}", flush=True)
+    if args.only:
+        old = json.loads((HERE / "eventual_cron.json").read_text())["rows"]
+        key = lambda r: (r["program"], r["input"], r["D"])  # noqa: E731
+        new = {key(r): r for r in rows}
+        rows = [new.pop(key(r), r) for r in old] + list(new.values())
     exact = sum(1 for r in rows if r.get("exact"))
     print(f"exact: {exact} of {len(rows)}")
     if not args.quick:

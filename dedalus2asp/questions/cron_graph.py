@@ -83,13 +83,24 @@ def by_graph(program: Program, instance: Instance, bounds: Bounds, outputs: tupl
 def by_choice_graph(program: Program, instance: Instance, bounds: Bounds, outputs: tuple[str, ...], deadline: Deadline,
                     verdict: Verdict, k: int, output: tuple[str, ...]) -> Verdict | None:
     """Tolerance of a consistent program (its one ultimate output `output`, the causal verdict `verdict` at K = `k`)
-    from the choice runs' graphs, where they close within the limits. The window graph (`runs.choice`: the choice
-    runs whose messages arrive at most D steps before their send) with another output: not tolerant, exact, shown
-    by the solver's choice lasso of as many steps as the graph's witness (`shortest_witness` then shortens it). With
-    `output` alone: tolerant, exact when the over-approximation (`runs.choice_over`: every choice run and more) has
-    no other output either, else not exact, the reason saying what it adds or why it was not decided. None when the
-    window graph does not close, cannot be built, or the solver's lassos disagree with it (which the choice runs'
-    eventual Theorem 4 rules out: the tests see it)."""
+    from the choice runs' graphs, where they close within the limits. Where the choice lassos found no other output,
+    the over-approximation (`runs.choice_over`: every choice run and more) first: with `output` alone, tolerant,
+    exact. Else the window graph (`runs.choice`: the choice runs whose messages arrive at most D steps before their
+    send): with another output, not tolerant, exact, shown by the solver's choice lasso of as many steps as the
+    graph's witness (`shortest_witness` then shortens it); with `output` alone, tolerant, not exact, the reason
+    saying what the over-approximation adds or why it was not decided. None when neither decides, a graph cannot be
+    built, or the solver's lassos disagree with the window graph (which the choice runs' eventual Theorem 4 rules
+    out: the tests see it)."""
+    over = None
+    if verdict.tolerant is True:
+        try:
+            over = choice.explore_choice(program, instance, bounds, models.GRAPH_LIMIT, outputs,
+                                         make=choice_over.OverGraph, seconds=_seconds(deadline))
+        except ValueError:
+            return None
+        if over.exact and tuple(over.ultimate_outputs) == (output,):
+            verdict.choice_exactness = Exactness(k, True, "", "choice-graph")
+            return verdict
     try:
         answer = choice.explore_choice(program, instance, bounds, models.GRAPH_LIMIT, outputs,
                                        seconds=_seconds(deadline))
@@ -99,10 +110,8 @@ def by_choice_graph(program: Program, instance: Instance, bounds: Bounds, output
         return None
     others = [w.loop_start + w.period for o, w in zip(answer.ultimate_outputs, answer.witnesses) if o != output]
     if not others:
-        if verdict.tolerant is not True or tuple(answer.ultimate_outputs) != (output,):
+        if over is None or tuple(answer.ultimate_outputs) != (output,):
             return None
-        over = choice.explore_choice(program, instance, bounds, models.GRAPH_LIMIT, outputs, make=choice_over.OverGraph,
-                                     seconds=_seconds(deadline))  # it refuses what the window graph refuses
         why = choice_over.beyond(answer, over, bounds)
         verdict.choice_exactness = Exactness(k, not why, why, "choice-graph")
         return verdict

@@ -43,7 +43,7 @@ closes within W rounds and stays an obligation, tracked from the next breakpoint
 empties again; if every reception becomes well-founded, each tracked set empties in finite time. (An open
 reception need not be tracked: it closes, or becomes well-founded, within W rounds.) So the choice runs' ultimate
 outputs are those of the strongly connected edge sets with an accepting edge (`eventual.ultimate_sets` with
-`accepting`).
+`ChoiceGraph.accepts`).
 
 Rounds: the nodes step in rounds as in the causal graph (docs/semantics.md, "Decision: the rounds"), so the
 choice runs here are, with W = D, those of the solver's choice lassos (templates/lasso.lp.j2: arrival S - D..S + D,
@@ -131,8 +131,9 @@ class ChoiceGraph:
     """The choice configurations reachable from the start and the transitions between them (module docstring).
 
     As `configurations.Graph`: `configurations`, `edges[k]` (target, label number), `labels` (per node the D of its
-    step); and `accepting[label]`: whether the transitions with that label number pass a breakpoint (the label
-    number keeps the flag apart). `window`: W, how many rounds before its send a message may arrive (D if None)."""
+    step); and `marks[label]`: what the acceptance (`accepts`, `passes`) reads of the transitions with that label
+    number, here whether they pass a breakpoint (the label number keeps it apart). `window`: W, how many rounds
+    before its send a message may arrive (D if None)."""
 
     def __init__(self, program: Program, instance: Instance, network, window: int | None = None):
         if network.sync or network.max_delay is None:
@@ -157,7 +158,7 @@ class ChoiceGraph:
         self.configurations: list[ChoiceConfiguration] = []
         self.edges: list[list[tuple[int, int]]] = []
         self.labels: list[tuple] = []
-        self.accepting: list[bool] = []
+        self.marks: list = []
         self._numbers: dict[ChoiceConfiguration, int] = {}
         self._label_numbers: dict[tuple, int] = {}
         self._sendable: dict[tuple, frozenset] = {}
@@ -186,8 +187,8 @@ class ChoiceGraph:
             if progress is not None:
                 progress(k, len(self.configurations))
             found = set()
-            for target, label, accepting in self.successors(self.configurations[k]):
-                found.add((self._number(target, limit), self._label(label, accepting)))
+            for target, label, mark in self.successors(self.configurations[k]):
+                found.add((self._number(target, limit), self._label(label, mark)))
             self.edges[k] = sorted(found)
             k += 1
         return []
@@ -202,14 +203,27 @@ class ChoiceGraph:
             self.edges.append([])
         return number
 
-    def _label(self, label: tuple, accepting: bool) -> int:
-        key = (label, accepting)
+    def _label(self, label: tuple, mark) -> int:
+        key = (label, mark)
         number = self._label_numbers.get(key)
         if number is None:
             number = self._label_numbers[key] = len(self.labels)
             self.labels.append(label)
-            self.accepting.append(accepting)
+            self.marks.append(mark)
         return number
+
+    def accepts(self, members: frozenset[int], allowed) -> bool:
+        """Whether a run may stay in `members` forever on the edges `allowed` keeps: one of them is accepting (it
+        passes a breakpoint); a path taking them all infinitely often is then a run (the Büchi condition)."""
+        return any(w in members and allowed(label) and self.marks[label]
+                   for v in members for w, label in self.edges[v])
+
+    def passes(self, inner: list, taken: list) -> list:
+        """The edges of `inner` (a part's, as (source, target, label)) a closed walk through `taken` must also take
+        to be accepted: an accepting one, unless `taken` has one."""
+        if any(self.marks[e[2]] for e in taken):
+            return []
+        return [next(e for e in inner if self.marks[e[2]])]
 
     def show(self, edges: list[tuple[int, int, int]]) -> tuple[dict, ...]:
         """The transitions of a lasso as the user reads them (as `eventual.shown_steps`): per node its step, its facts
@@ -473,6 +487,6 @@ def explore_choice(program: Program, instance: Instance, bounds: Bounds, max_con
     except ConfigurationLimit as stop:
         return eventual.Eventual(stop.configurations, sum(map(len, graph.edges)), 0, (), (), False, None, False, bounds,
                                  reason=str(stop), nodes=nodes, graph_complete=False)
-    found = eventual.ultimate(graph, outputs, bounds, nodes, accepting=graph.accepting.__getitem__, budget=0)
-    # no completeness threshold: a witness is a closed walk through an accepting transition, not a simple cycle
+    found = eventual.ultimate(graph, outputs, bounds, nodes, acceptance=graph, budget=0)
+    # no completeness threshold: a witness is a closed walk through accepting transitions, not a simple cycle
     return replace(found, threshold=None, threshold_exact=False)

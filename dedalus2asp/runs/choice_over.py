@@ -21,9 +21,23 @@ gains the message's supports, minus those that contain d: no message founds its 
 (which needs the bit: f was received at y before). A debt becomes well-founded when a support of its family is (the
 least fixpoint, each round); it then leaves every family, sets the bit, and is dropped: a later early reception of
 f at y opens a new one. Nothing has a deadline, so no run dies; a debt is an obligation from the moment it is open,
-and a run is accepted when every debt it opens becomes well-founded: the breakpoint construction of Miyano and
-Hayashi (*Alternating finite automata on ω-words*, TCS 1984) on the open debts, as in the window graph (`tracked`:
-the debts open at the last breakpoint and not yet well-founded; a transition that empties it is accepting).
+and a run is accepted when every debt it opens becomes well-founded. That is a generalised Büchi condition, one per
+debt d: "infinitely often d is not open, or a round founds d". A path breaks it exactly when some generation of d
+stays open and unfounded forever (a generation ends only by being founded; while d is open it is the same one). So
+the configuration carries no breakpoint set: each transition's label number records the debts it founds (`marks`),
+and a strongly connected part whose every edge a path takes infinitely often is accepted when each debt open at
+every one of its configurations is founded on one of its edges (`accepts`). A part that fails has a debt open
+everywhere in it and founded nowhere, and so has every part of it: no splitting is needed (`eventual.ultimate_sets`
+drops it), unlike the breakpoints of the window graph (`choice.ChoiceGraph`), which cost configurations.
+
+A round in which node j would receive f early while d(j, f) is open and f is carried with a support within
+{d(j, f)} is the same round as without it (the reception joins d with no support, and adds no support to f): it is
+not tried (`_idle`). Nor is an *idle* reception, of a fact f that j carries well-founded into the step and has
+received well-founded before (the bit): it changes no fact and no family, and no choice run needs it, since the
+proof below routes its message to "absorb" (the bit allows it; should d(j, f) be open, the message pays it, which
+only adds supports). For the same reason a well-founded message of such an f due at j in the next round is
+dropped from the buffer: its arrival would be idle; so is one due later when j carries f from every step where
+it holds (`persists`: the rules without negation carry f from f and j's input facts alone).
 
 Why every choice run ρ (a stable model) is one of this graph's accepted runs, with the same facts at every step:
 take the same receptions (early: those from sends at or after the step), each send that arrives at or before its
@@ -37,10 +51,10 @@ becomes well-founded: by induction on n, the least level of its receptions. Let 
 that founds r in ρ (its body has level < n): by (a) σ's family has a support S of debts holding receptions of level
 < n, so not g, and each of them becomes well-founded by induction. σ is either due at r (r joins g with σ's family)
 or arrives at r from a send at or after r's step, when g is open if not founded already, and pays g; either way S
-becomes a support of g, and g is founded once S is. So every debt is founded in finite time, the breakpoints pass
-infinitely often, and no family is ever empty (nothing closes). The merging is generous (one send pays every
-reception of a generation, a reception may be founded by a send that could not reach its step): this graph may have
-runs no stable model has, never fewer. Hence: the window graph's ultimate outputs ⊆ the choice runs' ⊆ this
+becomes a support of g, and g is founded once S is. So every debt is founded in finite time (the acceptance holds),
+and no family is ever empty (nothing closes). The merging is generous (one send pays every reception of a
+generation, a reception may be founded by a send that could not reach its step): this graph may have runs no stable
+model has, never fewer. Hence: the window graph's ultimate outputs ⊆ the choice runs' ⊆ this
 graph's; where this graph's are the causal runs' one output, the program is tolerant, exactly; where the two
 graphs list the same outputs, that list is every choice run's.
 
@@ -52,18 +66,22 @@ Public names: `OverGraph`, `OverPart`, `OverConfiguration`, `explore`, `beyond`.
 from __future__ import annotations
 
 from dataclasses import replace
-from itertools import product
+from itertools import chain, product
 from typing import NamedTuple
 
 from ..bounds import Bounds
-from ..lang.ast import Instance, Program, show_fact
+from ..lang.ast import Instance, Literal, Program, show_fact
 from . import eventual
 from .choice import ChoiceGraph, explore_choice
+from .evaluator import Plan
 from .provenance import FALSE, TRUE, Family, either, settle
 from .transitions import GroundFact
 
 Debt = tuple[int, GroundFact]
 """d(y, f): (node position, fact)."""
+
+EMPTY = frozenset()
+"""The empty support: a family holding it is well-founded."""
 
 
 class OverPart(NamedTuple):
@@ -78,10 +96,12 @@ class OverPart(NamedTuple):
 
 
 class OverConfiguration(NamedTuple):
-    """The nodes' parts and the tracked debts of the breakpoint construction."""
+    """The nodes' parts."""
 
     parts: tuple[OverPart, ...]
-    tracked: frozenset[Debt] = frozenset()
+
+    def open_debts(self) -> frozenset[Debt]:
+        return frozenset((j, f) for j, part in enumerate(self.parts) for f, _ in part.debts)
 
 
 def _without(family: Family, debt: Debt) -> Family:
@@ -91,7 +111,47 @@ def _without(family: Family, debt: Debt) -> Family:
 
 class OverGraph(ChoiceGraph):
     """The over-approximation of the choice runs (module docstring), built, numbered and read as the window graph
-    (`build`, `edges`, `labels`, `accepting`)."""
+    (`build`, `edges`, `labels`); `marks[label]`: the debts the transitions with that label number found, read by
+    the generalised Büchi acceptance (`accepts`, `passes`)."""
+
+    def accepts(self, members: frozenset[int], allowed) -> bool:
+        """Whether a path taking every edge inside `members` that `allowed` keeps infinitely often is accepted: each
+        debt open at every configuration of `members` is founded by one of those edges."""
+        founded = set().union(*(self.marks[label] for v in members for w, label in self.edges[v]
+                                if w in members and allowed(label)))
+        return self._open_everywhere(members) <= founded
+
+    def passes(self, inner: list, taken: list) -> list:
+        """The edges of `inner` (a part's, as (source, target, label)) a closed walk through `taken` must also take
+        to be accepted: per debt open somewhere in the part, one that founds it or leaves a configuration where it
+        is not open (unless `taken` has one)."""
+        added: list = []
+        for debt in sorted(set().union(*(self._open(v) for v, _, _ in inner))):
+            meets = lambda e: debt in self.marks[e[2]] or debt not in self._open(e[0])  # noqa: E731
+            if not any(map(meets, taken + added)):
+                added.append(next(e for e in inner if meets(e)))
+        return added
+
+    def _open(self, v: int) -> frozenset[Debt]:
+        return self.configurations[v].open_debts()
+
+    def _open_everywhere(self, members: frozenset[int]) -> frozenset[Debt]:
+        return frozenset.intersection(*map(self._open, members))
+
+    def __init__(self, program: Program, instance: Instance, network):
+        super().__init__(program, instance, network)
+        self._monotone = Plan.of(replace(program, rules=tuple(
+            r for r in program.rules if not any(isinstance(b, Literal) and b.negated for b in r.body))))
+        self._persists: dict[tuple[int, GroundFact], bool] = {}
+
+    def persists(self, j: int, f: GroundFact) -> bool:
+        """Whether node j carries f to its next step from every step where it holds: the rules without negation carry
+        it from f and j's input facts alone (every rule whose body holds fires, whatever else holds)."""
+        key = (j, f)
+        if key not in self._persists:
+            _, carried, _ = self.system.node.step(self._monotone, self.system.inputs[j] | {f})
+            self._persists[key] = f in carried
+        return self._persists[key]
 
     def start(self) -> OverConfiguration:
         return OverConfiguration(tuple(OverPart(0, frozenset((f, TRUE) for f in facts), frozenset(), frozenset(),
@@ -106,7 +166,7 @@ class OverGraph(ChoiceGraph):
                       "crashes": []} for k, (_, _, label) in enumerate(edges))
 
     def successors(self, config: OverConfiguration):
-        """Every round from `config`: (target, label, accepting)."""
+        """Every round from `config`: (target, label, the debts it founds)."""
         n = len(self.names)
         due: list[dict[GroundFact, Family]] = [{} for _ in range(n)]
         waiting: list[dict[tuple[int, GroundFact], Family]] = [{} for _ in range(n)]
@@ -128,9 +188,9 @@ class OverGraph(ChoiceGraph):
                 else:
                     debts[j][fact] = either(debts[j].get(fact, FALSE), _without(family, (j, fact)))
                     arrived[j][fact] = frozenset({frozenset({(j, fact)})})
-        early = [self.early(j, due[j].keys()) for j in range(n)]
+        early = [self.early(j, due[j].keys() | self._idle(j, config.parts[j], debts[j])) for j in range(n)]
         steps: dict[tuple[int, tuple], tuple] = {}  # node i's step depends on its own early receptions only
-        settled: dict[tuple, frozenset] = {}
+        settled: dict[tuple, object] = {}
         for chosen in product(*early):
             self._in_time()
             opened = [dict(debts[j]) for j in range(n)]
@@ -144,52 +204,87 @@ class OverGraph(ChoiceGraph):
                     steps[i, chosen[i]] = self._step(i, config.parts[i], received)
             node_steps = [steps[i, chosen[i]] for i in range(n)]
             label = tuple(step[0] for step in node_steps)
-            sends = [(j, fact, family) for _, _, sent in node_steps for (j, fact), family in sent.items()]
-            options = [[("wait", w) for w in range(self.bound)] +
-                       ([("back", 0)] if fact in opened[j] or fact in had[j] else []) for j, fact, _ in sends]
-            for count, choice in enumerate(product(*options)):
+            sends = [[] for _ in range(n)]
+            for _, _, sent in node_steps:
+                for (j, fact), family in sent.items():
+                    sends[j].append((fact, family))
+            paid = [self._arrivals_at(j, tuple(sends[j]), node_steps[j], waiting[j], opened[j], had[j], settled)
+                    for j in range(n)]
+            for count, arrivals in enumerate(product(*paid)):
                 if count % 256 == 255:
                     self._in_time()
-                target, accepting = self._round(config, chosen, node_steps, waiting, opened, had, sends, choice, settled)
-                yield target, label, accepting
+                target, founded = self._round(config, node_steps, had, arrivals, settled)
+                yield target, label, founded
 
-    def _round(self, config: OverConfiguration, chosen, node_steps, waiting, opened, had, sends, choice,
-               settled: dict) -> tuple[OverConfiguration, bool]:
-        """The target of one choice of arrivals and whether the round passes a breakpoint. `settled`: the nodes' next
-        states already settled in this round, by what became well-founded."""
+    def _arrivals_at(self, j: int, sends: tuple, step: tuple, waiting: dict, opened: dict, had: set,
+                     settled: dict) -> list:
+        """Every way the messages `sends` (fact, family) to node j arrive: each 1..D rounds on, or at or before this
+        round (it pays the open debt of its fact, else it is absorbed where the fact was well-founded); each distinct
+        way as (key, buffer, debts), computed once per round of the configuration (`settled`). A message whose
+        arrival would be idle (module docstring; j's `step` carries its fact well-founded) is not buffered."""
+        key = (j, sends, id(step), frozenset(opened))
+        if key not in settled:
+            carried = step[1]
+            options = [[("wait", w) for w in range(self.bound)] + ([("back", 0)] if fact in opened or fact in had else [])
+                       for fact, _ in sends]
+            ways: dict[tuple, tuple] = {}
+            for choice in product(*options):
+                buffer, debts = dict(waiting), dict(opened)
+                for (fact, family), (how, w) in zip(sends, choice):
+                    if how == "wait":
+                        if not (family == TRUE and fact in had and carried.get(fact) == TRUE
+                                and (w == 0 or self.persists(j, fact))):
+                            buffer[w, fact] = either(buffer.get((w, fact), FALSE), family)
+                    elif fact in debts:
+                        debts[fact] = either(debts[fact], _without(family, (j, fact)))
+                ways.setdefault((frozenset(buffer.items()), frozenset(debts.items())), (buffer, debts))
+            settled[key] = [((key, number), *way) for number, way in enumerate(ways.values())]
+        return settled[key]
+
+    @staticmethod
+    def _idle(j: int, part: OverPart, debts: dict[GroundFact, Family]) -> set[GroundFact]:
+        """The facts whose early reception at node j is not tried (module docstring): d(j, f) is open and f is carried
+        with a support within {d(j, f)} (the round is the same without it); or f is carried well-founded and was
+        received well-founded before (no choice run needs it)."""
+        return {f for f, family in part.state
+                if (f in debts and any(s <= {(j, f)} for s in family)) or (family == TRUE and f in part.had)}
+
+    def _round(self, config: OverConfiguration, node_steps, had, arrivals, settled: dict
+               ) -> tuple[OverConfiguration, frozenset[Debt]]:
+        """The target of one way of arrivals (`arrivals`: per node, from `_arrivals_at`) and the debts the round
+        founds. `settled`: per node, its part already computed in this round (it depends on its step, its arrivals
+        and on what became well-founded)."""
         n = len(self.names)
-        buffers = [dict(w) for w in waiting]
-        debts = [dict(d) for d in opened]
-        for (j, fact, family), (how, w) in zip(sends, choice):
-            if how == "wait":
-                buffers[j][w, fact] = either(buffers[j].get((w, fact), FALSE), family)
-            elif fact in debts[j]:  # it pays the open debt; else it is absorbed where the fact was well-founded
-                debts[j][fact] = either(debts[j][fact], _without(family, (j, fact)))
-        families = {(j, fact): family for j in range(n) for fact, family in debts[j].items()}
-        done: set[Debt] = set()
-        changed = True
+        families = {(j, fact): family for j in range(n) for fact, family in arrivals[j][2].items()}
+        done: set[Debt] = {debt for debt, family in families.items() if EMPTY in family}
+        rest = [(debt, family) for debt, family in families.items() if family and debt not in done]
+        changed = bool(rest) and bool(done)
         while changed:  # the well-founded debts: the least fixpoint
             changed = False
-            for debt, family in families.items():
+            for debt, family in rest:
                 if debt not in done and any(s <= done for s in family):
                     done.add(debt)
                     changed = True
         founded = frozenset(done)
         parts = []
-        for j in range(n):
-            key = (j, chosen[j], founded)
-            if key not in settled:
-                settled[key] = frozenset((f, settle(fam, done)) for f, fam in node_steps[j][1].items())
-            parts.append(OverPart(
-                min(config.parts[j].clock + 1, self.cap), settled[key],
-                frozenset((w, f, settle(fam, done)) for (w, f), fam in buffers[j].items()),
-                frozenset(had[j]).union(f for i, f in done if i == j),
-                frozenset((f, settle(fam, done)) for f, fam in debts[j].items() if (j, f) not in done)))
-        tracked = config.tracked - founded
-        accepting = not tracked
-        if accepting:
-            tracked = frozenset(families) - founded
-        return OverConfiguration(tuple(parts), tracked), accepting
+        for j, (key, buffer, debts) in enumerate(arrivals):
+            mine = (key, id(node_steps[j]))
+            if mine not in settled:  # the debts whose founding changes node j's part
+                families = chain(node_steps[j][1].values(), buffer.values(), debts.values())
+                settled[mine] = frozenset((j, f) for f in debts).union(d for fam in families for s in fam for d in s)
+            whole = (mine, founded & settled[mine])
+            if whole not in settled:
+                state = frozenset((f, settle(fam, done)) for f, fam in node_steps[j][1].items())
+                bit = frozenset(had[j]).union(f for i, f in done if i == j)
+                buffered = ((w, f, settle(fam, done)) for (w, f), fam in buffer.items())
+                settled[whole] = OverPart(
+                    min(config.parts[j].clock + 1, self.cap), state,
+                    frozenset(m for m in buffered if not (m[2] == TRUE and m[1] in bit and (m[1], TRUE) in state
+                                                          and (m[0] == 0 or self.persists(j, m[1])))),  # idle
+                    bit,
+                    frozenset((f, settle(fam, done)) for f, fam in debts.items() if (j, f) not in done))
+            parts.append(settled[whole])
+        return OverConfiguration(tuple(parts)), founded
 
 
 def beyond(window: eventual.Eventual, over: eventual.Eventual, bounds: Bounds) -> str:

@@ -365,22 +365,23 @@ def build(graph: Graph, max_configurations: int, seconds: float | None = None,
 
 
 def ultimate(graph: Graph, outputs: tuple[str, ...], bounds: Bounds, nodes: tuple[str, ...],
-          accepting: Callable[[int], bool] | None = None, budget: int = LONGEST_PATH_BUDGET) -> Eventual:
+          acceptance=None, budget: int = LONGEST_PATH_BUDGET) -> Eventual:
     """The ultimate outputs of the built `graph`, their witnesses and the threshold (`threshold_of` within `budget`);
-    `accepting(label)`: only the edge sets with an edge of such a label are runs (`ultimate_sets`)."""
+    `acceptance`: when given, only the edge sets it `accepts` are runs (`ultimate_sets`), and a witness's loop takes
+    the edges it `passes` (the choice graphs)."""
     size = len(graph.configurations)
     out = set(outputs)
     kept = [tuple(frozenset(f for f in d if f[0] in out) if d is not None else None for d in label) for label in graph.labels]
     successors = lambda v: [w for w, _ in graph.edges[v]]  # noqa: E731
     every = strongly_connected(size, successors)
     components = [c for c in every if cyclic(c, successors)]
-    found, exact = ultimate_sets(graph.edges, kept, components, accepting)
+    found, exact = ultimate_sets(graph.edges, kept, components, acceptance and acceptance.accepts)
     parents, depth = _shortest_paths(graph)
     outputs_seen: dict[tuple[str, ...], Lasso] = {}
     for items, members in sorted(found.items(), key=lambda pair: sorted(pair[0])):
         shown = tuple(sorted({_output_fact(graph, i, f) for i, f in items}))
         if shown not in outputs_seen:
-            outputs_seen[shown] = _witness(graph, kept, parents, depth, members, items, accepting)
+            outputs_seen[shown] = _witness(graph, kept, parents, depth, members, items, acceptance)
     ordered = sorted(outputs_seen, key=lambda o: (len(o), o))
     threshold = threshold_of(graph, every, budget)
     reason = "" if exact else (
@@ -434,22 +435,22 @@ def _subcomponents(edges, members: frozenset[int], allowed) -> list[frozenset[in
             for component in strongly_connected(len(order), succ.__getitem__) if cyclic(component, succ.__getitem__)]
 
 
-def ultimate_sets(edges, kept, components, accepting: Callable[[int], bool] | None = None, split=None,
+def ultimate_sets(edges, kept, components, accepts: Callable[[frozenset[int], Callable], bool] | None = None, split=None,
                   ) -> tuple[dict[frozenset[Item], frozenset[int]], bool]:
     """Every exact ultimate set R (see the module's docstring), each with a component C with ult(C) = R; and whether
     the search finished within MAX_COMPONENTS components.
 
     `edges[v]`: configuration v's transitions as (target, label number); `kept[label]`: per node position the output
     facts of its step on such an edge (None: it did not step); `components`: the SCCs with a cycle to start from.
-    `accepting(label)`: when given, an edge set is a run only with an edge of an accepting label (a Büchi
-    condition, the choice runs' well-foundedness: `choice`); a component with none inside is no run, nor is any
-    part of it. `split(edges, members, allowed)`: the parts a run may stay in (default: the SCCs with a cycle; the
+    `accepts(members, allowed)`: when given, the edges inside `members` that `allowed` keeps are a run only when it
+    holds (a Büchi condition, the choice runs' well-foundedness: `choice`, `choice_over`); a part of a component it
+    rejects is rejected too (no part is split for it). `split(edges, members, allowed)`: the parts a run may stay in (default: the SCCs with a cycle; the
     fair parts of `interleavings`)."""
     everything = lambda label: True  # noqa: E731
     split = split or _subcomponents
     work = [(frozenset(c), _ult(edges, kept, frozenset(c), everything)) for c in components]
-    if accepting is not None:
-        work = [(c, items) for c, items in work if _accepts(edges, c, everything, accepting)]
+    if accepts is not None:
+        work = [(c, items) for c, items in work if accepts(c, everything)]
     seen = set(work)
     found: dict[frozenset[Item], frozenset[int]] = {}
     while work:
@@ -461,7 +462,7 @@ def ultimate_sets(edges, kept, components, accepting: Callable[[int], bool] | No
         for item in sorted(candidates):
             allowed = _keeps(kept, items | {item})
             for sub in split(edges, members, allowed):
-                if accepting is not None and not _accepts(edges, sub, allowed, accepting):
+                if accepts is not None and not accepts(sub, allowed):
                     continue
                 pair = (sub, _ult(edges, kept, sub, allowed))
                 if pair not in seen:
@@ -470,11 +471,6 @@ def ultimate_sets(edges, kept, components, accepting: Callable[[int], bool] | No
                     seen.add(pair)
                     work.append(pair)
     return found, True
-
-
-def _accepts(edges, members: frozenset[int], allowed, accepting) -> bool:
-    """Whether an edge inside `members` that `allowed` keeps has an accepting label."""
-    return any(w in members and allowed(label) and accepting(label) for v in members for w, label in edges[v])
 
 
 # ---------------------------------------------------------------------------
@@ -520,10 +516,10 @@ def shortest_path(graph: Graph, members: frozenset[int], allowed, source: int, g
 
 
 def _witness(graph: Graph, kept, parents: list[Edge | None], depth: list[int], members: frozenset[int],
-             items: frozenset[Item], accepting: Callable[[int], bool] | None = None, rooted: bool = False):
+             items: frozenset[Item], acceptance=None, rooted: bool = False):
     """A lasso that ultimately holds exactly `items`: a shortest prefix into `members`, then a closed walk in it
     that passes, for each output fact a step of the component has and `items` lacks, a step without it (and an
-    edge of an `accepting` label, when given). `rooted`: with the root its prefix starts from (`_shortest_paths`
+    edges `acceptance` says it `passes`, when given). `rooted`: with the root its prefix starts from (`_shortest_paths`
     from several roots)."""
     allowed = _keeps(kept, items)
     inner = [(v, w, label) for v in sorted(members) for w, label in graph.edges[v] if w in members and allowed(label)]
@@ -533,8 +529,8 @@ def _witness(graph: Graph, kept, parents: list[Edge | None], depth: list[int], m
     for i, f in sorted({(i, f) for _, _, label in inner for i, facts in enumerate(kept[label]) if facts for f in facts} - items):
         if not any(lacks(edge, i, f) for edge in breakers):
             breakers.append(next(e for e in inner if lacks(e, i, f)))
-    if accepting is not None and not any(accepting(edge[2]) for edge in breakers):
-        breakers.append(next(e for e in inner if accepting(e[2])))
+    if acceptance is not None:
+        breakers += acceptance.passes(inner, breakers)
     if not breakers:
         breakers.append(next(e for e in inner if e[0] == entry))
     loop, current = [], entry
