@@ -409,7 +409,9 @@ class Verdict:
             return (f"not exact: consistent over every infinite run in rounds with {network}"
                     + (f" and over those whose nodes' clocks drift apart up to step {drift} (then in rounds)" if drift >= 0
                        else "") + f", {tolerance}")
-        if self.bounded_horizon is not None:  # a bounded choice model differs, no infinite run was shown to
+        if self.bounded_horizon is not None:  # a bounded choice model differs; an infinite run's prefix when latched
+            if self.tolerance_exact:
+                return f"consistent but not tolerant: {self._bounded()}"
             return f"consistent but not tolerant (bounded: {self._bounded()})"
         if not self.exact and self.consistency_exact:  # tolerant within the choice lassos asked, not beyond
             label = "not exact" if self.choice_exactness.decided_by == "choice-graph" else "bounded, not exact"
@@ -431,10 +433,14 @@ class Verdict:
         return f"over the choice lassos of at most {K} steps"
 
     def _bounded(self) -> str:
-        """A bounded counterexample to tolerance, in words (`bounded_horizon`)."""
-        return (f"a choice model up to horizon {self.bounded_horizon} with {self.bounds.network.describe()} "
-                f"{self._change(ultimately=False)}, as cron -T {self.bounded_horizon} finds it; no infinite choice run "
-                "was shown to differ")
+        """A bounded counterexample to tolerance, in words (`bounded_horizon`); with `decided_by == "latched"` the
+        prefix of an infinite choice run (`cron_eventual.latched`)."""
+        said = (f"a choice model up to horizon {self.bounded_horizon} with {self.bounds.network.describe()} "
+                f"{self._change(ultimately=False)}, as cron -T {self.bounded_horizon} finds it")
+        if self.choice_exactness is not None and self.choice_exactness.decided_by == "latched":
+            return (f"{said}; what it gains persists once derived (persist rule), so every infinite choice run that "
+                    "continues it ultimately has it, and no causal run does")
+        return f"{said}; no infinite choice run was shown to differ"
 
     def _change(self, ultimately: bool = True) -> str:
         how = "ultimately " if ultimately else ""

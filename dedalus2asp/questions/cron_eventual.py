@@ -192,9 +192,23 @@ def bounded_tolerance(program: Program, instance: Instance, bounds: Bounds, foun
     found.counterexample, found.lost, found.gained = run.counterexample, run.lost, run.gained
     found.choice_certain = (found.choice_certain or frozenset()) - run.lost
     found.choice_possible = (found.choice_possible or frozenset()) | run.gained
-    found.choice_exactness = replace(choice, exact=False, reason=f"{choice.reason}; bounded cron -T {T} finds a choice "
-                                     "model that differs at its last step")
+    if latched(program, run.gained) and found.consistency_exact:
+        found.choice_exactness = replace(choice, exact=True, reason="", decided_by="latched")
+    else:
+        found.choice_exactness = replace(choice, exact=False, reason=f"{choice.reason}; bounded cron -T {T} finds a "
+                                         "choice model that differs at its last step")
     return found
+
+
+def latched(program: Program, gained: frozenset[str]) -> bool:
+    """Whether a bounded choice model that gains these facts at its last step T is the prefix of an infinite choice
+    run that keeps them: each is of a relation R with tr2009's persist[R] (`R(X1, ..., Xk)@next :- R(X1, ..., Xk).`,
+    no other body atom, so it holds at every later step once it holds). Such a model continues past T: its messages
+    in flight arrive within the delay bound after T, every later message arrives after its send, and the facts of
+    steps 0..T keep their derivations (none reads a later step). So its ultimate output has the gained facts, which
+    no causal run's has, and "not tolerant" is exact."""
+    persisted = coordination.simply_persisted(program)
+    return bool(gained) and all(fact.split("(", 1)[0] in persisted for fact in gained)
 
 
 def by_confluence(program: Program, instance: Instance, bounds: Bounds, outputs: tuple[str, ...], deadline: Deadline,

@@ -47,7 +47,8 @@ class Exactness:
     """"explorer": the configuration graph decided what the lassos' per-node sets left open; "confluence": the
     program is confluent (`models.confluent`), so every run has the same ultimate output and any lasso shows it;
     "graph": the explorer's graph decided it alone (`cron_graph.by_graph`); "choice-graph": the choice runs' graph
-    (`runs.choice`) decided tolerance (`cron_graph.by_choice_graph`); "interleavings": the explorer's graph for the
+    (`runs.choice`) decided tolerance (`cron_graph.by_choice_graph`); "latched": a bounded choice model gains facts
+    that persist once derived, so it begins an infinite choice run that differs (`cron_eventual.latched`); "interleavings": the explorer's graph for the
     runs in rounds and the fair asynchronous interleavings (`runs.interleavings`) for those with free clocks."""
     free_clocks: int | None = None
     """Not exact because the nodes' clocks may drift apart (`runs.drift`): the runs in rounds were decided, those with
@@ -69,6 +70,10 @@ class Exactness:
                     "configurations with debts, the messages received before their send; an over-approximation of "
                     "every choice run (a debt paid at any later step) has no ultimate output but the causal runs' "
                     f"(the lassos shown have K = {_plural(self.K, 'step')})")
+        if self.exact and self.decided_by == "latched":
+            return ("exact: the bounded choice model shown begins an infinite choice run (its messages in flight arrive "
+                    "within the delay bound, later ones after their send) that keeps what it gains, since each such "
+                    "fact persists once derived")
         if self.exact and self.decided_by == "graph":
             return ("exact, decided by the explorer's configuration graph (explore --eventual): its strongly connected "
                     "parts give every infinite run's ultimate output, those that alternate between loops included "
