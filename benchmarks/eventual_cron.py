@@ -110,7 +110,8 @@ def main() -> None:
     header = (f"{'configuration':44} {'D':>2} {'confs':>7} {'explore s':>9} {'inter':>5} {'inter s':>7} {'choice':>7} "
               f"{'choice s':>8} {'over':>7} {'over s':>7} {'cron s':>7} {'ratio':>6}  verdict")
     print(header)
-    extra = Path(tempfile.mkdtemp())
+    extra = Path(tempfile.mkdtemp()) / "findings"  # the row is named findings/finding_b.ded, not after the temp dir
+    extra.mkdir()
     (extra / "finding_b.ded").write_text(FINDING_B[0])
     (extra / "finding_b.facts").write_text(FINDING_B[1])
     points = [*configurations((1,) if args.quick else (1, 2)), (extra / "finding_b.ded", extra / "finding_b.facts", 3)]
