@@ -22,7 +22,7 @@ from dedalus2asp.asp.transform import transform
 from dedalus2asp.bounds import Bounds, Mode, Network, Semantics
 from dedalus2asp.cli import app
 from dedalus2asp.lang.diagnostics import DiagnosticError
-from dedalus2asp.runs import choice_over, eventual
+from dedalus2asp.runs import choice, choice_over, eventual
 
 from conftest import EXAMPLES
 from review_oracle import lagged_outputs
@@ -174,3 +174,18 @@ def test_tolerance_proven_exact_holds_of_the_bounded_choice_models(tmp_path):
         gained += bool(held)
         assert held <= set(over.ultimate_outputs[0]), (seed, held, over.ultimate_outputs)
     assert proven >= 20 and gained >= 4
+
+
+def test_an_early_reception_of_a_fact_carried_on_a_debt_is_tried(tmp_path):
+    """Node a holds f() at step 1 (sent at step 0, delay 1: "had") and carries it into step 2 from g() at step 1,
+    which only an early message can give (g() is sent at step 2, from f()). A choice run founds g() at step 1 on
+    f() received at step 2 from its send at step 3 (e3()), and latches w(). At step 2 f() is carried and was
+    received well-founded before, but its carried family rests on the debt of g(): that reception changes it and must
+    be tried (not idle unless the carried f() is well-founded; without the guard the over graph loses w())."""
+    program, instance = written(tmp_path, ".output w.\nf()@async(X) :- e0(), id(X).\nf()@async(X) :- e3(), id(X).\n"
+                                "g()@async(X) :- f(), e2(), id(X).\nf()@next :- g().\nw() :- g(), c1().\n"
+                                "w()@next :- w().\n", "a { id(a). e0()@0. c1()@1. e2()@2. e3()@3. }\n")
+    assert latched_in_choice_models(program, instance, 4, 1) == {"w()"}
+    over = choice.explore_choice(program, instance, Bounds(0, network=Network(max_delay=1), mode=Mode.EVENTUAL),
+                                 20_000, ("w",), make=choice_over.OverGraph)
+    assert over.exact and ("w()",) in over.ultimate_outputs
