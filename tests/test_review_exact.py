@@ -207,8 +207,9 @@ def test_an_early_reception_of_a_fact_carried_on_a_debt_is_tried(tmp_path, case)
 
 def test_a_message_of_a_fact_not_carried_is_buffered(tmp_path):
     """f() is received well-founded at step 1 (sent at step 0) and sent again at step 2; node a does not carry it,
-    and w() needs it at step 3: the runs in which the second f() arrives there, one round on, have w(). The over graph drops
-    a buffered message as idle only where its fact is carried well-founded into its arrival (else it loses w())."""
+    and w() needs it at step 3: the runs in which the second f() arrives there, one round on, have w(). The over
+    graph drops a buffered message as idle only where its fact is carried well-founded into its arrival (else it
+    loses w())."""
     program, instance = written(tmp_path, ".output w.\nf()@async(X) :- e0(), id(X).\nf()@async(X) :- e2(), id(X).\n"
                                 "w() :- f(), c3().\nw()@next :- w().\n", "a { id(a). e0()@0. e2()@2. c3()@3. }\n")
     over = choice.explore_choice(program, instance, Bounds(0, network=Network(max_delay=1), mode=Mode.EVENTUAL),
