@@ -15,6 +15,8 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
+
 from typer.testing import CliRunner
 
 from dedalus2asp import inspect, pipeline
@@ -22,7 +24,7 @@ from dedalus2asp.asp.transform import transform
 from dedalus2asp.bounds import Bounds, Mode, Network, Semantics
 from dedalus2asp.cli import app
 from dedalus2asp.lang.diagnostics import DiagnosticError
-from dedalus2asp.runs import choice_over, eventual
+from dedalus2asp.runs import choice, choice_over, eventual
 
 from conftest import EXAMPLES
 from review_oracle import lagged_outputs
@@ -174,3 +176,42 @@ def test_tolerance_proven_exact_holds_of_the_bounded_choice_models(tmp_path):
         gained += bool(held)
         assert held <= set(over.ultimate_outputs[0]), (seed, held, over.ultimate_outputs)
     assert proven >= 20 and gained >= 4
+
+
+
+CARRIED_ON_A_DEBT = {
+    # f() received well-founded at step 1 (sent at step 0): "had"; at step 2 only an early f() founds it
+    "had": ("f()@async(X) :- e0(), id(X).\nf()@async(X) :- e3(), id(X).\nf()@next :- g().\nw() :- g(), c1().\n",
+            "e0()@0. e3()@3."),
+    # f() received early at step 1 (sent at step 4): its debt is open at step 2, where another early f() founds it
+    "open": ("f()@async(X) :- e3(), id(X).\nf()@async(X) :- e4(), id(X).\nf()@next :- g(), c1().\n"
+             "w() :- g(), f(), c1().\n", "e3()@3. e4()@4."),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CARRIED_ON_A_DEBT))
+def test_an_early_reception_of_a_fact_carried_on_a_debt_is_tried(tmp_path, case):
+    """Node a carries f() into step 2 from g() at step 1, which only an early message gives (g() is sent at step 2,
+    from f()). A choice run founds g() at step 1 on f() received at step 2 from its send at step 3, and latches w().
+    At step 2, f() was received before (well-founded: "had"; or on a debt still open), but its carried family rests
+    on g()'s debt: the reception changes it and must be tried (`_idle` skips it only when the carried f() is
+    well-founded, or rests on f()'s own debt; without either guard the over graph loses w())."""
+    rules, events = CARRIED_ON_A_DEBT[case]
+    program, instance = written(tmp_path, ".output w.\ng()@async(X) :- f(), e2(), id(X).\nw()@next :- w().\n" + rules,
+                                f"a {{ id(a). c1()@1. e2()@2. {events} }}\n")
+    assert latched_in_choice_models(program, instance, 5, 1) == {"w()"}
+    over = choice.explore_choice(program, instance, Bounds(0, network=Network(max_delay=1), mode=Mode.EVENTUAL),
+                                 20_000, ("w",), make=choice_over.OverGraph)
+    assert over.exact and ("w()",) in over.ultimate_outputs
+
+
+def test_a_message_of_a_fact_not_carried_is_buffered(tmp_path):
+    """f() is received well-founded at step 1 (sent at step 0) and sent again at step 2; node a does not carry it,
+    and w() needs it at step 3: the runs in which the second f() arrives there, one round on, have w(). The over
+    graph drops a buffered message as idle only where its fact is carried well-founded into its arrival (else it
+    loses w())."""
+    program, instance = written(tmp_path, ".output w.\nf()@async(X) :- e0(), id(X).\nf()@async(X) :- e2(), id(X).\n"
+                                "w() :- f(), c3().\nw()@next :- w().\n", "a { id(a). e0()@0. e2()@2. c3()@3. }\n")
+    over = choice.explore_choice(program, instance, Bounds(0, network=Network(max_delay=1), mode=Mode.EVENTUAL),
+                                 20_000, ("w",), make=choice_over.OverGraph)
+    assert over.exact and ("w()",) in over.ultimate_outputs
