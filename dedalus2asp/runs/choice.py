@@ -76,6 +76,20 @@ Item = tuple[int, int, GroundFact]
 """A reception: (node position, how many rounds ago, fact)."""
 
 
+def buffered(parts) -> tuple[list[dict[GroundFact, Family]], list[dict[tuple[int, GroundFact], Family]]]:
+    """Per node, its messages due this round (fact → family) and those still waiting ((wait - 1, fact) → family), the
+    families of one fact's copies united (`either`)."""
+    due: list[dict[GroundFact, Family]] = [{} for _ in parts]
+    waiting: list[dict[tuple[int, GroundFact], Family]] = [{} for _ in parts]
+    for j, part in enumerate(parts):
+        for wait, fact, family in part.buffer:
+            if wait == 0:
+                due[j][fact] = either(due[j].get(fact, FALSE), family)
+            else:
+                waiting[j][wait - 1, fact] = either(waiting[j].get((wait - 1, fact), FALSE), family)
+    return due, waiting
+
+
 class ChoicePart(NamedTuple):
     """One node's part of a choice configuration: its capped clock; st(x), each fact with its family; bf(x), each
     message as (wait, fact, family); its receptions of the last W rounds as (age 1..W, fact, family)."""
@@ -242,14 +256,7 @@ class ChoiceGraph:
     def successors(self, config: ChoiceConfiguration):
         """Every round from `config`: (target, label, accepting)."""
         n, W = len(self.names), self.window
-        due: list[dict[GroundFact, Family]] = [{} for _ in range(n)]
-        waiting: list[dict[tuple[int, GroundFact], Family]] = [{} for _ in range(n)]
-        for j, part in enumerate(config.parts):
-            for wait, fact, family in part.buffer:
-                if wait == 0:
-                    due[j][fact] = either(due[j].get(fact, FALSE), family)
-                else:
-                    waiting[j][wait - 1, fact] = either(waiting[j].get((wait - 1, fact), FALSE), family)
+        due, waiting = buffered(config.parts)
         early = [self.early(j, due[j].keys()) for j in range(n)]
         known: dict[tuple[int, tuple], tuple] = {}  # node i's step depends on its own early receptions only
         clocks = [min(part.clock + 1, self.cap) for part in config.parts]

@@ -72,7 +72,7 @@ from typing import NamedTuple
 from ..bounds import Bounds
 from ..lang.ast import Instance, Literal, Program, show_fact
 from . import eventual
-from .choice import ChoiceGraph, explore_choice
+from .choice import ChoiceGraph, buffered, explore_choice
 from .evaluator import Plan
 from .provenance import FALSE, TRUE, Family, either, settle
 from .transitions import GroundFact
@@ -168,14 +168,7 @@ class OverGraph(ChoiceGraph):
     def successors(self, config: OverConfiguration):
         """Every round from `config`: (target, label, the debts it founds)."""
         n = len(self.names)
-        due: list[dict[GroundFact, Family]] = [{} for _ in range(n)]
-        waiting: list[dict[tuple[int, GroundFact], Family]] = [{} for _ in range(n)]
-        for j, part in enumerate(config.parts):
-            for wait, fact, family in part.buffer:
-                if wait == 0:
-                    due[j][fact] = either(due[j].get(fact, FALSE), family)
-                else:
-                    waiting[j][wait - 1, fact] = either(waiting[j].get((wait - 1, fact), FALSE), family)
+        due, waiting = buffered(config.parts)
         # what is due: well-founded (the bit), or joining the debt of its fact with its family
         debts = [dict(part.debts) for part in config.parts]
         had = [set(part.had) for part in config.parts]

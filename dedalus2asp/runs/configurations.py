@@ -127,6 +127,15 @@ class Move(NamedTuple):
     faults: int = 0
 
 
+def numbered(numbers: dict, items: list, item) -> int:
+    """`item`'s number: its position in `items`, appended (and recorded in `numbers`) the first time."""
+    number = numbers.get(item)
+    if number is None:
+        number = numbers[item] = len(items)
+        items.append(item)
+    return number
+
+
 class ConfigurationLimit(Exception):
     """The graph has more configurations than the limit allows: the system may not be finite-state."""
 
@@ -235,11 +244,7 @@ class Graph:
         return number
 
     def _label(self, label: Label) -> int:
-        number = self._label_numbers.get(label)
-        if number is None:
-            number = self._label_numbers[label] = len(self.labels)
-            self.labels.append(label)
-        return number
+        return numbered(self._label_numbers, self.labels, label)
 
     def step(self, i: int, local: Local, received: frozenset[Buffered], crashed: bool = False) -> Step:
         """D, the next state and the messages of node i's step from `local` receiving `received`: `System.step`, or

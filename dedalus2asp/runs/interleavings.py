@@ -53,7 +53,7 @@ from itertools import combinations
 from typing import Iterator, NamedTuple
 
 from ..lang.analysis import strongly_connected
-from .configurations import ConfigurationLimit, Graph
+from .configurations import ConfigurationLimit, Graph, numbered
 from .transitions import GroundFact
 
 INTERLEAVING_LIMIT = 100_000
@@ -162,11 +162,7 @@ class Interleavings:
         return number
 
     def _label(self, label: Label) -> int:
-        number = self._label_numbers.get(label)
-        if number is None:
-            number = self._label_numbers[label] = len(self.labels)
-            self.labels.append(label)
-        return number
+        return numbered(self._label_numbers, self.labels, label)
 
     def fair_parts(self, edges, members: frozenset[int], allowed) -> list[frozenset[int]]:
         """The fair parts of `members` on the transitions `allowed` keeps (module docstring): SCCs in which every node
