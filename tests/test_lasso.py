@@ -115,8 +115,13 @@ def random_program(rule_texts, facts):
     return program, parse_facts(facts, "random.facts")
 
 
+def random_outputs(program) -> tuple[str, ...]:
+    """The output relations of a random program: those of p, q and r it has."""
+    return tuple(r for r in ("p", "q", "r") if r in program.schema())
+
+
 def random_agreement(program, instance, network, encodings):
-    outputs = tuple(r for r in ("p", "q", "r") if r in program.schema())
+    outputs = random_outputs(program)
     try:
         explored = eventual.explore(program, instance, Bounds(0, network=network, mode=Mode.EVENTUAL), 3_000, outputs)
     except DiagnosticError:  # an input arity the program reads otherwise
