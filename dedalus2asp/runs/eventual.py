@@ -43,8 +43,8 @@ they admit no output but the list's, the list is every run's; else the graph gro
 prefixes (`drift`) to find the others (docs/semantics.md, "Decision: the rounds").
 
 Public names: `explore`, `Eventual` (`as_dict`), `Lasso`, `ultimate_sets`, `strongly_connected`,
-`may_drift`, `drift_reason`, `drifted`, `interleaved`, `Over`, `cyclic`, `shortest_path`, `shown_steps`, `threshold_of`, `ultimate`,
-`graph_of`, `build`, `MAX_COMPONENTS`, `LONGEST_PATH_BUDGET`.
+`may_drift`, `drift_reason`, `drifted`, `interleaved`, `Over`, `cyclic`, `shortest_path`, `shown_steps`,
+`threshold_of`, `ultimate`, `graph_of`, `build`, `MAX_COMPONENTS`, `LONGEST_PATH_BUDGET`.
 """
 
 from __future__ import annotations
@@ -444,8 +444,8 @@ def ultimate_sets(edges, kept, components, accepts: Callable[[frozenset[int], Ca
     facts of its step on such an edge (None: it did not step); `components`: the SCCs with a cycle to start from.
     `accepts(members, allowed)`: when given, the edges inside `members` that `allowed` keeps are a run only when it
     holds (a Büchi condition, the choice runs' well-foundedness: `choice`, `choice_over`); a part of a component it
-    rejects is rejected too (no part is split for it). `split(edges, members, allowed)`: the parts a run may stay in (default: the SCCs with a cycle; the
-    fair parts of `interleavings`)."""
+    rejects is rejected too (no part is split for it). `split(edges, members, allowed)`: the parts a run may stay
+    in (default: the SCCs with a cycle; the fair parts of `interleavings`)."""
     everything = lambda label: True  # noqa: E731
     split = split or _subcomponents
     work = [(frozenset(c), _ult(edges, kept, frozenset(c), everything)) for c in components]
