@@ -15,6 +15,7 @@ threshold is known and the lassos of the default K = 6 steps all "hold":
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from typer.testing import CliRunner
@@ -114,3 +115,27 @@ def test_models_deepen_too(files):
     prog, instance = loaded(paths)
     found = models.ultimate_outputs(prog, instance, SYNC, ("pre",))
     assert not found.exact and found.steps == deepening.MAX_K and "deepened to K = 20" in found.reason
+
+
+# a retries m() to b at every step, and b remembers it: finite-state, but a loss window of 30 steps (Molly's rdlog at
+# EFF 23 has 22) makes every run pass 30 distinct configurations first, past the 20 steps a search tries by default
+RETRY = "m()@async(Y) :- node(Y).\ngot() :- m().\ngot()@next :- got().\npre() :- want().\npost() :- want(), got().\n"
+RETRY_FACTS = "a { node(b). }\nb { want(). }\n"
+WINDOW = Bounds(0, network=Network("sync", loss_until=30), mode=Mode.EVENTUAL)
+
+
+def test_a_loss_window_longer_than_the_default_k_is_exact(tmp_path):
+    (tmp_path / "r.ded").write_text(RETRY)
+    (tmp_path / "r.facts").write_text(RETRY_FACTS)
+    prog, instance = loaded((tmp_path / "r.ded", tmp_path / "r.facts"))
+    assert models.reach(prog, instance, WINDOW, deepening.MAX_K) == deepening.MAX_K + 30
+    assert models.reach(prog, instance, SYNC, deepening.MAX_K) == deepening.MAX_K  # no window: as before
+    found = verify.verify(prog, instance, WINDOW)
+    assert found.holds and found.exact and found.exactness.K > 30 and not found.bounded_run
+    # the runs cut inside the window break it (every retry lost so far): no evidence against the infinite runs
+    cut = verify.verify_at(prog, instance, Bounds(19, network=WINDOW.network))
+    assert cut.holds is False
+    # shown as a deepened answer's bounded run, it says that its last step lies inside the loss window
+    shown = replace(cut, bounded_run=True, exactness=eventual.Exactness(20, False, "stopped"))
+    assert "its last step, 19, lies within the loss window (losses before step 30)" in shown.describe_eventual()
+    assert "loss window" not in replace(shown, bounds=Bounds(39, network=WINDOW.network)).describe_eventual()

@@ -150,6 +150,13 @@ def read_steps(program: Program, instance: Instance | None) -> int:
     return max(steps, default=-1)
 
 
+def clock_cap(network: Network, first: int) -> int:
+    """The step at which a lasso configuration's clock stops counting (`lasso.lp.j2`): the end of the loss window and
+    one past the last step read by number (`first`, from `read_steps`). No rule, input or fault reads a later step
+    number, and the configurations before it are pairwise distinct, so every run passes this many in a row."""
+    return max(network.loss_until or 0, first + 1)
+
+
 def lockstep_ready(program: Program, network: Network) -> None:
     """Raise `DiagnosticError` when P has lock-step rules (Molly's writes into another node within a step,
     `ast.RuleKind.LOCKSTEP`) and the delivery is not `sync`: a lock-step rule makes step s of its head's node
@@ -282,7 +289,7 @@ def _lasso(program: Program, instance: Instance | None, bounds: Bounds, path: bo
         given_relations={c.relation for c, _, _ in given},
         messages=messages, carried=carried, causal=semantics.causal, finite=semantics.finite,
         network=network, horizon=horizon, paper=not fast, path=path, first=first,
-        cap=max(network.loss_until or 0, first + 1),
+        cap=clock_cap(network, first),
         crash=relation_name(CRASH) if program.schema().get(CRASH) == 2 else None,
     ))
     if semantics.causal:

@@ -113,6 +113,15 @@ def _closes(program: Program, instance: Instance | None, bounds: Bounds) -> bool
     return True
 
 
+def reach(program: Program, instance: Instance | None, bounds: Bounds, max_steps: int) -> int:
+    """The most steps a threshold search or a deepening tries: `max_steps`, plus the steps a loss window adds to the
+    lasso clock's cap (`transform.clock_cap`) past the last step read by number. The configurations before that cap
+    are pairwise distinct, so every run passes that many first, and a fixed cap would stop a long loss window
+    (Molly's rdlog at EFF 23) before the program's own configurations are counted."""
+    first = transform.read_steps(program, instance)
+    return max_steps + transform.clock_cap(bounds.network, first) - (first + 1)
+
+
 def eventual_bounds(bounds: Bounds, steps: int) -> Bounds:
     """`bounds` in the eventual mode with lassos of `steps` steps (horizon steps - 1)."""
     return replace(bounds, horizon=steps - 1, mode=Mode.EVENTUAL)
@@ -148,6 +157,7 @@ def threshold(program: Program, instance: Instance | None, bounds: Bounds, max_s
     why = not_exact(program, bounds, instance)
     if why:
         return Threshold(max(least, UNKNOWN_STEPS), False, why, 0.0)
+    max_steps = reach(program, instance, bounds, max_steps)
     for k in range(1, max_steps + 1):
         path = transform.transform(program, instance, eventual_bounds(bounds, k), path=True)
         found = satisfiable(path.text, deadline)

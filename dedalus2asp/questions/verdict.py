@@ -296,6 +296,10 @@ class Verdict:
             f"  bounded, not exact: no lasso of at most {self.exactness.K} steps shows it unmatched forever, so "
             f"whether {invariant} in every infinite run is not known ({self.exactness.reason})",
         ]
+        window = self.bounds.network.loss_until
+        if window is not None and steps <= window:
+            lines.append(f"  its last step, {steps - 1}, lies within the loss window (losses before step {window}): a "
+                         f"later step may still deliver the {self.post} fact, so it shows no run that lacks it forever")
         lines += self._fault_sets_lines(f" within runs of {steps} steps")
         return "\n".join(lines + self._faults_and_lineage(c)) + "\n"
 

@@ -34,7 +34,7 @@ from ..bounds import Bounds, Mode
 from ..inspect.model import Model, decode
 from ..lang.ast import Instance, Program
 from ..runs.drift import may_drift
-from . import deepening, eventual
+from . import deepening, eventual, models
 from .models import first_steps
 from .verdict import Counterexample, Crash, FaultSet, Lost, Missing, Verdict
 
@@ -255,7 +255,8 @@ def drifting(program: Program, instance: Instance, bounds: Bounds, pre: str, pos
 def never_weaker(program: Program, instance: Instance, bounds: Bounds, pre: str, post: str, found: Verdict,
                  exactness: eventual.Exactness, timeout: float | None, all_: bool, max_k: int):
     """A bounded "holds" (no completeness threshold) made never weaker than bounded `verify`: the lassos are
-    deepened past the K asked (`deepening.deepen`, to `max_k` or the time limit) until one is a counterexample (an
+    deepened past the K asked (`deepening.deepen`, to `max_k` steps past the loss window (`models.reach`) or the
+    time limit) until one is a counterexample (an
     infinite run: exact whatever K). If none is, bounded `verify --eot K` is asked at the deepest K reached, the
     runs of as many steps as those lassos, which lassos do not cover (a counter that grows forever has no lasso at
     all): a counterexample there is the verdict, marked a bounded run (`Verdict.bounded_run`: not shown to lack its
@@ -269,7 +270,8 @@ def never_weaker(program: Program, instance: Instance, bounds: Bounds, pre: str,
         return None if answer.holds is None else answer
 
     broken = lambda answer: answer.holds is False  # noqa: E731
-    K, answer, stopped = deepening.deepen(exactness.K, lasso, broken, timeout, max_k)
+    K, answer, stopped = deepening.deepen(exactness.K, lasso, broken, timeout,
+                                          models.reach(program, instance, bounds, max_k))
     deepest = exactness.deepened(K, stopped, answer is not None and broken(answer))
     if answer is not None and broken(answer):
         return answer, deepest
