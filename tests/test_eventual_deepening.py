@@ -98,6 +98,20 @@ def test_deepen_stops_at_a_counterexample_at_max_k_or_at_its_time_limit():
     assert deepening.deepen(2, ask, lambda k: False, 0.0) == (2, None, True)
 
 
+def test_deepen_does_not_start_a_k_its_time_limit_would_likely_cut_off(monkeypatch):
+    now = [0.0]
+    monkeypatch.setattr(deepening.time, "monotonic", lambda: now[0])
+    took = {3: 1.0, 4: 1.5, 5: 0.1}
+
+    def ask(k, left):  # K = 4 takes 1.5 s: 2.5 s are left, less than twice that, so K = 5 is not asked
+        now[0] += took[k]
+        return k
+
+    assert deepening.deepen(2, ask, lambda k: False, 5.0) == (4, 4, True)
+    now[0] = 0.0
+    assert deepening.deepen(2, ask, lambda k: False, 6.1, max_k=5) == (5, 5, False)  # 3.6 s left after K = 4
+
+
 def test_cron_names_the_rule_that_counts_forever(files):
     paths = files(CLOCK.replace("pre()@next", ".output pre.\npre()@next"))
     prog, instance = loaded(paths)

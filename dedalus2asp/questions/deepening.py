@@ -28,16 +28,19 @@ def deepen(start: int, ask: Callable[[int, float], T | None], done: Callable[[T]
            max_k: int = MAX_K) -> tuple[int, T | None, bool]:
     """Ask K = `start` + 1, `start` + 2, ... (`ask(K, seconds left)`, None when its time ran out) until an answer is
     `done` (a counterexample), K reaches `max_k`, or the time limit (`timeout`, else `DEEPEN_SECONDS`) stops it.
-    Returns the deepest K answered (`start` if none), its answer (None if none) and whether the time limit
-    stopped it."""
+    A lasso program grows with K, so the next K takes at least as long as the last, and on Molly's protocols often
+    several times as long: when less time is left than twice the last K took, it stops there rather than start what
+    the limit would likely cut off (the time spent on it would be lost; the caller says the K reached). Returns the deepest K answered (`start` if none), its answer
+    (None if none) and whether the time limit stopped it."""
     end = time.monotonic() + (DEEPEN_SECONDS if timeout is None else timeout)
-    K, found = start, None
+    K, found, last = start, None, 0.0
     for k in range(start + 1, max_k + 1):
-        left = end - time.monotonic()
-        answer = ask(k, left) if left > 0 else None
+        began = time.monotonic()
+        left = end - began
+        answer = ask(k, left) if left > 2 * last else None
         if answer is None:
             return K, found, True
-        K, found = k, answer
+        K, found, last = k, answer, time.monotonic() - began
         if done(answer):
             break
     return K, found, False
