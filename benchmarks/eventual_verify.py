@@ -129,14 +129,19 @@ def molly(directory: str, json_path: str) -> None:
     from molly_configurations import ALL, examples_ft
 
     root = examples_ft(directory)
+    load = {"start": os.getloadavg()}  # two cores shared with other jobs: the times say little without it
     print("verify --eventual beside bounded verify --eot EOT at Molly's settings, --delivery sync, whole commands")
+    print(f"load average at the start: {' '.join(f'{x:.2f}' for x in load['start'])} (1, 5, 15 min)")
     print(f"{'configuration':<44} {'EOT':>3} {'EFF':>3} {'C':>2} | {'Molly':>5} {'@EOT':>5} {'s':>6} | "
           f"{'eventual':>8} {'exact':>5} {'K':>3} {'s':>6} | weaker?")
-    rows = []
+    rows, missing = [], []
     for c in ALL:
         files = [root / f for f in c.files]
         name = "+".join(Path(f).stem for f in c.files)
-        if not all(f.exists() for f in files):
+        if not all(f.exists() for f in files):  # a checkout without Nemo's case studies: said, not skipped silently
+            missing.append({"configuration": name, "source": c.source, "eot": c.eot, "eff": c.eff, "crashes": c.crashes,
+                            "missing": [str(f) for f in c.files if not (root / f).exists()]})
+            print(f"{name[:44]:<44} {c.eot:>3} {c.eff:>3} {c.crashes:>2} | not in {root}: {missing[-1]['missing']}")
             continue
         base = [sys.executable, "-m", "dedalus2asp", "verify", *map(str, files), "--delivery", "sync", "--eff",
                 str(c.eff), "--crashes", str(c.crashes), "--nodes", ",".join(c.nodes), "--no-lineage", "--json"]
@@ -153,13 +158,17 @@ def molly(directory: str, json_path: str) -> None:
         print(f"{name[:44]:<44} {c.eot:>3} {c.eff:>3} {c.crashes:>2} | {molly_word:>5} {word(b):>5} "
               f"{bounded['seconds'] or 0:>6.2f} | {word(e):>8} {('yes' if e and e['exact'] else 'no'):>5} "
               f"{(e or {}).get('K') or '—':>3} {ev['seconds'] or 0:>6.2f} | {'WEAKER' if weaker else 'no'}", flush=True)
-    summary = {"configurations": len(rows), "weaker": sum(r["weaker"] for r in rows),
+    summary = {"configurations": len(rows), "missing": len(missing), "weaker": sum(r["weaker"] for r in rows),
                "exact": sum(1 for r in rows if r["eventual"].get("exact")),
                "bounded_runs": sum(1 for r in rows if r["eventual"].get("bounded_run")),
                "max_eventual_seconds": max((r["eventual"]["seconds"] or 0 for r in rows), default=None)}
+    load["end"] = os.getloadavg()
     print(json.dumps(summary, indent=1))
-    Path(json_path).write_text(json.dumps({"machine": platform.machine(), "cpus": os.cpu_count(),
-                                           "summary": summary, "rows": rows}, indent=1) + "\n", encoding="utf-8")
+    print(f"load average at the end: {' '.join(f'{x:.2f}' for x in load['end'])} (1, 5, 15 min)")
+    Path(json_path).write_text(json.dumps({"machine": platform.machine(), "cpus": os.cpu_count(), "load": load,
+                                           "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                                           "summary": summary, "rows": rows, "missing": missing}, indent=1) + "\n",
+                                          encoding="utf-8")
 
 
 def best(runs: list[dict]) -> float | None:
