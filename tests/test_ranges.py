@@ -140,3 +140,28 @@ def test_the_explorer_and_the_solver_run_the_cut_program():
     from dedalus2asp.questions.models import ultimate_outputs
     solved = ultimate_outputs(program, instance, bounds, ("fired",))
     assert solved.exact and [sorted(o) for o in solved.outputs] == [["fired(j)"]]
+
+
+# ZK-1270's shape (Nemo's case study, docs/molly.md): a counter whose every value is sent, persisted and counted, the
+# count compared only with 1. No cut is sound: one at m merges the values from m on, so a run that loses the values
+# below m counts 1 forever where the unabstracted run counts 2 from the next arrival on.
+COUNTED = ("a(C + 1)@next :- a(C).\nat(C)@async(Y) :- a(C), node(Y).\nat(C)@next :- at(C).\nn(count<C>) :- at(C).\n"
+           "one() :- n(1).\n.output one.\n")
+
+
+@pytest.mark.parametrize("m", [2, 3])
+def test_a_counted_counter_is_not_cut(m):
+    instance = parse_facts("a { a(1)@0. node(b). }\nb { }")
+    program = parse_program(COUNTED)
+    found = ranges.analyse(program, instance)
+    assert not found.counters and {r for r, kind, _ in found.report() if kind == "unbounded"} == {"a", "at", "n"}
+    cut = parse_program(COUNTED.replace("a(C + 1)@next :- a(C).",
+                                        f"a(C + 1)@next :- a(C), C <= {m - 1}.\na({m})@next :- a(C), C > {m - 1}."))
+    network = Network(delivery="sync", loss_until=2)  # the sends of steps 0 and 1, values 1 and 2, may be lost
+
+    def steps_with_one(p):
+        runs = operational.explore(p, restrict(instance, p), Bounds(5, network=network), mode="traces").traces
+        return {tuple(s for _, s, relation, _ in sorted(t) if relation == "one") for t in runs}
+
+    assert (3, 4, 5) in steps_with_one(cut)  # the values below m lost: the count stays 1 from the first arrival on
+    assert not any(len(s) > 2 for s in steps_with_one(program))  # unabstracted: at most two steps count 1
