@@ -153,3 +153,26 @@ def test_a_loss_window_longer_than_the_default_k_is_exact(tmp_path):
     shown = replace(cut, bounded_run=True, exactness=eventual.Exactness(20, False, "stopped"))
     assert "its last step, 19, lies within the loss window (losses before step 30)" in shown.describe_eventual()
     assert "loss window" not in replace(shown, bounds=Bounds(39, network=WINDOW.network)).describe_eventual()
+
+
+# Nemo's CA-2434 in small: n joins through its primary p, which has no data, and once its timer reads 2 through its
+# secondary s unless answered; losing that one message leaves n waiting forever. The timer counts up forever as
+# written, but it is read only as timerr(2): cut at 3 (lang/ranges), the program is finite-state
+NEMO = ("timerr(0) :- do_join().\ntimerr(N + 1)@next :- timerr(N).\njoin(X)@async(Y) :- do_join(), primary(Y), id(X).\n"
+        "join(X)@async(Y) :- timerr(2), secondary(Y), id(X), not rsp().\nrsp()@async(X) :- join(X), data().\n"
+        "rsp()@next :- rsp().\nwanted()@next :- wanted().\npre() :- wanted().\npost() :- wanted(), rsp().\n")
+NEMO_FACTS = "n { do_join()@0. primary(p). secondary(s). wanted()@0. id(n). }\np { }\ns { data(). }\n"
+
+
+@pytest.mark.parametrize("loss_until, crashes", [(4, 0), (4, 1), (25, 0)])
+def test_a_nemo_timer_is_exact_with_its_bounded_verdict(tmp_path, loss_until, crashes):
+    (tmp_path / "n.ded").write_text(NEMO)
+    (tmp_path / "n.facts").write_text(NEMO_FACTS)
+    prog, instance = loaded((tmp_path / "n.ded", tmp_path / "n.facts"))
+    network = Network("sync", loss_until=loss_until, crashes=crashes)
+    found = verify.verify(prog, instance, Bounds(0, network=network, mode=Mode.EVENTUAL))
+    assert found.exactness.exact and found.holds is False and not found.bounded_run and found.exactness.K > min(loss_until, 5)
+    assert found.counterexample.model.is_lasso and found.counterexample.faults == 1  # its post row never comes
+    for eot in (6, 8, 10):  # bounded verify past the secondary's answer: the same bug, the same fewest faults
+        bounded = verify.verify_at(prog, instance, Bounds(eot - 1, network=network))
+        assert bounded.holds is False and bounded.counterexample.faults == 1
