@@ -37,7 +37,8 @@ With `--molly DIR` (a checkout of palvaro/molly, the Nemo case studies under its
 instead: every configuration of Molly's suite and paper tables (`molly_configurations.py`), `verify --eventual`
 (with `--eff`, `--crashes` and `--nodes` as Molly's drivers give them) beside bounded `verify --eot EOT` at Molly's
 EOT, once each, whole commands: the eventual answer must never be a "holds" where the bounded one finds a
-counterexample (benchmarks/eventual_verify_molly.json).
+counterexample (benchmarks/eventual_verify_molly.json, with the load average at the start and the end; a
+configuration whose files the checkout lacks is listed as missing, never skipped silently).
 
 Verdicts: H holds, H° holds vacuously, Vn violated with n faults at the fewest (Vn/b: a bounded run, no lasso). Prints the table and writes
 benchmarks/eventual_verify.json (not with --quick). Timings depend on the machine (two cores shared with other

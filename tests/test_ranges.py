@@ -51,15 +51,21 @@ def test_a_counter_read_only_by_constants_is_cut():
     assert coordination.analyse(parse_program(text)).finite_when_cut
 
 
-@pytest.mark.parametrize("text", [
-    "t(N + 1)@next :- t(N).\nw() :- t(N), s(N).\n",          # a join on a counter value
-    "t(N + 1)@next :- t(N).\nw() :- u(M), not t(M).\nu(1).\n",  # a negation matching it against another value
-    "t(N + 1)@next :- t(N).\nw(N) :- t(N).\n.output w.\n",    # an output holds it
-    "t(N + 1)@next :- t(N).\nw() :- t(N), N > M, s(M).\n",    # compared with a variable
-    "t(N * 2)@next :- t(N).\n",                               # not an increment
+@pytest.mark.parametrize("text, why", [
+    ("t(N + 1)@next :- t(N).\nw() :- t(N), s(N).\n", "rule 2 joins on N"),  # a join on a counter value
+    ("t(N + 1)@next :- t(N).\nw() :- u(M), not t(M).\nu(1).\n", "rule 2 joins on M"),  # a negation matching it
+    ("t(N + 1)@next :- t(N).\nw(N) :- t(N).\n.output w.\n", "its values are observed (w is an output"),
+    ("t(N + 1)@next :- t(N).\nw() :- t(N), N > M, s(M).\n", "rule 2 compares it in 'N > M'"),  # with a variable
+    ("t(N * 2)@next :- t(N).\n", "rule 1 computes 'N * 2', not an increment by a constant"),
+    ("t(N + 1)@next :- t(N).\nm()@async(N) :- t(N).\n", "rule 2 sends to the node N"),
+    ("t(N + 1)@next :- t(N).\nc(count<N>) :- t(N).\n", "rule 2 aggregates it ('count<N>')"),
 ])
-def test_what_is_not_cut(text):
-    assert not ranges.analyse(parse_program(text)).counters
+def test_what_is_not_cut(text, why):
+    found = ranges.analyse(parse_program(text))
+    assert not found.counters
+    # the report says which rule computes the value and why no cut applies: `check`, and an eventual answer's reason
+    assert f"rule 1 computes 'N {'*' if '*' in text else '+'} " in found.words(found.unbounded[0])
+    assert f"and it is no counter to cut: {why}" in found.words(found.unbounded[0])
 
 
 def test_an_explorer_graph_that_closes_proves_finiteness():

@@ -26,8 +26,8 @@ expression over it) is written. A value computed on a cycle of that graph may gr
   timerr(J, N).` read only as `timerr(J, 2)`, `timerr(J, 4)`, `C > 1`) are such counters.
 
 `analyse(program, instance)` reports, per relation whose values are computed, whether it is finite and why
-(`Ranges.report`), the rules that compute values without bound (`Ranges.unbounded`), and the counters
-(`Ranges.counters`); `cut(program, instance)` rewrites the counters so that the program is finite-state,
+(`Ranges.report`; for a class that is no counter, the first rule found that makes it none, `Ranges.uncut`), the
+rules that compute values without bound (`Ranges.unbounded`), and the counters (`Ranges.counters`); `cut(program, instance)` rewrites the counters so that the program is finite-state,
 which the eventual explorer and the lasso solver both run. Where the explorer's configuration graph closes,
 the program is finite on that input whatever this syntactic analysis says (`runs.eventual`).
 """
@@ -151,6 +151,13 @@ class Ranges:
     sources: tuple[Source, ...]
     infinite: frozenset[Position]
     counters: tuple[Counter, ...]
+    uncut: tuple[tuple[Position, str], ...] = ()
+    """Why the class of an unguarded source is no counter to cut ("rule 9 aggregates it ('count<C>')"), per position."""
+
+    def words(self, source: Source) -> str:
+        """`source.words()`, and for an unbounded one why no cut makes it finite."""
+        why = dict(self.uncut).get(source.position)
+        return source.words() + (f", and it is no counter to cut: {why}" if why and not source.guard else "")
 
     @property
     def unbounded(self) -> tuple[Source, ...]:
@@ -175,7 +182,7 @@ class Ranges:
             elif s.position in cut:
                 kind, why = "cut", cut[s.position].words()
             else:
-                kind, why = "unbounded", s.words()
+                kind, why = "unbounded", self.words(s)
             if r not in rows or rank[kind] > rank[rows[r][0]]:
                 rows[r] = (kind, why)
         cuts = {p for c in self.counters for p in c.positions}
@@ -260,7 +267,7 @@ def analyse(program: Program, instance: Instance | None = None) -> Ranges:
                     op, c = next((op, c) for op, c in bounds if op in (LOWER if move[1] < 0 else UPPER))
                     guard = f"{alias} {op} {c}"
             found.append(Source(rule, head, term, guard or ""))
-    counters = _counters(program, instance, rules, [s for s in found if not s.guard], globals_)
+    counters, uncut = _counters(program, instance, rules, [s for s in found if not s.guard], globals_)
     cut = {p for c in counters for p in c.positions}
     infinite = {s.position for s in found if not s.guard and s.position not in cut}
     changed = True
@@ -274,29 +281,33 @@ def analyse(program: Program, instance: Instance | None = None) -> Ranges:
             if any(all(p in infinite for p in bound.get(v, ())) and bound.get(v) for v in vars_):
                 infinite.add(head)
                 changed = True
-    return Ranges(tuple(found), frozenset(infinite), counters)
+    return Ranges(tuple(found), frozenset(infinite), counters, tuple(sorted(uncut.items())))
 
 
 def _counters(program: Program, instance: Instance | None, rules: list[Rule], unguarded: list[Source],
-              globals_: set[str]) -> tuple[Counter, ...]:
-    """The classes of the unguarded sources that may be cut (module docstring)."""
+              globals_: set[str]) -> tuple[tuple[Counter, ...], dict[Position, str]]:
+    """The classes of the unguarded sources that may be cut (module docstring), and for each position of a class that
+    may not, why."""
     observed = set(program.output_relations) | {
         item.atom.predicate for r in program.rules_of(RuleKind.GLOBAL) for item in r.body if isinstance(item, Literal)}
     out: list[Counter] = []
+    uncut: dict[Position, str] = {}
     done: set[Position] = set()
     for source in unguarded:
         if source.position in done:
             continue
         positions = _class(rules, source.position, globals_)
         done |= positions
-        largest = _cuttable(rules, positions, globals_, observed, instance)
+        largest, why = _cuttable(rules, positions, globals_, observed, instance)
+        other = next((s for s in unguarded if s.position in positions and _move(s.term) is None), None)
+        if largest is not None and other is not None:
+            largest, why = None, f"rule {other.rule.number} computes '{other.term}', not an increment by a constant"
         if largest is None:
+            uncut.update((p, why) for p in positions)
             continue
         increments = tuple(sorted({s.rule.number for s in unguarded if s.position in positions}))
-        if any(s.position in positions and _move(s.term) is None for s in unguarded):
-            continue
         out.append(Counter(tuple(sorted(positions)), increments, largest + 1))
-    return tuple(out)
+    return tuple(out), uncut
 
 
 def _class(rules: list[Rule], start: Position, globals_: set[str]) -> set[Position]:
@@ -344,10 +355,11 @@ def _occurrences(rule: Rule, globals_: set[str]) -> dict[str, list[tuple[Positio
 
 
 def _cuttable(rules: list[Rule], positions: set[Position], globals_: set[str], observed: set[str],
-              instance: Instance | None) -> int | None:
-    """The largest integer the class `positions` meets, when it may be cut (module docstring); else None."""
-    if any(r in observed for r, _ in positions):
-        return None
+              instance: Instance | None) -> tuple[int | None, str]:
+    """The largest integer the class `positions` meets, when it may be cut (module docstring); else None and why not."""
+    seen = sorted({r for r, _ in positions if r in observed})
+    if seen:
+        return None, f"its values are observed ({seen[0]} is an output or read by a global rule)"
     largest = 0
     for rule in rules:
         for atom in rule.atoms:
@@ -356,21 +368,21 @@ def _cuttable(rules: list[Rule], positions: set[Position], globals_: set[str], o
                     continue
                 if isinstance(arg, Constant):
                     if _integer(arg) is None:
-                        return None
+                        return None, f"rule {rule.number} writes the constant {arg} there, not an integer"
                     largest = max(largest, _integer(arg))
                 elif isinstance(arg, Arithmetic) and not (atom is rule.head and _move(arg) and _move(arg)[1] > 0):
-                    return None
+                    return None, f"rule {rule.number} computes '{arg}', not an increment by a constant"
                 elif isinstance(arg, Aggregate):
-                    return None
+                    return None, f"rule {rule.number} aggregates into it ('{arg}')"
         for v, places in _occurrences(rule, globals_).items():
             if not any(p in positions for p, _ in places if p is not None):
                 continue
             if any(p is None and what == "other" for p, what in places):
-                return None
+                return None, f"rule {rule.number} {_other_use(rule, v)}"
             if any(p is not None and p not in positions for p, _ in places):
-                return None
-            if sum(1 for _, what in places if what == "body") > 1:
-                return None  # a join (or a negation) on a counter value would tell two cut values apart
+                return None, f"rule {rule.number} copies it out of its class"
+            if sum(1 for _, what in places if what == "body") > 1:  # two cut values would meet as one
+                return None, f"rule {rule.number} joins on {v} (or negates it), which would tell two cut values apart"
             largest = max([largest, *(c for _, c in _bounds(rule, v))])
     if instance is not None:
         for facts in instance.facts.values():
@@ -378,9 +390,24 @@ def _cuttable(rules: list[Rule], positions: set[Position], globals_: set[str], o
                 for i, value in enumerate(fact.args):
                     if (fact.predicate, i) in positions:
                         if value.type is not clingo.SymbolType.Number:
-                            return None
+                            held = f"{fact.predicate}({', '.join(map(str, fact.args))})"
+                            return None, f"the input holds {held}, not an integer there"
                         largest = max(largest, value.number)
-    return largest
+    return largest, ""
+
+
+def _other_use(rule: Rule, var: str) -> str:
+    """What `rule` does with the counter variable `var` besides a column or a comparison with a constant, in words."""
+    if rule.addressee is not None and rule.addressee.name == var:
+        return f"sends to the node {var}"
+    for atom in rule.atoms:
+        for arg in atom.args:
+            if isinstance(arg, Aggregate) and var in _term_vars(arg):
+                return f"aggregates it ('{arg}'): the aggregate tells the cut values apart"
+            if not isinstance(arg, Variable) and var in _term_vars(arg):
+                return f"computes '{arg}' from it"
+    comparison = next((c for c in rule.comparisons if var in _term_vars(c.left) | _term_vars(c.right)), None)
+    return f"compares it in '{comparison}', not with an integer constant" if comparison else f"reads {var} otherwise"
 
 
 def cut(program: Program, instance: Instance | None = None) -> Program:

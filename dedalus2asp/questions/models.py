@@ -90,9 +90,10 @@ def not_exact(program: Program, bounds: Bounds, instance: Instance | None = None
     """Why the lassos of no K are known to be enough ('' when a threshold can be established). A program whose values
     may grow (`lang.ranges`: no guard bounds the move, no counter cut makes it finite) is still finite on `instance`
     when the explorer's configuration graph closes within `CLOSING_LIMIT` configurations (causal rounds)."""
-    unsafe = ranges.analyse(program, instance).unbounded
+    found = ranges.analyse(program, instance)
+    unsafe = found.unbounded
     if unsafe and not _closes(program, instance, bounds):
-        return (f"the program may compute new values without bound ({unsafe[0].words()}) and the explorer's graph does "
+        return (f"the program may compute new values without bound ({found.words(unsafe[0])}) and the explorer's graph does "
                 f"not close within {CLOSING_LIMIT} configurations: its configurations need not be finitely many")
     if not bounds.semantics.causal and not bounds.network.sync and program.async_relations():
         return ("under the choice semantics with a delay bound a message may arrive before its send, from a send past "
