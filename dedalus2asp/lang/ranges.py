@@ -27,8 +27,9 @@ expression over it) is written. A value computed on a cycle of that graph may gr
 
 `analyse(program, instance)` reports, per relation whose values are computed, whether it is finite and why
 (`Ranges.report`; for a class that is no counter, the first rule found that makes it none, `Ranges.uncut`), the
-rules that compute values without bound (`Ranges.unbounded`), and the counters (`Ranges.counters`); `cut(program, instance)` rewrites the counters so that the program is finite-state,
-which the eventual explorer and the lasso solver both run. Where the explorer's configuration graph closes,
+rules that compute values without bound (`Ranges.unbounded`), and the counters (`Ranges.counters`);
+`cut(program, instance)` rewrites the counters so that the program is finite-state, which the eventual explorer and
+the lasso solver both run. Where the explorer's configuration graph closes,
 the program is finite on that input whatever this syntactic analysis says (`runs.eventual`).
 """
 

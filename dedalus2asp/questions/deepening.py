@@ -30,8 +30,8 @@ def deepen(start: int, ask: Callable[[int, float], T | None], done: Callable[[T]
     `done` (a counterexample), K reaches `max_k`, or the time limit (`timeout`, else `DEEPEN_SECONDS`) stops it.
     A lasso program grows with K, so the next K takes at least as long as the last, and on Molly's protocols often
     several times as long: when less time is left than twice the last K took, it stops there rather than start what
-    the limit would likely cut off (the time spent on it would be lost; the caller says the K reached). Returns the deepest K answered (`start` if none), its answer
-    (None if none) and whether the time limit stopped it."""
+    the limit would likely cut off (the time spent on it would be lost; the caller says the K reached). Returns the
+    deepest K answered (`start` if none), its answer (None if none) and whether the time limit stopped it."""
     end = time.monotonic() + (DEEPEN_SECONDS if timeout is None else timeout)
     K, found, last = start, None, 0.0
     for k in range(start + 1, max_k + 1):

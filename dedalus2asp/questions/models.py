@@ -93,8 +93,8 @@ def not_exact(program: Program, bounds: Bounds, instance: Instance | None = None
     found = ranges.analyse(program, instance)
     unsafe = found.unbounded
     if unsafe and not _closes(program, instance, bounds):
-        return (f"the program may compute new values without bound ({found.words(unsafe[0])}) and the explorer's graph does "
-                f"not close within {CLOSING_LIMIT} configurations: its configurations need not be finitely many")
+        return (f"the program may compute new values without bound ({found.words(unsafe[0])}) and the explorer's graph "
+                f"does not close within {CLOSING_LIMIT} configurations: its configurations need not be finitely many")
     if not bounds.semantics.causal and not bounds.network.sync and program.async_relations():
         return ("under the choice semantics with a delay bound a message may arrive before its send, from a send past "
                 "any path the threshold program looks at: no completeness threshold is established")
