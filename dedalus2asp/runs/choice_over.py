@@ -171,14 +171,14 @@ class OverGraph(ChoiceGraph):
 
     def successors(self, config: OverConfiguration):
         """Every round from `config`: (target, label, the debts it founds)."""
-        for target, label, founded, _ in self.rounds(config):
+        for target, label, founded, _ in self.rounds(config, detail=False):
             yield target, label, founded
 
-    def rounds(self, config: OverConfiguration):
+    def rounds(self, config: OverConfiguration, detail: bool = True):
         """`successors` with how each round is made: (target, label, founded, (chosen, routes)): per node the facts
         it receives early, and the messages sent to it, each as (sender, fact, how): ("wait", w), it arrives w + 1
         rounds on, or ("back", 0), at or before its send round (`choice_certificate` replays a witness with them;
-        of the ways that give one target, the first stands for all)."""
+        of the ways that give one target, the first stands for all; None without `detail`)."""
         n = len(self.names)
         due, waiting = buffered(config.parts)
         # what is due: well-founded (the bit), or joining the debt of its fact with its family
@@ -222,7 +222,8 @@ class OverGraph(ChoiceGraph):
                     self._in_time()
                 target, founded = self._round(config, node_steps, had, arrivals, settled)
                 yield target, label, founded, (chosen, tuple(
-                    tuple(zip(senders[j], (fact for fact, _ in sends[j]), arrivals[j][3])) for j in range(n)))
+                    tuple(zip(senders[j], (fact for fact, _ in sends[j]), arrivals[j][3])) for j in range(n))
+                ) if detail else None
 
     def _arrivals_at(self, j: int, sends: tuple, step: tuple, waiting: dict, opened: dict, had: set,
                      settled: dict) -> list:
