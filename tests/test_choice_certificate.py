@@ -43,7 +43,7 @@ def test_fig5_infinite_grouping_is_a_choice_run(delay):
     shown = runner.invoke(app, args)
     assert shown.exit_code == 1, shown.output
     assert shown.output.startswith("consistent but not tolerant: a choice lasso (an infinite run")
-    assert "tolerance (choice runs): exact: the choice run below is the witness of the over-approximation" in shown.output
+    assert "tolerance (choice runs): exact: the choice run below is the witness of the over-approx" in shown.output
     assert "A(): x@1 → y@0  [rule 1]   ← sent into the past (non-causal)" in shown.output
     found = json.loads(runner.invoke(app, [*args, "--json"]).output)
     assert found["exact"] is True and found["tolerant"] is False

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ..lang.ast import show_fact
 from .choice_over import OverConfiguration, OverGraph
 from .eventual import Edge, Lasso, _output_fact
 from .provenance import FALSE, TRUE, Family, either, settle
@@ -178,7 +179,8 @@ class _Replay:
                 received[j][fact] = item
         steps = []
         for i in range(self.n):
-            given = {f: TRUE if item in self.founded else frozenset({frozenset({item})}) for f, item in received[i].items()}
+            given = {f: TRUE if item in self.founded else frozenset({frozenset({item})})
+                     for f, item in received[i].items()}
             deduced, carried, sent = g._step(i, config.parts[i]._replace(state=frozenset(self.state[i].items())), given)
             if deduced != g.labels[edge[2]][i]:
                 return f"round {r} of its witness does not replay with one reception per message"
@@ -230,7 +232,6 @@ class _Replay:
         return None
 
     def _show(self, fact: GroundFact) -> str:
-        from ..lang.ast import show_fact
         return show_fact(*self.graph.system.fact(fact))
 
     def certified(self, start: int, period: int) -> Certified:
