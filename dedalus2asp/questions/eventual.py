@@ -73,10 +73,10 @@ class Exactness:
                     "every choice run (a debt paid at any later step) has no ultimate output but the causal runs' "
                     f"(the lassos shown have K = {_plural(self.K, 'step')})")
         if self.exact and self.decided_by == "choice-over-certified":
-            return ("exact: the choice run below is the witness of the over-approximation of every choice run "
-                    "(explore --eventual --semantics choice), certified: replayed with one arrival per message, every "
-                    "reception founded by a message that does not depend on it, its loop repeating from a step where "
-                    "everything is founded (docs/semantics.md, \"The over graph's witness, certified\")")
+            return ("exact: the choice run below is the witness of the over-approximation of every choice run, "
+                    "certified: replayed with one arrival per message, every reception founded by a message that does "
+                    "not depend on it, its loop repeating from a step where everything is founded (docs/semantics.md, "
+                    "\"The over graph's witness, certified\")")
         if self.exact and self.decided_by == "latched":
             return ("exact: the bounded choice model shown begins an infinite choice run (its messages in flight arrive "
                     "within the delay bound, later ones after their send) that keeps what it gains, since each such "
