@@ -207,12 +207,12 @@ def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> 
         out.print("messages into the past (they arrive at their send step or at one that happens before it):")
         for m in counterexample.noncausal():
             out.print(f"  {m.fact}: sent by {m.sender} at step {m.sent}, arrives at {m.addressee} at step {m.arrives}")
-        certified = verdict.choice_exactness is not None and verdict.choice_exactness.decided_by == "choice-over-certified"
-        if certified and counterexample.loop_start is not None:
+        chosen = verdict.choice_exactness
+        if chosen is not None and chosen.decided_by == "choice-over-certified" and counterexample.is_lasso:
+            steps = f"{counterexample.loop_start}..{counterexample.horizon}"
             out.print(f"on every later pass of the loop, each message it sends at or before its send step arrives as "
-                      f"shown for the loop's steps {counterexample.loop_start}..{counterexample.horizon}, shifted by the "
-                      "period, unless it arrives before the loop: then at that same step, where its fact is received "
-                      "already")
+                      f"shown for the loop's steps {steps}, shifted by the period, unless it arrives before the loop: "
+                      "then at that same step, where its fact is received already")
     out.print(f"({verdict.seconds:.2f} s)")
     return out.file.getvalue()
 

@@ -229,8 +229,9 @@ class OverGraph(ChoiceGraph):
                      settled: dict) -> list:
         """Every way the messages `sends` (fact, family) to node j arrive: each 1..D rounds on, or at or before this
         round (it pays the open debt of its fact, else it is absorbed where the fact was well-founded); each distinct
-        way as (key, buffer, debts, the first choice that gives it), computed once per round of the configuration (`settled`). A message whose
-        arrival would be idle (module docstring; j's `step` carries its fact well-founded) is not buffered."""
+        way as (key, buffer, debts, the first choice that gives it), computed once per round of the configuration
+        (`settled`). A message whose arrival would be idle (module docstring; j's `step` carries its fact
+        well-founded) is not buffered."""
         key = (j, sends, id(step), frozenset(opened))
         if key not in settled:
             carried = step[1]
