@@ -267,7 +267,8 @@ def chain(length: int, peer: bool) -> str:
 def test_the_window_sees_a_gap_of_at_most_its_width_and_the_over_graph_every_gap(tmp_path, length, peer):
     """b() sent from step `length` on reaches step 0 only across a gap of `length`: the window graph of width W has
     early() exactly when length ≤ W (W = D its default; wider ones are more of the same choice runs), the over-
-    approximation always (every choice run: a message may arrive at any earlier step)."""
+    approximation always (every choice run: a message may arrive at any earlier step). `explore` lists both exactly:
+    beyond the window's width, early() with the over graph's witness certified as a choice run."""
     facts = "x { id(x). go(). peer(y). }\ny { id(y). }\n" if peer else "x { id(x). go(). }\n"
     prog, instance = text(tmp_path, chain(length, peer), facts)
     bounds = Bounds(0, network=D1, mode=Mode.EVENTUAL)
@@ -276,7 +277,10 @@ def test_the_window_sees_a_gap_of_at_most_its_width_and_the_over_graph_every_gap
         assert found.exact and (("early()",) in found.ultimate_outputs) == (length <= width), width
     over = choice.explore_choice(prog, instance, bounds, 20_000, make=choice_over.OverGraph)
     assert over.exact and set(over.ultimate_outputs) == {(), ("early()",)}
-    assert choice_over.explore(prog, instance, bounds, 20_000).exact == (length <= 1)
+    explored = choice_over.explore(prog, instance, bounds, 20_000)
+    assert explored.exact and set(explored.ultimate_outputs) == {(), ("early()",)}
+    witness = explored.witnesses[explored.ultimate_outputs.index(("early()",))]
+    assert (witness.early is not None) == (length > 1)
 
 
 @settings(max_examples=200, deadline=None, derandomize=True,

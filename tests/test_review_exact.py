@@ -147,13 +147,15 @@ def choice_system(seed: int) -> tuple[str, str, int]:
 
 def test_early1_is_no_exact_tolerance():
     """examples/lasso/early1.ded under delay ≤ 1: a bounded choice model at T = 3 holds the latched early(), so an
-    infinite choice run has it ultimately, which no causal run has: "tolerant" can never be exact there."""
+    infinite choice run has it ultimately, which no causal run has: "tolerant" can never be exact there. The choice
+    explorer lists it, exactly, beside the window graph's (), with the over graph's witness certified."""
     program, instance = pipeline.load(EXAMPLES / "lasso/early1.ded", EXAMPLES / "lasso/early1.facts")[:2]
     compiled = transform(program, instance, Bounds(3, Semantics.CHOICE, network=Network(max_delay=1)))
     early = {(r, s) for m in inspect.traces(compiled, timeout=30).models for (_, s, r, _) in m.trace if r == "early"}
     assert ("early", 3) in early
     over = choice_over.explore(program, instance, Bounds(0, network=Network(max_delay=1), mode=Mode.EVENTUAL), 20_000)
-    assert not over.exact and "early()" in over.reason
+    assert over.exact and set(over.ultimate_outputs) == {(), ("early()",)}
+    assert over.witnesses[over.ultimate_outputs.index(("early()",))].early is not None
 
 
 def test_tolerance_proven_exact_holds_of_the_bounded_choice_models(tmp_path):

@@ -369,8 +369,9 @@ def explore_bounded(program: Path, input_, horizon: int, network: Network, max_s
 def explore_eventual(program: Path, input_, network: Network, max_states: int, output: str | None, json_: bool, dialect,
                      semantics: Semantics = Semantics.CAUSAL_FINITE) -> None:
     """`explore --eventual`: the configuration graph and the ultimate outputs (`runs.eventual`; under `--semantics
-    choice` with a delay bound, the choice runs' window graph, exact where its over-approximation agrees:
-    `runs.choice_over.explore`); exit 3 when not exact."""
+    choice` with a delay bound, the choice runs' window graph and the over-approximation's outputs whose witness is
+    certified, exact where the over-approximation lists no other: `runs.choice_over.explore`); exit 3 when not
+    exact."""
     try:
         bounds_ = Bounds(0, semantics, network=network, mode=Mode.EVENTUAL)
     except ValueError as error:

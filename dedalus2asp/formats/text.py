@@ -389,11 +389,14 @@ def eventual(result: Eventual) -> str:
         return (f"eventual answer ({result.bounds.describe()}): stopped after {result.configurations} configurations, "
                 f"before the graph was complete: no ultimate output is known\nexact: no, {result.reason}\n")
     chosen = result.bounds.semantics is Semantics.CHOICE  # the choice runs' graph (runs.choice)
+    certified = sum(w.early is not None for w in result.witnesses)  # beyond the window graph (runs.choice_over)
     lines = [
         f"eventual answer ({'choice runs, ' if chosen else ''}{result.bounds.describe()}): {result.configurations} "
         f"configurations, {result.edges} transitions, {result.components} strongly connected component(s) with a cycle",
         ("exact: yes, every infinite run's ultimate output is listed"
          + ("" if result.free_clocks is None else f" ({INTERLEAVINGS}; {result.interleavings} configurations of them)")
+         + (f": the window graph's, and {certified} more that the over-approximation (every choice run and more) "
+            "lists, its witness replayed and certified as a choice run" if certified else "")
          if result.exact else f"exact: no, {result.reason}"),
     ]
     if result.threshold is not None:
@@ -405,8 +408,10 @@ def eventual(result: Eventual) -> str:
     for k, (output, lasso) in enumerate(zip(result.ultimate_outputs, result.witnesses), 1):
         drift = (f"a run whose clocks drift apart ({len(lasso.free_clocks)} single steps with free clocks), then "
                  if lasso.free_clocks else "")
+        early = ("" if lasso.early is None else ", a certified choice run" + (
+            f"; sent into the past: {', '.join(lasso.early[:4])}{', …' * (len(lasso.early) > 4)}" if lasso.early else ""))
         lines.append(f"  {k}. {', '.join(output) or '(none)'}   {drift}lasso: prefix {lasso.loop_start}, loop {lasso.period} "
-                     "transition(s)")
+                     f"transition(s){early}")
     if result.ultimate_outputs and chosen:  # consistency is the causal runs' question; the choice runs' is tolerance
         lines.append("the choice runs: " + ("they have different ultimate outputs" if result.consistent is False else
                                             "every one has the same ultimate output" if result.consistent else

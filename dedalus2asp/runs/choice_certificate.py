@@ -25,7 +25,10 @@ The facts of every step are checked to be the graph's (the label of the replayed
 ("The over graph's witness, certified") has why a certified run is a stable model of pure_ch, and what this does
 not claim. A failure says why in words; the caller then keeps the over graph's answer "not exact".
 
-Public names: `certify`, `Certified`, `Arrival`, `REPEAT`.
+`witness` shows a certified run as the explorer's witness lasso (`explore --eventual --semantics choice` lists it
+beside the window graph's, `choice_over.explore`).
+
+Public names: `certify`, `Certified`, `Arrival`, `witness`, `REPEAT`.
 """
 
 from __future__ import annotations
@@ -243,3 +246,29 @@ class _Replay:
             output |= {_output_fact(self.graph, i, f) for f in held if f[0] in self.outputs}
         return Certified(start, period, tuple(self.facts), tuple(self.early),
                          tuple(m for m in self.messages if m.sent < end), tuple(sorted(output)))
+
+
+def witness(graph: OverGraph, run: Certified) -> Lasso:
+    """A certified run (`certify`) as a witness lasso of the explorer: its rounds 0..loop_start + period - 1, each
+    node's facts (but its input facts), the messages it receives (from whom, sent when; "early" when sent at or after
+    the round) and sends (to whom, arriving when). The rounds shown are the unrolled run's: the loop's first pass, a
+    message sent in it received on the next pass (which repeats it); `early` lists the messages that arrive at or
+    before their send step."""
+    names, system = graph.names, graph.system
+    end = run.loop_start + run.period
+    text = lambda f: show_fact(*system.fact(f))  # noqa: E731
+    steps = []
+    for r in range(end):
+        nodes = {}
+        for i, x in enumerate(names):
+            received = sorted(f"{text(m.fact)} from {names[m.sender]}@{m.sent}" + (", early" if m.sent >= r else "")
+                              for m in run.messages if m.addressee == i and m.arrives == r)
+            sent = sorted(f"{text(m.fact)} to {names[m.addressee]}@{m.arrives}" + (", early" if m.arrives <= r else "")
+                          for m in run.messages if m.sender == i and m.sent == r)
+            nodes[str(x)] = {"step": r, "facts": sorted(text(f) for f in run.facts[r][i] - system.inputs[i]),
+                             "received": received, "sent": sent, "lost": []}
+        steps.append({"nodes": nodes, "crashes": []})
+    early = tuple(dict.fromkeys(f"{text(m.fact)}: {names[m.sender]}@{m.sent} → {names[m.addressee]}@{m.arrives}"
+                                for m in sorted(run.messages, key=lambda m: (m.sent, m.sender, m.arrives, m.addressee))
+                                if m.arrives <= m.sent))
+    return Lasso(run.loop_start, run.period, tuple(steps), early=early)

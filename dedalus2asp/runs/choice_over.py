@@ -56,7 +56,9 @@ and no family is ever empty (nothing closes). The merging is generous (one send 
 generation, a reception may be founded by a send that could not reach its step): this graph may have runs no stable
 model has, never fewer. Hence: the window graph's ultimate outputs ⊆ the choice runs' ⊆ this
 graph's; where this graph's are the causal runs' one output, the program is tolerant, exactly; where the two
-graphs list the same outputs, that list is every choice run's.
+graphs list the same outputs, that list is every choice run's. An output only this graph lists is a choice run's
+when its witness is certified (`choice_certificate`): `explore` lists those too, and is exact when every output of
+this graph is listed.
 
 Faults, aggregates and body atoms at fixed steps are refused as by the window graph (ValueError).
 
@@ -297,30 +299,57 @@ class OverGraph(ChoiceGraph):
         return OverConfiguration(tuple(parts)), founded
 
 
-def beyond(window: eventual.Eventual, over: eventual.Eventual, bounds: Bounds) -> str:
+def beyond(window: eventual.Eventual, over: eventual.Eventual, bounds: Bounds,
+           refused: dict[tuple[str, ...], str] | None = None) -> str:
     """Why the window graph's complete list (`window`) may miss choice runs' ultimate outputs, in words ('' when the
-    over-approximation `over` lists the same: then the list is every choice run's)."""
+    over-approximation `over` lists no other output). `refused`: when given, the outputs beyond the window's whose
+    witness the certificate tried (`choice_certificate`), each with why it refused it ('' once certified: then it
+    is named no more)."""
     d = bounds.network.max_delay
     said = (f"a message may arrive more than {d} step{'s' * (d != 1)} before its send, which the choice runs' window "
             "graph does not follow")
     if not over.exact:
         return f"{said}, and its over-approximation (every choice run and more) was not decided: {over.reason}"
-    more = sorted(set(over.ultimate_outputs) - set(window.ultimate_outputs))
+    more = sorted(o for o in set(over.ultimate_outputs) - set(window.ultimate_outputs)
+                  if refused is None or refused.get(o, "not tried"))
     if not more:
         return ""
     shown = ", ".join("{" + ", ".join(o) + "}" for o in more)
+    why = "; ".join(f"the witness of {{{', '.join(o)}}} is not certified: {refused[o]}"
+                    for o in more if refused and refused.get(o))
     return (f"{said}; its over-approximation (every choice run and more) also has the ultimate output{'s' * (len(more) > 1)}"
-            f" {shown}, which may be no choice run's")
+            f" {shown}, which may be no choice run's" + (f" ({why})" if why else ""))
 
 
 def explore(program: Program, instance: Instance, bounds: Bounds, max_configurations: int,
             outputs: tuple[str, ...] | None = None, seconds: float | None = None) -> eventual.Eventual:
-    """The choice runs' ultimate outputs: the window graph's (`choice.explore_choice`), each some choice run's, exact
-    when the over-approximation (`OverGraph`) lists the same (else `exact` false, `reason` says why, the list stays:
-    each of its outputs is a choice run's). Each graph within `max_configurations` and `seconds`."""
+    """The choice runs' ultimate outputs: the window graph's (`choice.explore_choice`), each some choice run's, and
+    every other one the over-approximation (`OverGraph`) lists whose witness `choice_certificate` certifies as a
+    choice run (listed with that run as its witness, `Lasso.early` set); exact when every output the
+    over-approximation lists is one of those (else `exact` false, `reason` names the others and why their witness
+    was not certified; each output listed stays a choice run's). Each graph within `max_configurations` and
+    `seconds`."""
+    from . import choice_certificate  # it replays this module's graph
+
     window = explore_choice(program, instance, bounds, max_configurations, outputs, seconds)
     if not window.exact:
         return window
-    over = explore_choice(program, instance, bounds, max_configurations, outputs, seconds, make=OverGraph)
-    why = beyond(window, over, bounds)
-    return replace(window, exact=False, reason=why) if why else window
+    kept: list = []
+    over = explore_choice(program, instance, bounds, max_configurations, outputs, seconds, make=OverGraph, keep=kept)
+    if not over.exact:
+        return replace(window, exact=False, reason=beyond(window, over, bounds))
+    listed = dict(zip(window.ultimate_outputs, window.witnesses))
+    refused: dict[tuple[str, ...], str] = {}
+    for output, lasso in zip(over.ultimate_outputs, over.witnesses):
+        if output in listed:
+            continue
+        run = choice_certificate.certify(kept[0], lasso, program.output_relations if outputs is None else outputs)
+        if isinstance(run, str) or run.output != output:
+            refused[output] = run if isinstance(run, str) else "it replays with another output"
+            continue
+        refused[output] = ""
+        listed[output] = choice_certificate.witness(kept[0], run)
+    ordered = tuple(sorted(listed, key=lambda o: (len(o), o)))
+    why = beyond(window, over, bounds, refused)
+    return replace(window, ultimate_outputs=ordered, witnesses=tuple(listed[o] for o in ordered), exact=not why,
+                   reason=why)

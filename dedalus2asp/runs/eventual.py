@@ -94,10 +94,14 @@ class Lasso:
     each, as tplp2016 §5.1.3 makes them), before `steps`, which then go in rounds from step h+1."""
     in_flight: tuple[str, ...] = ()
     """The messages still in flight at the end of the free-clock prefix, with the arrival the rounds give them."""
+    early: tuple[str, ...] | None = None
+    """A choice run the over-approximation's witness gave, certified (`choice_certificate.witness`): its messages that
+    arrive at or before their send step, as "fact: x@s → y@t" (None: not such a run)."""
 
     def as_dict(self) -> dict:
         prefix = {"free_clock_prefix": list(self.free_clocks), "in_flight": list(self.in_flight)} if self.free_clocks else {}
-        return {"loop_start": self.loop_start, "period": self.period, "steps": list(self.steps), **prefix}
+        certified = {} if self.early is None else {"certified": True, "early": list(self.early)}
+        return {"loop_start": self.loop_start, "period": self.period, "steps": list(self.steps), **prefix, **certified}
 
 
 @dataclass(frozen=True)
@@ -178,6 +182,8 @@ class Eventual:
             "threshold": self.threshold,
             "threshold_exact": self.threshold_exact,
             "witnesses": [w.as_dict() for w in self.witnesses],
+            **({"certified": [list(o) for o, w in zip(self.ultimate_outputs, self.witnesses) if w.early is not None]}
+               if any(w.early is not None for w in self.witnesses) else {}),
             "nodes": list(self.nodes),
             **({} if self.free_clocks is None else {"free_clocks": self.free_clocks, "rounds_exact": self.rounds_exact,
                                                     "interleavings": self.interleavings}),
