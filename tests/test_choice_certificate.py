@@ -72,7 +72,28 @@ def test_fig5_explore_lists_the_infinite_grouping_exactly(delay):
     grouping, window = found["witnesses"]
     assert grouping["certified"] is True and grouping["early"] == ["A(): x@0 → y@0", "A(): x@1 → y@0"]
     assert "certified" not in window
-    assert grouping["steps"][0]["nodes"]["y"]["received"] == ["A() from x@0, early", "A() from x@1, early"]
+    assert grouping["steps"][0]["nodes"]["y"]["received"] == ["A() from x@0 (early)", "A() from x@1 (early)"]
+
+
+@pytest.mark.parametrize("delay", [1, 2])
+def test_fig5_models_and_count_are_decided_by_the_choice_graphs(delay):
+    """`models`/`count --eventual --semantics choice`: the choice runs' graphs decide Fig. 5 (every output of the over
+    graph is the window's T() or the certified {}), so both answer exactly; the certified run, which no lasso shows,
+    comes after the lassos' outputs with its rounds."""
+    runner = CliRunner()
+    args = [*FIG5, "--eventual", "--semantics", "choice", "--max-delay", str(delay)]
+    shown = runner.invoke(app, ["models", *args])
+    assert shown.exit_code == 0, shown.output
+    assert "exact: yes, decided by the choice runs' graphs (explore --eventual --semantics choice)" in shown.output
+    assert "2. ultimately: (none)   (only a choice run with messages that arrive further before their send than" \
+           in shown.output
+    found = json.loads(runner.invoke(app, ["models", *args, "--json"]).output)
+    assert found["exact"] is True and found["decided_by"] == "choice-graph"
+    assert found["ultimate_outputs"] == [["T()"], []] and len(found["lassos"]) == 1
+    assert [run["output"] for run in found["certified_runs"]] == [[]] and found["certified_runs"][0]["certified"]
+    counted = runner.invoke(app, ["count", *args])
+    assert counted.exit_code == 0 and counted.output.startswith("2 distinct ultimate output(s)")
+    assert "exact, decided by the choice runs' graphs" in counted.output
 
 
 SELF_FOUNDED = """.output quiet.
@@ -110,6 +131,10 @@ def test_a_witness_that_needs_a_self_founded_reception_is_refused(tmp_path, dela
     assert not explored.exact and explored.ultimate_outputs == ((),)
     assert "also has the ultimate output {quiet()}, which may be no choice run's (the witness of {quiet()} is not " \
            "certified: its reception of p()" in explored.reason
+    if delay == 1:  # the graphs do not decide: `count` keeps the lassos' bounded answer
+        counted = CliRunner().invoke(app, ["count", str(tmp_path / "p.ded"), "-i", str(tmp_path / "p.facts"),
+                                           "--eventual", "--semantics", "choice", "--max-delay", "1", "--timeout", "2"])
+        assert counted.exit_code == 3 and "not exact (bounded" in counted.output, counted.output
 
 
 def last_outputs(graph, run: choice_certificate.Certified, horizon: int) -> frozenset[str]:

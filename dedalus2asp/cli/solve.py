@@ -237,6 +237,8 @@ def count_eventual(answer, json_: bool) -> None:
                "exact, decided by the explorer's configuration graph"
                + ("" if answer.free_clocks is None else " and the fair asynchronous interleavings")
                if answer.exact and answer.decided_by == "graph" else
+               "exact, decided by the choice runs' graphs (explore --eventual --semantics choice)"
+               if answer.exact and answer.decided_by == "choice-graph" else
                "exact (the program is confluent: every infinite run has the same ultimate output)"
                if answer.exact and answer.decided_by == "confluence" else
                "exact (K is the completeness threshold)" if answer.exact else

@@ -438,6 +438,11 @@ def ultimate(result: Ultimate, width: int | None = None, color: bool = False) ->
                   "connected parts give every infinite run's ultimate output"
                   + ("" if result.free_clocks is None else f" ({INTERLEAVINGS})")
                   + "; the lassos shown have its witnesses' length")
+    elif result.exact and result.decided_by == "choice-graph":
+        out.print("exact: yes, decided by the choice runs' graphs (explore --eventual --semantics choice): the window "
+                  "graph's ultimate outputs and those of the over-approximation whose witness is certified as a choice "
+                  "run are every output the over-approximation (every choice run and more) lists; the lassos shown "
+                  "have the window graph's witnesses' length")
     elif result.exact and result.decided_by == "explorer":
         out.print("exact: yes, decided by the explorer's configuration graph (explore --eventual): the lassos' per-node "
                   "ultimate sets left open what a run alternating between loops holds")
@@ -451,8 +456,15 @@ def ultimate(result: Ultimate, width: int | None = None, color: bool = False) ->
         out.print(f"{k}. ultimately: {', '.join(output) or '(none)'}   lasso: {prefix}, "
                   f"loop steps {lasso.loop_start}..{lasso.horizon} (period {lasso.period}), then step {lasso.loop_start} again")
         print_model(lasso, out)
-    runs = dict(result.drifted)
+    runs, certified = dict(result.drifted), dict(result.certified)
     for k, output in enumerate(result.outputs[len(result.lassos):], len(result.lassos) + 1):
+        if output in certified:
+            out.print(f"{k}. ultimately: {', '.join(output) or '(none)'}   (only a choice run with messages that "
+                      "arrive further before their send than the window graph follows holds it, certified: no lasso "
+                      "shows it)")
+            for line in explored_run(certified[output]):
+                out.print(line)
+            continue
         if output in runs:
             out.print(f"{k}. ultimately: {', '.join(output) or '(none)'}   (only a run whose nodes' clocks drift apart "
                       "first holds it: no lasso in rounds shows it)")

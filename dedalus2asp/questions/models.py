@@ -48,6 +48,7 @@ from ..bounds import Bounds, Mode, Network, Semantics
 from ..inspect.model import Model, decode
 from ..lang import coordination, ranges
 from ..lang.ast import Instance, Program, RuleKind
+from ..runs import choice_over
 from ..runs import eventual as explorer
 from ..runs.drift import UNCHECKED, may_drift
 from . import deepening
@@ -298,6 +299,10 @@ class Ultimate:
     drifted: tuple = ()
     """The outputs only a run whose clocks drift apart has (they end the list), each with that run
     (`runs.eventual.Lasso`: its free-clock prefix, then rounds)."""
+    certified: tuple = ()
+    """Under `--semantics choice`, when the choice runs' graphs decided (`decided_by: "choice-graph"`): the outputs
+    listed beyond the window graph's, each a certified choice run's (`runs.choice_certificate`), with that run
+    (`runs.eventual.Lasso`); those no lasso shows come after the lassos' outputs."""
 
     @property
     def certain(self) -> tuple[str, ...]:
@@ -324,6 +329,8 @@ class Ultimate:
             **({} if self.free_clocks is None else {
                 "free_clocks": self.free_clocks,
                 "free_clock_runs": [{"output": list(o), **run.as_dict()} for o, run in self.drifted]}),
+            **({"certified_runs": [{"output": list(o), **run.as_dict()} for o, run in self.certified]}
+               if self.certified else {}),
             "reason": self.reason or None,
             "complete": self.complete,
             "semantics": self.bounds.semantics.value,
@@ -354,9 +361,10 @@ def ultimate_outputs(program: Program, instance: Instance | None, bounds: Bounds
     if shortest is not None:  # every run has the ultimate output of any lasso: those a few steps past the shortest
         steps, exact, reason, decided_by = shortest, True, "", "confluence"
     elif graphed is not None:  # the explorer's graph lists every output; lassos of its witnesses' length show them
-        steps = max(first_steps(program, instance),
-                    *(w.loop_start + w.period for w in graphed.witnesses if not w.free_clocks))
-        exact, reason, decided_by = graphed.exact, graphed.reason, "graph"  # not exact when the clocks may drift
+        steps = max(first_steps(program, instance),  # (a certified choice run's arrive further back: no lasso's)
+                    *(w.loop_start + w.period for w in graphed.witnesses if not w.free_clocks and w.early is None))
+        exact, reason = graphed.exact, graphed.reason  # not exact when the clocks may drift
+        decided_by = "choice-graph" if bounds.semantics is Semantics.CHOICE else "graph"
     elif steps is None:
         found = threshold(program, instance, bounds, max_steps, timeout)
         steps, exact, reason = found.steps, found.exact, found.reason
@@ -383,13 +391,14 @@ def ultimate_outputs(program: Program, instance: Instance | None, bounds: Bounds
     if not complete:
         exact, reason = False, (reason + "; " if reason else "") + f"the enumeration stopped after {timeout} s"
     missing = alternations(per_node, lambda items: tuple(sorted({lasso_fact(compiled, x, r, a) for x, r, a in items})))
-    extra, explorer_steps, drifted, free = (), 0, (), None
+    extra, explorer_steps, drifted, free, certified = (), 0, (), None, ()
     if decided_by == "confluence" and len(ordered) > 1:  # which the argument rules out: say so rather than hide it
         exact, decided_by = False, "solver"
         reason = f"the program is confluent, yet the lassos of {steps} steps show {len(ordered)} ultimate outputs"
     if graphed is not None:  # every output the explorer lists; one no lasso of its witnesses' length shows has none
         extra = tuple(sorted((o for o in graphed.in_rounds if o not in seen), key=lambda o: (len(o), o)))
         drifted = tuple((o, w) for o, w in zip(graphed.ultimate_outputs, graphed.witnesses) if w.free_clocks)
+        certified = tuple((o, w) for o, w in zip(graphed.ultimate_outputs, graphed.witnesses) if w.early is not None)
         free = graphed.free_clocks
         if set(seen) - set(graphed.ultimate_outputs):  # which the eventual Theorem 4 rules out: say so
             exact, decided_by = False, "solver"
@@ -411,7 +420,8 @@ def ultimate_outputs(program: Program, instance: Instance | None, bounds: Bounds
             program, instance, bounds.network):
         exact, reason = False, GROUPING
     return Ultimate(tuple(ordered) + extra + tuple(o for o, _ in drifted), lassos, steps,
-                    exact, compiled.bounds, reason, complete, outputs, decided_by, explorer_steps, free, drifted)
+                    exact, compiled.bounds, reason, complete, outputs, decided_by, explorer_steps, free, drifted,
+                    certified)
 
 
 def enumerated(program: Program, instance: Instance | None, bounds: Bounds, steps: int, outputs: tuple[str, ...],
@@ -464,8 +474,19 @@ def choice_is_causal(program: Program, bounds: Bounds) -> bool:
 def graph_first(program: Program, instance: Instance | None, bounds: Bounds, outputs: tuple[str, ...]):
     """The explorer's exact answer where it is the cheaper procedure: under a delay bound (the threshold's loop-free
     paths grow exponentially with D; under sync they are cheap), for the causal runs or choice runs that are causal
-    ones, when the graph closes within `GRAPH_LIMIT` configurations and `GRAPH_SECONDS`; else None."""
-    if bounds.network.sync or not (bounds.semantics.causal or choice_is_causal(program, bounds)) or instance is None:
+    ones, when the graph closes within `GRAPH_LIMIT` configurations and `GRAPH_SECONDS`; else None. For the choice
+    runs under a delay bound, the choice runs' graphs where they decide (`runs.choice_over.explore`: the window
+    graph's outputs and the over-approximation's certified ones are every output the over-approximation lists)."""
+    if bounds.network.sync or instance is None:
+        return None
+    if bounds.semantics is Semantics.CHOICE and not choice_is_causal(program, bounds):
+        try:
+            chosen = choice_over.explore(program, instance, replace(bounds, mode=Mode.EVENTUAL), GRAPH_LIMIT, outputs,
+                                         seconds=GRAPH_SECONDS)
+        except ValueError:
+            return None
+        return chosen if chosen.exact and chosen.infinite_runs else None
+    if not (bounds.semantics.causal or choice_is_causal(program, bounds)):
         return None
     try:
         explored = explorer.explore(program, instance, replace(bounds, mode=Mode.EVENTUAL), GRAPH_LIMIT, outputs,

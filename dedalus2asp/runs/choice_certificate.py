@@ -261,9 +261,9 @@ def witness(graph: OverGraph, run: Certified) -> Lasso:
     for r in range(end):
         nodes = {}
         for i, x in enumerate(names):
-            received = sorted(f"{text(m.fact)} from {names[m.sender]}@{m.sent}" + (", early" if m.sent >= r else "")
+            received = sorted(f"{text(m.fact)} from {names[m.sender]}@{m.sent}" + (" (early)" if m.sent >= r else "")
                               for m in run.messages if m.addressee == i and m.arrives == r)
-            sent = sorted(f"{text(m.fact)} to {names[m.addressee]}@{m.arrives}" + (", early" if m.arrives <= r else "")
+            sent = sorted(f"{text(m.fact)} to {names[m.addressee]}@{m.arrives}" + (" (early)" if m.arrives <= r else "")
                           for m in run.messages if m.sender == i and m.sent == r)
             nodes[str(x)] = {"step": r, "facts": sorted(text(f) for f in run.facts[r][i] - system.inputs[i]),
                              "received": received, "sent": sent, "lost": []}
