@@ -216,13 +216,20 @@ def report(models: Models, program: str | None = None, input: str | None = None)
 def ultimate(result: Ultimate, fragment: bool = False) -> str:
     """What `models --eventual` found, as a page or a notebook fragment: whether the answer is exact (K, or why
     not), a table of the distinct ultimate outputs, then for each one the lasso that has it (`model_fragment`)."""
-    exact = (f"Exact: K = {result.steps} is the completeness threshold, every infinite run is covered." if result.exact
+    exact = ("Exact: decided by the choice runs' graphs (explore --eventual --semantics choice); the lassos shown "
+             "have the window graph's witnesses' length." if result.exact and result.decided_by == "choice-graph"
+             else f"Exact: K = {result.steps} is the completeness threshold, every infinite run is covered." if result.exact
              else f"Not exact: {result.reason}" if result.free_clocks is not None
              else f"Not exact (the lassos of K = {result.steps} steps only): {result.reason}")
     rows = ['<table class="ultimate"><tr><th></th><th>ultimate output</th><th>its lasso</th><th>loop</th></tr>']
     for k, (output, lasso) in enumerate(zip(result.outputs, result.lassos), 1):
         rows.append(f'<tr><td>{k}</td><td><code>{escape(", ".join(output) or "(none)")}</code></td>'
                     f'<td><a href="#model-{lasso.number}">model {lasso.number}</a></td><td>{escape(_loop_words(lasso))}</td></tr>')
+    certified = dict(result.certified)
+    for k, output in enumerate(result.outputs[len(result.lassos):], len(result.lassos) + 1):  # no lasso shows these
+        rows.append(f'<tr><td>{k}</td><td><code>{escape(", ".join(output) or "(none)")}</code></td><td>none</td><td>'
+                    + ("a certified choice run, its messages from further back than the window" if output in certified
+                       else "a run no lasso of K steps shows") + "</td></tr>")
     rows.append("</table>")
     words = lambda facts: escape(", ".join(facts) or "(none)")  # noqa: E731
     body = (f"<p>{escape(exact)}</p><p>{len(result.outputs)} distinct ultimate output(s)"
