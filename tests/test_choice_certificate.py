@@ -96,6 +96,8 @@ def test_fig5_models_and_count_are_decided_by_the_choice_graphs(delay):
     counted = runner.invoke(app, ["count", *args])
     assert counted.exit_code == 0 and counted.output.startswith("2 distinct ultimate output(s)")
     assert "exact, decided by the choice runs' graphs" in counted.output
+    summary = json.loads(runner.invoke(app, ["count", *args, "--json"]).output)
+    assert summary["ultimate_outputs"] == 2 and summary["decided_by"] == "choice-graph" and "certified_runs" not in summary
 
 
 SELF_FOUNDED = """.output quiet.

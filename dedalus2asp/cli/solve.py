@@ -226,8 +226,8 @@ def count(
 
 def count_eventual(answer, json_: bool) -> None:
     """`count --eventual`: how many distinct ultimate outputs, exact or not (exit 3)."""
-    summary = {"ultimate_outputs": len(answer.outputs), **{k: v for k, v in answer.as_dict().items()
-                                                           if k not in ("ultimate_outputs", "lassos", "certain", "possible", "free_clock_runs")}}
+    runs = ("ultimate_outputs", "lassos", "certain", "possible", "free_clock_runs", "certified_runs")
+    summary = {"ultimate_outputs": len(answer.outputs), **{k: v for k, v in answer.as_dict().items() if k not in runs}}
     if json_:
         emit(render(summary, "json", kind="count"))
     else:
