@@ -192,3 +192,19 @@ if __name__ == "__main__":  # the large draw: python tests/test_review_budget.py
         print(seed, record.get("configurations"), f"{worst:.1f}", record["wrong"], "HUNG" if record.get("hung") else "",
               slow(record), flush=True)
     Path(f"/tmp/review_budget_{first}_{count}.json").write_text(json.dumps(records, indent=1))
+
+
+def test_verify_eventual_uses_the_graph_where_it_closes(tmp_path):
+    """Found by the fuzzer (seed 5011): on a 50-configuration graph under delay ≤ 3, `explore --eventual --pre pre
+    --post post` decides in about a second that the invariant is broken (exact), while `verify --eventual` searched
+    the lassos' completeness threshold for minutes. It must answer, exactly and with the explorer's verdict, within the
+    budget."""
+    (tmp_path / "p.ded").write_text(".output w.\nm()@async(Y) :- b(), peer(Y).\nw() :- m().\n"
+                                    "b() :- c(), a(), not m().\npre() :- a().\npost() :- w().\n")
+    (tmp_path / "p.facts").write_text("x { peer(y). peer(x). a(). c(). }\ny { peer(x). peer(y). b(). }\n")
+    base = [str(tmp_path / "p.ded"), "-i", str(tmp_path / "p.facts"), "--eventual", "--max-delay", "3", "--json"]
+    _, graph, _, _ = invoke(["explore", *base, "--pre", "pre", "--post", "post"])
+    assert graph["exact"] and graph["holds"] is False
+    code, found, wall, cpu = invoke(["verify", *base[:-1], "--pre", "pre", "--post", "post", "--timeout", "60", "--json"])
+    assert code == 1 and found["exact"] and found["holds"] is False and found["counterexample"]
+    assert cpu < BUDGET, (wall, cpu)
