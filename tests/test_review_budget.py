@@ -208,3 +208,16 @@ def test_verify_eventual_uses_the_graph_where_it_closes(tmp_path):
     code, found, wall, cpu = invoke(["verify", *base[:-1], "--pre", "pre", "--post", "post", "--timeout", "60", "--json"])
     assert code == 1 and found["exact"] and found["holds"] is False and found["counterexample"]
     assert cpu < BUDGET, (wall, cpu)
+
+
+def test_cron_eventual_deepens_past_the_input_events(tmp_path):
+    """Found by the fuzzer (seed 5046): a "tolerant" left open is deepened through bounded `cron -T 1, 2, ...`, which
+    refuses an input event past its horizon; `cron --eventual` (no horizon given) exited 2 with "the event 'b()@2' …
+    beyond the horizon 1 … raise --horizon". The bounded horizons asked must start at the last event."""
+    (tmp_path / "p.ded").write_text(".output w.\nm()@async(Y) :- a(), peer(Y).\nw() :- m(), not m().\n"
+                                    "a()@async(Y) :- m(), peer(Y).\nc()@async(Y) :- a(), peer(Y).\npre() :- b().\n"
+                                    "post() :- a(), not b().\n")
+    (tmp_path / "p.facts").write_text("x { peer(y). peer(x). b(). b()@2. }\ny { peer(x). b()@2. a()@1. }\n")
+    result = runner.invoke(app, ["cron", str(tmp_path / "p.ded"), "-i", str(tmp_path / "p.facts"), "--eventual",
+                                 "--max-delay", "3"])
+    assert result.exit_code in (0, 1, 3) and "beyond the horizon" not in result.output, result.output
