@@ -123,7 +123,9 @@ def review(seed: int, where: Path) -> dict:
     def wrong(command: str, why: str):
         record["wrong"].append(f"{command}: {why}")
 
-    _, models, wall, cpu = invoke(["models", *base])
+    code, models, wall, cpu = invoke(["models", *base])
+    if code == 2:
+        wrong("models", "refused (exit 2) a program the explorer takes")
     record["times"]["models"] = (wall, cpu)
     if models and models.get("exact"):
         if truth is not None and outputs(models) != truth:
@@ -132,7 +134,9 @@ def review(seed: int, where: Path) -> dict:
             lagging = lag_one(ded, inp, int(delivery[1]))
             if lagging is not None and not lagging <= outputs(models):
                 wrong("models", f"exact {sorted(outputs(models))} misses lagging runs' {sorted(lagging)}")
-    _, cron, wall, cpu = invoke(["cron", *base])
+    code, cron, wall, cpu = invoke(["cron", *base])
+    if code == 2:
+        wrong("cron", "refused (exit 2) a program the explorer takes")
     record["times"]["cron"] = (wall, cpu)
     if cron and cron.get("consistency") and cron["consistency"].get("exact") and truth is not None:
         if cron["consistent"] != (len(truth) == 1):
@@ -141,7 +145,9 @@ def review(seed: int, where: Path) -> dict:
             and choice_truth is not None and cron["tolerant"] is not None:
         if cron["tolerant"] != (len(truth | choice_truth) == 1):
             wrong("cron", f"tolerant={cron['tolerant']} exact, causal {sorted(truth)}, choice {sorted(choice_truth)}")
-    _, verify, wall, cpu = invoke(["verify", *base[:-1], "--pre", "pre", "--post", "post", "--json"])
+    code, verify, wall, cpu = invoke(["verify", *base[:-1], "--pre", "pre", "--post", "post", "--json"])
+    if code == 2:
+        wrong("verify", "refused (exit 2) a program the explorer takes")
     record["times"]["verify"] = (wall, cpu)
     record["answers"] = {"models": models and models.get("exact"), "cron": cron and cron.get("verdict"),
                          "verify": verify and (verify.get("holds"), verify.get("exact"))}
