@@ -16,7 +16,9 @@ whether it closed) and the
 answer of
 `cron --eventual` (`questions.cron_eventual.analyse_eventual`, the whole procedure: confluence, the explorer's
 graph where it closes, the solver's thresholds, deepening): consistent, tolerant, exact per side, decided by
-what, seconds; and the ratio of the two times, measured side by side in one run. Each `cron` is given
+what, seconds; and the ratio of the two times, measured side by side in one run; then the whole command
+(`dedalus2asp cron PROGRAM --input FACTS --eventual --max-delay D`, start-up and printing included): its seconds and
+exit status. Each `cron` is given
 TIME_LIMIT seconds, as `cron --timeout`. Prints the table and writes benchmarks/eventual_cron.json (not with
 --quick). Timings depend on the machine (2 shared cores here): compare the ratios.
 """
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import subprocess
 import sys
 import tempfile
 import time
@@ -98,6 +101,11 @@ def measure(program_path: Path, facts: Path, d: int) -> dict:
                exact=v.exact, consistency=v.exactness.as_dict() if v.exactness else None,
                tolerance=v.choice_exactness.as_dict() if v.choice_exactness else None)
     row["ratio"] = round(row["cron_seconds"] / max(explored, 1e-3), 1)
+    began = time.perf_counter()  # the whole command, as a user runs it (start-up, loading, the answer printed)
+    done = subprocess.run([sys.executable, "-m", "dedalus2asp", "cron", str(program_path), "--input", str(facts),
+                           "--eventual", "--max-delay", str(d)],
+                          capture_output=True, text=True)
+    row.update(command_seconds=round(time.perf_counter() - began, 3), command_exit=done.returncode)
     return row
 
 
@@ -108,7 +116,7 @@ def main() -> None:
     args = parser.parse_args()
     rows = []
     header = (f"{'configuration':44} {'D':>2} {'confs':>7} {'explore s':>9} {'inter':>5} {'inter s':>7} {'choice':>7} "
-              f"{'choice s':>8} {'over':>7} {'over s':>7} {'cron s':>7} {'ratio':>6}  verdict")
+              f"{'choice s':>8} {'over':>7} {'over s':>7} {'cron s':>7} {'ratio':>6} {'cmd s':>6} exit  verdict")
     print(header)
     extra = Path(tempfile.mkdtemp()) / "findings"  # the row is named findings/finding_b.ded, not after the temp dir
     extra.mkdir()
@@ -130,7 +138,8 @@ def main() -> None:
               f"{str(row['choice_configurations']):>7} {row['choice_seconds']:>8} "
               f"{str(row['over_configurations']) + ('' if row['over_exact'] else '+'):>7} {row['over_seconds']:>7} "
               f"{row.get('cron_seconds', '-'):>7} "
-              f"{row.get('ratio', '-'):>6}  {verdict}", flush=True)
+              f"{row.get('ratio', '-'):>6} {row.get('command_seconds', '-'):>6} {row.get('command_exit', '-'):>4}  {verdict}",
+              flush=True)
     if args.only:
         old = json.loads((HERE / "eventual_cron.json").read_text())["rows"]
         key = lambda r: (r["program"], r["input"], r["D"])  # noqa: E731

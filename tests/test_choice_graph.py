@@ -20,7 +20,7 @@ from dedalus2asp.bounds import Bounds, Encoding, Mode, Network, Semantics
 from dedalus2asp.cli import app
 from dedalus2asp.lang.diagnostics import DiagnosticError
 from dedalus2asp.questions import cron, models
-from dedalus2asp.runs import choice, choice_over, eventual
+from dedalus2asp.runs import choice, choice_certificate, choice_over, eventual
 
 from conftest import EXAMPLES
 from test_lasso import random_outputs, random_program
@@ -211,33 +211,45 @@ CHOICE = EXAMPLES / "lasso"
 
 
 @pytest.mark.parametrize("name", ["early1", "early2"])
-def test_an_arrival_further_back_than_the_window_is_found_bounded(name, tmp_path):
+def test_an_arrival_further_back_than_the_window_is_found_bounded(name, tmp_path, monkeypatch):
     """b() is first sent at step 3 (early1; at step 4 to the other node in early2) and early() needs it at step 0,
     before started(): a gap over D = 1, which the window graph (arrival at most D steps before the send) does not
-    follow. Its "tolerant" is not exact, and bounded `cron -T T` finds the choice model that gains early(): the
-    eventual answer is that counterexample (exit 1, as bounded cron's), never "tolerant". early() persists once
-    derived (`early()@next :- early().`), so that model begins an infinite choice run that keeps it: "not tolerant"
-    is exact (`cron_eventual.latched`). With a guard in the persistence rule the tool does not see that, and the
-    same counterexample stays marked bounded."""
-    for guarded in (False, True):
-        text = (CHOICE / f"{name}.ded").read_text()
-        if guarded:
-            assert "early()@next :- early()." in text
-            text = text.replace("early()@next :- early().", "early()@next :- early(), id(_).")
-        program = tmp_path / f"{name}-{guarded}.ded"
-        program.write_text(text)
-        args = [str(program), "-i", str(CHOICE / f"{name}.facts"), "--max-delay", "1"]
-        result = CliRunner().invoke(app, ["cron", *args, "--eventual", "--json"])
-        found = json.loads(result.stdout)
-        assert result.exit_code == 1 and found["consistent"] is True and found["tolerant"] is False
-        assert found["exact"] is not guarded and found["tolerance"]["exact"] is not guarded
-        assert found["counterexample"]["gained"] == ["early()"] and "loop_start" not in found["counterexample"]
-        horizon = found["tolerance"]["bounded_horizon"]
-        bounded = json.loads(CliRunner().invoke(app, ["cron", *args, "-T", str(horizon), "--json"]).stdout)
-        assert bounded["tolerant"] is False and bounded["counterexample"]["gained"] == ["early()"]
-        said = CliRunner().invoke(app, ["cron", *args, "--eventual"]).stdout
-        assert (f"not tolerant (bounded: a choice model up to horizon {horizon}" in said) is guarded
-        assert (f"not tolerant: a choice model up to horizon {horizon}" in said) is not guarded
+    follow. The over graph has {early()}, and its witness is certified as a choice run (`runs.choice_certificate`:
+    the first b() arrives at step 0, every later one there too): "not tolerant", exact, shown as a lasso, with or
+    without a guard in the persistence rule. With the certificate refusing, the window graph's "tolerant" is not
+    exact, and bounded `cron -T T` finds the choice model that gains early(): the eventual answer is that
+    counterexample (exit 1, as bounded cron's), never "tolerant". early() persists once derived
+    (`early()@next :- early().`), so that model begins an infinite choice run that keeps it: "not tolerant" is exact
+    (`cron_eventual.latched`). With a guard in the persistence rule the tool does not see that, and the same
+    counterexample stays marked bounded."""
+    for certified in (True, False):
+        if not certified:
+            monkeypatch.setattr(choice_certificate, "certify", lambda *_: "refused by the test")
+        for guarded in (False, True):
+            text = (CHOICE / f"{name}.ded").read_text()
+            if guarded:
+                assert "early()@next :- early()." in text
+                text = text.replace("early()@next :- early().", "early()@next :- early(), id(_).")
+            program = tmp_path / f"{name}-{guarded}.ded"
+            program.write_text(text)
+            args = [str(program), "-i", str(CHOICE / f"{name}.facts"), "--max-delay", "1"]
+            result = CliRunner().invoke(app, ["cron", *args, "--eventual", "--json"])
+            found = json.loads(result.stdout)
+            assert result.exit_code == 1 and found["consistent"] is True and found["tolerant"] is False
+            assert found["counterexample"]["gained"] == ["early()"]
+            if certified:
+                assert found["exact"] is True and found["tolerance"]["decided_by"] == "choice-over-certified"
+                assert found["counterexample"]["loop_start"] is not None
+                assert any(m["arrives"] == 0 and m["relation"] == "b" for m in found["counterexample"]["noncausal_messages"])
+                continue
+            assert found["exact"] is not guarded and found["tolerance"]["exact"] is not guarded
+            assert "loop_start" not in found["counterexample"]
+            horizon = found["tolerance"]["bounded_horizon"]
+            bounded = json.loads(CliRunner().invoke(app, ["cron", *args, "-T", str(horizon), "--json"]).stdout)
+            assert bounded["tolerant"] is False and bounded["counterexample"]["gained"] == ["early()"]
+            said = CliRunner().invoke(app, ["cron", *args, "--eventual"]).stdout
+            assert (f"not tolerant (bounded: a choice model up to horizon {horizon}" in said) is guarded
+            assert (f"not tolerant: a choice model up to horizon {horizon}" in said) is not guarded
 
 
 def chain(length: int, peer: bool) -> str:

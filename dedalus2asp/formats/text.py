@@ -168,6 +168,8 @@ def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> 
             out.print(f"consistency (causal lassos): {e.words()}")
         if c is not None and c.decided_by == "confluence":
             pass  # said with consistency
+        elif c is not None and c.decided_by == "choice-over-certified":
+            out.print(f"tolerance (choice runs): {c.words()}")
         elif c is not None and verdict.tolerant is False and verdict.bounded_horizon is None:  # exact at any K
             out.print("tolerance (choice lassos): exact, whatever K: the choice lasso below is an infinite run whose "
                       "ultimate output differs")
@@ -205,6 +207,12 @@ def verdict(verdict: Verdict, width: int | None = None, color: bool = False) -> 
         out.print("messages into the past (they arrive at their send step or at one that happens before it):")
         for m in counterexample.noncausal():
             out.print(f"  {m.fact}: sent by {m.sender} at step {m.sent}, arrives at {m.addressee} at step {m.arrives}")
+        chosen = verdict.choice_exactness
+        if chosen is not None and chosen.decided_by == "choice-over-certified" and counterexample.is_lasso:
+            steps = f"{counterexample.loop_start}..{counterexample.horizon}"
+            out.print(f"on every later pass of the loop, each message it sends at or before its send step arrives as "
+                      f"shown for the loop's steps {steps}, shifted by the period, unless it arrives before the loop: "
+                      "then at that same step, where its fact is received already")
     out.print(f"({verdict.seconds:.2f} s)")
     return out.file.getvalue()
 

@@ -320,6 +320,11 @@ class Verdict:
             return None
         if not self.consistent:
             return "positive but not consistent: jcss2014 Theorem 4.1 does not apply"
+        if self.eventual and self.exact and self.consistent and not self.tolerant and self._grouped():
+            return ("positive and consistent over every infinite run, yet not tolerant: the choice run shown receives "
+                    "infinitely many messages at one step (every pass of its loop sends one that arrives before the "
+                    "loop), tplp2016 §4.4.3's infinite grouping, which the causal-finite semantics excludes (rules "
+                    "(11)-(14)) and the choice semantics allows; the difference with the theorem lies there")
         if self.eventual and self.exact and self.consistent:
             return ("positive and consistent over every infinite run, and tolerant, as the theorem predicts" if self.tolerant
                     else "positive and consistent over every infinite run, yet not tolerant, which the theorem rules out "
@@ -336,6 +341,14 @@ class Verdict:
             "consistent beyond these bounds or this counterexample comes from the bounds (raise the "
             "horizon or the delay bound to tell)"
         )
+
+    def _grouped(self) -> bool:
+        """Whether the counterexample is a certified choice run (`runs.choice_certificate`) whose loop sends a message
+        that arrives before the loop: on every pass one more arrives at that step, infinitely many in all."""
+        m = self.counterexample
+        certified = self.choice_exactness is not None and self.choice_exactness.decided_by == "choice-over-certified"
+        return bool(certified and m is not None and m.is_lasso and any(
+            x.sent >= m.loop_start and x.unrolled is not None and x.unrolled < m.loop_start for x in m.messages))
 
     @property
     def answer(self) -> bool:

@@ -31,7 +31,9 @@ from dataclasses import replace
 
 from ..bounds import Bounds, Mode, Semantics
 from ..lang.ast import Instance, Program
-from ..runs import choice, choice_over
+from ..inspect.message import Message
+from ..inspect.model import Model
+from ..runs import choice, choice_certificate, choice_over
 from ..runs import eventual as explorer
 from . import free_clocks, models
 from .cron import Deadline, Timeout, Verdict, analyse
@@ -91,11 +93,11 @@ def by_choice_graph(program: Program, instance: Instance, bounds: Bounds, output
     saying what the over-approximation adds or why it was not decided. None when neither decides, a graph cannot be
     built, or the solver's lassos disagree with the window graph (which the choice runs' eventual Theorem 4 rules
     out: the tests see it)."""
-    over = None
+    over, kept = None, []
     if verdict.tolerant is True:
         try:
             over = choice.explore_choice(program, instance, bounds, models.GRAPH_LIMIT, outputs,
-                                         make=choice_over.OverGraph, seconds=_seconds(deadline))
+                                         make=choice_over.OverGraph, seconds=_seconds(deadline), keep=kept)
         except ValueError:
             return None
         if over.exact and tuple(over.ultimate_outputs) == (output,):
@@ -105,14 +107,21 @@ def by_choice_graph(program: Program, instance: Instance, bounds: Bounds, output
         answer = choice.explore_choice(program, instance, bounds, models.GRAPH_LIMIT, outputs,
                                        seconds=_seconds(deadline))
     except ValueError:
+        answer = None
+    others = [] if answer is None else [
+        w.loop_start + w.period for o, w in zip(answer.ultimate_outputs, answer.witnesses) if o != output]
+    if not (answer is not None and answer.exact and others):  # the window graph shows no other output: certify
+        found, refused = certified(program, bounds, outputs, verdict, k, output, over, kept)
+        if found is not None:
+            return found
+    if answer is None or not answer.exact or not answer.infinite_runs:
         return None
-    if not answer.exact or not answer.infinite_runs:
-        return None
-    others = [w.loop_start + w.period for o, w in zip(answer.ultimate_outputs, answer.witnesses) if o != output]
     if not others:
         if over is None or tuple(answer.ultimate_outputs) != (output,):
             return None
         why = choice_over.beyond(answer, over, bounds)
+        if why and refused:
+            why = f"{why} ({refused})"
         verdict.choice_exactness = Exactness(k, not why, why, "choice-graph")
         return verdict
     K = max(k, min(others))
@@ -131,3 +140,49 @@ def _seconds(deadline: Deadline) -> float:
     """The time a graph may take: `models.GRAPH_SECONDS`, or half of what is left when that is less."""
     left = deadline.remaining()
     return models.GRAPH_SECONDS if left is None else min(models.GRAPH_SECONDS, left / 2)
+
+
+def certified(program: Program, bounds: Bounds, outputs: tuple[str, ...], verdict: Verdict, k: int,
+              output: tuple[str, ...], over, kept: list) -> tuple[Verdict | None, str]:
+    """"Not tolerant", exact, when the over-approximation (`over`, its graph in `kept`) lists an ultimate output
+    other than `output` whose witness `runs.choice_certificate` certifies as a genuine choice run; the verdict then
+    shows that run as a choice lasso. Else (None, why no witness was certified: '' when none was tried)."""
+    if over is None or not over.exact or not kept:
+        return None, ""
+    refused = []
+    for o, lasso in zip(over.ultimate_outputs, over.witnesses):
+        if o == output:
+            continue
+        run = choice_certificate.certify(kept[0], lasso, outputs)
+        if isinstance(run, str):
+            refused.append(f"the witness of {{{', '.join(o)}}} is not certified: {run}")
+            continue
+        if run.output != o:  # the replay holds other facts than the graph's loop: no claim
+            refused.append(f"the witness of {{{', '.join(o)}}} replays with another output")
+            continue
+        model = _model(program, bounds, kept[0], run)
+        gained, kept_output = frozenset(o), frozenset(output)
+        verdict.tolerant = False
+        verdict.counterexample, verdict.lost, verdict.gained = model, kept_output - gained, gained - kept_output
+        verdict.choice_certain = (verdict.choice_certain or frozenset()) & gained
+        verdict.choice_possible = (verdict.choice_possible or frozenset()) | gained
+        verdict.choice_exactness = Exactness(max(k, run.loop_start + run.period), True, "", "choice-over-certified")
+        return verdict, ""
+    return None, "; ".join(refused)
+
+
+def _model(program: Program, bounds: Bounds, graph, run) -> Model:
+    """A certified run (`choice_certificate.Certified`) as a choice lasso model: its steps 0..T, T the loop's last
+    round; a message that arrives after T is shown at its step on the loop's next pass."""
+    system, names = graph.system, graph.names
+    end = run.loop_start + run.period
+    trace = frozenset((names[i], r, *system.fact(f)) for r in range(end) for i, facts in enumerate(run.facts[r])
+                      for f in facts)
+
+    def at(a: int) -> int:
+        return a if a < end else run.loop_start + (a - run.loop_start) % run.period
+
+    messages = tuple(sorted((Message(names[m.sender], m.sent, names[m.addressee], at(m.arrives), *system.fact(m.fact),
+                                     unrolled=m.arrives) for m in run.messages), key=Message.key))
+    lasso = replace(bounds, horizon=end - 1, mode=Mode.EVENTUAL, semantics=Semantics.CHOICE)
+    return Model(1, trace, messages, tuple(names), lasso, program=program, loop_start=run.loop_start)

@@ -48,7 +48,9 @@ class Exactness:
     program is confluent (`models.confluent`), so every run has the same ultimate output and any lasso shows it;
     "graph": the explorer's graph decided it alone (`cron_graph.by_graph`); "choice-graph": the choice runs' graph
     (`runs.choice`) decided tolerance (`cron_graph.by_choice_graph`); "latched": a bounded choice model gains facts
-    that persist once derived, so it begins an infinite choice run that differs (`cron_eventual.latched`); "interleavings": the explorer's graph for the
+    that persist once derived, so it begins an infinite choice run that differs (`cron_eventual.latched`);
+    "choice-over-certified": the over-approximation's witness replayed as a genuine choice run
+    (`runs.choice_certificate`); "interleavings": the explorer's graph for the
     runs in rounds and the fair asynchronous interleavings (`runs.interleavings`) for those with free clocks."""
     free_clocks: int | None = None
     """Not exact because the nodes' clocks may drift apart (`runs.drift`): the runs in rounds were decided, those with
@@ -70,6 +72,11 @@ class Exactness:
                     "configurations with debts, the messages received before their send; an over-approximation of "
                     "every choice run (a debt paid at any later step) has no ultimate output but the causal runs' "
                     f"(the lassos shown have K = {_plural(self.K, 'step')})")
+        if self.exact and self.decided_by == "choice-over-certified":
+            return ("exact: the choice run below is the witness of the over-approximation of every choice run, "
+                    "certified: replayed with one arrival per message, every reception founded by a message that does "
+                    "not depend on it, its loop repeating from a step where everything is founded (docs/semantics.md, "
+                    "\"The over graph's witness, certified\")")
         if self.exact and self.decided_by == "latched":
             return ("exact: the bounded choice model shown begins an infinite choice run (its messages in flight arrive "
                     "within the delay bound, later ones after their send) that keeps what it gains, since each such "

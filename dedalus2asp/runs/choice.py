@@ -479,16 +479,18 @@ def _subsets(facts: list[GroundFact]) -> list[tuple[GroundFact, ...]]:
 
 def explore_choice(program: Program, instance: Instance, bounds: Bounds, max_configurations: int,
                    outputs: tuple[str, ...] | None = None, seconds: float | None = None,
-                   make: Callable = ChoiceGraph) -> eventual.Eventual:
+                   make: Callable = ChoiceGraph, keep: list | None = None) -> eventual.Eventual:
     """The choice runs' graph of P on H under `bounds.network` (a delay bound, no faults) and the ultimate outputs of
     its infinite runs, as `eventual.explore` gives the causal runs'. ValueError when the graph cannot be built (see
     `ChoiceGraph`); past `max_configurations` or `seconds` the answer says so (`exact` false, nothing known). `make`:
     the graph (`ChoiceGraph`, the window; `choice_over.OverGraph`, the over-approximation); `exact` says the graph's
-    list is complete, of its own runs."""
+    list is complete, of its own runs. `keep`: a list the built graph is appended to (to read its witnesses' edges)."""
     outputs = program.output_relations if outputs is None else outputs
     bounds = replace(bounds, mode=Mode.EVENTUAL)
     graph = eventual.graph_of(program, instance, bounds, observe=False, make=make)
     nodes = tuple(str(x) for x in graph.names)
+    if keep is not None:
+        keep.append(graph)
     try:
         eventual.build(graph, max_configurations, seconds)
     except ConfigurationLimit as stop:

@@ -143,6 +143,7 @@ class OverGraph(ChoiceGraph):
         self._monotone = Plan.of(replace(program, rules=tuple(
             r for r in program.rules if not any(isinstance(b, Literal) and b.negated for b in r.body))))
         self._persists: dict[tuple[int, GroundFact], bool] = {}
+        self.shown: list[tuple[tuple, list]] = []
 
     def persists(self, j: int, f: GroundFact) -> bool:
         """Whether node j carries f to its next step from every step where it holds: the rules without negation carry
@@ -159,14 +160,25 @@ class OverGraph(ChoiceGraph):
 
     def show(self, edges: list[tuple[int, int, int]]) -> tuple[dict, ...]:
         """The rounds of a lasso: per node its step and its facts but the input ones (a run of this graph need be no
-        choice run, so its receptions are not shown)."""
-        return tuple({"nodes": {str(x): {"step": k, "facts": sorted(show_fact(*self.system.fact(f))
+        choice run, so its receptions are not shown); the edges are kept in `shown` beside what they show (the
+        choice certificate, `choice_certificate`, reads a witness's edges there)."""
+        steps = tuple({"nodes": {str(x): {"step": k, "facts": sorted(show_fact(*self.system.fact(f))
                                                                      for f in self.labels[label][i] - self.system.inputs[i]),
                                          "received": [], "sent": [], "lost": []} for i, x in enumerate(self.names)},
                       "crashes": []} for k, (_, _, label) in enumerate(edges))
+        self.shown.append((steps, list(edges)))
+        return steps
 
     def successors(self, config: OverConfiguration):
         """Every round from `config`: (target, label, the debts it founds)."""
+        for target, label, founded, _ in self.rounds(config, detail=False):
+            yield target, label, founded
+
+    def rounds(self, config: OverConfiguration, detail: bool = True):
+        """`successors` with how each round is made: (target, label, founded, (chosen, routes)): per node the facts
+        it receives early, and the messages sent to it, each as (sender, fact, how): ("wait", w), it arrives w + 1
+        rounds on, or ("back", 0), at or before its send round (`choice_certificate` replays a witness with them;
+        of the ways that give one target, the first stands for all; None without `detail`)."""
         n = len(self.names)
         due, waiting = buffered(config.parts)
         # what is due: well-founded (the bit), or joining the debt of its fact with its family
@@ -198,23 +210,28 @@ class OverGraph(ChoiceGraph):
             node_steps = [steps[i, chosen[i]] for i in range(n)]
             label = tuple(step[0] for step in node_steps)
             sends = [[] for _ in range(n)]
-            for _, _, sent in node_steps:
+            senders = [[] for _ in range(n)]
+            for i, (_, _, sent) in enumerate(node_steps):
                 for (j, fact), family in sent.items():
                     sends[j].append((fact, family))
+                    senders[j].append(i)
             paid = [self._arrivals_at(j, tuple(sends[j]), node_steps[j], waiting[j], opened[j], had[j], settled)
                     for j in range(n)]
             for count, arrivals in enumerate(product(*paid)):
                 if count % 256 == 255:
                     self._in_time()
                 target, founded = self._round(config, node_steps, had, arrivals, settled)
-                yield target, label, founded
+                yield target, label, founded, (chosen, tuple(
+                    tuple(zip(senders[j], (fact for fact, _ in sends[j]), arrivals[j][3])) for j in range(n))
+                ) if detail else None
 
     def _arrivals_at(self, j: int, sends: tuple, step: tuple, waiting: dict, opened: dict, had: set,
                      settled: dict) -> list:
         """Every way the messages `sends` (fact, family) to node j arrive: each 1..D rounds on, or at or before this
         round (it pays the open debt of its fact, else it is absorbed where the fact was well-founded); each distinct
-        way as (key, buffer, debts), computed once per round of the configuration (`settled`). A message whose
-        arrival would be idle (module docstring; j's `step` carries its fact well-founded) is not buffered."""
+        way as (key, buffer, debts, the first choice that gives it), computed once per round of the configuration
+        (`settled`). A message whose arrival would be idle (module docstring; j's `step` carries its fact
+        well-founded) is not buffered."""
         key = (j, sends, id(step), frozenset(opened))
         if key not in settled:
             carried = step[1]
@@ -230,7 +247,7 @@ class OverGraph(ChoiceGraph):
                             buffer[w, fact] = either(buffer.get((w, fact), FALSE), family)
                     elif fact in debts:
                         debts[fact] = either(debts[fact], _without(family, (j, fact)))
-                ways.setdefault((frozenset(buffer.items()), frozenset(debts.items())), (buffer, debts))
+                ways.setdefault((frozenset(buffer.items()), frozenset(debts.items())), (buffer, debts, choice))
             settled[key] = [((key, number), *way) for number, way in enumerate(ways.values())]
         return settled[key]
 
@@ -260,7 +277,7 @@ class OverGraph(ChoiceGraph):
                     changed = True
         founded = frozenset(done)
         parts = []
-        for j, (key, buffer, debts) in enumerate(arrivals):
+        for j, (key, buffer, debts, _) in enumerate(arrivals):
             mine = (key, id(node_steps[j]))
             if mine not in settled:  # the debts whose founding changes node j's part
                 families = chain(node_steps[j][1].values(), buffer.values(), debts.values())
