@@ -120,7 +120,7 @@ def review(seed: int, where: Path) -> dict:
         return record
     record["configurations"] = graph["configurations"]
     truth = outputs(graph) if graph["exact"] else None
-    _, choice, wall, cpu = invoke(["explore", *base, "--semantics", "choice", "--max-states", str(LIMIT)])
+    _, choice, wall, cpu = invoke(["explore", *base, "--semantics", "choice", "--max-states", "20000"])
     record["times"]["explore choice"] = (wall, cpu)
     choice_truth = outputs(choice) if choice and "ultimate_outputs" in choice and choice["exact"] else None
     _, invariant, wall, cpu = invoke(["explore", *base, "--pre", "pre", "--post", "post", "--max-states", str(LIMIT)])
