@@ -234,3 +234,17 @@ def test_cron_eventual_deepens_past_the_input_events(tmp_path):
     result = runner.invoke(app, ["cron", str(tmp_path / "p.ded"), "-i", str(tmp_path / "p.facts"), "--eventual",
                                  "--max-delay", "3"])
     assert result.exit_code in (0, 1, 3) and "beyond the horizon" not in result.output, result.output
+
+
+def test_verify_eventual_holds_in_rounds_from_the_graph(tmp_path):
+    """Found by the fuzzer (seed 6007): a 95-configuration graph under delay ≤ 3 where the invariant holds in rounds
+    (the clocks may drift, so not exact): `verify --eventual` searched the threshold for minutes. The graph decides
+    the rounds, and the runs whose clocks drift are checked by bounded verify, as before: not exact, within budget."""
+    (tmp_path / "p.ded").write_text(".output w.\nm()@async(Y) :- c(), not w(), peer(Y).\nw()@next :- m(), not m().\n"
+                                    "w()@async(Y) :- a(), c(), not w(), peer(Y).\nc()@next :- c(), not a().\n"
+                                    "pre() :- a().\npost() :- b().\n")
+    (tmp_path / "p.facts").write_text("x { peer(y). peer(x). c()@0. c(). }\ny { peer(x). c()@2. }\n")
+    code, found, wall, cpu = invoke(["verify", str(tmp_path / "p.ded"), "-i", str(tmp_path / "p.facts"), "--eventual",
+                                     "--max-delay", "3", "--timeout", "60", "--json"])
+    assert code == 3 and found["holds"] is True and not found["exact"] and "drift" in found["reason"]
+    assert cpu < BUDGET, (wall, cpu)

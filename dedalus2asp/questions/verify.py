@@ -217,7 +217,7 @@ def verify_eventual(
     whether it is exact; a counterexample is an infinite run whatever K, its faults the fewest only when exact."""
     began = time.perf_counter()
     invariant_rows(program, pre, post)  # a bad --pre/--post before any solving
-    graphed = by_graph(program, instance, bounds, pre, post, timeout, began)
+    graphed = None if all_ else by_graph(program, instance, bounds, pre, post, timeout, began)
     if graphed is not None:
         return graphed
     exactness = eventual.threshold(program, instance, bounds, max_k, timeout)
@@ -246,7 +246,9 @@ def by_graph(program: Program, instance: Instance, bounds: Bounds, pre: str, pos
     procedure, as `models.graph_first` is for the ultimate outputs: under a delay bound, with no fault (the
     threshold's loop-free paths grow exponentially with D: a 50-configuration graph under delay ≤ 3 that the explorer
     decides in a second kept the threshold search for minutes), for the runs (causal-finite), when the graph closes
-    within `models.EXPLORER_LIMIT` configurations and says "holds" of every run or shows a counterexample lasso. The
+    within `models.EXPLORER_LIMIT` configurations and says "holds" of every run or shows a counterexample lasso; a
+    "holds" of the runs in rounds only (the clocks may drift) is then checked against the others as `drifting` checks
+    the lassos', not exact. The
     counterexample is then the solver's, among the lassos of as many steps as the explorer's witness (`shortest`
     shortens it); "holds" is the lassos' of the fewest steps, vacuous as the graph says. None otherwise (or when
     the solver disagrees with the graph, which the eventual Theorem 4 rules out: the thresholds answer)."""
@@ -258,7 +260,7 @@ def by_graph(program: Program, instance: Instance, bounds: Bounds, pre: str, pos
         found = eventual_verify.verify(program, instance, bounds, pre, post, models.EXPLORER_LIMIT)
     except ValueError:
         return None
-    if not found.exact:
+    if found.holds is None:
         return None
     K = first_steps(program, instance)
     if found.holds is False:
@@ -268,7 +270,11 @@ def by_graph(program: Program, instance: Instance, bounds: Bounds, pre: str, pos
     if verdict.holds is not found.holds or not verdict.complete:
         return None
     exactness = eventual.Exactness(K, True, "", "graph")
-    if verdict.holds:
+    if verdict.holds and found.in_rounds:  # decided for the runs in rounds; those whose clocks drift: bounded
+        left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+        verdict, exactness = drifting(program, instance, bounds, pre, post, replace(verdict, vacuous=found.vacuous),
+                                      exactness, left, False)
+    elif verdict.holds:
         verdict = replace(verdict, vacuous=found.vacuous)
     else:
         verdict = shortest(program, instance, bounds, K, verdict, pre, post, timeout, began)
