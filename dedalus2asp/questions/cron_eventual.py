@@ -180,11 +180,13 @@ def bounded_tolerance(program: Program, instance: Instance, bounds: Bounds, foun
 
     differs = lambda v: bool(v.satisfiable and v.consistent and v.certain == found.certain  # noqa: E731
                              and v.tolerant is False)
-    T, run, stopped = deepening.deepen(0, ask, differs, deadline.remaining(), max_k)
+    first = max(0, max((f.step for facts in instance.facts.values() for f in facts if f.step is not None),
+                       default=0) - 1)  # bounded cron refuses an input event past its horizon: start at the last one
+    T, run, stopped = deepening.deepen(first, ask, differs, deadline.remaining(), max_k)
     choice = found.choice_exactness
     if run is None or not differs(run):
-        said = ("stopped by the time limit before bounded cron -T 1" if T == 0 else
-                f"no choice model of bounded cron -T 1..{T} differs at its last step from the causal runs' ultimate "
+        said = (f"stopped by the time limit before bounded cron -T {first + 1}" if T == first else
+                f"no choice model of bounded cron -T {first + 1}..{T} differs at its last step from the causal runs' ultimate "
                 f"output ({'its time limit stopped it there' if stopped else f'{T} is the largest horizon it tries'})")
         found.choice_exactness = replace(choice, reason=f"{choice.reason}; {said}")
         return found

@@ -276,7 +276,9 @@ class Verdict:
                                         + ("stopped)" if exactness.exact else f"only among lassos of ≤ {exactness.K} steps)"))
             + ("" if c.faults or not c.fewest else " — it breaks without any fault"),
             "  exact: a lasso is an infinite run, so the invariant fails whatever the horizon"
-            + (f" (K = {exactness.K}, the completeness threshold: no run breaks it with fewer faults)" if exactness.exact
+            + (" (decided by the explorer's configuration graph, explore --eventual --pre/--post: no run breaks it "
+               "with fewer faults)" if exactness.exact and exactness.decided_by == "graph" else
+               f" (K = {exactness.K}, the completeness threshold: no run breaks it with fewer faults)" if exactness.exact
                else f" (K = {exactness.K} is not the completeness threshold: {exactness.reason})"),
         ]
         lines += self._fault_sets_lines(f" within lassos of ≤ {exactness.K} steps")

@@ -30,9 +30,10 @@ import clingo
 from ..asp.incremental import tuple_term
 from ..asp.names import CRASHED, LOOP, LOST, OMITTED, SILENCED, omission_key, relation_name
 from ..asp.transform import Compiled, transform
-from ..bounds import Bounds, Mode
+from ..bounds import Bounds, Mode, Semantics
 from ..inspect.model import Model, decode
 from ..lang.ast import Instance, Program
+from ..runs import eventual_verify
 from ..runs.drift import may_drift
 from . import deepening, eventual, models
 from .models import first_steps
@@ -216,6 +217,9 @@ def verify_eventual(
     whether it is exact; a counterexample is an infinite run whatever K, its faults the fewest only when exact."""
     began = time.perf_counter()
     invariant_rows(program, pre, post)  # a bad --pre/--post before any solving
+    graphed = None if all_ else by_graph(program, instance, bounds, pre, post, timeout, began)
+    if graphed is not None:
+        return graphed
     exactness = eventual.threshold(program, instance, bounds, max_k, timeout)
     left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
     verdict = verify_at(program, instance, eventual.lasso_bounds(bounds, exactness.K), pre, post, left, all_)
@@ -234,6 +238,47 @@ def verify_eventual(
     if c is not None and not exactness.exact:
         c = replace(c, fewest=False)  # the fewest among the lassos of ≤ K steps only
     return replace(verdict, counterexample=c, exactness=exactness, seconds=time.perf_counter() - began)
+
+
+def by_graph(program: Program, instance: Instance, bounds: Bounds, pre: str, post: str, timeout: float | None,
+             began: float) -> Verdict | None:
+    """The explorer's exact verdict (`runs.eventual_verify`, `explore --eventual --pre --post`) where it is the cheaper
+    procedure, as `models.graph_first` is for the ultimate outputs: under a delay bound, with no fault (the
+    threshold's loop-free paths grow exponentially with D: a 50-configuration graph under delay ≤ 3 that the explorer
+    decides in a second kept the threshold search for minutes), for the runs (causal-finite), when the graph closes
+    within `models.EXPLORER_LIMIT` configurations and says "holds" of every run or shows a counterexample lasso; a
+    "holds" of the runs in rounds only (the clocks may drift) is then checked against the others as `drifting` checks
+    the lassos', not exact. The
+    counterexample is then the solver's, among the lassos of as many steps as the explorer's witness (`shortest`
+    shortens it); "holds" is the lassos' of the fewest steps, vacuous as the graph says. None otherwise (or when
+    the solver disagrees with the graph, which the eventual Theorem 4 rules out: the thresholds answer)."""
+    network = bounds.network
+    if (network.sync or bounds.semantics is not Semantics.CAUSAL_FINITE or network.loss_until is not None
+            or network.crashes or instance is None):
+        return None
+    try:
+        found = eventual_verify.verify(program, instance, bounds, pre, post, models.EXPLORER_LIMIT)
+    except ValueError:
+        return None
+    if found.holds is None:
+        return None
+    K = first_steps(program, instance)
+    if found.holds is False:
+        K = max(K, found.witness.loop_start + found.witness.period)
+    left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+    verdict = verify_at(program, instance, eventual.lasso_bounds(bounds, K), pre, post, left)
+    if verdict.holds is not found.holds or not verdict.complete:
+        return None
+    exactness = eventual.Exactness(K, True, "", "graph")
+    if verdict.holds and found.in_rounds:  # decided for the runs in rounds; those whose clocks drift: bounded
+        left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+        verdict, exactness = drifting(program, instance, bounds, pre, post, replace(verdict, vacuous=found.vacuous),
+                                      exactness, left, False)
+    elif verdict.holds:
+        verdict = replace(verdict, vacuous=found.vacuous)
+    else:
+        verdict = shortest(program, instance, bounds, K, verdict, pre, post, timeout, began)
+    return replace(verdict, exactness=exactness, seconds=time.perf_counter() - began)
 
 
 def drifting(program: Program, instance: Instance, bounds: Bounds, pre: str, post: str, found: Verdict,
