@@ -3,7 +3,7 @@
     python benchmarks/maintain.py                      # 1,000 and 10,000 edges (a few minutes)
     python benchmarks/maintain.py --edges 10000 100000 # the issue's sizes (long on Spark)
     python benchmarks/maintain.py --quick              # 1,000 edges only
-    python benchmarks/maintain.py --edges 100000 --bursts 0.01 --no-local --algorithms dred
+    python benchmarks/maintain.py --edges 100000 --bursts 0.01 0.001 0.1 --no-local --out benchmarks/maintain-100000.json
     python benchmarks/maintain.py --edges 10000 --no-spark   # the local rows only
 
 The JSON keeps the rows of an earlier run that this one does not measure (local and Spark rows may come
@@ -147,6 +147,7 @@ def spark_point(session, program, links: Counter, b: Burst, algorithm: str) -> d
     recomputed, recomputed_cpu, again = timed(lambda: r.apply({"link": r.frame("link", rows(after.facts))}))
     size = m.facts("reachable").count()
     assert size == r.facts("reachable").count(), "Spark maintenance differs from recomputation"
+    floor = smallest_burst(m, len(links) + 1)
     print(f"  spark {algorithm}: maintained in {totals.rounds} rounds, {totals.jobs} jobs, {stages(m, 1)} stages "
           f"(median {statistics.median(totals.seconds):.2f} s a job); recomputed in {again.rounds} rounds, "
           f"{again.jobs} jobs, {stages(r, 0)} stages (median {statistics.median(again.seconds):.2f} s a job); the JVM's CPU "
@@ -156,11 +157,14 @@ def spark_point(session, program, links: Counter, b: Burst, algorithm: str) -> d
     for phase, s in zip(totals.phases, totals.seconds):
         phases.setdefault(phase, []).append(s)
     print("  " + "; ".join(f"{phase} {sum(s):.1f} s in {len(s)} jobs" for phase, s in phases.items()), flush=True)
+    print("  the smallest burst (a link between two new nodes): " + "; ".join(
+        f"{name} {f['seconds']:.1f} s, {f['rounds']} rounds, {f['jobs']} jobs" for name, f in floor.items()), flush=True)
     return {"start": start, "maintain": maintained, "phases": {phase: sum(s) for phase, s in phases.items()}, "recompute": recomputed, "maintain_jvm_cpu": maintained_cpu,
             "recompute_jvm_cpu": recomputed_cpu, "jobs": totals.jobs,
             "recompute_jobs": again.jobs, "stages": stages(m, 1), "recompute_stages": stages(r, 0),
             "rounds": totals.rounds, "recompute_rounds": again.rounds, "messages": sum(totals.messages.values()),
-            "reachable": size, "job_seconds": totals.seconds, "job_phases": totals.phases, "recompute_job_seconds": again.seconds}
+"reachable": size, "job_seconds": totals.seconds, "job_phases": totals.phases, "recompute_job_seconds": again.seconds,
+            "smallest_burst": floor, "partitions": int(session.conf.get("spark.sql.shuffle.partitions"))}
 
 
 def stages(m: SparkMaintainer, burst: int) -> int:
@@ -171,12 +175,28 @@ def stages(m: SparkMaintainer, burst: int) -> int:
 
 
 def fixed_cost(session) -> dict:
-    counts, shuffles = [], []
+    """Spark's fixed cost per job, the medians of five: a job of no task (a count of an empty frame, which Spark
+    still runs as a job of one stage), a count of one row, a shuffle of 100 rows (two stages)."""
+    empties, counts, shuffles = [], [], []
     for _ in range(5):
+        empties.append(seconds(lambda: session.range(0).count())[0])
         counts.append(seconds(lambda: session.range(1).count())[0])
         df = session.range(100)
         shuffles.append(seconds(lambda: df.groupBy((df.id % 7).alias("k")).count().collect())[0])
-    return {"count_one_row": statistics.median(counts), "shuffle_100_rows": statistics.median(shuffles)}
+    return {"empty_job": statistics.median(empties), "count_one_row": statistics.median(counts),
+            "shuffle_100_rows": statistics.median(shuffles)}
+
+
+def smallest_burst(m: SparkMaintainer, edges: int) -> dict:
+    """A burst's floor on `m`'s view: one insertion of a link between two nodes the graph does not have, which
+    derives one fact (the fewest rounds and jobs a burst takes), and its deletion again."""
+    out = {}
+    for name, n in (("insert", 1), ("delete", -1)):
+        link = Counter({Fact("link", (node(edges + 1), node(edges + 2))): n})
+        wall, totals = seconds(lambda: m.apply({"link": m.frame("link", rows(link))}, 1))
+        out[name] = {"seconds": wall, "rounds": totals.rounds, "jobs": totals.jobs, "job_seconds": totals.seconds,
+                     "job_phases": totals.phases}
+    return out
 
 
 def growth(rng: random.Random, program, edges: int, fraction: float = 0.01) -> list[dict]:
@@ -258,8 +278,9 @@ def main() -> None:
 
         session = spark_session("local[2]")
         result["spark_fixed_cost"] = fixed_cost(session)
-        print(f"Spark fixed cost per job: count of one row {result['spark_fixed_cost']['count_one_row']:.2f} s, "
-              f"a shuffle of 100 rows {result['spark_fixed_cost']['shuffle_100_rows']:.2f} s")
+        print(f"Spark fixed cost per job: an empty job {result['spark_fixed_cost']['empty_job']:.2f} s, count of one row "
+              f"{result['spark_fixed_cost']['count_one_row']:.2f} s, a shuffle of 100 rows "
+              f"{result['spark_fixed_cost']['shuffle_100_rows']:.2f} s")
     if not args.no_local:
         result["growth"] = growth(random.Random(1), program, 1000)
         result["grids"] = grids(program)
@@ -274,20 +295,20 @@ def main() -> None:
             updates = len(b.updates)
             points = []
             if not args.no_local:
-                points.append(("local psn", local_point(program, links, b, lambda: PSNEngine("fifo"), args.repeat)))
-                points.append(("local dred", local_point(program, links, b, DRed, args.repeat)))
+                points.append(("local psn", lambda: local_point(program, links, b, lambda: PSNEngine("fifo"), args.repeat)))
+                points.append(("local dred", lambda: local_point(program, links, b, DRed, args.repeat)))
             for algorithm in [] if session is None else args.algorithms:
-                if algorithm == "psn" and edges > 10000:
-                    continue  # one row per derivation set: see the growth table
-                points.append((f"spark {algorithm}", spark_point(session, program, links, b, algorithm)))
-            for name, p in points:
+                points.append((f"spark {algorithm}", lambda algorithm=algorithm: spark_point(session, program, links, b, algorithm)))
+            for name, measure in points:  # each row printed and written as soon as it is measured
+                p = measure()
                 p.update({"edges": edges, "burst": fraction, "updates": updates, "engine": name,
-                          "ratio": p["recompute"] / p["maintain"], "messages_per_update": p["messages"] / updates})
+                          "ratio": p["recompute"] / p["maintain"], "messages_per_update": p["messages"] / updates,
+                          "load": os.getloadavg()})
                 result["points"].append(p)
                 print(f"{edges:>7} {fraction:>6.1%} {name:<11} {p['maintain']:>10.2f} {p['recompute']:>11.2f} "
                       f"{p['ratio']:>5.1f}x {p['messages_per_update']:>11.1f} {p.get('jobs', ''):>5} "
                       f"{p.get('changed', ''):>7} {p.get('picks', ''):>7}", flush=True)
-            args.out.write_text(json.dumps(merged(earlier, result), indent=1))
+                args.out.write_text(json.dumps(merged(earlier, result), indent=1))
     if "growth" in result:
         g = result["growth"][0]
         print(f"derivations per reachable fact (paths), {g['edges']}-edge tree plus cross links, and a "

@@ -1,0 +1,85 @@
+"""The Spark maintainer's per-round levers, side by side in one process: a view of psn2010's routing table built
+once per partition count, the same burst maintained from it again and again (the view restored between runs),
+with `SparkMaintainer.memo` off ("base": every round's columns made anew, as pyspark's calls make them) and on
+("memo": made once per maintainer), on `spark.sql.shuffle.partitions` parts.
+
+    python benchmarks/maintain_levers.py --edges 100000 --partitions 2 16 --runs 2:base 2:memo 16:memo --repeat 2
+    python benchmarks/maintain_levers.py --edges 10000 --runs 2:base 2:memo --repeat 2
+
+The graph and burst are benchmarks/maintain.py's (the same seed: its first burst). Each run prints the burst's wall
+and the driver JVM's CPU seconds, rounds, jobs, the reachable facts after it (the same in every run) and the
+seconds of each phase; the runs go to --out as JSON as they finish, with the load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import maintain as B  # noqa: E402
+
+from dedalus2asp.maintain import read_program  # noqa: E402
+from dedalus2asp.maintain.spark import SparkMaintainer, patterns  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--edges", type=int, default=100000)
+    parser.add_argument("--burst", type=float, default=0.01, help="the burst's size, a fraction of E")
+    parser.add_argument("--partitions", type=int, nargs="+", default=[2])
+    parser.add_argument("--algorithm", default="dred")
+    parser.add_argument("--runs", nargs="+", default=["2:base", "2:memo"], help="PARTITIONS:base|memo, in this order")
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=B.ROOT / "benchmarks" / "maintain-levers.json")
+    args = parser.parse_args()
+    from dedalus2asp.runs.session import spark_session
+
+    program = read_program(B.PROGRAM)
+    rng = random.Random(args.edges)
+    links = B.graph(args.edges, rng)
+    burst = B.burst(links, args.burst, rng, args.edges)
+    signed = Counter()
+    for u in burst.updates:
+        signed[u.fact] += 1 if u.op == "+" else -1
+    session = spark_session("local[2]")
+    print(f"load {os.getloadavg()[0]:.1f}", flush=True)
+    views = {}
+    for parts in args.partitions:
+        session.conf.set("spark.sql.shuffle.partitions", str(parts))
+        m = SparkMaintainer(session, patterns(program), program.arities, program.columns, args.algorithm, shown=program.relations)
+        built, _ = B.seconds(lambda: m.apply({"link": m.frame("link", B.rows(links))}))
+        print(f"partitions {parts}: view built in {built:.1f} s, load {os.getloadavg()[0]:.1f}", flush=True)
+        views[parts] = (m, dict(m.view), m.bursts)
+    out = []
+    for _ in range(args.repeat):
+        for run in args.runs:
+            parts, variant = run.split(":")
+            session.conf.set("spark.sql.shuffle.partitions", parts)
+            m, view, bursts = views[int(parts)]
+            SparkMaintainer.memo = variant != "base"
+            m.view, m.bursts = dict(view), bursts
+            cpu = B.jvm_seconds(session)
+            wall, totals = B.seconds(lambda: m.apply({"link": m.frame("link", B.rows(signed))}, len(signed)))
+            cpu = B.jvm_seconds(session) - cpu
+            size = m.facts("reachable").count()
+            phases: dict[str, float] = {}
+            for phase, s in zip(totals.phases, totals.seconds):
+                phases[phase] = phases.get(phase, 0) + s
+            print(f"{run}: burst {wall:.1f} s, JVM CPU {cpu:.1f} s, {totals.rounds} rounds, reachable {size}, phases "
+                  + ", ".join(f"{p} {s:.1f} s" for p, s in phases.items()) + f"; load {os.getloadavg()[0]:.1f}", flush=True)
+            out.append({"run": run, "wall": wall, "cpu": cpu, "rounds": totals.rounds, "reachable": size, "phases": phases,
+                        "job_seconds": totals.seconds, "load": os.getloadavg()[0]})
+            args.out.write_text(json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "runs": out}, indent=1))
+    SparkMaintainer.memo = True
+
+
+if __name__ == "__main__":
+    main()
