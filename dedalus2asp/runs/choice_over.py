@@ -335,15 +335,16 @@ def explore(program: Program, instance: Instance, bounds: Bounds, max_configurat
 
     began = time.perf_counter()
 
-    def budget() -> float | None:
-        left = None if total is None else max(total - (time.perf_counter() - began), 0.0)
+    def budget(spent: float) -> float | None:
+        left = None if total is None else max(total - spent, 0.0)
         return left if seconds is None else seconds if left is None else min(seconds, left)
 
-    window = explore_choice(program, instance, bounds, max_configurations, outputs, budget())
+    window = explore_choice(program, instance, bounds, max_configurations, outputs, budget(0.0))
     if not window.exact:
         return window
     kept: list = []
-    over = explore_choice(program, instance, bounds, max_configurations, outputs, budget(), make=OverGraph, keep=kept)
+    over = explore_choice(program, instance, bounds, max_configurations, outputs, budget(time.perf_counter() - began),
+                          make=OverGraph, keep=kept)
     if not over.exact:
         return replace(window, exact=False, reason=beyond(window, over, bounds))
     listed = dict(zip(window.ultimate_outputs, window.witnesses))
