@@ -311,7 +311,7 @@ class ChoiceGraph:
     def _in_time(self) -> None:
         """ConfigurationLimit once the time `build` was given has passed."""
         if self._end is not None and time.perf_counter() > self._end:
-            raise ConfigurationLimit(f"the choice graph was not built within {self._seconds:g} s", len(self.configurations))
+            raise ConfigurationLimit(f"the choice graph was not built within {self._seconds:.3g} s", len(self.configurations))
 
     def _payable(self, states, waiting, live, sends, choice, clocks) -> bool:
         """Whether every debt left unpaid by this round's `choice` that must be paid in the next round (received W - 1

@@ -67,6 +67,7 @@ Public names: `OverGraph`, `OverPart`, `OverConfiguration`, `explore`, `beyond`.
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from itertools import chain, product
 from typing import NamedTuple
@@ -322,20 +323,28 @@ def beyond(window: eventual.Eventual, over: eventual.Eventual, bounds: Bounds,
 
 
 def explore(program: Program, instance: Instance, bounds: Bounds, max_configurations: int,
-            outputs: tuple[str, ...] | None = None, seconds: float | None = None) -> eventual.Eventual:
+            outputs: tuple[str, ...] | None = None, seconds: float | None = None,
+            total: float | None = None) -> eventual.Eventual:
     """The choice runs' ultimate outputs: the window graph's (`choice.explore_choice`), each some choice run's, and
     every other one the over-approximation (`OverGraph`) lists whose witness `choice_certificate` certifies as a
     choice run (listed with that run as its witness, `Lasso.early` set); exact when every output the
     over-approximation lists is one of those (else `exact` false, `reason` names the others and why their witness
     was not certified; each output listed stays a choice run's). Each graph within `max_configurations` and
-    `seconds`."""
+    `seconds`, and both together within `total` seconds (`explore --eventual`: one budget for the command)."""
     from . import choice_certificate  # it replays this module's graph
 
-    window = explore_choice(program, instance, bounds, max_configurations, outputs, seconds)
+    began = time.perf_counter()
+
+    def budget(spent: float) -> float | None:
+        left = None if total is None else max(total - spent, 0.0)
+        return left if seconds is None else seconds if left is None else min(seconds, left)
+
+    window = explore_choice(program, instance, bounds, max_configurations, outputs, budget(0.0))
     if not window.exact:
         return window
     kept: list = []
-    over = explore_choice(program, instance, bounds, max_configurations, outputs, seconds, make=OverGraph, keep=kept)
+    over = explore_choice(program, instance, bounds, max_configurations, outputs, budget(time.perf_counter() - began),
+                          make=OverGraph, keep=kept)
     if not over.exact:
         return replace(window, exact=False, reason=beyond(window, over, bounds))
     listed = dict(zip(window.ultimate_outputs, window.witnesses))
