@@ -130,7 +130,7 @@ def test_a_witness_that_needs_a_self_founded_reception_is_refused(tmp_path, dela
     witness = over.witnesses[over.ultimate_outputs.index(("quiet()",))]
     refused = choice_certificate.certify(graph, witness, ("quiet",))
     assert isinstance(refused, str) and "has no well-founded message of its own" in refused
-    explored = choice_over.explore(prog, instance, Bounds(0, network=Network(max_delay=delay), mode=Mode.EVENTUAL),
+    explored = choice_certificate.explore(prog, instance, Bounds(0, network=Network(max_delay=delay), mode=Mode.EVENTUAL),
                                    20_000)
     assert not explored.exact and explored.ultimate_outputs == ((),)
     assert "also has the ultimate output {quiet()}, which may be no choice run's (the witness of {quiet()} is not " \
@@ -145,7 +145,7 @@ def last_outputs(graph, run: choice_certificate.Certified, horizon: int) -> froz
     """The certified run's output facts at round `horizon` (the loop repeated)."""
     r = horizon if horizon < run.loop_start else run.loop_start + (horizon - run.loop_start) % run.period
     outs = set(random_outputs(graph.program))
-    return frozenset(eventual._output_fact(graph, i, f) for i, facts in enumerate(run.facts[r]) for f in facts
+    return frozenset(eventual.output_fact(graph, i, f) for i, facts in enumerate(run.facts[r]) for f in facts
                      if f[0] in outs)
 
 
@@ -199,7 +199,7 @@ def agrees_with_cron(program, instance, network, outputs, causal: tuple[str, ...
     every output the over graph lists) and `cron --eventual`'s tolerance is exact too, they agree: tolerant exactly
     when the explorer lists the causal output alone, and cron's counterexample's ultimate output and its choice facts
     are among the explorer's."""
-    explored = choice_over.explore(program, instance, Bounds(0, network=network, mode=Mode.EVENTUAL), 3_000, outputs)
+    explored = choice_certificate.explore(program, instance, Bounds(0, network=network, mode=Mode.EVENTUAL), 3_000, outputs)
     if not explored.exact:
         return
     try:

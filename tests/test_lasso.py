@@ -322,9 +322,14 @@ def test_models_and_count_eventual(files):
     assert all({"loop_start", "period", "output"} <= set(lasso) for lasso in document["lassos"])
     result = runner.invoke(app, ["count", str(program), "-i", str(facts), "--eventual", "--delivery", "sync", "--json"])
     assert result.exit_code == 0 and json.loads(result.stdout)["ultimate_outputs"] == 1
-    # not exact: labelled, exit 3; async without a bound and --horizon with --eventual: exit 2
-    result = runner.invoke(app, ["count", str(program), "-i", str(facts), "--eventual", "--max-delay", "1",
-                                 "--semantics", "choice", "--json"])
+    # the choice runs under a delay bound: decided by their graphs (exact, exit 0); the lassos of exactly K steps
+    # asked instead (--steps) are not exact: labelled, exit 3; async without a bound and --horizon with --eventual:
+    # exit 2
+    choice = ["count", str(program), "-i", str(facts), "--eventual", "--max-delay", "1", "--semantics", "choice"]
+    result = runner.invoke(app, [*choice, "--json"])
+    assert result.exit_code == 0 and json.loads(result.stdout)["exact"] is True
+    assert json.loads(result.stdout)["decided_by"] == "choice-graph"
+    result = runner.invoke(app, [*choice, "--steps", "2", "--json"])
     assert result.exit_code == 3 and json.loads(result.stdout)["exact"] is False
     assert json.loads(result.stdout)["reason"]
     for bad in (["--eventual"], ["--eventual", "--delivery", "sync", "--horizon", "3"]):

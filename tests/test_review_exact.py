@@ -24,7 +24,7 @@ from dedalus2asp.asp.transform import transform
 from dedalus2asp.bounds import Bounds, Mode, Network, Semantics
 from dedalus2asp.cli import app
 from dedalus2asp.lang.diagnostics import DiagnosticError
-from dedalus2asp.runs import choice, choice_over, eventual
+from dedalus2asp.runs import choice, choice_certificate, choice_over, eventual
 
 from conftest import EXAMPLES
 from review_oracle import lagged_outputs
@@ -60,7 +60,7 @@ def lagged(program, instance, delay: int, lag: int):
     bounds = Bounds(0, network=Network(max_delay=delay), mode=Mode.EVENTUAL)
     graph = eventual.graph_of(program, instance, bounds, observe=False)
     sets = lagged_outputs(graph.system, delay, lag, program.output_relations, graph.cap, limit=2_000)
-    return None if sets is None else {tuple(sorted({eventual._output_fact(graph, i, f) for i, f in s})) for s in sets}
+    return None if sets is None else {tuple(sorted({eventual.output_fact(graph, i, f) for i, f in s})) for s in sets}
 
 
 def written(tmp_path, program: str, facts: str):
@@ -153,7 +153,7 @@ def test_early1_is_no_exact_tolerance():
     compiled = transform(program, instance, Bounds(3, Semantics.CHOICE, network=Network(max_delay=1)))
     early = {(r, s) for m in inspect.traces(compiled, timeout=30).models for (_, s, r, _) in m.trace if r == "early"}
     assert ("early", 3) in early
-    over = choice_over.explore(program, instance, Bounds(0, network=Network(max_delay=1), mode=Mode.EVENTUAL), 20_000)
+    over = choice_certificate.explore(program, instance, Bounds(0, network=Network(max_delay=1), mode=Mode.EVENTUAL), 20_000)
     assert over.exact and set(over.ultimate_outputs) == {(), ("early()",)}
     assert over.witnesses[over.ultimate_outputs.index(("early()",))].early is not None
 
@@ -167,7 +167,7 @@ def test_tolerance_proven_exact_holds_of_the_bounded_choice_models(tmp_path):
         text, facts, delay = choice_system(seed)
         try:
             program, instance = written(tmp_path, text, facts)
-            over = choice_over.explore(program, instance, Bounds(0, network=Network(max_delay=delay),
+            over = choice_certificate.explore(program, instance, Bounds(0, network=Network(max_delay=delay),
                                                                  mode=Mode.EVENTUAL), 5_000, seconds=1)
         except (DiagnosticError, ValueError):
             continue

@@ -17,7 +17,7 @@ from ..lang import analysis, coordination
 from ..lang.diagnostics import DiagnosticError
 from ..questions import cron, cron_eventual
 from ..questions import models as lassos
-from ..runs import choice_over, eventual, eventual_verify, operational
+from ..runs import choice_certificate, eventual, eventual_verify, operational
 from .progress import Progress, QuietOpt
 from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, incomplete, no_model, say, stderr, text_options, usage, warn, write
 from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, EventualOpt, HorizonOpt, eventual_bounds, InputOpt, JsonOpt, MasterOpt, ModelsOpt,
@@ -372,7 +372,7 @@ def explore_eventual(program: Path, input_, network: Network, max_states: int, o
                      semantics: Semantics = Semantics.CAUSAL_FINITE) -> None:
     """`explore --eventual`: the configuration graph and the ultimate outputs (`runs.eventual`; under `--semantics
     choice` with a delay bound, the choice runs' window graph and the over-approximation's outputs whose witness is
-    certified, exact where the over-approximation lists no other: `runs.choice_over.explore`); exit 3 when not
+    certified, exact where the over-approximation lists no other: `runs.choice_certificate.explore`); exit 3 when not
     exact."""
     try:
         bounds_ = Bounds(0, semantics, network=network, mode=Mode.EVENTUAL)
@@ -390,7 +390,7 @@ def explore_eventual(program: Path, input_, network: Network, max_states: int, o
     try:
         with Progress("explore", "expanded") as progress:
             if semantics is Semantics.CHOICE and not lassos.choice_is_causal(prog, bounds_):
-                result = choice_over.explore(prog, instance, bounds_, max_states, outputs, seconds=lassos.GRAPH_SECONDS,
+                result = choice_certificate.explore(prog, instance, bounds_, max_states, outputs, seconds=lassos.GRAPH_SECONDS,
                                              total=lassos.GRAPH_SECONDS)  # the budget of cron's and models' graphs
             else:  # the causal rounds (under sync, or with no asynchronous rule, the choice runs are the causal runs)
                 drifts = not lassos.confluent(prog, instance, bounds_.network)  # confluence holds of every run

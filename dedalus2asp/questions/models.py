@@ -48,7 +48,7 @@ from ..bounds import Bounds, Mode, Network, Semantics
 from ..inspect.model import Model, decode
 from ..lang import coordination, ranges
 from ..lang.ast import Instance, Program, RuleKind
-from ..runs import choice_over
+from ..runs import choice_certificate
 from ..runs import eventual as explorer
 from ..runs.drift import UNCHECKED, may_drift
 from . import deepening
@@ -475,13 +475,13 @@ def graph_first(program: Program, instance: Instance | None, bounds: Bounds, out
     """The explorer's exact answer where it is the cheaper procedure: under a delay bound (the threshold's loop-free
     paths grow exponentially with D; under sync they are cheap), for the causal runs or choice runs that are causal
     ones, when the graph closes within `GRAPH_LIMIT` configurations and `GRAPH_SECONDS`; else None. For the choice
-    runs under a delay bound, the choice runs' graphs where they decide (`runs.choice_over.explore`: the window
+    runs under a delay bound, the choice runs' graphs where they decide (`runs.choice_certificate.explore`: the window
     graph's outputs and the over-approximation's certified ones are every output the over-approximation lists)."""
     if bounds.network.sync or instance is None:
         return None
     if bounds.semantics is Semantics.CHOICE and not choice_is_causal(program, bounds):
         try:
-            chosen = choice_over.explore(program, instance, replace(bounds, mode=Mode.EVENTUAL), GRAPH_LIMIT, outputs,
+            chosen = choice_certificate.explore(program, instance, replace(bounds, mode=Mode.EVENTUAL), GRAPH_LIMIT, outputs,
                                          seconds=GRAPH_SECONDS)
         except ValueError:
             return None

@@ -26,18 +26,22 @@ The facts of every step are checked to be the graph's (the label of the replayed
 not claim. A failure says why in words; the caller then keeps the over graph's answer "not exact".
 
 `witness` shows a certified run as the explorer's witness lasso (`explore --eventual --semantics choice` lists it
-beside the window graph's, `choice_over.explore`).
+beside the window graph's, `explore` below).
 
-Public names: `certify`, `Certified`, `Arrival`, `witness`, `REPEAT`.
+Public names: `explore`, `certify`, `Certified`, `Arrival`, `witness`, `REPEAT`.
 """
 
 from __future__ import annotations
 
+import time
+from dataclasses import replace
 from typing import NamedTuple
 
-from ..lang.ast import show_fact
+from ..bounds import Bounds
+from ..lang.ast import Instance, Program, show_fact
+from . import choice, choice_over
 from .choice_over import OverConfiguration, OverGraph
-from .eventual import Edge, Lasso, _output_fact
+from .eventual import Edge, Eventual, Lasso, output_fact
 from .provenance import FALSE, TRUE, Family, either, settle
 from .transitions import GroundFact
 
@@ -243,7 +247,7 @@ class _Replay:
         output = set()
         for i in range(self.n):
             held = frozenset.intersection(*(self.facts[r][i] for r in range(start, end)))
-            output |= {_output_fact(self.graph, i, f) for f in held if f[0] in self.outputs}
+            output |= {output_fact(self.graph, i, f) for f in held if f[0] in self.outputs}
         return Certified(start, period, tuple(self.facts), tuple(self.early),
                          tuple(m for m in self.messages if m.sent < end), tuple(sorted(output)))
 
@@ -272,3 +276,43 @@ def witness(graph: OverGraph, run: Certified) -> Lasso:
                                 for m in sorted(run.messages, key=lambda m: (m.sent, m.sender, m.arrives, m.addressee))
                                 if m.arrives <= m.sent))
     return Lasso(run.loop_start, run.period, tuple(steps), early=early)
+
+
+def explore(program: Program, instance: Instance, bounds: Bounds, max_configurations: int,
+            outputs: tuple[str, ...] | None = None, seconds: float | None = None,
+            total: float | None = None) -> Eventual:
+    """The choice runs' ultimate outputs: the window graph's (`choice.explore_choice`), each some choice run's, and
+    every other one the over-approximation (`OverGraph`) lists whose witness `certify` certifies as a
+    choice run (listed with that run as its witness, `Lasso.early` set); exact when every output the
+    over-approximation lists is one of those (else `exact` false, `reason` names the others and why their witness
+    was not certified; each output listed stays a choice run's). Each graph within `max_configurations` and
+    `seconds`, and both together within `total` seconds (`explore --eventual`: one budget for the command)."""
+    began = time.perf_counter()
+
+    def budget(spent: float) -> float | None:
+        left = None if total is None else max(total - spent, 0.0)
+        return left if seconds is None else seconds if left is None else min(seconds, left)
+
+    window = choice.explore_choice(program, instance, bounds, max_configurations, outputs, budget(0.0))
+    if not window.exact:
+        return window
+    kept: list = []
+    over = choice.explore_choice(program, instance, bounds, max_configurations, outputs, budget(time.perf_counter() - began),
+                          make=OverGraph, keep=kept)
+    if not over.exact:
+        return replace(window, exact=False, reason=choice_over.beyond(window, over, bounds))
+    listed = dict(zip(window.ultimate_outputs, window.witnesses))
+    refused: dict[tuple[str, ...], str] = {}
+    for output, lasso in zip(over.ultimate_outputs, over.witnesses):
+        if output in listed:
+            continue
+        run = certify(kept[0], lasso, program.output_relations if outputs is None else outputs)
+        if isinstance(run, str) or run.output != output:
+            refused[output] = run if isinstance(run, str) else "it replays with another output"
+            continue
+        refused[output] = ""
+        listed[output] = witness(kept[0], run)
+    ordered = tuple(sorted(listed, key=lambda o: (len(o), o)))
+    why = choice_over.beyond(window, over, bounds, refused)
+    return replace(window, ultimate_outputs=ordered, witnesses=tuple(listed[o] for o in ordered), exact=not why,
+                   reason=why)

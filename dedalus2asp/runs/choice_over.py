@@ -62,12 +62,12 @@ this graph is listed.
 
 Faults, aggregates and body atoms at fixed steps are refused as by the window graph (ValueError).
 
-Public names: `OverGraph`, `OverPart`, `OverConfiguration`, `explore`, `beyond`.
+Public names: `OverGraph`, `OverPart`, `OverConfiguration`, `beyond` (the choice runs' outputs from both graphs and
+the certificate: `choice_certificate.explore`).
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from itertools import chain, product
 from typing import NamedTuple
@@ -75,7 +75,7 @@ from typing import NamedTuple
 from ..bounds import Bounds
 from ..lang.ast import Instance, Literal, Program, show_fact
 from . import eventual
-from .choice import ChoiceGraph, buffered, explore_choice
+from .choice import ChoiceGraph, buffered
 from .evaluator import Plan
 from .provenance import FALSE, TRUE, Family, either, settle
 from .transitions import GroundFact
@@ -320,45 +320,3 @@ def beyond(window: eventual.Eventual, over: eventual.Eventual, bounds: Bounds,
                     for o in more if refused and refused.get(o))
     return (f"{said}; its over-approximation (every choice run and more) also has the ultimate output{'s' * (len(more) > 1)}"
             f" {shown}, which may be no choice run's" + (f" ({why})" if why else ""))
-
-
-def explore(program: Program, instance: Instance, bounds: Bounds, max_configurations: int,
-            outputs: tuple[str, ...] | None = None, seconds: float | None = None,
-            total: float | None = None) -> eventual.Eventual:
-    """The choice runs' ultimate outputs: the window graph's (`choice.explore_choice`), each some choice run's, and
-    every other one the over-approximation (`OverGraph`) lists whose witness `choice_certificate` certifies as a
-    choice run (listed with that run as its witness, `Lasso.early` set); exact when every output the
-    over-approximation lists is one of those (else `exact` false, `reason` names the others and why their witness
-    was not certified; each output listed stays a choice run's). Each graph within `max_configurations` and
-    `seconds`, and both together within `total` seconds (`explore --eventual`: one budget for the command)."""
-    from . import choice_certificate  # it replays this module's graph
-
-    began = time.perf_counter()
-
-    def budget(spent: float) -> float | None:
-        left = None if total is None else max(total - spent, 0.0)
-        return left if seconds is None else seconds if left is None else min(seconds, left)
-
-    window = explore_choice(program, instance, bounds, max_configurations, outputs, budget(0.0))
-    if not window.exact:
-        return window
-    kept: list = []
-    over = explore_choice(program, instance, bounds, max_configurations, outputs, budget(time.perf_counter() - began),
-                          make=OverGraph, keep=kept)
-    if not over.exact:
-        return replace(window, exact=False, reason=beyond(window, over, bounds))
-    listed = dict(zip(window.ultimate_outputs, window.witnesses))
-    refused: dict[tuple[str, ...], str] = {}
-    for output, lasso in zip(over.ultimate_outputs, over.witnesses):
-        if output in listed:
-            continue
-        run = choice_certificate.certify(kept[0], lasso, program.output_relations if outputs is None else outputs)
-        if isinstance(run, str) or run.output != output:
-            refused[output] = run if isinstance(run, str) else "it replays with another output"
-            continue
-        refused[output] = ""
-        listed[output] = choice_certificate.witness(kept[0], run)
-    ordered = tuple(sorted(listed, key=lambda o: (len(o), o)))
-    why = beyond(window, over, bounds, refused)
-    return replace(window, ultimate_outputs=ordered, witnesses=tuple(listed[o] for o in ordered), exact=not why,
-                   reason=why)

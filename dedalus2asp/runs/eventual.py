@@ -44,7 +44,7 @@ prefixes (`drift`) to find the others (docs/semantics.md, "Decision: the rounds"
 
 Public names: `explore`, `Eventual` (`as_dict`), `Lasso`, `ultimate_sets`, `strongly_connected`,
 `may_drift`, `drift_reason`, `drifted`, `interleaved`, `Over`, `cyclic`, `shortest_path`, `shown_steps`,
-`threshold_of`, `ultimate`, `graph_of`, `build`, `MAX_COMPONENTS`, `LONGEST_PATH_BUDGET`.
+`threshold_of`, `ultimate`, `graph_of`, `build`, `output_fact`, `MAX_COMPONENTS`, `LONGEST_PATH_BUDGET`.
 """
 
 from __future__ import annotations
@@ -291,7 +291,7 @@ def drifted(graph: Graph, outputs: tuple[str, ...], found: Eventual, limit: int,
     parents, depth = _shortest_paths(graph, sorted(origin))
     extra: dict[tuple[str, ...], Lasso] = {}
     for items, members in sorted(sets.items(), key=lambda pair: sorted(pair[0])):
-        shown = tuple(sorted({_output_fact(graph, i, f) for i, f in items}))
+        shown = tuple(sorted({output_fact(graph, i, f) for i, f in items}))
         if shown in known or shown in extra or not any(depth[v] >= 0 for v in members):
             continue
         lasso, root = _witness(graph, kept, parents, depth, members, items, rooted=True)
@@ -340,7 +340,7 @@ def interleaved(graph: Graph, outputs: tuple[str, ...], seconds: float | None) -
     sets, finished = ultimate_sets(over.edges, over.kept(outputs), parts, split=over.fair_parts)
     if not finished:
         return None, "; the search of the fair asynchronous interleavings' ultimate outputs passed its limit"
-    return Over({tuple(sorted({_output_fact(graph, i, f) for i, f in items})) for items in sets},
+    return Over({tuple(sorted({output_fact(graph, i, f) for i, f in items})) for items in sets},
                 len(over.configurations)), ""
 
 
@@ -385,7 +385,7 @@ def ultimate(graph: Graph, outputs: tuple[str, ...], bounds: Bounds, nodes: tupl
     parents, depth = _shortest_paths(graph)
     outputs_seen: dict[tuple[str, ...], Lasso] = {}
     for items, members in sorted(found.items(), key=lambda pair: sorted(pair[0])):
-        shown = tuple(sorted({_output_fact(graph, i, f) for i, f in items}))
+        shown = tuple(sorted({output_fact(graph, i, f) for i, f in items}))
         if shown not in outputs_seen:
             outputs_seen[shown] = _witness(graph, kept, parents, depth, members, items, acceptance)
     ordered = sorted(outputs_seen, key=lambda o: (len(o), o))
@@ -398,7 +398,7 @@ def ultimate(graph: Graph, outputs: tuple[str, ...], bounds: Bounds, nodes: tupl
     )
 
 
-def _output_fact(graph: Graph, i: int, fact) -> str:
+def output_fact(graph: Graph, i: int, fact) -> str:
     """An output fact of node number i as the user writes it: a located relation's with the node in its location column."""
     relation, args = graph.system.fact(fact)
     column = dict(graph.program.locations).get(relation)
