@@ -102,7 +102,7 @@ def lag_one(ded: Path, facts: Path, delay: int) -> set[tuple[str, ...]] | None:
     graph = eventual.graph_of(program, instance, Bounds(0, network=Network(max_delay=delay), mode=Mode.EVENTUAL),
                               observe=False)
     sets = lagged_outputs(graph.system, delay, 1, program.output_relations, graph.cap, limit=3_000)
-    return None if sets is None else {tuple(sorted({eventual._output_fact(graph, i, f) for i, f in s})) for s in sets}
+    return None if sets is None else {tuple(sorted({eventual.output_fact(graph, i, f) for i, f in s})) for s in sets}
 
 
 def review(seed: int, where: Path) -> dict:

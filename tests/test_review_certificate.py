@@ -76,6 +76,6 @@ def test_a_certified_run_is_reproduced_at_two_and_three_passes(tmp_path):
     for passes in (2, 3):
         horizon = run.loop_start + passes * run.period - 1
         last = run.loop_start + (horizon - run.loop_start) % run.period
-        expected = frozenset(eventual._output_fact(graph, i, f) for i, facts in enumerate(run.facts[last])
+        expected = frozenset(eventual.output_fact(graph, i, f) for i, facts in enumerate(run.facts[last])
                              for f in facts if f[0] == "o")
         assert expected == {"o()"} and reproduced(prog, instance, network, ("o",), expected, horizon)
