@@ -58,7 +58,7 @@ from ..lang.ast import GLOBAL_NODE, Instance, Program
 from .lineage_tree import (COUNTEREXAMPLE, CRASH_FATE, EXPECTED, LOST_FATE, NOT_SENT, OTHER_STEP, PENDING_FATE, SAME,
                            Expected, Mark, other_run)
 from .verdict import Counterexample, Crash, Lost, Missing, Verdict, send_key
-from .verify import POST_ROW, VIOLATED, grounded, optimum, violation
+from .verify import POST_ROW, VIOLATED, grounded, optimum, remaining, violation
 from ..inspect.explain import ANY, ARRIVED, Derivation, Lineage
 from ..inspect.model import Model, decode
 
@@ -208,7 +208,7 @@ def expected(
         if where is None:
             at = [] if missing.step is None else [clingo.Number(step)]  # a lasso's row: _post_row(R, S)
             row = clingo.Function(POST_ROW, [clingo.Tuple_(missing.args), *at])
-            left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+            left = remaining(timeout, began)
             best, complete = optimum(ctl, left, [(row, True)])
             stopped = not complete
             if best:
@@ -265,7 +265,7 @@ def attach(
     lineage = expected(program, instance, verdict.bounds, c, verdict.pre, verdict.post, timeout)
     witnesses = verdict.witnesses
     if witnesses and c not in witnesses:  # --all found the fewest faults in another run: explain that run too
-        left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+        left = remaining(timeout, began)
         first = replace(witnesses[0], lineage=expected(program, instance, verdict.bounds, witnesses[0], verdict.pre,
                                                        verdict.post, left))
         witnesses = (first, *witnesses[1:])

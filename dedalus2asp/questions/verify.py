@@ -206,6 +206,11 @@ def verify(
     return verify_at(program, instance, bounds, pre, post, timeout, all_)
 
 
+def remaining(timeout: float | None, began: float) -> float | None:
+    """What is left of `timeout` seconds since `began` (`time.perf_counter`), never below 0; None: no limit."""
+    return None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+
+
 def verify_eventual(
     program: Program, instance: Instance, bounds: Bounds, pre: str = "pre", post: str = "post",
     timeout: float | None = None, all_: bool = False, max_k: int = deepening.MAX_K,
@@ -221,13 +226,13 @@ def verify_eventual(
     if graphed is not None:
         return graphed
     exactness = eventual.threshold(program, instance, bounds, max_k, timeout)
-    left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+    left = remaining(timeout, began)
     verdict = verify_at(program, instance, eventual.lasso_bounds(bounds, exactness.K), pre, post, left, all_)
     if verdict.holds and not exactness.exact:
-        left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+        left = remaining(timeout, began)
         verdict, exactness = never_weaker(program, instance, bounds, pre, post, verdict, exactness, left, all_, max_k)
     elif verdict.holds and may_drift(program, instance, bounds.network):
-        left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+        left = remaining(timeout, began)
         verdict, exactness = drifting(program, instance, bounds, pre, post, verdict, exactness, left, all_)
     if verdict.bounded_run:
         return replace(verdict, exactness=exactness, seconds=time.perf_counter() - began)
@@ -248,9 +253,9 @@ def by_graph(program: Program, instance: Instance, bounds: Bounds, pre: str, pos
     decides in a second kept the threshold search for minutes), for the runs (causal-finite), when the graph closes
     within `models.EXPLORER_LIMIT` configurations and says "holds" of every run or shows a counterexample lasso; a
     "holds" of the runs in rounds only (the clocks may drift) is then checked against the others as `drifting` checks
-    the lassos', not exact. The
-    counterexample is then the solver's, among the lassos of as many steps as the explorer's witness (`shortest`
-    shortens it); "holds" is the lassos' of the fewest steps, vacuous as the graph says. None otherwise (or when
+    the lassos', not exact. The counterexample is then the solver's, among the lassos of as many steps as the
+    explorer's witness (`shortest` shortens it); "holds" is the lassos' of the fewest steps, vacuous as the graph
+    says. None otherwise (or when
     the solver disagrees with the graph, which the eventual Theorem 4 rules out: the thresholds answer)."""
     network = bounds.network
     if (network.sync or bounds.semantics is not Semantics.CAUSAL_FINITE or network.loss_until is not None
@@ -265,13 +270,13 @@ def by_graph(program: Program, instance: Instance, bounds: Bounds, pre: str, pos
     K = first_steps(program, instance)
     if found.holds is False:
         K = max(K, found.witness.loop_start + found.witness.period)
-    left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+    left = remaining(timeout, began)
     verdict = verify_at(program, instance, eventual.lasso_bounds(bounds, K), pre, post, left)
     if verdict.holds is not found.holds or not verdict.complete:
         return None
     exactness = eventual.Exactness(K, True, "", "graph")
     if verdict.holds and found.in_rounds:  # decided for the runs in rounds; those whose clocks drift: bounded
-        left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+        left = remaining(timeout, began)
         verdict, exactness = drifting(program, instance, bounds, pre, post, replace(verdict, vacuous=found.vacuous),
                                       exactness, left, False)
     elif verdict.holds:

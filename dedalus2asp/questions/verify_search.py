@@ -49,7 +49,7 @@ from ..lang.ast import Instance, Program
 from ..lang.located import check_events
 from .verdict import Verdict
 from .verify import (CHECK_PRE, HAS_PRE, MISSING, POST_ROW, PRE_ROW, VIOLATED, counterexample_of, optimum,
-                     optimum_with_pre, minimal_fault_sets, row_atoms, verify)
+                     optimum_with_pre, minimal_fault_sets, remaining, row_atoms, verify)
 
 QUERY = "_query"
 
@@ -157,7 +157,7 @@ def search(
         query = clingo.Function(QUERY, [step])
         unrolling.control.assign_external(query, True)
         tried.append(h)
-        left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+        left = remaining(timeout, began)
         best, complete = optimum(unrolling.control, left)
         at_h = replace(bounds, horizon=h)
         if best:
@@ -166,7 +166,7 @@ def search(
             found = counterexample_of(_at(best[-1], h, compiled), compiled, pre, complete)
             verdict = Verdict(False, found, complete, at_h, pre, post, 0.0)
             if all_:
-                left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+                left = remaining(timeout, began)
                 sets, finished = minimal_fault_sets(program, instance, at_h, pre, post, left, runs=True)
                 verdict = replace(verdict, complete=complete and finished, fault_sets=tuple(f for f, _ in sets),
                                   witnesses=tuple(w for _, w in sets))
@@ -176,7 +176,7 @@ def search(
         if not complete:
             break
         if h == bounds.horizon:  # it holds at every horizon: vacuously, if no run at T has a pre row at step T
-            left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+            left = remaining(timeout, began)
             switch = clingo.Function(CHECK_PRE, [step])
             verdict = replace(verdict, vacuous=not optimum_with_pre(unrolling.control, left, switch))
             break
@@ -194,7 +194,7 @@ def _per_horizon(program, instance, bounds, pre, post, timeout, all_, began, how
     tried: list[int] = []
     verdict = None
     for horizon in range(first, bounds.horizon + 1):
-        left = None if timeout is None else max(timeout - (time.perf_counter() - began), 0.0)
+        left = remaining(timeout, began)
         tried.append(horizon)
         verdict = verify(program, instance, replace(bounds, horizon=horizon), pre, post, left, all_)
         if verdict.holds is not True:
