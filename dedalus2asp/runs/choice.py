@@ -65,7 +65,7 @@ from ..lang.ast import Instance, Literal, Program, show_fact
 from . import eventual
 from .configurations import ConfigurationLimit
 from .evaluator import Plan
-from .provenance import FALSE, TRUE, Family, Provenance, either, rename, settle, substitute, supported
+from .provenance import FALSE, TRUE, Family, Provenance, either, rename, settle, substitute, supported, well_founded
 from .transitions import GroundFact, System
 
 MAX_EARLY = 10
@@ -411,14 +411,7 @@ class ChoiceGraph:
             else:
                 item = (j, k, fact)
                 live[item] = either(live[item], frozenset(s for s in family if item not in s))
-        done = {item for item, family in live.items() if family == TRUE}
-        changed = True
-        while changed:  # the well-founded receptions: the least fixpoint
-            changed = False
-            for item, family in live.items():
-                if item not in done and any(s <= done for s in family):
-                    done.add(item)
-                    changed = True
+        done = well_founded(live, (item for item, family in live.items() if family == TRUE))
         live = {item: TRUE if item in done else settle(fam, done) for item, fam in live.items()}
         obligations = [settle(f, done) for f in config.obligations]
         tracked = [settle(f, done) for f in config.tracked]

@@ -42,7 +42,7 @@ from ..lang.ast import Instance, Program, show_fact
 from . import choice, choice_over
 from .choice_over import OverConfiguration, OverGraph
 from .eventual import Edge, Eventual, Lasso, output_fact
-from .provenance import FALSE, TRUE, Family, either, settle
+from .provenance import FALSE, TRUE, Family, either, settle, well_founded
 from .transitions import GroundFact
 
 REPEAT = 4
@@ -207,13 +207,7 @@ class _Replay:
                 return f"a message of {self._show(fact)} to {g.names[j]} in round {r} has no reception to arrive at"
             self.messages.append(Arrival(i, r, j, fact, target[1], target in self.founded))
             self._arrive(target, family)
-        changed = True
-        while changed:  # the well-founded receptions: the least fixpoint
-            changed = False
-            for item, family in self.receptions.items():
-                if item not in self.founded and any(s <= self.founded for s in family):
-                    self.founded.add(item)
-                    changed = True
+        self.founded = well_founded(self.receptions, self.founded)
         self.receptions = {item: settle(fam, self.founded) for item, fam in self.receptions.items()}
         self.state = [{f: settle(fam, self.founded) for f, fam in carried.items()} for _, carried, _ in steps]
         self.buffer = [(a, j, f, settle(fam, self.founded), i, s) for a, j, f, fam, i, s in self.buffer]

@@ -77,14 +77,11 @@ from ..lang.ast import Instance, Literal, Program, show_fact
 from . import eventual
 from .choice import ChoiceGraph, buffered
 from .evaluator import Plan
-from .provenance import FALSE, TRUE, Family, either, settle
+from .provenance import FALSE, TRUE, Family, either, settle, well_founded
 from .transitions import GroundFact
 
 Debt = tuple[int, GroundFact]
 """d(y, f): (node position, fact)."""
-
-EMPTY = frozenset()
-"""The empty support: a family holding it is well-founded."""
 
 
 class OverPart(NamedTuple):
@@ -269,15 +266,7 @@ class OverGraph(ChoiceGraph):
         and on what became well-founded)."""
         n = len(self.names)
         families = {(j, fact): family for j in range(n) for fact, family in arrivals[j][2].items()}
-        done: set[Debt] = {debt for debt, family in families.items() if EMPTY in family}
-        rest = [(debt, family) for debt, family in families.items() if family and debt not in done]
-        changed = bool(rest) and bool(done)
-        while changed:  # the well-founded debts: the least fixpoint
-            changed = False
-            for debt, family in rest:
-                if debt not in done and any(s <= done for s in family):
-                    done.add(debt)
-                    changed = True
+        done = well_founded(families)  # the well-founded debts
         founded = frozenset(done)
         parts = []
         for j, (key, buffer, debts, _) in enumerate(arrivals):

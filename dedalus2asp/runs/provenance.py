@@ -83,6 +83,20 @@ def settle(family: Family, done: set) -> Family:
     return minimal(s - done for s in family)
 
 
+def well_founded(families: dict, done: Iterable = ()) -> set:
+    """The least fixpoint: the items `done`, and every item of `families` one of whose supports lies in it (the
+    receptions or debts founded by messages that do not depend on them, round by round)."""
+    done = set(done)
+    changed = True
+    while changed:
+        changed = False
+        for item, family in families.items():
+            if item not in done and any(s <= done for s in family):
+                done.add(item)
+                changed = True
+    return done
+
+
 def rename(family: Family, change) -> Family:
     """`family` with every item x written change(x)."""
     if family == TRUE or family == FALSE:
