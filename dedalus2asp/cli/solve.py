@@ -390,8 +390,9 @@ def explore_eventual(program: Path, input_, network: Network, max_states: int, o
     try:
         with Progress("explore", "expanded") as progress:
             if semantics is Semantics.CHOICE and not lassos.choice_is_causal(prog, bounds_):
-                result = choice_certificate.explore(prog, instance, bounds_, max_states, outputs, seconds=lassos.GRAPH_SECONDS,
-                                             total=lassos.GRAPH_SECONDS)  # the budget of cron's and models' graphs
+                result = choice_certificate.explore(prog, instance, bounds_, max_states, outputs,  # the budget of
+                                                    seconds=lassos.GRAPH_SECONDS,  # cron's and models' graphs
+                                                    total=lassos.GRAPH_SECONDS)
             else:  # the causal rounds (under sync, or with no asynchronous rule, the choice runs are the causal runs)
                 drifts = not lassos.confluent(prog, instance, bounds_.network)  # confluence holds of every run
                 result = eventual.explore(prog, instance, bounds_, max_configurations=max_states, outputs=outputs,

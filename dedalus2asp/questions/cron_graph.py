@@ -150,15 +150,9 @@ def certified(program: Program, bounds: Bounds, outputs: tuple[str, ...], verdic
     if over is None or not over.exact or not kept:
         return None, ""
     refused = []
-    for o, lasso in zip(over.ultimate_outputs, over.witnesses):
-        if o == output:
-            continue
-        run = choice_certificate.certify(kept[0], lasso, outputs)
+    for o, run in choice_certificate.replays(kept[0], over, {output}, outputs):
         if isinstance(run, str):
             refused.append(f"the witness of {{{', '.join(o)}}} is not certified: {run}")
-            continue
-        if run.output != o:  # the replay holds other facts than the graph's loop: no claim
-            refused.append(f"the witness of {{{', '.join(o)}}} replays with another output")
             continue
         model = _model(program, bounds, kept[0], run)
         gained, kept_output = frozenset(o), frozenset(output)

@@ -481,8 +481,8 @@ def graph_first(program: Program, instance: Instance | None, bounds: Bounds, out
         return None
     if bounds.semantics is Semantics.CHOICE and not choice_is_causal(program, bounds):
         try:
-            chosen = choice_certificate.explore(program, instance, replace(bounds, mode=Mode.EVENTUAL), GRAPH_LIMIT, outputs,
-                                         seconds=GRAPH_SECONDS)
+            chosen = choice_certificate.explore(program, instance, replace(bounds, mode=Mode.EVENTUAL), GRAPH_LIMIT,
+                                                outputs, seconds=GRAPH_SECONDS)
         except ValueError:
             return None
         return chosen if chosen.exact and chosen.infinite_runs else None

@@ -28,14 +28,14 @@ not claim. A failure says why in words; the caller then keeps the over graph's a
 `witness` shows a certified run as the explorer's witness lasso (`explore --eventual --semantics choice` lists it
 beside the window graph's, `explore` below).
 
-Public names: `explore`, `certify`, `Certified`, `Arrival`, `witness`, `REPEAT`.
+Public names: `explore`, `replays`, `certify`, `Certified`, `Arrival`, `witness`, `REPEAT`.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
 from ..bounds import Bounds
 from ..lang.ast import Instance, Program, show_fact
@@ -84,6 +84,18 @@ def clean(config: OverConfiguration) -> bool:
     """No open debt, and every carried fact and message in flight well-founded."""
     return all(not part.debts and all(f == TRUE for _, f in part.state) and all(f == TRUE for *_, f in part.buffer)
                for part in config.parts)
+
+
+def replays(graph: OverGraph, over: Eventual, skip, outputs: tuple[str, ...]
+            ) -> Iterator[tuple[tuple[str, ...], Certified | str]]:
+    """Each ultimate output the over-approximation `over` (built as `graph`) lists, but those in `skip`, with its
+    witness replayed (`certify`): the certified run, or why it is not certified (a replay whose loop holds another
+    output than the graph's claims nothing)."""
+    for output, lasso in zip(over.ultimate_outputs, over.witnesses):
+        if output in skip:
+            continue
+        run = certify(graph, lasso, outputs)
+        yield output, ("it replays with another output" if not isinstance(run, str) and run.output != output else run)
 
 
 def certify(graph: OverGraph, lasso: Lasso, outputs: tuple[str, ...]) -> Certified | str:
@@ -291,21 +303,16 @@ def explore(program: Program, instance: Instance, bounds: Bounds, max_configurat
     if not window.exact:
         return window
     kept: list = []
-    over = choice.explore_choice(program, instance, bounds, max_configurations, outputs, budget(time.perf_counter() - began),
-                          make=OverGraph, keep=kept)
+    over = choice.explore_choice(program, instance, bounds, max_configurations, outputs,
+                                 budget(time.perf_counter() - began), make=OverGraph, keep=kept)
     if not over.exact:
         return replace(window, exact=False, reason=choice_over.beyond(window, over, bounds))
     listed = dict(zip(window.ultimate_outputs, window.witnesses))
     refused: dict[tuple[str, ...], str] = {}
-    for output, lasso in zip(over.ultimate_outputs, over.witnesses):
-        if output in listed:
-            continue
-        run = certify(kept[0], lasso, program.output_relations if outputs is None else outputs)
-        if isinstance(run, str) or run.output != output:
-            refused[output] = run if isinstance(run, str) else "it replays with another output"
-            continue
-        refused[output] = ""
-        listed[output] = witness(kept[0], run)
+    for output, run in replays(kept[0], over, set(listed), program.output_relations if outputs is None else outputs):
+        refused[output] = run if isinstance(run, str) else ""
+        if not isinstance(run, str):
+            listed[output] = witness(kept[0], run)
     ordered = tuple(sorted(listed, key=lambda o: (len(o), o)))
     why = choice_over.beyond(window, over, bounds, refused)
     return replace(window, ultimate_outputs=ordered, witnesses=tuple(listed[o] for o in ordered), exact=not why,
