@@ -119,6 +119,35 @@ ROUNDS = 4
 """The most semi-naive rounds of a recursive component that one Spark job computes (`SparkMaintainer._rounds`)."""
 SMALL = 20_000
 """The most base updates of a burst whose deltas are hashed in joins (`SparkMaintainer.hashed`)."""
+COMPACT = 0.25
+"""A relation's view is compacted when the rows of its deltas exceed this fraction of its last compaction's
+(`SparkMaintainer.compact_at`). Every round of a burst streams the whole view past its delta, deltas included, and
+a compaction writes the whole view once: a smaller fraction compacts more often, a larger one makes every round
+read more. Measured in docs/maintain.md ("The view kept as deltas")."""
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A relation's view as Spark keeps it: `base`, its last compaction (consolidated: one row per fact and
+    annotation), and `deltas`, the consolidated changes of the bursts since, each a checkpointed frame; `rows`
+    and `delta_rows` count their rows (the jobs that wrote them counted them). The view is the union of them all,
+    unconsolidated: a fact may have rows whose counts sum to 0 (deleted since), and is then absent."""
+
+    base: object
+    rows: int = 0
+    deltas: tuple = ()
+    delta_rows: int = 0
+
+    def frame(self):
+        return _union([self.base, *self.deltas])
+
+    def add(self, delta, rows: int) -> "Stored":
+        """With a burst's consolidated `delta` of `rows` rows: a delta onto an empty view is its new base."""
+        if not rows:
+            return self
+        if not self.rows and not self.deltas:
+            return Stored(delta, rows)
+        return Stored(self.base, self.rows, (*self.deltas, delta), self.delta_rows + rows)
 
 
 @dataclass
@@ -126,8 +155,10 @@ class Totals:
     """What a burst did, counted on Spark: per relation the facts that appeared and disappeared (as sets),
     per node the updates processed and the messages sent, the rounds of the recursive components and the
     Spark jobs, and the seconds up to each of the burst's jobs from the one before (its planning and its run)
-    with the phase each job ends (`phases`: "rounds", DRed's "over-delete" and "re-derive, insert", "view");
-    `missing`: base deletions of facts that were not there (nothing was committed)."""
+    with the phase each job ends (`phases`: "rounds", DRed's "over-delete" and "re-derive, insert", "deltas": the
+    last, which sums what changed and writes the burst's deltas, and "compact");
+    `missing`: base deletions of facts that were not there (nothing was committed); `compacted`: the relations
+    whose view the burst compacted (`SparkMaintainer.compact`)."""
 
     inserted: dict[str, int] = field(default_factory=dict)
     deleted: dict[str, int] = field(default_factory=dict)
@@ -138,6 +169,7 @@ class Totals:
     missing: int = 0
     seconds: list[float] = field(default_factory=list)
     phases: list[str] = field(default_factory=list)
+    compacted: list[str] = field(default_factory=list)
 
 
 class SparkMaintainer:
@@ -145,7 +177,11 @@ class SparkMaintainer:
 
     Every relation is a DataFrame (a0…, S, H, n): a fact, the derivation set S and infinite-count set H of
     its derivations (psn2010 Fig. 2; empty outside recursive components, and always with `dred`), and how
-    many derivations have them."""
+    many derivations have them. `view` is each relation's view as the rules read it: the union of its `stored`
+    frames (`Stored`: the last compaction and the deltas since)."""
+
+    compact_at = COMPACT
+    """The fraction of a compaction's rows that its deltas' rows may reach before the next (`COMPACT`)."""
 
     def __init__(self, session, rules: Sequence[SparkRule], arity: Mapping[str, int], locations: Mapping[str, int],
                  algorithm: str = "psn", shown: Iterable[str] | None = None):
@@ -163,7 +199,8 @@ class SparkMaintainer:
         self.shown = set(self.arity if shown is None else shown) | (set(self.arity) - self.derived)
         self.order = components(self.rules)
         self.component = {rel: set(members) if recursive else set() for members, recursive in self.order for rel in members}
-        self.view: dict[str, object] = {rel: self.empty(rel) for rel in self.arity}
+        self.stored = {rel: Stored(self.empty(rel)) for rel in self.arity}
+        self.view: dict[str, object] = {rel: stored.frame() for rel, stored in self.stored.items()}
         self.bursts = 0
         self.jobs = Jobs(session)
         self._memo: dict = {}
@@ -257,13 +294,18 @@ class SparkMaintainer:
         return self._frame(df._jdf.repartition(self._seq(("placed", relation), lambda: [f"a{self._location[relation]}"])))
 
     def absent(self, df, known, relation: str):
-        """The rows of `df` (small, placed) whose fact is not in `known` (a view: large, placed). An anti-join
-        would hash `known` (Spark builds the right side of one); instead a semi-join keeps the facts of `known`
-        that `df` holds, hashing `df` and streaming `known` where it lies, and `df` loses those."""
+        """The rows of `df` (small, placed) whose fact is not in `known` (a view: large, placed, unconsolidated:
+        a fact is in it if its rows' counts sum to more than 0). An anti-join would hash `known` (Spark builds the
+        right side of one); instead a semi-join keeps the rows of `known` whose fact `df` holds, hashing `df` and
+        streaming `known` where it lies, their counts are summed (a few rows, where they lie), and `df` loses the
+        facts whose sum is positive."""
+        F = self.F
         columns = self.columns(relation)
         facts = lambda frame: self.select(frame, ("facts", relation), lambda: columns)  # noqa: E731
-        present = self.join(facts(known), self.hashed(facts(df)), columns, "left_semi")
-        return self.join(df, self.hashed(present), columns, "left_anti")
+        touched = self.join(self.select(known, ("counted", relation), lambda: [*columns, "n"]), self.hashed(facts(df)), columns, "left_semi")
+        summed = self.aggregate(touched, ("present", relation), lambda: columns, lambda: [F.sum("n").alias("n")])
+        present = self.where(summed, ("positive",), lambda: F.col("n") > 0)
+        return self.join(df, self.hashed(facts(present)), columns, "left_anti")
 
     def hashed(self, df):
         """`df` as the side of a join that Spark hashes (a shuffled hash join: the other side streams, unsorted)
@@ -278,6 +320,11 @@ class SparkMaintainer:
         F = self.F
         summed = self.aggregate(df, ("consolidated", relation), lambda: self.keys(relation), lambda: [F.sum("n").alias("n")])
         return self.where(summed, ("nonzero",), lambda: F.col("n") != 0)
+
+    def settled(self, relation: str):
+        """relation's view consolidated: rows whose counts cancel gone (its last compaction, if no delta since)."""
+        stored = self.stored[relation]
+        return self.consolidated(self.view[relation], relation) if stored.deltas else stored.base
 
     def as_set(self, df, relation: str):
         """The facts of `df` once each (DRed's sets: every count 1, no annotation)."""
@@ -425,6 +472,8 @@ class SparkMaintainer:
                 self._sn(members, delta, new, out)
             else:
                 self._dred(members, delta, new, out)
+        # the burst's deltas, kept as they are (`Stored`): the burst's last job writes them and counts their rows
+        delta = {rel: d if getattr(d, "_dedalus2asp_cut", False) else cut(d) for rel, d in delta.items()}
         for relation, d in delta.items():
             if relation not in self.shown:
                 continue
@@ -436,34 +485,51 @@ class SparkMaintainer:
             self._tally.append(changes.select(
                 F.when(appear, F.lit(f"i:{relation}")).when(vanish, F.lit(f"d:{relation}")).alias("tag"),
                 F.lit(1).cast("long").alias("v")).where(F.col("tag").isNotNull()))
-        self._phase = "view"
-        # the burst's last job also computes the new view (kept by its checkpoint): a burst's time is all of its
-        # work, and the next one starts from a view that is there
-        fresh = {rel: cut(self.updated(rel, d)) for rel, d in delta.items()}
-        totals = {**self._job([df.select(F.lit("view").alias("tag"), F.lit(1).cast("long").alias("v")) for df in fresh.values()]),
-                  **self._totals}
-        totals.pop("view", None)
-        self.jobs.step(None)
-        out.jobs = self.jobs.per_step[-1]
+        self._phase = "deltas"
+        totals = {**self._job([self._rows(df, f"r:{rel}") for rel, df in delta.items()]), **self._totals}
+        rows = {tag[2:]: totals.pop(tag) for tag in [t for t in totals if t.startswith("r:")]}
         out.missing = totals.pop("missing", 0)
         for tag, v in totals.items():
             kind, name = tag[0], tag[2:]
             {"i": out.inserted, "d": out.deleted, "u": out.updates, "m": out.messages}[kind][name] = v
-        if out.missing:
-            return out
-        self.view.update(fresh)
-        self.bursts += 1
+        if not out.missing:  # commit: the deltas join the view, which is compacted where they have grown
+            for rel, d in delta.items():
+                self.stored[rel] = self.stored[rel].add(d, rows.get(rel, 0))
+                self.view[rel] = self.stored[rel].frame()
+            out.compacted = self.compact()
+            self.bursts += 1
+        self.jobs.step(None)
+        out.jobs = self.jobs.per_step[-1]
         return out
 
-    def updated(self, relation: str, d):
-        """The view of `relation` with the rows of `d` (placed) added, consolidated: the facts `d` does not touch
-        pass as they are (an anti-join streams the view past `d`'s facts), those it touches are summed with it.
+    def _rows(self, df, tag: str):
+        """`df`'s rows as (tag, 1): summed by `_job`, its row count."""
+        F = self.F
+        return self.select(df, ("rows", tag), lambda: [F.lit(tag).alias("tag"), F.lit(1).cast("long").alias("v")])
+
+    def compact(self, relations: Iterable[str] | None = None) -> list[str]:
+        """Consolidate the deltas of `relations` (by default those whose deltas' rows exceed `compact_at` of their
+        last compaction's) into their views' new last compactions, in one job; the relations compacted."""
+        due = [rel for rel, s in self.stored.items() if s.deltas and (s.delta_rows > self.compact_at * s.rows
+                                                                          if relations is None else rel in relations)]
+        if not due:
+            return []
+        self._phase = "compact"
+        fresh = {rel: cut(self.updated(self.stored[rel].base, _union(self.stored[rel].deltas), rel)) for rel in due}
+        rows = self._job([self._rows(df, f"c:{rel}") for rel, df in fresh.items()])
+        for rel, df in fresh.items():
+            self.stored[rel] = Stored(df, rows.get(f"c:{rel}", 0))
+            self.view[rel] = df
+        return due
+
+    def updated(self, base, d, relation: str):
+        """`base` (consolidated, placed) with the rows of `d` (placed) added, consolidated: the facts `d` does not
+        touch pass as they are (an anti-join streams `base` past `d`'s facts), those it touches are summed with it.
         Summing the whole view would hash every fact of it; this hashes the change."""
         columns = self.columns(relation)
         touched = self.hashed(d.select(*columns).distinct())
-        view = self.view[relation]
-        same = view.join(touched, on=columns, how="left_anti")
-        return same.unionByName(self.consolidated(view.join(touched, on=columns, how="left_semi").unionByName(d), relation))
+        same = base.join(touched, on=columns, how="left_anti")
+        return same.unionByName(self.consolidated(base.join(touched, on=columns, how="left_semi").unionByName(d), relation))
 
     def _changes(self, relation: str, d):
         """The facts of `d` with their total count before and after (`before`, `after`)."""
@@ -577,7 +643,7 @@ class SparkMaintainer:
         columns = self.columns
         # the view of a recursive relation is a set already (count 1); the lower ones, read every round, are
         # made sets once per burst
-        old = {rel: self.view[rel] if rel in members else cut(self.as_set(self.view[rel], rel)) for rel in {*lower, *members}}
+        old = {rel: self.view[rel] if rel in members else cut(self.as_set(self.settled(rel), rel)) for rel in {*lower, *members}}
         plus, minus, after = {}, {}, {}
         for rel in lower:
             after[rel] = old[rel]
@@ -662,9 +728,10 @@ class SparkMaintainer:
 
     def facts(self, relation: str):
         """relation's facts (a0…, n, infinite): n the derivations with an empty H, infinite if one has a
-        non-empty H (psn2010 §5: the fact has infinitely many)."""
+        non-empty H (psn2010 §5: the fact has infinitely many); its view consolidated first (`settled`), so that a
+        fact whose rows cancel is absent and only rows that stay make a fact infinite."""
         F = self.F
-        return self.view[relation].groupBy(*self.columns(relation)).agg(
+        return self.settled(relation).groupBy(*self.columns(relation)).agg(
             F.sum(F.when(F.size("H") == 0, F.col("n")).otherwise(0)).alias("n"), (F.max(F.size("H")) > 0).alias("infinite"))
 
 
