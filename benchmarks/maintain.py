@@ -21,8 +21,12 @@ process, side by side:
   against recomputing the view of E ⊎ I ∖ D (`view.recompute`: semi-naive evaluation that keeps the ground
   instances it finds, then counts derivations in topological order), with the facts of the view the
   burst changed and the updates the engine processed (picks);
-* Spark (`local[2]`): the Spark engine (`maintain.spark`, psn and dred) against the same engine
-  computing the view of E ⊎ I ∖ D from nothing (what `--algorithm recompute` does), with the Spark
+* Spark (`local[2]`): the Spark engine (`maintain.spark`, psn and dred) maintaining `--consecutive` bursts
+  of the size one after another (5; the first is the local rows' burst), their mean per burst with the
+  compactions of the view that happened in them (the engine keeps a view as its last compaction plus the
+  deltas since: a burst may leave work to a later one, so one burst alone would flatter it), against the
+  same engine computing the view after the last burst from nothing (what `--algorithm recompute` does),
+  then the smallest burst (a link between two new nodes, inserted then deleted), with the Spark
   jobs, stages and rounds of each, the seconds of each phase of the burst and the CPU seconds of the
   driver's JVM (which runs the tasks: steadier than wall time on a shared machine);
 * messages per base update: PSN (local), SN with derivation sets (Spark psn) and DRed (local and Spark).
@@ -126,7 +130,11 @@ def jvm_seconds(session) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def spark_point(session, program, links: Counter, b: Burst, algorithm: str) -> dict:
+def spark_point(session, program, links: Counter, bursts: list[Burst], algorithm: str, compact: float | None = None) -> dict:
+    """The Spark maintainer started on `links` maintaining `bursts` one after another (a view is kept as its last
+    compaction plus the deltas since, so a burst may defer work to a later one: the mean per burst counts the
+    compactions that happened), against the same engine computing the view after the last burst from nothing.
+    `compact`: the maintainer's `compact_at` (None: `spark.COMPACT`)."""
     def fresh():
         return SparkMaintainer(session, patterns(program), program.arities, program.columns, algorithm, shown=program.relations)
 
@@ -136,41 +144,59 @@ def spark_point(session, program, links: Counter, b: Burst, algorithm: str) -> d
         return wall, jvm_seconds(session) - cpu, out
 
     m = fresh()
+    if compact is not None:
+        m.compact_at = compact
     start, _ = seconds(lambda: m.apply({"link": m.frame("link", rows(links))}))
-    signed = Counter()
-    for u in b.updates:
-        signed[u.fact] += 1 if u.op == "+" else -1
-    maintained, maintained_cpu, totals = timed(lambda: m.apply({"link": m.frame("link", rows(signed))}, len(signed)))
     after = Base(links)
-    after.apply(b)
+    walls, cpus, every, kept = [], [], [], []
+    for b in bursts:
+        signed = Counter()
+        for u in b.updates:
+            signed[u.fact] += 1 if u.op == "+" else -1
+        wall, cpu, totals = timed(lambda: m.apply({"link": m.frame("link", rows(signed))}, len(signed)))
+        walls.append(wall)
+        cpus.append(cpu)
+        every.append(totals)
+        kept.append(m.stored["reachable"].delta_rows / m.stored["reachable"].rows)  # the deltas kept, a fraction of the view
+        after.apply(b)
+    maintained, maintained_cpu = statistics.mean(walls), statistics.mean(cpus)
+    compactions = sum(bool(t.compacted) for t in every)
     r = fresh()
     recomputed, recomputed_cpu, again = timed(lambda: r.apply({"link": r.frame("link", rows(after.facts))}))
     size = m.facts("reachable").count()
     assert size == r.facts("reachable").count(), "Spark maintenance differs from recomputation"
     floor = smallest_burst(m, len(links) + 1)
-    print(f"  spark {algorithm}: maintained in {totals.rounds} rounds, {totals.jobs} jobs, {stages(m, 1)} stages "
-          f"(median {statistics.median(totals.seconds):.2f} s a job); recomputed in {again.rounds} rounds, "
+    jobs = [t.jobs for t in every]
+    print(f"  spark {algorithm}: {len(bursts)} bursts in {', '.join(f'{w:.1f}' for w in walls)} s, mean {maintained:.2f} s, "
+          f"{compactions} compacting (deltas kept after each: {', '.join(f'{k:.0%}' for k in kept)} of reachable's rows); {sum(t.rounds for t in every)} rounds, {sum(jobs)} jobs, {stages(m, 1, len(bursts))} stages "
+          f"(median {statistics.median(s for t in every for s in t.seconds):.2f} s a job); recomputed in {again.rounds} rounds, "
           f"{again.jobs} jobs, {stages(r, 0)} stages (median {statistics.median(again.seconds):.2f} s a job); the JVM's CPU "
-          f"{maintained_cpu:.1f} s against {recomputed_cpu:.1f} s ({recomputed_cpu / maintained_cpu:.1f}x); load {os.getloadavg()[0]:.1f}",
-          flush=True)
+          f"{maintained_cpu:.1f} s a burst against {recomputed_cpu:.1f} s ({recomputed_cpu / maintained_cpu:.1f}x); "
+          f"load {os.getloadavg()[0]:.1f}", flush=True)
     phases: dict[str, list[float]] = {}
-    for phase, s in zip(totals.phases, totals.seconds):
-        phases.setdefault(phase, []).append(s)
-    print("  " + "; ".join(f"{phase} {sum(s):.1f} s in {len(s)} jobs" for phase, s in phases.items()), flush=True)
+    for t in every:
+        for phase, s in zip(t.phases, t.seconds):
+            phases.setdefault(phase, []).append(s)
+    print("  all bursts: " + "; ".join(f"{phase} {sum(s):.1f} s in {len(s)} jobs" for phase, s in phases.items()), flush=True)
     print("  the smallest burst (a link between two new nodes): " + "; ".join(
-        f"{name} {f['seconds']:.1f} s, {f['rounds']} rounds, {f['jobs']} jobs" for name, f in floor.items()), flush=True)
-    return {"start": start, "maintain": maintained, "phases": {phase: sum(s) for phase, s in phases.items()}, "recompute": recomputed, "maintain_jvm_cpu": maintained_cpu,
-            "recompute_jvm_cpu": recomputed_cpu, "jobs": totals.jobs,
-            "recompute_jobs": again.jobs, "stages": stages(m, 1), "recompute_stages": stages(r, 0),
-            "rounds": totals.rounds, "recompute_rounds": again.rounds, "messages": sum(totals.messages.values()),
-"reachable": size, "job_seconds": totals.seconds, "job_phases": totals.phases, "recompute_job_seconds": again.seconds,
-            "smallest_burst": floor, "partitions": int(session.conf.get("spark.sql.shuffle.partitions"))}
+        f"{name} {f['seconds']:.1f} s, {f['rounds']} rounds, {f['jobs']} jobs{', compacting' if f['compacted'] else ''}"
+        for name, f in floor.items()), flush=True)
+    return {"start": start, "maintain": maintained, "bursts": len(bursts), "burst_seconds": walls,
+            "compactions": compactions, "kept": kept, "first": walls[0], "phases": {phase: sum(s) / len(bursts) for phase, s in phases.items()},
+            "recompute": recomputed, "maintain_jvm_cpu": maintained_cpu, "recompute_jvm_cpu": recomputed_cpu,
+            "jobs": round(statistics.mean(jobs), 1), "compact_at": m.compact_at, "recompute_jobs": again.jobs, "stages": stages(m, 1, len(bursts)) / len(bursts),
+            "recompute_stages": stages(r, 0), "rounds": statistics.mean(t.rounds for t in every),
+            "recompute_rounds": again.rounds, "messages": statistics.mean(sum(t.messages.values()) for t in every),
+            "reachable": size, "job_seconds": [t.seconds for t in every], "job_phases": [t.phases for t in every],
+            "recompute_job_seconds": again.seconds, "smallest_burst": floor,
+            "partitions": int(session.conf.get("spark.sql.shuffle.partitions"))}
 
 
-def stages(m: SparkMaintainer, burst: int) -> int:
-    """The Spark stages of the jobs of `m`'s burst `burst` (0: its start), with the status tracker."""
+def stages(m: SparkMaintainer, burst: int, bursts: int = 1) -> int:
+    """The Spark stages of the jobs of `m`'s bursts `burst` … `burst + bursts - 1` (0: its start), with the status
+    tracker."""
     tracker = m.spark.sparkContext.statusTracker()
-    jobs = tracker.getJobIdsForGroup(f"{m.jobs.prefix}-{burst}")
+    jobs = [j for k in range(burst, burst + bursts) for j in tracker.getJobIdsForGroup(f"{m.jobs.prefix}-{k}")]
     return sum(len(info.stageIds) for info in map(tracker.getJobInfo, jobs) if info is not None)
 
 
@@ -195,7 +221,7 @@ def smallest_burst(m: SparkMaintainer, edges: int) -> dict:
         link = Counter({Fact("link", (node(edges + 1), node(edges + 2))): n})
         wall, totals = seconds(lambda: m.apply({"link": m.frame("link", rows(link))}, 1))
         out[name] = {"seconds": wall, "rounds": totals.rounds, "jobs": totals.jobs, "job_seconds": totals.seconds,
-                     "job_phases": totals.phases}
+                     "job_phases": totals.phases, "compacted": totals.compacted}
     return out
 
 
@@ -260,6 +286,11 @@ def main() -> None:
     parser.add_argument("--algorithms", nargs="+", default=["dred", "psn"])
     parser.add_argument("--bursts", type=float, nargs="+", default=list(BURSTS), help="burst sizes, fractions of E")
     parser.add_argument("--repeat", type=int, default=1, help="local rows: the median of this many runs")
+    parser.add_argument("--consecutive", type=int, default=5,
+                        help="Spark rows: this many bursts of the same size one after another (the mean, compactions included)")
+    parser.add_argument("--compact", type=float, nargs="+", default=None,
+                        help="Spark rows: compact a view when its deltas' rows exceed this fraction of it (spark.COMPACT); "
+                             "several: a row each, side by side (0: every burst)")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "maintain.json")
     args = parser.parse_args()
     sizes = [1000] if args.quick else args.edges
@@ -293,12 +324,18 @@ def main() -> None:
         for fraction in args.bursts:
             b = burst(links, fraction, rng, edges)
             updates = len(b.updates)
+            following, current, more = [b], Base(links), random.Random(f"{edges} {fraction}")
+            while len(following) < args.consecutive:  # the Spark rows' bursts after the first
+                current.apply(following[-1])
+                following.append(burst(current.facts, fraction, more, edges))
             points = []
             if not args.no_local:
                 points.append(("local psn", lambda: local_point(program, links, b, lambda: PSNEngine("fifo"), args.repeat)))
                 points.append(("local dred", lambda: local_point(program, links, b, DRed, args.repeat)))
             for algorithm in [] if session is None else args.algorithms:
-                points.append((f"spark {algorithm}", lambda algorithm=algorithm: spark_point(session, program, links, b, algorithm)))
+                for compact in args.compact or [None]:
+                    points.append((f"spark {algorithm}" + ("" if compact is None else f" {compact:g}"),
+                                   lambda algorithm=algorithm, compact=compact: spark_point(session, program, links, following, algorithm, compact)))
             for name, measure in points:  # each row printed and written as soon as it is measured
                 p = measure()
                 p.update({"edges": edges, "burst": fraction, "updates": updates, "engine": name,

@@ -57,15 +57,15 @@ def main() -> None:
         m = SparkMaintainer(session, patterns(program), program.arities, program.columns, args.algorithm, shown=program.relations)
         built, _ = B.seconds(lambda: m.apply({"link": m.frame("link", B.rows(links))}))
         print(f"partitions {parts}: view built in {built:.1f} s, load {os.getloadavg()[0]:.1f}", flush=True)
-        views[parts] = (m, dict(m.view), m.bursts)
+        views[parts] = (m, dict(m.view), dict(m.stored), m.bursts)  # the view and how it is stored
     out = []
     for _ in range(args.repeat):
         for run in args.runs:
             parts, variant = run.split(":")
             session.conf.set("spark.sql.shuffle.partitions", parts)
-            m, view, bursts = views[int(parts)]
+            m, view, stored, bursts = views[int(parts)]
             SparkMaintainer.memo = variant != "base"
-            m.view, m.bursts = dict(view), bursts
+            m.view, m.stored, m.bursts = dict(view), dict(stored), bursts
             cpu = B.jvm_seconds(session)
             wall, totals = B.seconds(lambda: m.apply({"link": m.frame("link", B.rows(signed))}, len(signed)))
             cpu = B.jvm_seconds(session) - cpu

@@ -36,8 +36,22 @@ sums per job); `SparkEngine.view` collects the view only when asked for it (to p
   (the location column: `placed`), and a relation below a recursive component is checkpointed once per burst
   partitioned on the key its rule joins it with (`keyed`). A localized rule's body is at one node, so a round
   joins its delta with them and asks which derived facts are new where the rows lie; it moves (shuffles) one
-  thing, its derived facts to their nodes, and never the view. The burst's last job computes the new view
-  (one pass over it, no shuffle).
+  thing, its derived facts to their nodes, and never the view.
+* **The view as its last compaction plus the deltas since** (`Stored`). A burst does not rewrite the view: its
+  last job sums what changed and writes, per relation, the burst's consolidated delta (signed counts, S and H),
+  which joins the list of deltas kept since the view's last compaction; the view is their union, not
+  consolidated (a fact deleted since has a row +c in the compaction and −c in a delta). psn2010's delta rules
+  are linear in each body argument (a derivation's count is the product of its body's counts, and S and H
+  depend on a row's annotation only), so joining the rows of a fact one by one and summing gives what joining
+  their sum gives: the rounds read the union as they read a consolidated view. What is not linear reads sums:
+  the counts before and after a burst (`_changes`), the facts and the infinite ones (`facts`: the union
+  consolidated first, so that a fact whose rows cancel is absent and only rows that stay make a fact
+  infinite), DRed's question whether a fact is in the view (`absent`: the sum of its rows is positive) and its
+  lower relations as sets (`settled`). When a relation's deltas hold more rows than `COMPACT` of its last
+  compaction's (both counted by the jobs that wrote them), one job consolidates them into a new compaction
+  (`compact`). A burst that deletes a fact that is not there commits nothing: its deltas are dropped. The
+  messages counted are the derivations the rounds move: with deltas kept, those through rows that cancel
+  (sent and taken back) are among them.
 * **Messages.** A localized rule's body is at one node (psn2010 §2.2); a derived update whose node is
   not the body's is a message. The engine counts per node the updates processed and messages sent.
 """
@@ -119,7 +133,7 @@ ROUNDS = 4
 """The most semi-naive rounds of a recursive component that one Spark job computes (`SparkMaintainer._rounds`)."""
 SMALL = 20_000
 """The most base updates of a burst whose deltas are hashed in joins (`SparkMaintainer.hashed`)."""
-COMPACT = 0.25
+COMPACT = 0.5
 """A relation's view is compacted when the rows of its deltas exceed this fraction of its last compaction's
 (`SparkMaintainer.compact_at`). Every round of a burst streams the whole view past its delta, deltas included, and
 a compaction writes the whole view once: a smaller fraction compacts more often, a larger one makes every round
@@ -507,11 +521,10 @@ class SparkMaintainer:
         F = self.F
         return self.select(df, ("rows", tag), lambda: [F.lit(tag).alias("tag"), F.lit(1).cast("long").alias("v")])
 
-    def compact(self, relations: Iterable[str] | None = None) -> list[str]:
-        """Consolidate the deltas of `relations` (by default those whose deltas' rows exceed `compact_at` of their
-        last compaction's) into their views' new last compactions, in one job; the relations compacted."""
-        due = [rel for rel, s in self.stored.items() if s.deltas and (s.delta_rows > self.compact_at * s.rows
-                                                                          if relations is None else rel in relations)]
+    def compact(self) -> list[str]:
+        """Consolidate the deltas of the relations whose deltas' rows exceed `compact_at` of their last compaction's
+        into their views' new last compactions, in one job; the relations compacted."""
+        due = [rel for rel, s in self.stored.items() if s.deltas and s.delta_rows > self.compact_at * s.rows]
         if not due:
             return []
         self._phase = "compact"
