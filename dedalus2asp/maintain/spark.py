@@ -136,8 +136,10 @@ SMALL = 20_000
 COMPACT = 0.5
 """A relation's view is compacted when the rows of its deltas exceed this fraction of its last compaction's
 (`SparkMaintainer.compact_at`). Every round of a burst streams the whole view past its delta, deltas included, and
-a compaction writes the whole view once: a smaller fraction compacts more often, a larger one makes every round
-read more. Measured in docs/maintain.md ("The view kept as deltas")."""
+a compaction writes the whole view once (what a burst did before the deltas were kept): a smaller fraction
+compacts more often, a larger one makes every round read more. Measured at 10,000 edges, twelve 1% bursts kept up
+to 38% of the view as deltas at no visible cost a burst, and one at 100,000 edges costs about what a rewrite did,
+5 s: docs/maintain.md ("The view kept as deltas, measured")."""
 
 
 @dataclass(frozen=True)
