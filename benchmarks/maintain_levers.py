@@ -3,12 +3,13 @@ once per partition count, the same burst maintained from it again and again (the
 with some of `SparkMaintainer`'s levers (`LEVERS`) on, on `spark.sql.shuffle.partitions` parts.
 
     python benchmarks/maintain_levers.py --edges 10000 --algorithm psn --runs 2:all 2:all-one_cut 2:all-coalesced --repeat 2
-    python benchmarks/maintain_levers.py --edges 100000 --partitions 2 16 --runs 2:base 2:memo 16:memo --repeat 2
+    python benchmarks/maintain_levers.py --edges 100000 --algorithm psn --runs 2:all 2:all-spread --repeat 2 --recompute
 
 A run is PARTITIONS:LEVERS, LEVERS one of "all", "base" (none), "all-A-B" (all but A and B) or "A+B" (only A and
 B). The graph and burst are benchmarks/maintain.py's (the same seed: its first burst). Each run prints the burst's
 wall and the driver JVM's CPU seconds, rounds, jobs, stages and tasks, the reachable facts after it (the same in
-every run) and the seconds of each phase and of each job; the runs go to --out as JSON as they finish, with the
+every run) and the seconds of each phase and of each job (with --recompute, those of recomputing the view after
+the burst with the same levers: psn from an empty view, the fair baseline); the runs go to --out as JSON as they finish, with the
 load average.
 """
 
@@ -27,10 +28,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import maintain as B  # noqa: E402
 
-from dedalus2asp.maintain import read_program  # noqa: E402
+from dedalus2asp.maintain import Base, read_program  # noqa: E402
 from dedalus2asp.maintain.spark import SparkMaintainer, patterns  # noqa: E402
 
-LEVERS = ("memo", "one_cut", "late_key", "coalesced")
+LEVERS = ("memo", "one_cut", "late_key", "coalesced", "where_placed", "spread")
 """`SparkMaintainer`'s class attributes that switch a lever on (True) or off."""
 
 
@@ -59,7 +60,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--edges", type=int, default=100000)
     parser.add_argument("--burst", type=float, default=0.01, help="the burst's size, a fraction of E")
-    parser.add_argument("--partitions", type=int, nargs="+", default=[2])
+    parser.add_argument("--recompute", action="store_true", help="also recompute the view after the burst in each run")
     parser.add_argument("--algorithm", default="dred")
     parser.add_argument("--runs", nargs="+", default=["2:base", "2:all"], help="PARTITIONS:LEVERS, in this order")
     parser.add_argument("--repeat", type=int, default=1)
@@ -77,19 +78,26 @@ def main() -> None:
     session = spark_session("local[2]")
     print(f"load {os.getloadavg()[0]:.1f}", flush=True)
     views = {}
-    for parts in args.partitions:
+    for run in args.runs:  # a view per partition count and placement (`spread` places reachable otherwise)
+        parts, spread = int(run.split(":")[0]), levers(run.split(":")[1])["spread"]
+        if (parts, spread) in views:
+            continue
         session.conf.set("spark.sql.shuffle.partitions", str(parts))
+        SparkMaintainer.spread = spread
         m = SparkMaintainer(session, patterns(program), program.arities, program.columns, args.algorithm, shown=program.relations)
         built, _ = B.seconds(lambda: m.apply({"link": m.frame("link", B.rows(links))}))
-        print(f"partitions {parts}: view built in {built:.1f} s, load {os.getloadavg()[0]:.1f}", flush=True)
-        views[parts] = (m, dict(m.view), m.bursts)
+        print(f"partitions {parts}, spread {spread}: view built in {built:.1f} s, load {os.getloadavg()[0]:.1f}", flush=True)
+        views[parts, spread] = (m, dict(m.view), m.bursts)
+    after = Base(links)
+    after.apply(burst)
     out = []
     for _ in range(args.repeat):
         for run in args.runs:
             parts, variant = run.split(":")
             session.conf.set("spark.sql.shuffle.partitions", parts)
-            m, view, bursts = views[int(parts)]
-            for lever, on in levers(variant).items():
+            on = levers(variant)
+            m, view, bursts = views[int(parts), on["spread"]]
+            for lever, on in on.items():
                 setattr(SparkMaintainer, lever, on)
             m.view, m.bursts = dict(view), bursts
             seen = set(session.sparkContext.statusTracker().getJobIdsForGroup(f"{m.jobs.prefix}-{bursts}"))
@@ -98,14 +106,20 @@ def main() -> None:
             cpu = B.jvm_seconds(session) - cpu
             jobs, stages, tasks = work(m, bursts, seen)
             size = m.facts("reachable").count()
+            recomputed = None
+            if args.recompute:
+                r = SparkMaintainer(session, patterns(program), program.arities, program.columns, "psn", shown=program.relations)
+                recomputed, _ = B.seconds(lambda: r.apply({"link": r.frame("link", B.rows(after.facts))}))
+                assert r.facts("reachable").count() == size, "maintenance differs from recomputation"
             phases: dict[str, float] = {}
             for phase, s in zip(totals.phases, totals.seconds):
                 phases[phase] = phases.get(phase, 0) + s
             print(f"{run}: burst {wall:.1f} s, JVM CPU {cpu:.1f} s, {totals.rounds} rounds, {jobs} jobs, {stages} stages, "
                   f"{tasks} tasks, reachable {size}, phases " + ", ".join(f"{p} {s:.1f} s" for p, s in phases.items())
-                  + f"; jobs {' '.join(f'{s:.2f}' for s in totals.seconds)}; load {os.getloadavg()[0]:.1f}", flush=True)
+                  + f"; jobs {' '.join(f'{s:.2f}' for s in totals.seconds)}"
+                  + (f"; recomputed in {recomputed:.1f} s" if recomputed is not None else "") + f"; load {os.getloadavg()[0]:.1f}", flush=True)
             out.append({"run": run, "wall": wall, "cpu": cpu, "rounds": totals.rounds, "jobs": jobs, "stages": stages,
-                        "tasks": tasks, "reachable": size, "phases": phases,
+                        "tasks": tasks, "reachable": size, "phases": phases, "recompute": recomputed,
                         "job_seconds": totals.seconds, "load": os.getloadavg()[0]})
             args.out.write_text(json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "runs": out}, indent=1))
     for lever in LEVERS:
