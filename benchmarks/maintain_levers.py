@@ -3,7 +3,7 @@ once per partition count, the same burst maintained from it again and again (the
 with some of `SparkMaintainer`'s levers (`LEVERS`) on, on `spark.sql.shuffle.partitions` parts.
 
     python benchmarks/maintain_levers.py --edges 10000 --algorithm psn --runs 2:all 2:all-one_cut 2:all-coalesced --repeat 2
-    python benchmarks/maintain_levers.py --edges 100000 --algorithm psn --runs 2:all 2:all-spread --repeat 2 --recompute
+    python benchmarks/maintain_levers.py --edges 100000 --algorithm psn --runs 2:all 2:base --repeat 2 --recompute
 
 A run is PARTITIONS:LEVERS, LEVERS one of "all", "base" (none), "all-A-B" (all but A and B) or "A+B" (only A and
 B). The graph and burst are benchmarks/maintain.py's (the same seed: its first burst). Each run prints the burst's
@@ -31,7 +31,7 @@ import maintain as B  # noqa: E402
 from dedalus2asp.maintain import Base, read_program  # noqa: E402
 from dedalus2asp.maintain.spark import SparkMaintainer, patterns  # noqa: E402
 
-LEVERS = ("memo", "one_cut", "late_key", "coalesced", "where_placed", "spread")
+LEVERS = ("memo", "one_cut", "late_key", "coalesced", "where_placed")
 """`SparkMaintainer`'s class attributes that switch a lever on (True) or off."""
 
 
@@ -78,16 +78,12 @@ def main() -> None:
     session = spark_session("local[2]")
     print(f"load {os.getloadavg()[0]:.1f}", flush=True)
     views = {}
-    for run in args.runs:  # a view per partition count and placement (`spread` places reachable otherwise)
-        parts, spread = int(run.split(":")[0]), levers(run.split(":")[1])["spread"]
-        if (parts, spread) in views:
-            continue
+    for parts in sorted({int(run.split(":")[0]) for run in args.runs}):  # a view per partition count
         session.conf.set("spark.sql.shuffle.partitions", str(parts))
-        SparkMaintainer.spread = spread
         m = SparkMaintainer(session, patterns(program), program.arities, program.columns, args.algorithm, shown=program.relations)
         built, _ = B.seconds(lambda: m.apply({"link": m.frame("link", B.rows(links))}))
-        print(f"partitions {parts}, spread {spread}: view built in {built:.1f} s, load {os.getloadavg()[0]:.1f}", flush=True)
-        views[parts, spread] = (m, dict(m.view), m.bursts)
+        print(f"partitions {parts}: view built in {built:.1f} s, load {os.getloadavg()[0]:.1f}", flush=True)
+        views[parts] = (m, dict(m.view), m.bursts)
     after = Base(links)
     after.apply(burst)
     out = []
@@ -95,9 +91,8 @@ def main() -> None:
         for run in args.runs:
             parts, variant = run.split(":")
             session.conf.set("spark.sql.shuffle.partitions", parts)
-            on = levers(variant)
-            m, view, bursts = views[int(parts), on["spread"]]
-            for lever, on in on.items():
+            m, view, bursts = views[int(parts)]
+            for lever, on in levers(variant).items():
                 setattr(SparkMaintainer, lever, on)
             m.view, m.bursts = dict(view), bursts
             seen = set(session.sparkContext.statusTracker().getJobIdsForGroup(f"{m.jobs.prefix}-{bursts}"))

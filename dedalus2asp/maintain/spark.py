@@ -46,7 +46,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import reduce
-from itertools import product
 from typing import Collection, Iterable, Mapping, Sequence
 
 import time
@@ -112,26 +111,6 @@ def components(rules: Sequence[SparkRule]) -> list[tuple[tuple[str, ...], bool]]
             for members in strongly_connected(heads, edges)]
 
 
-def discriminating(rules: Sequence[SparkRule], members: Sequence[str]) -> dict[str, int]:
-    """Per relation of a recursive component, a column that every rule of the component copies unchanged from
-    each of its body atoms of the component to its head (reachable's D in `reachable(S, D) :- link(Z, S),
-    reachable(Z, D)`): Ganguly, Silberschatz and Tsur's discriminating variable (*A framework for the parallel
-    processing of Datalog queries*, SIGMOD 1990), by which a recursive relation is partitioned so that its rounds
-    need no communication. The first such choice of columns, or {} if there is none."""
-    inside = [r for r in rules if r.head.relation in members]
-    arity = {r.head.relation: len(r.head.terms) for r in inside}
-
-    def passes(rule: SparkRule, at: Mapping[str, int]) -> bool:
-        head = rule.head.terms[at[rule.head.relation]]
-        return head.variable and all(b.terms[at[b.relation]] == head for b in rule.body if b.relation in at)
-
-    for choice in product(*(range(arity[m]) for m in members)):
-        at = dict(zip(members, choice))
-        if all(passes(rule, at) for rule in inside):
-            return at
-    return {}
-
-
 # ---------------------------------------------------------------------------
 # The engine on plain data
 
@@ -184,8 +163,6 @@ class SparkMaintainer:
         self.shown = set(self.arity if shown is None else shown) | (set(self.arity) - self.derived)
         self.order = components(self.rules)
         self.component = {rel: set(members) if recursive else set() for members, recursive in self.order for rel in members}
-        self._discriminating = {rel: column for members, recursive in self.order if recursive
-                                for rel, column in discriminating(self.rules, members).items()}
         self.view: dict[str, object] = {rel: self.empty(rel) for rel in self.arity}
         self.bursts = 0
         self.jobs = Jobs(session)
@@ -196,11 +173,6 @@ class SparkMaintainer:
     memo = True
     """Whether the lists of columns a round's plan is built from are made once per maintainer (`_seq`). False
     makes them anew at every call, as pyspark's `select(*columns)` does: kept to measure what it saves."""
-
-    spread = True
-    """Whether a recursive relation with a discriminating column (`discriminating`) is placed on it, not on its
-    node, and the relations below its component are broadcast to the rules that derive it (`fire`): a round
-    then moves nothing, and a batch of rounds is one stage."""
 
     where_placed = True
     """Whether a steady frame whose join key is its placement is read where it lies (`keyed`), not shuffled and
@@ -289,8 +261,7 @@ class SparkMaintainer:
         return self.spark.createDataFrame(pa.table(data)).select(*self.columns(relation), none.alias("S"), none.alias("H"), "n")
 
     def placed(self, df, relation: str):
-        """`df` hash-partitioned on the fact's location column (its node: `spark.sql.shuffle.partitions` parts;
-        a recursive relation's discriminating column instead, with `spread`: see `fire`),
+        """`df` hash-partitioned on the fact's location column (its node: `spark.sql.shuffle.partitions` parts),
         where every view, delta and set of derived facts lives. A grouping by the fact or a join of two placed
         frames on the fact shuffles neither (the node is one of the keys, and the session does not require all
         of a join's keys in its partitioning), and a union of placed frames stays placed; a localized rule's
@@ -298,11 +269,7 @@ class SparkMaintainer:
         moves once: its derived facts, to their node (psn2010's messages)."""
         if not self.arity[relation]:
             return df
-        return self._frame(df._jdf.repartition(self._seq(("placed", relation, self.spread), lambda: [f"a{self.place(relation)}"])))
-
-    def place(self, relation: str) -> int:
-        """The column `relation`'s rows are partitioned on (`placed`): its discriminating one (`spread`), else its node."""
-        return self._discriminating.get(relation, self._location[relation]) if self.spread else self._location[relation]
+        return self._frame(df._jdf.repartition(self._seq(("placed", relation), lambda: [f"a{self._location[relation]}"])))
 
     def absent(self, df, known, relation: str):
         """The rows of `df` (small, placed) whose fact is not in `known` (a view: large, placed). An anti-join
@@ -319,10 +286,7 @@ class SparkMaintainer:
         burst (the first, a recomputation) joins by sorting, which can."""
         if not self._small:
             return df
-        return self.hint(df, "shuffle_hash")
-
-    def hint(self, df, name: str):
-        return self._frame(df._jdf.hint(name, self._seq(("hint",), lambda: (), names=True)))
+        return self._frame(df._jdf.hint("shuffle_hash", self._seq(("hint",), lambda: (), names=True)))
 
     def consolidated(self, df, relation: str):
         """One row per fact and annotation, the counts summed, those whose count is 0 left out."""
@@ -376,19 +340,11 @@ class SparkMaintainer:
         the head into H. With `head_filter` (facts of the head), only derivations of those (DRed). The side of
         each join that holds `frames[small]` (a delta) or `head_filter` is the one Spark hashes: the other, the
         view, streams past it unsorted. The frames of `steady` relations (the same every round of a recursive
-        component) are read placed on their join key (`keyed`), so that a round shuffles its delta only.
-
-        With `spread`, a rule whose head is placed on a discriminating column (`discriminating`) and whose body
-        reads the head's component joins the frames of the relations below the component broadcast (a delta or
-        steady) and streams those of the component where they lie: its derivations are where their head is
-        placed (marked so: `_fired` moves them no further), and a round moves nothing."""
+        component) are read placed on their join key (`keyed`), so that a round shuffles its delta only."""
         F = self.F
-        recursive = [i for i, b in enumerate(rule.body) if b.relation in self.component[rule.head.relation]]
-        wide = ({i for i in range(len(rule.body)) if i not in recursive}
-                if self.spread and recursive and head_filter is None and rule.head.relation in self._discriminating else None)
         variables = [{t.text for t in atom.terms if t.variable} for atom in rule.body]
         frames = [self.keyed(df, atom, variables[i] & (variables[1] if i == 0 and len(variables) > 1 else set().union(*variables[:i])))
-                  if atom.relation in steady and i != small and wide is None else df for i, (df, atom) in enumerate(zip(frames, rule.body))]
+                  if atom.relation in steady and i != small else df for i, (df, atom) in enumerate(zip(frames, rule.body))]
         inside = [i for i, b in enumerate(rule.body) if b.relation in self.component[rule.head.relation]] if self.algorithm == "psn" else []
         keyed = [] if self.late_key else inside  # the body facts of S: the rows' own columns, or made after the joins
         parts = [self.bind(df, atom, i, i in keyed) for i, (df, atom) in enumerate(zip(frames, rule.body))]
@@ -398,18 +354,12 @@ class SparkMaintainer:
             parts.insert(0, self.select(self.bind(head_filter, rule.head, -1, False), ("wanted", rule.head), lambda: wanted))
             columns.insert(0, wanted)
             small = -1
-        if wide is not None:
-            parts = [self.hint(part, "broadcast") if i in wide else part for i, part in enumerate(parts)]
         joined, hashed, known = parts[0], small in (-1, 0), list(columns[0])
         for k, part in enumerate(parts[1:], 1):
             shared = [c for c in known if c in columns[k] and c.startswith("v_")]
             known += [c for c in columns[k] if c not in shared]
             if not shared:
                 joined = joined.crossJoin(part)
-            elif wide is not None:  # a broadcast side, or two frames of the component placed alike
-                joined = self.join(joined, part, shared, "inner")
-                if wide.issuperset(range(k + 1)):
-                    joined = self.hint(joined, "broadcast")
             elif hashed or k == small:
                 left, right = (self.hashed(joined), part) if hashed else (joined, self.hashed(part))
                 joined, hashed = self.join(left, right, shared, "inner"), True
@@ -440,20 +390,17 @@ class SparkMaintainer:
         fired = [*(f"a{i}" for i in range(len(rule.head.terms))), "S", "H", "n", "sender"]
         if inside:
             out = self.where(out, ("acyclic",), lambda: ~F.array_contains("H", F.col("key")))
-            out = self.select(out, ("cyclic", rule.head.relation), lambda: [
+            return self.select(out, ("cyclic", rule.head.relation), lambda: [
                 *fired[:-4], "S", F.when(F.array_contains("S", F.col("key")), F.array_sort(F.array_union("H", F.array("key"))))
                 .otherwise(F.col("H")).alias("H"), "n", "sender"])
-        else:
-            out = self.select(out, ("fired", rule.head.relation), lambda: fired)
-        out._dedalus2asp_placed = wide is not None
-        return out
+        return self.select(out, ("fired", rule.head.relation), lambda: fired)
 
     def keyed(self, df, atom: Pattern, key: set[str]):
         """`df` hash-partitioned on the columns of `atom`'s variables `key`, checkpointed once per burst (the frame
         of a relation below a recursive component, which every round joins with its delta on `key`); as it is if
         `key` is the column it is placed on (`where_placed`: a union of placed frames stays placed)."""
         columns = sorted({f"a{next(j for j, t in enumerate(atom.terms) if t.variable and t.text == v)}" for v in key})
-        if not columns or (self.where_placed and columns == [f"a{self.place(atom.relation)}"]):
+        if not columns or (self.where_placed and columns == [f"a{self._location[atom.relation]}"]):
             return df
         if (id(df), tuple(columns)) not in self._keyed:
             self._keyed[id(df), tuple(columns)] = (df, cut(df.repartition(*columns)))
@@ -593,10 +540,7 @@ class SparkMaintainer:
         processes (the derived ones, at the head's node) and the messages each sends (to another node) tallied."""
         F = self.F
         loc = f"a{self._location[relation]}"
-        union = _union(raw)
-        if not all(getattr(part, "_dedalus2asp_placed", False) for part in raw):
-            union = self.placed(union, relation)
-        agg = cut(self.aggregate(union, ("_fired", relation), lambda: [*self.keys(relation), "sender"],
+        agg = cut(self.aggregate(self.placed(_union(raw), relation), ("_fired", relation), lambda: [*self.keys(relation), "sender"],
                                  lambda: [F.sum("n").alias("n"), F.sum(F.abs("n")).alias("d")]))
         self._tally.append(self.select(agg, ("updates", relation), lambda: [F.concat(F.lit("u:"), F.col(loc)).alias("tag"), F.col("d").alias("v")]))
         sent = self.where(agg, ("sent", relation), lambda: F.col("sender") != F.col(loc))
