@@ -2,11 +2,11 @@
 once per partition count, the same burst maintained from it again and again (the view restored between runs),
 with some of `SparkMaintainer`'s levers (`LEVERS`) on, on `spark.sql.shuffle.partitions` parts.
 
-    python benchmarks/maintain_levers.py --edges 10000 --algorithm psn --runs 2:all 2:all-one_cut 2:all-coalesced --repeat 2
+    python benchmarks/maintain_levers.py --edges 10000 --algorithm psn --runs 2:all 2:all-late_key 2:all-coalesced 2:all:8 --repeat 2
     python benchmarks/maintain_levers.py --edges 100000 --algorithm psn --runs 2:all 2:base --repeat 2 --recompute
 
-A run is PARTITIONS:LEVERS, LEVERS one of "all", "base" (none), "all-A-B" (all but A and B) or "A+B" (only A and
-B). The graph and burst are benchmarks/maintain.py's (the same seed: its first burst). Each run prints the burst's
+A run is PARTITIONS:LEVERS[:ROUNDS], LEVERS one of "all", "base" (none), "all-A-B" (all but A and B) or "A+B" (only
+A and B), ROUNDS the most rounds a job computes (`SparkMaintainer.batch`, default `ROUNDS`). The graph and burst are benchmarks/maintain.py's (the same seed: its first burst). Each run prints the burst's
 wall and the driver JVM's CPU seconds, rounds, jobs, stages and tasks, the reachable facts after it (the same in
 every run) and the seconds of each phase and of each job (with --recompute, those of recomputing the view after
 the burst with the same levers: psn from an empty view, the fair baseline); the runs go to --out as JSON as they finish, with the
@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import maintain as B  # noqa: E402
 
 from dedalus2asp.maintain import Base, read_program  # noqa: E402
-from dedalus2asp.maintain.spark import SparkMaintainer, patterns  # noqa: E402
+from dedalus2asp.maintain.spark import ROUNDS, SparkMaintainer, patterns  # noqa: E402
 
-LEVERS = ("memo", "one_cut", "late_key", "coalesced", "where_placed")
+LEVERS = ("memo", "late_key", "coalesced")
 """`SparkMaintainer`'s class attributes that switch a lever on (True) or off."""
 
 
@@ -89,7 +89,8 @@ def main() -> None:
     out = []
     for _ in range(args.repeat):
         for run in args.runs:
-            parts, variant = run.split(":")
+            parts, variant, *batch = run.split(":")
+            SparkMaintainer.batch = int(batch[0]) if batch else ROUNDS
             session.conf.set("spark.sql.shuffle.partitions", parts)
             m, view, bursts = views[int(parts)]
             for lever, on in levers(variant).items():
@@ -119,6 +120,7 @@ def main() -> None:
             args.out.write_text(json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "runs": out}, indent=1))
     for lever in LEVERS:
         setattr(SparkMaintainer, lever, True)
+    SparkMaintainer.batch = ROUNDS
 
 
 if __name__ == "__main__":

@@ -174,12 +174,8 @@ class SparkMaintainer:
     """Whether the lists of columns a round's plan is built from are made once per maintainer (`_seq`). False
     makes them anew at every call, as pyspark's `select(*columns)` does: kept to measure what it saves."""
 
-    where_placed = True
-    """Whether a steady frame whose join key is its placement is read where it lies (`keyed`), not shuffled and
-    checkpointed again once per burst (psn2010's routing table: link's frame at Z, 100,000 rows at 100,000 edges)."""
-
-    one_cut = True
-    """Whether a round is checkpointed once (its sums per sender, `_fired`), not also once consolidated (`_round`)."""
+    batch = ROUNDS
+    """The most rounds one job computes (`_rounds`)."""
 
     late_key = True
     """Whether the body facts that go into a derivation set S are made from a join's output (the derivations' own
@@ -397,10 +393,9 @@ class SparkMaintainer:
 
     def keyed(self, df, atom: Pattern, key: set[str]):
         """`df` hash-partitioned on the columns of `atom`'s variables `key`, checkpointed once per burst (the frame
-        of a relation below a recursive component, which every round joins with its delta on `key`); as it is if
-        `key` is the column it is placed on (`where_placed`: a union of placed frames stays placed)."""
+        of a relation below a recursive component, which every round joins with its delta on `key`)."""
         columns = sorted({f"a{next(j for j, t in enumerate(atom.terms) if t.variable and t.text == v)}" for v in key})
-        if not columns or (self.where_placed and columns == [f"a{self._location[atom.relation]}"]):
+        if not columns:
             return df
         if (id(df), tuple(columns)) not in self._keyed:
             self._keyed[id(df), tuple(columns)] = (df, cut(df.repartition(*columns)))
@@ -533,7 +528,7 @@ class SparkMaintainer:
                 out.rounds += 1
                 if not any(sizes.get(f"s:{r}:{rel}") for rel in frames):
                     return
-            current, size = advance(batch[-1]), min(2 * size, ROUNDS)
+            current, size = advance(batch[-1]), min(2 * size, self.batch)
 
     def _fired(self, raw: Sequence, relation: str):
         """Derivations summed per fact and annotation (a0…, S, H, n), checkpointed; the updates each node
@@ -546,12 +541,6 @@ class SparkMaintainer:
         sent = self.where(agg, ("sent", relation), lambda: F.col("sender") != F.col(loc))
         self._tally.append(self.select(sent, ("messages",), lambda: [F.concat(F.lit("m:"), F.col("sender")).alias("tag"), F.col("d").alias("v")]))
         return self.consolidated(self.select(agg, ("annotated", relation), lambda: [*self.keys(relation), "n"]), relation)
-
-    def _round(self, raw: Sequence, relation: str):
-        """A round's derivations of `relation` summed (`_fired`): read by the job that counts the round and by the
-        next round. `_fired` checkpoints its sums per sender; consolidating them again (a grouping of placed
-        rows, no shuffle) costs less than planning a second checkpoint (`one_cut`)."""
-        return self._fired(raw, relation) if self.one_cut else cut(self._fired(raw, relation))
 
     def _count(self, relation: str, delta: dict, new: dict) -> None:
         """A non-recursive relation by counting: Σ of psn2010's delta rules over the rules that derive it."""
@@ -587,9 +576,9 @@ class SparkMaintainer:
             for rel, df in current.items():
                 done[rel].append(df)
             state["before"] = after
-            return {rel: self._round(parts, rel) for rel, parts in raw.items() if parts}
+            return {rel: cut(self._fired(parts, rel)) for rel, parts in raw.items() if parts}
 
-        self._rounds({rel: self._round(parts, rel) for rel, parts in raw.items() if parts}, advance, out)
+        self._rounds({rel: cut(self._fired(parts, rel)) for rel, parts in raw.items() if parts}, advance, out)
         for rel, parts in done.items():
             if parts:
                 delta[rel] = cut(self.consolidated(_union(parts), rel))
