@@ -177,9 +177,6 @@ class SparkMaintainer:
     batch = ROUNDS
     """The most rounds one job computes (`_rounds`)."""
 
-    ahead = True
-    """Whether the next batch of rounds is built while the job of this one runs (`_rounds`)."""
-
     late_key = True
     """Whether the body facts that go into a derivation set S are made from a join's output (the derivations' own
     columns), not from every row of a body frame before the join (`fire`): the first round streams the whole view."""
@@ -495,45 +492,19 @@ class SparkMaintainer:
     def _job(self, tagged: Sequence) -> dict[str, int]:
         """One Spark job: the sums of `v` per `tag` of `tagged` and of the tally so far (updates, messages,
         missing facts: kept for the burst's totals, and the tally emptied)."""
-        return self._collected(self._submitted(tagged))
-
-    def _submitted(self, tagged: Sequence):
-        """`_job` started: its collect runs in a thread of its own (one that keeps the burst's job group), so
-        that the driver can build more plans meanwhile; `_collected` waits for it."""
-        from pyspark import InheritableThread
-
         parts = [*tagged, *self._tally]
         self._tally = []
         if not parts:
-            return None
+            return {}
         union = _union(parts)
         if self.coalesced:
             union = union.coalesce(self.spark.sparkContext.defaultParallelism)
-        summed = union.groupBy("tag").agg(self.F.sum("v").alias("v"))
-        result: dict = {}
-
-        def collect():
-            try:
-                result["rows"] = summed.collect()
-            except BaseException as error:  # raised again by `_collected`, in the caller's thread
-                result["error"] = error
-
-        thread = InheritableThread(target=collect)
-        thread.start()
-        return thread, result
-
-    def _collected(self, submitted) -> dict[str, int]:
-        if submitted is None:
-            return {}
-        thread, result = submitted
-        thread.join()
-        if "error" in result:
-            raise result["error"]
+        rows = union.groupBy("tag").agg(self.F.sum("v").alias("v")).collect()
         now = time.perf_counter()
         self._out.seconds.append(now - self._mark)
         self._out.phases.append(self._phase)
         self._mark = now
-        sums = {row.tag: int(row.v) for row in result["rows"]}
+        sums = {row.tag: int(row.v) for row in rows}
         for tag in [t for t in sums if t[0] in "um" or t == "missing"]:
             self._totals[tag] = self._totals.get(tag, 0) + sums.pop(tag)
         return sums
@@ -544,29 +515,20 @@ class SparkMaintainer:
         built lazily, a batch at a time, and one job counts each round of a batch: a job's fixed cost is paid
         once per batch. A round after the last one is a join of empty frames, cheap but not free (its plan is
         built and its stages run), so the batches grow from one round to `ROUNDS`: a shallow recursion wastes
-        at most as many rounds as it has, a deep one pays a job per `ROUNDS` rounds.
-
-        With `ahead`, the next batch is built while the job of this one runs (the driver's planning, about as
-        long as the job's tasks, overlaps them). It may be built past the end: a round after an empty round is
-        empty, so what it keeps (`advance`) is empty too, and no job runs it."""
+        at most as many rounds as it has, a deep one pays a job per `ROUNDS` rounds."""
         F = self.F
         size = 1
-        batch = [current]
         while True:
+            batch = [current]
             while len(batch) < size:
                 batch.append(advance(batch[-1]))
-            job = self._submitted([self.select(df, ("size", r, rel), lambda: [F.lit(f"s:{r}:{rel}").alias("tag"), F.lit(1).cast("long").alias("v")])
-                                   for r, frames in enumerate(batch) for rel, df in frames.items()])
-            size = min(2 * size, self.batch)
-            following = [advance(batch[-1])] if self.ahead else []
-            while following and len(following) < size:
-                following.append(advance(following[-1]))
-            sizes = self._collected(job)
+            sizes = self._job([self.select(df, ("size", r, rel), lambda: [F.lit(f"s:{r}:{rel}").alias("tag"), F.lit(1).cast("long").alias("v")])
+                               for r, frames in enumerate(batch) for rel, df in frames.items()])
             for r, frames in enumerate(batch):
                 out.rounds += 1
                 if not any(sizes.get(f"s:{r}:{rel}") for rel in frames):
                     return
-            batch = following or [advance(batch[-1])]
+            current, size = advance(batch[-1]), min(2 * size, self.batch)
 
     def _fired(self, raw: Sequence, relation: str):
         """Derivations summed per fact and annotation (a0…, S, H, n), checkpointed; the updates each node
