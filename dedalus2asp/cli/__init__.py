@@ -13,7 +13,8 @@ to standard output and standard error, and the exit status of each outcome.
 
 How a command ends is decided in one place, `Commands.invoke`: a bad option
 value (click's usage errors) is a `<command line>: error:` diagnostic and exit 2,
-like every other user error; a solver stopped by `--timeout` while it could not
+like every other user error, and so is a Spark that cannot start here (no Java 17,
+or Spark Connect asked for: `<environment>: error:`); a solver stopped by `--timeout` while it could not
 be interrupted, or by `--max-memory`, exit 3; Ctrl-C exit 130; any other
 exception is an internal error, one line and exit 70 (`--debug` shows its trace).
 """
@@ -31,6 +32,7 @@ from typer.core import TyperGroup
 
 from ..asp.solve import SolveError, Stopped
 from ..runs.evaluator import Unending
+from ..runs.session import SparkUnavailable
 from . import inspect, maintain, program, solve, spark, verify
 from .console import EXIT_INCOMPLETE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, ReaderMayLeave, bad_option, stderr
 from .options import program_options
@@ -79,6 +81,9 @@ class Commands(TyperGroup):
             raise typer.Exit(EXIT_INTERRUPTED) from None
         except Unending as error:  # a recursion that computes ever new values (a user error)
             stderr.print(f"error: {error}", markup=False, highlight=False)
+            raise typer.Exit(EXIT_USAGE) from None
+        except SparkUnavailable as error:  # no Java, or Spark Connect asked for: what to fix, not a trace
+            stderr.print(f"<environment>: error: {error}", markup=False, highlight=False)
             raise typer.Exit(EXIT_USAGE) from None
         except SolveError as error:  # clingo rejected a program we wrote
             report_internal(ctx, error, "a bug in dedalus2asp, not in your program: please report it with the program, "

@@ -22,7 +22,7 @@ from .progress import Progress, QuietOpt
 from .console import EXIT_INCOMPLETE, EXIT_NO, emit, fail, incomplete, no_model, say, stderr, text_options, usage, warn, write
 from .options import (NETWORK, Dialect, DialectOpt, EncodingOpt, EventualOpt, HorizonOpt, eventual_bounds, InputOpt, JsonOpt, MasterOpt, ModelsOpt,
                       Prog, SemanticsOpt, SplitEngineOpt, TimeoutOpt, bounds, network_options, check_engine, load, need_instance, prepare,
-                      LIMITS, Limits, limit_options, within)
+                      LIMITS, MAX_TIMEOUT, Limits, limit_options, within)
 
 
 Format = Enum("Format", {name.upper(): name for name in formats.FORMATS["model"]}, type=str)
@@ -300,6 +300,10 @@ def explore(
         "this relation ultimately have its --post row in every run (Molly's convention: pre)? Exit 1 when violated"),
     post: Optional[str] = typer.Option(
         None, "--post", help="With --eventual: the relation whose rows match the --pre rows (Molly's convention: post)"),
+    timeout: Optional[float] = typer.Option(
+        None, "--timeout", min=0.0, max=MAX_TIMEOUT, show_default=False,
+        help="With --eventual: the seconds each graph may take to build; past them the answer is not exact (exit 3). "
+        "Default: no limit for the causal rounds; 8 s for the choice graphs of --semantics choice under a delay bound"),
     json_: bool = JsonOpt,
     dialect: Dialect = DialectOpt,
 ) -> None:
@@ -310,13 +314,18 @@ def explore(
         if horizon is not None or runs:
             usage("bad-option", "--eventual answers for every horizon: give it without --horizon/--eot and --runs", "--eventual")
         if pre is not None or post is not None:
+            if timeout is not None:
+                usage("bad-option", "--timeout limits the graphs of --eventual's ultimate outputs; the invariant verdict "
+                      "(--pre/--post) is bounded by --max-states", "--timeout")
             if output is not None:
                 usage("bad-option", "--output-relations names the relations of the ultimate outputs; --pre/--post ask the "
                       "invariant verdict instead: give one or the other", "--output-relations")
             explore_invariant(program, input_, network, max_states, pre or "pre", post or "post", json_, dialect)
             return
-        explore_eventual(program, input_, network, max_states, output, json_, dialect, semantics)
+        explore_eventual(program, input_, network, max_states, output, json_, dialect, semantics, timeout)
         return
+    if timeout is not None:
+        usage("bad-option", "--timeout goes with --eventual (the bounded explorer is bounded by --max-states)", "--timeout")
     if semantics is not Semantics.CAUSAL_FINITE:
         usage("bad-option", "--semantics goes with --eventual (the bounded explorer follows tplp2016's causal runs)",
               "--semantics")
@@ -369,7 +378,7 @@ def explore_bounded(program: Path, input_, horizon: int, network: Network, max_s
 
 
 def explore_eventual(program: Path, input_, network: Network, max_states: int, output: str | None, json_: bool, dialect,
-                     semantics: Semantics = Semantics.CAUSAL_FINITE) -> None:
+                     semantics: Semantics = Semantics.CAUSAL_FINITE, timeout: float | None = None) -> None:
     """`explore --eventual`: the configuration graph and the ultimate outputs (`runs.eventual`; under `--semantics
     choice` with a delay bound, the choice runs' window graph and the over-approximation's outputs whose witness is
     certified, exact where the over-approximation lists no other: `runs.choice_certificate.explore`); exit 3 when not
@@ -390,13 +399,13 @@ def explore_eventual(program: Path, input_, network: Network, max_states: int, o
     try:
         with Progress("explore", "expanded") as progress:
             if semantics is Semantics.CHOICE and not lassos.choice_is_causal(prog, bounds_):
-                result = choice_certificate.explore(prog, instance, bounds_, max_states, outputs,  # the budget of
-                                                    seconds=lassos.GRAPH_SECONDS,  # cron's and models' graphs
-                                                    total=lassos.GRAPH_SECONDS)
+                budget = lassos.GRAPH_SECONDS if timeout is None else timeout  # by default, cron's and models' budget
+                result = choice_certificate.explore(prog, instance, bounds_, max_states, outputs, seconds=budget, total=budget)
             else:  # the causal rounds (under sync, or with no asynchronous rule, the choice runs are the causal runs)
                 drifts = not lassos.confluent(prog, instance, bounds_.network)  # confluence holds of every run
                 result = eventual.explore(prog, instance, bounds_, max_configurations=max_states, outputs=outputs,
-                                          progress=lambda k, n: progress.update(k, found=n), free_clocks=drifts)
+                                          seconds=timeout, progress=lambda k, n: progress.update(k, found=n),
+                                          free_clocks=drifts)
     except DiagnosticError as error:  # a lock-step rule (one node's step at a time)
         fail(error)
     except ValueError as error:  # not finite-state by construction: async without a delay bound, crash/2 read

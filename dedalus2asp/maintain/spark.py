@@ -227,6 +227,17 @@ class SparkMaintainer:
     """Whether the lists of columns a round's plan is built from are made once per maintainer (`_seq`). False
     makes them anew at every call, as pyspark's `select(*columns)` does: kept to measure what it saves."""
 
+    batch = ROUNDS
+    """The most rounds one job computes (`_rounds`)."""
+
+    late_key = True
+    """Whether the body facts that go into a derivation set S are made from a join's output (the derivations' own
+    columns), not from every row of a body frame before the join (`fire`): the first round streams the whole view."""
+
+    coalesced = True
+    """Whether a job's tagged sums are read in as many tasks as the session has cores, not one per partition of
+    every frame counted (`_job`): a round adds three frames of 2 partitions each, and a task costs ~15 ms."""
+
     def _seq(self, key, build, names: bool = False):
         """The JVM Seq of the Columns (or, `names`, of the strings) `build()` returns, made once per `key`.
 
@@ -394,8 +405,9 @@ class SparkMaintainer:
         frames = [self.keyed(df, atom, variables[i] & (variables[1] if i == 0 and len(variables) > 1 else set().union(*variables[:i])))
                   if atom.relation in steady and i != small else df for i, (df, atom) in enumerate(zip(frames, rule.body))]
         inside = [i for i, b in enumerate(rule.body) if b.relation in self.component[rule.head.relation]] if self.algorithm == "psn" else []
-        parts = [self.bind(df, atom, i, i in inside) for i, (df, atom) in enumerate(zip(frames, rule.body))]
-        columns = [self.bound(atom, i, i in inside) for i, atom in enumerate(rule.body)]
+        keyed = [] if self.late_key else inside  # the body facts of S: the rows' own columns, or made after the joins
+        parts = [self.bind(df, atom, i, i in keyed) for i, (df, atom) in enumerate(zip(frames, rule.body))]
+        columns = [self.bound(atom, i, i in keyed) for i, atom in enumerate(rule.body)]
         if head_filter is not None:
             wanted = [c for c in self.bound(rule.head, -1, False) if c.startswith("v_")]
             parts.insert(0, self.select(self.bind(head_filter, rule.head, -1, False), ("wanted", rule.head), lambda: wanted))
@@ -422,7 +434,9 @@ class SparkMaintainer:
             head = [value(t) for t in rule.head.terms]
             key = self.fact_key(rule.head.relation, head)
             if inside:
-                S = F.array_sort(F.array_distinct(F.concat(F.array(*(F.col(f"k{i}") for i in inside)), *(F.col(f"S{i}") for i in inside))))
+                keys = [self.fact_key(rule.body[i].relation, [value(t) for t in rule.body[i].terms]) if self.late_key else F.col(f"k{i}")
+                        for i in inside]
+                S = F.array_sort(F.array_distinct(F.concat(F.array(*keys), *(F.col(f"S{i}") for i in inside))))
             else:
                 S = none
             outside = [i for i in range(len(rule.body)) if i not in inside]
@@ -431,7 +445,7 @@ class SparkMaintainer:
             return [*(h.alias(f"a{i}") for i, h in enumerate(head)), S.alias("S"), H.alias("H"), n.alias("n"),
                     value(rule.body[0].terms[rule.body[0].location]).alias("sender"), key.alias("key")]
 
-        out = self.select(joined, ("fire", rule, tuple(inside)), derivations)
+        out = self.select(joined, ("fire", rule, tuple(inside), tuple(keyed)), derivations)
         fired = [*(f"a{i}" for i in range(len(rule.head.terms))), "S", "H", "n", "sender"]
         if inside:
             out = self.where(out, ("acyclic",), lambda: ~F.array_contains("H", F.col("key")))
@@ -563,7 +577,10 @@ class SparkMaintainer:
         self._tally = []
         if not parts:
             return {}
-        rows = _union(parts).groupBy("tag").agg(self.F.sum("v").alias("v")).collect()
+        union = _union(parts)
+        if self.coalesced:
+            union = union.coalesce(self.spark.sparkContext.defaultParallelism)
+        rows = union.groupBy("tag").agg(self.F.sum("v").alias("v")).collect()
         now = time.perf_counter()
         self._out.seconds.append(now - self._mark)
         self._out.phases.append(self._phase)
@@ -592,7 +609,7 @@ class SparkMaintainer:
                 out.rounds += 1
                 if not any(sizes.get(f"s:{r}:{rel}") for rel in frames):
                     return
-            current, size = advance(batch[-1]), min(2 * size, ROUNDS)
+            current, size = advance(batch[-1]), min(2 * size, self.batch)
 
     def _fired(self, raw: Sequence, relation: str):
         """Derivations summed per fact and annotation (a0…, S, H, n), checkpointed; the updates each node

@@ -23,8 +23,24 @@ VERBOSE = ("ALL", "TRACE", "DEBUG", "INFO")
 """Log levels at which the JVM starts with Spark's own logging profile (and its start-up lines)."""
 
 
+class SparkUnavailable(RuntimeError):
+    """Spark cannot start here, and why in words a user can act on (the command line says it, exit 2)."""
+
+
+REMOTE = ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED")
+"""The environment variables that make pyspark's builder return a Spark Connect session, which has no JVM here."""
+
+
 def _configuration(master: str | None, log_level: str | None, java_options: str | None) -> tuple[dict, str]:
-    """The options the JVM and the SparkContext start with (`spark_session`, `spark_context`), and the log level."""
+    """The options the JVM and the SparkContext start with (`spark_session`, `spark_context`), and the log level.
+
+    SparkUnavailable when the environment asks for Spark Connect: the engines drive a classic session's JVM
+    (its DataFrames' plans and the SparkContext, through py4j), which a Connect client does not have."""
+    remote = [name for name in REMOTE if os.environ.get(name)]
+    if remote:
+        raise SparkUnavailable(f"{remote[0]} is set, which asks for a Spark Connect session; dedalus2asp's Spark engines "
+                               "run on a classic session (they drive its JVM): unset it, and give a cluster with --master "
+                               "or $SPARK_MASTER")
     os.environ.setdefault("PYSPARK_PYTHON", _python())
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", _python())
     level = (log_level or "ERROR").upper()
@@ -124,9 +140,25 @@ def _launch(options: dict) -> None:
     threading.Thread(target=_relay, args=(read,), name="jvm-stderr", daemon=True).start()
     try:
         gateway = launch_gateway(conf, {"stderr": write})
+    except Exception as error:  # noqa: BLE001 - pyspark's error types differ by version; the JVM said why above
+        raise SparkUnavailable(f"Spark's JVM did not start ({' '.join(str(error).split())}); Spark needs Java 17 or later: "
+                               f"{_java()}") from error
     finally:
         os.close(write)
     SparkContext(conf=conf, gateway=gateway)
+
+
+def _java() -> str:
+    """Which Java Spark's launcher takes ($JAVA_HOME's, else the one on PATH), in words."""
+    import shutil
+
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        found = Path(home, "bin", "java")
+        return f"JAVA_HOME is {home}, " + ("whose bin/java is there: is it 17 or later?" if found.exists() else
+                                           "which has no bin/java")
+    on_path = shutil.which("java")
+    return f"java on PATH is {on_path}: is it 17 or later?" if on_path else "no java on PATH and JAVA_HOME is not set"
 
 
 def _relay(fd: int) -> None:
