@@ -2,7 +2,7 @@
 once per partition count, the same burst maintained from it again and again (the view restored between runs),
 with some of `SparkMaintainer`'s levers (`LEVERS`) on, on `spark.sql.shuffle.partitions` parts.
 
-    python benchmarks/maintain_levers.py --edges 10000 --algorithm psn --runs 2:all 2:all-late_key 2:all-coalesced 2:all:8 --repeat 2
+    python benchmarks/maintain_levers.py --edges 10000 --algorithm psn --runs 2:all 2:all-late_key 2:all:8 --repeat 2
     python benchmarks/maintain_levers.py --edges 100000 --algorithm psn --runs 2:all 2:base --repeat 2 --recompute
 
 A run is PARTITIONS:LEVERS[:ROUNDS], LEVERS one of "all", "base" (none), "all-A-B" (all but A and B) or "A+B" (only
@@ -31,7 +31,7 @@ import maintain as B  # noqa: E402
 from dedalus2asp.maintain import Base, read_program  # noqa: E402
 from dedalus2asp.maintain.spark import ROUNDS, SparkMaintainer, patterns  # noqa: E402
 
-LEVERS = ("memo", "late_key", "coalesced")
+LEVERS = ("memo", "late_key")
 """`SparkMaintainer`'s class attributes that switch a lever on (True) or off."""
 
 

@@ -234,10 +234,6 @@ class SparkMaintainer:
     """Whether the body facts that go into a derivation set S are made from a join's output (the derivations' own
     columns), not from every row of a body frame before the join (`fire`): the first round streams the whole view."""
 
-    coalesced = True
-    """Whether a job's tagged sums are read in as many tasks as the session has cores, not one per partition of
-    every frame counted (`_job`): a round adds three frames of 2 partitions each, and a task costs ~15 ms."""
-
     def _seq(self, key, build, names: bool = False):
         """The JVM Seq of the Columns (or, `names`, of the strings) `build()` returns, made once per `key`.
 
@@ -516,7 +512,7 @@ class SparkMaintainer:
                 F.when(appear, F.lit(f"i:{relation}")).when(vanish, F.lit(f"d:{relation}")).alias("tag"),
                 F.lit(1).cast("long").alias("v")).where(F.col("tag").isNotNull()))
         self._phase = "deltas"
-        totals = {**self._job([self._rows(df, f"r:{rel}") for rel, df in delta.items()], coalesced=False), **self._totals}
+        totals = {**self._job([self._rows(df, f"r:{rel}") for rel, df in delta.items()]), **self._totals}
         rows = {tag[2:]: totals.pop(tag) for tag in [t for t in totals if t.startswith("r:")]}
         out.missing = totals.pop("missing", 0)
         for tag, v in totals.items():
@@ -545,7 +541,7 @@ class SparkMaintainer:
             return []
         self._phase = "compact"
         fresh = {rel: cut(self.updated(self.stored[rel].base, _union(self.stored[rel].deltas), rel)) for rel in due}
-        rows = self._job([self._rows(df, f"c:{rel}") for rel, df in fresh.items()], coalesced=False)
+        rows = self._job([self._rows(df, f"c:{rel}") for rel, df in fresh.items()])
         for rel, df in fresh.items():
             self.stored[rel] = Stored(df, rows.get(f"c:{rel}", 0))
             self.view[rel] = df
@@ -570,19 +566,16 @@ class SparkMaintainer:
         before = F.coalesce(F.col("before"), F.lit(0).cast("long"))
         return joined.select(*columns, before.alias("before"), (before + F.col("n")).alias("after"))
 
-    def _job(self, tagged: Sequence, coalesced: bool = True) -> dict[str, int]:
+    def _job(self, tagged: Sequence) -> dict[str, int]:
         """One Spark job: the sums of `v` per `tag` of `tagged` and of the tally so far (updates, messages,
-        missing facts: kept for the burst's totals, and the tally emptied). `coalesced` False: read in one task per
-        partition even with `SparkMaintainer.coalesced` (the job that writes a burst's deltas, and a compaction:
-        coalesced, a task of them joined several partitions' hash tables at once, and a 1% burst at 100,000 edges
-        ran out of memory building one)."""
+        missing facts: kept for the burst's totals, and the tally emptied). The sums are read in one task per
+        partition of each frame: coalesced into one task per core, a task holds the hash tables of all the joins
+        it reads until it ends, and the job that writes a 1% burst's deltas at 100,000 edges ran out of memory."""
         parts = [*tagged, *self._tally]
         self._tally = []
         if not parts:
             return {}
         union = _union(parts)
-        if self.coalesced and coalesced:
-            union = union.coalesce(self.spark.sparkContext.defaultParallelism)
         rows = union.groupBy("tag").agg(self.F.sum("v").alias("v")).collect()
         now = time.perf_counter()
         self._out.seconds.append(now - self._mark)

@@ -187,8 +187,12 @@ class Jobs:
     def step(self, t: int | None) -> None:
         """Close the group of the current step (counting its jobs) and open that of step `t` (None: no more).
 
-        `engine.run` calls it before step 0 and when each step is done."""
+        `engine.run` calls it before step 0 and when each step is done. The status tracker learns of a job from
+        Spark's listener bus, which runs behind the jobs: a short job that follows one of many tasks (a
+        compaction after the job that writes a burst's deltas) could end before its start was heard of, and go
+        uncounted; so the bus is drained first (`LiveListenerBus.waitUntilEmpty`, milliseconds)."""
         if self.group is not None:
+            self.context._jsc.sc().listenerBus().waitUntilEmpty()
             self.per_step.append(len(self.context.statusTracker().getJobIdsForGroup(self.group)))
         self.group = None if t is None else f"{self.prefix}-{t}"
         if self.group is not None:
