@@ -166,6 +166,8 @@ def spark_point(session, program, links: Counter, bursts: list[Burst], algorithm
     size = m.facts("reachable").count()
     assert size == r.facts("reachable").count(), "Spark maintenance differs from recomputation"
     floor = smallest_burst(m, len(links) + 1)
+    depth = round(statistics.mean(t.rounds for t in every)) - 1  # the last round derives nothing
+    deep = smallest_burst(m, len(links) + 1, depth)
     jobs = [t.jobs for t in every]
     print(f"  spark {algorithm}: {len(bursts)} bursts in {', '.join(f'{w:.1f}' for w in walls)} s, mean {maintained:.2f} s, "
           f"{compactions} compacting (deltas kept after each: {', '.join(f'{k:.0%}' for k in kept)} of reachable's rows); {sum(t.rounds for t in every)} rounds, {sum(jobs)} jobs, {stages(m, 1, len(bursts))} stages "
@@ -181,7 +183,10 @@ def spark_point(session, program, links: Counter, bursts: list[Burst], algorithm
     print("  the smallest burst (a link between two new nodes): " + "; ".join(
         f"{name} {f['seconds']:.1f} s, {f['rounds']} rounds, {f['jobs']} jobs{', compacting' if f['compacted'] else ''}"
         for name, f in floor.items()), flush=True)
-    return {"start": start, "maintain": maintained, "bursts": len(bursts), "burst_seconds": walls,
+    print(f"  a chain of {depth} new links (as deep as the bursts, {depth * (depth + 1) // 2} facts): " + "; ".join(
+        f"{name} {f['seconds']:.1f} s, {f['rounds']} rounds, {f['jobs']} jobs{', compacting' if f['compacted'] else ''}"
+        for name, f in deep.items()), flush=True)
+    return {"deep_burst": deep, "deep_links": depth, "start": start, "maintain": maintained, "bursts": len(bursts), "burst_seconds": walls,
             "compactions": compactions, "kept": kept, "first": walls[0], "phases": {phase: sum(s) / len(bursts) for phase, s in phases.items()},
             "recompute": recomputed, "maintain_jvm_cpu": maintained_cpu, "recompute_jvm_cpu": recomputed_cpu,
             "jobs": round(statistics.mean(jobs), 1), "compact_at": m.compact_at, "recompute_jobs": again.jobs, "stages": stages(m, 1, len(bursts)) / len(bursts),
@@ -213,12 +218,14 @@ def fixed_cost(session) -> dict:
             "shuffle_100_rows": statistics.median(shuffles)}
 
 
-def smallest_burst(m: SparkMaintainer, edges: int) -> dict:
-    """A burst's floor on `m`'s view: one insertion of a link between two nodes the graph does not have, which
-    derives one fact (the fewest rounds and jobs a burst takes), and its deletion again."""
+def smallest_burst(m: SparkMaintainer, edges: int, length: int = 1) -> dict:
+    """A burst's floor on `m`'s view: the insertion of a chain of `length` links between nodes the graph does not
+    have, and its deletion again. One link derives one fact: the fewest rounds and jobs a burst takes. A chain
+    derives length·(length+1)/2 facts in `length` rounds, a few facts a round: the floor of a burst that deep,
+    whatever its size (the rounds of SN maintenance, psn2010 Algorithm 2, follow its deepest derivation)."""
     out = {}
     for name, n in (("insert", 1), ("delete", -1)):
-        link = Counter({Fact("link", (node(edges + 1), node(edges + 2))): n})
+        link = Counter({Fact("link", (node(edges + i), node(edges + i + 1))): n for i in range(1, length + 1)})
         wall, totals = seconds(lambda: m.apply({"link": m.frame("link", rows(link))}, 1))
         out[name] = {"seconds": wall, "rounds": totals.rounds, "jobs": totals.jobs, "job_seconds": totals.seconds,
                      "job_phases": totals.phases, "compacted": totals.compacted}
