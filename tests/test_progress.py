@@ -63,3 +63,17 @@ def test_on_a_terminal_the_line_is_rewritten_in_place():
 
 def test_durations_read_as_seconds_minutes_hours():
     assert [duration(s) for s in (3.04, 245, 3720)] == ["3.0 s", "4 min 05 s", "1 h 02 min"]
+
+
+def test_into_a_pipe_the_last_state_is_not_written_twice():
+    """`maintain` printed "burst 2 of 2, 23.9 s elapsed" twice into a pipe: its last update was due, and `close`
+    wrote the same state again."""
+    out, clock = io.StringIO(), Clock()
+    progress = Progress("maintain", "burst", 2, stream=out, terminal=False, every=5, clock=clock)
+    clock.now = 6
+    progress.update(1)
+    clock.now = 12
+    progress.update(2)
+    progress.close()
+    assert out.getvalue().splitlines() == ["maintain: burst 1 of 2, 6.0 s elapsed, ~6.0 s left",
+                                           "maintain: burst 2 of 2, 12.0 s elapsed"]

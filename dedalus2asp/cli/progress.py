@@ -75,6 +75,7 @@ class Progress:
         self._shown_at: float | None = None  # when a line was last written
         self._width = 0  # of the line on a terminal, to blank what a shorter one leaves
         self._closed = False
+        self._last = ""  # the last line written
 
     def __enter__(self) -> "Progress":
         return self
@@ -122,11 +123,13 @@ class Progress:
         self.stream.flush()
 
     def close(self) -> None:
-        """The last state on its own line (into a pipe only if a line was written before)."""
+        """The last state on its own line (into a pipe only if a line was written before, and not again when that
+        line already says it)."""
         if self.quiet or self._closed or (self._shown_at is None and not self.terminal):
             return
         self._closed = True
-        self._show(self.clock())
+        if self.terminal or self.line() != self._last:
+            self._show(self.clock())
         if self.terminal:
             self.stream.write("\n")
             self.stream.flush()
@@ -134,7 +137,7 @@ class Progress:
         self._width = 0
 
     def _show(self, now: float) -> None:
-        text = self.line()
+        text = self._last = self.line()
         if self.terminal:
             self.stream.write("\r" + text + " " * max(0, self._width - len(text)))
             self._width = len(text)
