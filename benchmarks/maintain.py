@@ -180,12 +180,11 @@ def spark_point(session, program, links: Counter, bursts: list[Burst], algorithm
         for phase, s in zip(t.phases, t.seconds):
             phases.setdefault(phase, []).append(s)
     print("  all bursts: " + "; ".join(f"{phase} {sum(s):.1f} s in {len(s)} jobs" for phase, s in phases.items()), flush=True)
-    print("  the smallest burst (a link between two new nodes): " + "; ".join(
-        f"{name} {f['seconds']:.1f} s, {f['rounds']} rounds, {f['jobs']} jobs{', compacting' if f['compacted'] else ''}"
-        for name, f in floor.items()), flush=True)
-    print(f"  a chain of {depth} new links (as deep as the bursts, {depth * (depth + 1) // 2} facts): " + "; ".join(
-        f"{name} {f['seconds']:.1f} s, {f['rounds']} rounds, {f['jobs']} jobs{', compacting' if f['compacted'] else ''}"
-        for name, f in deep.items()), flush=True)
+    for what, bursts_ in (("the smallest burst (a link between two new nodes)", floor),
+                          (f"a chain of {depth} new links (as deep as the bursts, {depth * (depth + 1) // 2} facts)", deep)):
+        print(f"  {what}: " + "; ".join(
+            f"{name} {f['seconds']:.1f} s, {f['rounds']} rounds, {f['jobs']} jobs{', compacting' if f['compacted'] else ''}"
+            for name, f in bursts_.items()), flush=True)
     return {"deep_burst": deep, "deep_links": depth, "start": start, "maintain": maintained, "bursts": len(bursts), "burst_seconds": walls,
             "compactions": compactions, "kept": kept, "first": walls[0], "phases": {phase: sum(s) / len(bursts) for phase, s in phases.items()},
             "recompute": recomputed, "maintain_jvm_cpu": maintained_cpu, "recompute_jvm_cpu": recomputed_cpu,

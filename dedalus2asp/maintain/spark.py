@@ -70,7 +70,7 @@ import clingo
 from ..lang.analysis import strongly_connected
 from ..lang.ast import Variable
 from ..runs.session import Jobs
-from ..runs.spark import cut
+from ..runs.spark import cut, is_cut
 from .ddlog import DDlogProgram, Fact
 from .engine import BurstStats, fill_changes, node_name
 from .updates import INSERT, Base, Burst
@@ -499,7 +499,7 @@ class SparkMaintainer:
             else:
                 self._dred(members, delta, new, out)
         # the burst's deltas, kept as they are (`Stored`): the burst's last job writes them and counts their rows
-        delta = {rel: d if getattr(d, "_dedalus2asp_cut", False) else cut(d) for rel, d in delta.items()}
+        delta = {rel: d if is_cut(d) else cut(d) for rel, d in delta.items()}
         for relation, d in delta.items():
             if relation not in self.shown:
                 continue
@@ -575,8 +575,7 @@ class SparkMaintainer:
         self._tally = []
         if not parts:
             return {}
-        union = _union(parts)
-        rows = union.groupBy("tag").agg(self.F.sum("v").alias("v")).collect()
+        rows = _union(parts).groupBy("tag").agg(self.F.sum("v").alias("v")).collect()
         now = time.perf_counter()
         self._out.seconds.append(now - self._mark)
         self._out.phases.append(self._phase)

@@ -346,7 +346,7 @@ class Spark:
         than most steps' data): a relation that a stratum did not derive keeps its checkpointed frame."""
         if facts.materialized:
             return facts
-        out = Relations({r: cut(df.distinct()) if not _is_cut(df) else df for r, df in facts.items()})
+        out = Relations({r: cut(df.distinct()) if not is_cut(df) else df for r, df in facts.items()})
         out.materialized = True
         return out
 
@@ -475,7 +475,8 @@ def _without(df, other):
     return df if other is None else df.join(_hashed(other), on=list(other.columns), how="left_anti")
 
 
-def _is_cut(df) -> bool:
+def is_cut(df) -> bool:
+    """Whether `df` is a checkpoint `cut` made."""
     return getattr(df, "_dedalus2asp_cut", False)
 
 
